@@ -1,0 +1,161 @@
+import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
+import type { TResponseStatus } from "../../server/core/vocabulary";
+import type { Db } from "../client";
+import { approvals, clientToolRequests, responses } from "../schema";
+
+export type TResponseRow = typeof responses.$inferSelect;
+
+/**
+ * Locks the response row if it is still executing and returns it; null when a decision,
+ * cancel or expiry has already moved it on (the caller must then stop writing).
+ */
+export async function lockActive(tx: Db, responseId: string): Promise<TResponseRow | null> {
+  const [row] = await tx
+    .update(responses)
+    .set({ updatedAt: sql`now()` })
+    .where(and(eq(responses.id, responseId), eq(responses.status, "in_progress")))
+    .returning();
+  return row ?? null;
+}
+
+export async function getResponse(db: Db, responseId: string): Promise<TResponseRow | null> {
+  const [row] = await db.select().from(responses).where(eq(responses.id, responseId));
+  return row ?? null;
+}
+
+/** The action a `requires_action` response waits on, as the wire shows it. */
+export async function requiredActionOf(db: Db, responseId: string): Promise<TRequiredAction | null> {
+  const [approval] = await db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.responseId, responseId), eq(approvals.status, "pending")));
+  if (approval) return approvalAction(approval);
+  const [request] = await db
+    .select()
+    .from(clientToolRequests)
+    .where(and(eq(clientToolRequests.responseId, responseId), eq(clientToolRequests.status, "pending")));
+  return request ? clientToolAction(request) : null;
+}
+
+export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredAction => ({
+  type: "human_approval",
+  id: a.id,
+  callId: a.responseId,
+  action: a.action,
+  message: a.message,
+  arguments: a.arguments,
+  risk: a.risk,
+  expiresAt: a.expiresAt.toISOString(),
+  cwd: a.cwd,
+});
+
+export const clientToolAction = (r: typeof clientToolRequests.$inferSelect): TRequiredAction => ({
+  type: "client_tool",
+  id: r.id,
+  callId: r.responseId,
+  name: r.name,
+  arguments: r.arguments,
+  expiresAt: r.expiresAt.toISOString(),
+  ...(r.privateInput ? { privateInput: true as const, inputSchema: r.inputSchema } : {}),
+});
+
+/** The envelope of a response row in a given status (stored envelopes win once terminal). */
+export function envelopeOf(
+  row: TResponseRow,
+  status: TResponseStatus = row.status,
+  requiredAction: TRequiredAction | null = null,
+): TEnvelope {
+  return buildEnvelope({
+    id: row.id,
+    sessionId: row.sessionId,
+    status,
+    output: row.output,
+    metadata: row.metadata,
+    usage: row.usage,
+    requiredAction,
+    error: row.error,
+  });
+}
+
+/**
+ * Marks a response terminal, storing its envelope in the same statement: a reader that sees
+ * the terminal status always sees the envelope (rule 7).
+ */
+export async function finishResponse(
+  tx: Db,
+  row: TResponseRow,
+  status: "completed" | "denied" | "cancelled" | "failed",
+  extra: { error?: { code: string; message: string }; cancelReason?: string } = {},
+): Promise<TEnvelope> {
+  const envelope = envelopeOf({ ...row, error: extra.error ?? row.error }, status);
+  await tx
+    .update(responses)
+    .set({
+      status,
+      envelope,
+      error: extra.error ?? row.error,
+      cancelReason: extra.cancelReason ?? null,
+      completedAt: sql`now()`,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    })
+    .where(eq(responses.id, row.id));
+  return envelope;
+}
+
+/** Claims (or renews) the execution lease of an executing response for `owner`. */
+export async function claimLease(db: Db, responseId: string, owner: string, leaseMs: number): Promise<TResponseRow | null> {
+  const [row] = await db
+    .update(responses)
+    .set({ leaseOwner: owner, leaseExpiresAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where(
+      and(
+        eq(responses.id, responseId),
+        eq(responses.status, "in_progress"),
+        or(isNull(responses.leaseOwner), eq(responses.leaseOwner, owner), lt(responses.leaseExpiresAt, sql`now()`)),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(responses)
+    .set({ leaseExpiresAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where(and(eq(responses.leaseOwner, owner), inArray(responses.id, ids)));
+}
+
+export async function releaseLease(db: Db, responseId: string, owner: string): Promise<void> {
+  await db
+    .update(responses)
+    .set({ leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(responses.id, responseId), eq(responses.leaseOwner, owner)));
+}
+
+/** Executing responses no live owner holds: adopted at boot and by the periodic sweep. */
+export async function orphanedResponses(db: Db): Promise<string[]> {
+  const rows = await db
+    .select({ id: responses.id })
+    .from(responses)
+    .where(
+      and(
+        eq(responses.status, "in_progress"),
+        or(isNull(responses.leaseOwner), lt(responses.leaseExpiresAt, sql`now()`)),
+      ),
+    )
+    .limit(100);
+  return rows.map((r) => r.id);
+}
+
+/** Locks a response that has not settled yet (executing or waiting); null once terminal. */
+export async function lockActiveOrSuspended(tx: Db, responseId: string): Promise<TResponseRow | null> {
+  const [row] = await tx
+    .update(responses)
+    .set({ updatedAt: sql`now()` })
+    .where(and(eq(responses.id, responseId), inArray(responses.status, ["in_progress", "requires_action"])))
+    .returning();
+  return row ?? null;
+}

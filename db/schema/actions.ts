@@ -1,0 +1,80 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { APPROVAL_STATUSES, CLIENT_TOOL_STATUSES, RISKS } from "../../server/core/vocabulary";
+import { transportEnum, responses } from "./responses";
+
+export const approvalStatusEnum = pgEnum("approval_status", APPROVAL_STATUSES);
+export const clientToolStatusEnum = pgEnum("client_tool_status", CLIENT_TOOL_STATUSES);
+export const riskEnum = pgEnum("risk", RISKS);
+
+/** A suspended protected operation waiting for a person; bound to the exact operation by `bindingHash`. */
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: text("id").primaryKey(),
+    responseId: text("response_id")
+      .notNull()
+      .references(() => responses.id),
+    sessionId: text("session_id").notNull(),
+    userId: text("user_id").notNull(),
+    callId: text("call_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    action: text("action").notNull(),
+    arguments: jsonb("arguments").$type<unknown>().notNull(),
+    cwd: text("cwd"),
+    bindingHash: text("binding_hash").notNull(),
+    risk: riskEnum("risk").notNull(),
+    message: text("message").notNull(),
+    status: approvalStatusEnum("status").notNull().default("pending"),
+    decidedBy: text("decided_by"),
+    decidedVia: transportEnum("decided_via"),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("approvals_call_uq").on(t.responseId, t.callId),
+    index("approvals_pending_idx").on(t.expiresAt).where(sql`status = 'pending'`),
+  ],
+);
+
+/** A tool only the connected client can run; private input is never stored here, only the public response. */
+export const clientToolRequests = pgTable(
+  "client_tool_requests",
+  {
+    id: text("id").primaryKey(),
+    responseId: text("response_id")
+      .notNull()
+      .references(() => responses.id),
+    sessionId: text("session_id").notNull(),
+    userId: text("user_id").notNull(),
+    callId: text("call_id").notNull(),
+    name: text("name").notNull(),
+    arguments: jsonb("arguments").$type<unknown>().notNull(),
+    privateInput: boolean("private_input").notNull().default(false),
+    inputSchema: jsonb("input_schema").$type<unknown>(),
+    status: clientToolStatusEnum("status").notNull().default("pending"),
+    publicOutput: jsonb("public_output").$type<unknown>(),
+    submittedBy: text("submitted_by"),
+    submittedVia: transportEnum("submitted_via"),
+    submittedAt: timestamp("submitted_at", { withTimezone: true }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("client_tool_call_uq").on(t.responseId, t.callId),
+    index("client_tool_pending_idx").on(t.expiresAt).where(sql`status = 'pending'`),
+  ],
+);
+
+/** The application handler's own store for `collect_card_details`: the only table private card input reaches. */
+export const paymentCards = pgTable("payment_cards", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  sessionId: text("session_id").notNull(),
+  number: text("number").notNull(),
+  expiry: text("expiry").notNull(),
+  holderName: text("holder_name").notNull(),
+  last4: text("last4").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,104 @@
+import { sql } from "drizzle-orm";
+import { bigserial, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { TEnvelope, TOutputItem, TUsage } from "../../server/core/envelope";
+import { RESPONSE_STATUSES, STEP_STATUSES, TRANSPORTS } from "../../server/core/vocabulary";
+import { users } from "./auth";
+
+export const responseStatusEnum = pgEnum("response_status", RESPONSE_STATUSES);
+export const stepStatusEnum = pgEnum("step_status", STEP_STATUSES);
+export const transportEnum = pgEnum("transport", TRANSPORTS);
+
+/** A conversation with one agent; owns a workspace directory. */
+export const agentSessions = pgTable(
+  "agent_sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    agent: text("agent").notNull(),
+    workspaceDir: text("workspace_dir").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("agent_sessions_user_idx").on(t.userId, t.createdAt)],
+);
+
+/** One invocation of an agent (a harness attempt); the envelope is stored before the status turns terminal. */
+export const responses = pgTable(
+  "responses",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => agentSessions.id),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    agent: text("agent").notNull(),
+    status: responseStatusEnum("status").notNull().default("in_progress"),
+    input: jsonb("input").$type<unknown>().notNull(),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    output: jsonb("output").$type<TOutputItem[]>().notNull().default([]),
+    usage: jsonb("usage").$type<TUsage>().notNull().default({ inputTokens: 0, outputTokens: 0 }),
+    error: jsonb("error").$type<{ code: string; message: string } | null>(),
+    envelope: jsonb("envelope").$type<TEnvelope | null>(),
+    approvalTtlMs: integer("approval_ttl_ms").notNull(),
+    clientToolTtlMs: integer("client_tool_ttl_ms").notNull(),
+    nextSeq: integer("next_seq").notNull().default(0),
+    nextFrameSeq: integer("next_frame_seq").notNull().default(0),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    cancelReason: text("cancel_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("responses_session_idx").on(t.sessionId, t.createdAt),
+    index("responses_user_idx").on(t.userId, t.createdAt),
+    index("responses_active_idx").on(t.status).where(sql`status in ('in_progress','requires_action')`),
+  ],
+);
+
+/** The step log: completed steps keep their results so a resumed attempt never re-runs them. */
+export const responseSteps = pgTable(
+  "response_steps",
+  {
+    responseId: text("response_id")
+      .notNull()
+      .references(() => responses.id),
+    key: text("key").notNull(),
+    status: stepStatusEnum("status").notNull(),
+    result: jsonb("result").$type<unknown>(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.responseId, t.key] })],
+);
+
+/**
+ * The trajectory: every state change of a response, in order (`seq`, gap-free).
+ * Events that are also wire frames carry `frameSeq`, the `sequence` clients see and resume from.
+ */
+export const responseEvents = pgTable(
+  "response_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    responseId: text("response_id")
+      .notNull()
+      .references(() => responses.id),
+    sessionId: text("session_id").notNull(),
+    seq: integer("seq").notNull(),
+    frameSeq: integer("frame_seq"),
+    type: text("type").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    actorUserId: text("actor_user_id"),
+    transport: transportEnum("transport"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("response_events_seq_uq").on(t.responseId, t.seq),
+    uniqueIndex("response_events_frame_uq").on(t.responseId, t.frameSeq),
+    index("response_events_session_idx").on(t.sessionId, t.id),
+  ],
+);

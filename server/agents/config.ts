@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
+import { echoTool, execTool } from "../tools/host-tools";
+import type { TTool } from "../tools/types";
+
+export const APPROVAL_POLICIES = ["always", "never"] as const;
+
+export type TAgentConfig = {
+  name: string;
+  harness: "scripted";
+  model: string;
+  description: string;
+  tools: TTool[];
+  /** Tool name → who decides; tools not listed never need approval. */
+  approval: Record<string, (typeof APPROVAL_POLICIES)[number]>;
+  approvalTtlMs: number;
+  clientToolTtlMs: number;
+  maxTurns: number;
+};
+
+/** The agents this installation serves; the first is the default. */
+export const AGENTS: readonly TAgentConfig[] = [
+  {
+    name: "scripted",
+    harness: "scripted",
+    model: "scripted",
+    description: "A deterministic model that plays the script given as input; for demos, tests and benchmarks.",
+    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool],
+    approval: { exec: "always", echo: "never" },
+    approvalTtlMs: 15 * 60_000,
+    clientToolTtlMs: 5 * 60_000,
+    maxTurns: 64,
+  },
+];
+
+export const DEFAULT_AGENT = "scripted";
+
+/** Looks up an agent by name. */
+export const findAgent = (name: string): TAgentConfig | undefined => AGENTS.find((a) => a.name === name);
+
+export const ZAgentName = z.string().min(1).max(64);

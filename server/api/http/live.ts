@@ -1,0 +1,167 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import { z } from "zod";
+import type { TActor } from "../../core/actor";
+import { DomainError } from "../../core/errors";
+import type { TFrame } from "../../core/frames";
+import { cancelResponse } from "../../services/cancel-response";
+import { decideApproval } from "../../services/decide-approval";
+import { followFrames, isTerminalFrame } from "../../services/follow-frames";
+import { invokeResponse, createSession } from "../../services/invoke-response";
+import { submitClientToolResult } from "../../services/submit-client-tool-result";
+import { describeIssues } from "./body";
+import { toDomainError } from "./errors";
+import { identify } from "./identify";
+import type { TV1Deps } from "./v1";
+import { agentSessions } from "../../../db/schema";
+import { eq } from "drizzle-orm";
+import { DEFAULT_AGENT } from "../../agents/config";
+
+const MAX_FRAMES = 1024;
+const ZId = z.string().min(1).max(200);
+const ZClientFrame = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional() }),
+  z.strictObject({ type: z.literal("response.cancel"), responseId: ZId }),
+  z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]) }),
+  z.strictObject({ type: z.literal("client_tool.result"), requestId: ZId, output: z.unknown() }),
+  z.strictObject({ type: z.literal("session.close") }),
+]);
+const ZConnect = z.strictObject({ type: z.literal("connect"), sessionId: ZId.optional() });
+
+/** `WS /v1/live`: one session per socket; runs resume on the socket that decides. */
+export function createLiveServer(deps: TV1Deps) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  return {
+    handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
+      const identity = await identify(deps.db, deps.auth, req, url).catch(() => null);
+      const origin = req.headers.origin;
+      const crossOrigin = identity?.via === "cookie" && origin && new URL(origin).host !== req.headers.host;
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if (!identity) return ws.close(4401, "Authentication required");
+        if (crossOrigin) return ws.close(4403, "Cross-origin WebSocket with a session cookie");
+        new LiveConnection(deps, ws, identity.actor);
+      });
+    },
+    close: () => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
+}
+
+class LiveConnection {
+  private sessionId: string | null = null;
+  private frames = 0;
+  private followed = new Map<string, AbortController>();
+  private requestIds = new Map<string, string>();
+  private inbox: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: TV1Deps, private readonly ws: WebSocket, private readonly actor: TActor) {
+    // Frames are handled one at a time, in the order they arrived.
+    ws.on("message", (data, isBinary) => {
+      this.inbox = this.inbox.then(() => this.onMessage(data.toString(), isBinary)).catch(() => {});
+    });
+    ws.on("close", () => {
+      for (const abort of this.followed.values()) abort.abort();
+    });
+  }
+
+  private send(frame: Record<string, unknown>): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  private sendError(error: unknown, extra: Record<string, unknown> = {}): void {
+    const e = toDomainError(error);
+    this.send({ type: "error", code: e.code, detail: e.message, error: { code: e.code, message: e.message }, ...extra });
+  }
+
+  private async onMessage(text: string, isBinary: boolean): Promise<void> {
+    if (++this.frames > MAX_FRAMES) return this.ws.close(1008, "Too many frames on one connection");
+    let raw: unknown;
+    try {
+      raw = isBinary ? undefined : JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    if (this.sessionId === null) return this.onConnect(raw);
+    const parsed = ZClientFrame.safeParse(raw);
+    if (!parsed.success) {
+      return this.sendError(new DomainError("invalid_request", raw === undefined ? "Frames must be JSON objects." : `Invalid frame: ${describeIssues(parsed.error)}.`));
+    }
+    const frame = parsed.data;
+    try {
+      if (frame.type === "session.close") return this.ws.close(1000, "Session closed");
+      if (frame.type === "response.create") {
+        const { responseId } = await invokeResponse(this.deps, this.actor, { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent });
+        if (frame.requestId) this.requestIds.set(responseId, frame.requestId);
+        this.follow(responseId, -1);
+      } else if (frame.type === "response.cancel") {
+        await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
+        this.follow(frame.responseId, -1);
+      } else if (frame.type === "approval.decision") {
+        const decided = await decideApproval(this.deps, this.actor, { approvalId: frame.approvalId, decision: frame.decision, via: "websocket", expectedResponseId: frame.responseId });
+        this.follow(decided.responseId, decided.resolvedSequence - 1);
+      } else {
+        const submitted = await submitClientToolResult(this.deps, this.actor, { requestId: frame.requestId, output: frame.output, via: "websocket" });
+        this.follow(submitted.responseId, submitted.resultSequence - 1);
+      }
+    } catch (error) {
+      const ids = "responseId" in frame ? { responseId: frame.responseId } : frame.type === "client_tool.result" ? { requestId: frame.requestId } : {};
+      this.sendError(error, ids);
+    }
+  }
+
+  private async onConnect(raw: unknown): Promise<void> {
+    const parsed = ZConnect.safeParse(raw);
+    if (!parsed.success) {
+      this.sendError(new DomainError("invalid_request", 'The first frame must be {"type":"connect","sessionId"?}.'));
+      return this.ws.close(1008, "Expected a connect frame");
+    }
+    try {
+      const requested = parsed.data.sessionId;
+      if (requested) {
+        const [session] = await this.deps.db.select().from(agentSessions).where(eq(agentSessions.id, requested));
+        if (!session || session.userId !== this.actor.userId) throw new DomainError("not_found", `No session with id ${requested} was found.`);
+        this.sessionId = requested;
+      } else {
+        this.sessionId = await createSession(this.deps.db, this.deps, this.actor.userId, DEFAULT_AGENT);
+      }
+      this.send({ type: "session.connected", sessionId: this.sessionId });
+    } catch (error) {
+      this.sendError(error);
+      this.ws.close(1008, "Unknown session");
+    }
+  }
+
+  /** Forwards a response's frames to this socket, once per response, until its terminal frame. */
+  private follow(responseId: string, after: number): void {
+    if (this.followed.has(responseId)) return;
+    const abort = new AbortController();
+    this.followed.set(responseId, abort);
+    void (async () => {
+      let skipNextBoundary = false;
+      try {
+        for await (const frame of followFrames(this.deps, responseId, after, abort.signal)) {
+          // On /v1/live a client tool waits for `client_tool.result` on the socket: no requires_action frame.
+          if (frame.type === "client_tool.requested") skipNextBoundary = true;
+          else if (skipNextBoundary && frame.type === "response.completed" && frame.status === "requires_action") {
+            skipNextBoundary = false;
+            continue;
+          }
+          this.send(this.withRequestId(frame));
+          if (isTerminalFrame(frame)) break;
+        }
+      } catch (error) {
+        this.deps.log.error({ err: error, responseId }, "live follow failed");
+      } finally {
+        this.followed.delete(responseId);
+      }
+    })();
+  }
+
+  private withRequestId(frame: TFrame): TFrame {
+    const requestId = this.requestIds.get(frame.responseId);
+    return requestId ? { ...frame, requestId } : frame;
+  }
+}

@@ -1,0 +1,140 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import type { TAuth } from "../../auth/auth";
+import { DomainError } from "../../core/errors";
+import type { TDeps } from "../../host/deps";
+import type { Host } from "../../host/host";
+import { cancelResponse } from "../../services/cancel-response";
+import { decideApproval } from "../../services/decide-approval";
+import { isTerminalFrame } from "../../services/follow-frames";
+import { getResponseEnvelope } from "../../services/get-response";
+import { invokeResponse } from "../../services/invoke-response";
+import { submitClientToolResult } from "../../services/submit-client-tool-result";
+import { waitForBoundary } from "../../services/wait-for-boundary";
+import { parseBody, readJson } from "./body";
+import { sendError, sendJson } from "./errors";
+import { identify } from "./identify";
+import { streamFrames } from "./sse";
+
+const ZId = z.string().min(1).max(200);
+
+export const ZCreateResponseBody = z.strictObject({
+  input: z.union([z.string().min(1, "input must not be empty"), z.record(z.string(), z.unknown())]),
+  sessionId: ZId.optional(),
+  agent: z.string().min(1).max(64).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  stream: z.boolean().optional(),
+});
+export const ZDecisionBody = z.strictObject({ decision: z.enum(["approve", "deny"]) });
+const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
+const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
+
+export type TV1Deps = TDeps & { host: Host; auth: TAuth; controlToken?: string };
+
+type TRoute = { method: string; pattern: RegExp; auth: boolean; handle: (ctx: TRouteCtx) => Promise<void> };
+type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: NonNullable<Awaited<ReturnType<typeof identify>>>["actor"] };
+
+const routes: TRoute[] = [
+  {
+    method: "GET",
+    pattern: /^\/v1\/healthz$/,
+    auth: false,
+    handle: async ({ deps, res }) => sendJson(res, 200, { ok: true, database: deps.dbKind }),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/responses$/,
+    auth: true,
+    handle: async ({ deps, req, res, actor }) => {
+      const body = parseBody(ZCreateResponseBody, await readJson(req));
+      const { responseId } = await invokeResponse(deps, actor, body);
+      if (body.stream) {
+        await streamFrames(deps, req, res, { responseId, after: -1, stopAfter: (f) => f.type === "response.completed" });
+        return;
+      }
+      sendJson(res, 200, await waitForBoundary(deps, responseId, 0));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/responses\/([^/]+)$/,
+    auth: true,
+    handle: async ({ deps, res, url, params, actor }) => {
+      const sessionId = requireSessionId(url);
+      sendJson(res, 200, await getResponseEnvelope(deps, actor, { responseId: params[0] as string, sessionId }));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/responses\/([^/]+)\/events$/,
+    auth: true,
+    handle: async ({ deps, req, res, url, params, actor }) => {
+      const responseId = params[0] as string;
+      await getResponseEnvelope(deps, actor, { responseId, sessionId: requireSessionId(url) });
+      const raw = (req.headers["last-event-id"] as string | undefined) ?? url.searchParams.get("after") ?? "-1";
+      const after = Number(raw);
+      if (!Number.isInteger(after) || after < -1) throw new DomainError("invalid_request", "after / Last-Event-ID must be a whole number of at least -1.");
+      await streamFrames(deps, req, res, { responseId, after, stopAfter: isTerminalFrame });
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/responses\/([^/]+)\/cancel$/,
+    auth: true,
+    handle: async ({ deps, req, res, params, actor }) => {
+      const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"];
+      const body = hasBody ? parseBody(ZCancelBody, await readJson(req)) : {};
+      sendJson(res, 200, await cancelResponse(deps, actor, { responseId: params[0] as string, reason: body.reason, via: "http" }));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/approvals\/([^/]+)$/,
+    auth: true,
+    handle: async ({ deps, req, res, params, actor }) => {
+      const body = parseBody(ZDecisionBody, await readJson(req));
+      const decided = await decideApproval(deps, actor, { approvalId: ZId.parse(params[0]), decision: body.decision, via: "http" });
+      if (body.decision === "deny") {
+        sendJson(res, 200, { id: decided.approvalId, status: "denied" });
+        return;
+      }
+      const envelope = await waitForBoundary(deps, decided.responseId, decided.resolvedSequence);
+      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId });
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/client-tools\/([^/]+)$/,
+    auth: true,
+    handle: async ({ deps, req, res, params, actor }) => {
+      const body = parseBody(ZClientToolBody, await readJson(req));
+      const submitted = await submitClientToolResult(deps, actor, { requestId: params[0] as string, output: body.output, via: "http" });
+      const envelope = await waitForBoundary(deps, submitted.responseId, submitted.resultSequence);
+      sendJson(res, 200, { ...envelope, clientToolId: submitted.clientToolId });
+    },
+  },
+];
+
+function requireSessionId(url: URL): string {
+  const sessionId = url.searchParams.get("sessionId");
+  if (!sessionId) throw new DomainError("invalid_request", "The sessionId query parameter is required.");
+  return sessionId;
+}
+
+/** Serves every `/v1` HTTP route; errors become `{"detail","code"}` with the contract's status. */
+export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  try {
+    const candidates = routes.filter((r) => r.pattern.test(url.pathname));
+    if (candidates.length === 0) throw new DomainError("not_found", `There is no route ${url.pathname}.`);
+    const route = candidates.find((r) => r.method === req.method);
+    if (!route) throw new DomainError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}.`);
+    const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map(decodeURIComponent);
+    const identity = route.auth ? await identify(deps.db, deps.auth, req, url) : null;
+    if (route.auth && !identity) throw new DomainError("unauthenticated", "Authentication required");
+    await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"] });
+  } catch (error) {
+    if (!(error instanceof DomainError)) deps.log.error({ err: error, path: url.pathname }, "unhandled /v1 error");
+    if (!res.headersSent) sendError(res, error);
+    else res.end();
+  }
+}

@@ -1,0 +1,20 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { TV1Deps } from "../http/v1";
+import { createContext } from "./context";
+import { appRouter } from "./root";
+
+/** The `/api/trpc` handler (queries, mutations, SSE subscriptions). */
+export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const handler = createHTTPHandler({
+    router: appRouter,
+    basePath: "/api/trpc/",
+    createContext: ({ req }) => createContext(deps, req),
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") deps.log.error({ err: error, path }, "tRPC internal error");
+    },
+  });
+  return async (req, res) => {
+    handler(req, res);
+  };
+}

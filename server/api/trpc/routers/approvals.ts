@@ -1,0 +1,77 @@
+import { tracked } from "@trpc/server";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { approvals, responses, users } from "../../../../db/schema";
+import { READ_ALL_ROLES } from "../../../core/vocabulary";
+import { decideApproval } from "../../../services/decide-approval";
+import { authenticatedProcedure, router } from "../init";
+
+/** Approvals inbox: list, decide, and a live change feed. */
+export const approvalsRouter = router({
+  list: authenticatedProcedure
+    .input(z.strictObject({ status: z.enum(["pending", "decided"]).default("pending") }).default({ status: "pending" }))
+    .query(async ({ ctx, input }) => {
+      const seeAll = READ_ALL_ROLES.includes(ctx.actor.role);
+      const statusFilter = input.status === "pending" ? eq(approvals.status, "pending") : inArray(approvals.status, ["approved", "denied", "expired", "cancelled"]);
+      const rows = await ctx.deps.db
+        .select({ approval: approvals, agent: responses.agent, userName: users.name })
+        .from(approvals)
+        .innerJoin(responses, eq(responses.id, approvals.responseId))
+        .innerJoin(users, eq(users.id, approvals.userId))
+        .where(seeAll ? statusFilter : and(statusFilter, eq(approvals.userId, ctx.actor.userId)))
+        .orderBy(desc(approvals.createdAt))
+        .limit(200);
+      return rows.map(({ approval: a, agent, userName }) => ({
+        id: a.id,
+        responseId: a.responseId,
+        sessionId: a.sessionId,
+        agent,
+        user: userName,
+        action: a.action,
+        toolName: a.toolName,
+        message: a.message,
+        arguments: a.arguments,
+        cwd: a.cwd,
+        risk: a.risk,
+        bindingHash: a.bindingHash,
+        status: a.status,
+        decidedBy: a.decidedBy,
+        decidedVia: a.decidedVia,
+        decidedAt: a.decidedAt?.toISOString() ?? null,
+        expiresAt: a.expiresAt.toISOString(),
+        createdAt: a.createdAt.toISOString(),
+      }));
+    }),
+  decide: authenticatedProcedure
+    .input(z.strictObject({ approvalId: z.string().min(1), decision: z.enum(["approve", "deny"]), bindingHash: z.string().min(1) }))
+    .mutation(async ({ ctx, input }) => {
+      const decided = await decideApproval(ctx.deps, ctx.actor, { approvalId: input.approvalId, decision: input.decision, via: "console", expectedBindingHash: input.bindingHash });
+      return { approvalId: decided.approvalId, responseId: decided.responseId, decision: decided.decision };
+    }),
+  /** Emits whenever an approval, client-tool request or response changes; the client refetches. */
+  onChange: authenticatedProcedure.subscription(async function* ({ ctx, signal }) {
+    const queue: string[] = [];
+    let wake: (() => void) | null = null;
+    const unsubscribe = ctx.deps.bus.subscribeInbox((change) => {
+      queue.push(`${change.kind}:${change.responseId}:${Date.now()}`);
+      wake?.();
+    });
+    try {
+      yield tracked(`ready:${Date.now()}`, { kind: "ready" as const });
+      while (!signal?.aborted) {
+        if (queue.length === 0) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            signal?.addEventListener("abort", () => resolve(), { once: true });
+          });
+          wake = null;
+          continue;
+        }
+        const id = queue.splice(0).pop() as string;
+        yield tracked(id, { kind: "changed" as const });
+      }
+    } finally {
+      unsubscribe();
+    }
+  }),
+});

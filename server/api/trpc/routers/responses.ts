@@ -1,0 +1,65 @@
+import { tracked } from "@trpc/server";
+import { desc, eq } from "drizzle-orm";
+import { z } from "zod";
+import { trajectoryOf } from "../../../../db/repositories/events";
+import { envelopeOf, getResponse, requiredActionOf } from "../../../../db/repositories/responses";
+import { responses, users } from "../../../../db/schema";
+import { canRead } from "../../../core/actor";
+import { notFound } from "../../../core/errors";
+import { READ_ALL_ROLES } from "../../../core/vocabulary";
+import { cancelResponse } from "../../../services/cancel-response";
+import { followFrames, isTerminalFrame } from "../../../services/follow-frames";
+import { authenticatedProcedure, router } from "../init";
+
+/** Responses: list, one with its trajectory, cancel, and a live frame feed. */
+export const responsesRouter = router({
+  list: authenticatedProcedure.query(async ({ ctx }) => {
+    const seeAll = READ_ALL_ROLES.includes(ctx.actor.role);
+    const rows = await ctx.deps.db
+      .select({ id: responses.id, sessionId: responses.sessionId, agent: responses.agent, status: responses.status, user: users.name, createdAt: responses.createdAt })
+      .from(responses)
+      .innerJoin(users, eq(users.id, responses.userId))
+      .where(seeAll ? undefined : eq(responses.userId, ctx.actor.userId))
+      .orderBy(desc(responses.createdAt))
+      .limit(100);
+    return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+  }),
+  get: authenticatedProcedure.input(z.strictObject({ responseId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const row = await getResponse(ctx.deps.db, input.responseId);
+    if (!row || !canRead(ctx.actor, row.userId)) throw notFound("response", input.responseId);
+    const action = row.status === "requires_action" ? await requiredActionOf(ctx.deps.db, row.id) : null;
+    const envelope = row.envelope ?? envelopeOf(row, row.status, action);
+    const trajectory = await trajectoryOf(ctx.deps.db, row.id);
+    return {
+      envelope,
+      agent: row.agent,
+      createdAt: row.createdAt.toISOString(),
+      trajectory: trajectory.map((e) => ({
+        seq: e.seq,
+        frameSeq: e.frameSeq,
+        type: e.type,
+        data: e.data,
+        actorUserId: e.actorUserId,
+        transport: e.transport,
+        createdAt: e.createdAt.toISOString(),
+      })),
+    };
+  }),
+  cancel: authenticatedProcedure.input(z.strictObject({ responseId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
+    return cancelResponse(ctx.deps, ctx.actor, { responseId: input.responseId, via: "console" });
+  }),
+  /** Live frames of one response, resumable after the last seen sequence. */
+  onFrames: authenticatedProcedure
+    .input(z.strictObject({ responseId: z.string().min(1), lastEventId: z.string().nullish() }))
+    .subscription(async function* ({ ctx, input, signal }) {
+      const row = await getResponse(ctx.deps.db, input.responseId);
+      if (!row || !canRead(ctx.actor, row.userId)) throw notFound("response", input.responseId);
+      const after = input.lastEventId ? Number(input.lastEventId) : -1;
+      const abort = new AbortController();
+      signal?.addEventListener("abort", () => abort.abort(), { once: true });
+      for await (const frame of followFrames(ctx.deps, input.responseId, Number.isInteger(after) ? after : -1, abort.signal)) {
+        yield tracked(String(frame.sequence), frame);
+        if (isTerminalFrame(frame)) break;
+      }
+    }),
+});

@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { toNodeHandler } from "better-auth/node";
+import pino, { type Logger } from "pino";
+import type { DbHandle } from "../db/client";
+import { createLiveServer } from "./api/http/live";
+import { sendError } from "./api/http/errors";
+import { handleV1, type TV1Deps } from "./api/http/v1";
+import { createTrpcHandler } from "./api/trpc/handler";
+import { handleControl } from "./api/http/control";
+import { createAuth } from "./auth/auth";
+import { DomainError } from "./core/errors";
+import { newSecret } from "./core/ids";
+import { createLocalBus } from "./host/bus";
+import { Host } from "./host/host";
+
+export type TAppOptions = {
+  db: DbHandle;
+  dataDir: string;
+  port?: number;
+  host?: string;
+  publicUrl?: string;
+  boundaryTimeoutMs?: number;
+  leaseMs?: number;
+  expirySweepMs?: number;
+  log?: Logger;
+  /** Next.js request handler for pages; omitted in API-only tests. */
+  pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
+};
+
+export type TApp = { server: Server; deps: TV1Deps; url: string; close: () => Promise<void> };
+
+/** The auth secret: from the environment, else generated once and kept in the data directory. */
+function authSecret(dataDir: string): string {
+  if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
+  const file = join(dataDir, "auth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = newSecret(32);
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+/**
+ * Builds the whole process: host, services, and one http.Server routing `/v1` (+ `WS /v1/live`),
+ * `/api/trpc`, `/api/auth` and, when given, Next.js pages. Tests use it with port 0.
+ */
+export async function createApp(options: TAppOptions): Promise<TApp> {
+  const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = options.publicUrl ?? `http://127.0.0.1:${port}`;
+  const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url });
+  const bus = createLocalBus();
+  const base = {
+    db: options.db.db,
+    dbKind: options.db.kind,
+    bus,
+    log,
+    now: () => new Date(),
+    config: {
+      dataDir: options.dataDir,
+      leaseMs: options.leaseMs ?? 15_000,
+      boundaryTimeoutMs: options.boundaryTimeoutMs ?? 120_000,
+      expirySweepMs: options.expirySweepMs ?? 1000,
+    },
+  };
+  const host = new Host(base);
+  const deps: TV1Deps = { ...base, host, auth };
+  const live = createLiveServer(deps);
+  const authHandler = toNodeHandler(auth);
+  const trpc = createTrpcHandler(deps);
+
+  server.on("request", (req, res) => {
+    const reqUrl = new URL(req.url ?? "/", "http://localhost");
+    const path = reqUrl.pathname;
+    const done = (p: Promise<void>) =>
+      p.catch((error: unknown) => {
+        log.error({ err: error, path }, "request failed");
+        sendError(res, error);
+      });
+    if (path === "/v1" || path.startsWith("/v1/")) return done(handleV1(deps, req, res, reqUrl));
+    if (path === "/internal/cli") return done(handleControl(deps, req, res));
+    if (path.startsWith("/api/trpc")) return done(trpc(req, res));
+    if (path.startsWith("/api/auth")) return done(authHandler(req, res));
+    if (options.pages) return done(options.pages.handle(req, res));
+    sendError(res, new DomainError("not_found", `There is no page ${path}.`));
+  });
+  server.on("upgrade", (req, socket, head) => {
+    const reqUrl = new URL(req.url ?? "/", "http://localhost");
+    if (reqUrl.pathname === "/v1/live") return void live.handleUpgrade(req, socket, head, reqUrl);
+    if (options.pages?.upgrade) return void options.pages.upgrade(req, socket, head);
+    socket.destroy();
+  });
+
+  await host.start();
+  return {
+    server,
+    deps,
+    url,
+    close: async () => {
+      await host.stop();
+      live.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { fromNodeHeaders } from "better-auth/node";
+import type { Db } from "../../db/client";
+import { accounts, loginSessions, users, verifications } from "../../db/schema";
+
+/** Console login (email + password, session cookie) through better-auth on our own tables. */
+export function createAuth(options: { db: Db; secret: string; baseURL: string }) {
+  return betterAuth({
+    secret: options.secret,
+    baseURL: options.baseURL,
+    basePath: "/api/auth",
+    database: drizzleAdapter(options.db, {
+      provider: "pg",
+      schema: { users, login_sessions: loginSessions, accounts, verifications },
+    }),
+    user: {
+      modelName: "users",
+      additionalFields: { role: { type: "string", input: false, defaultValue: "member" } },
+    },
+    session: { modelName: "login_sessions", expiresIn: 60 * 60 * 24 * 7 },
+    account: { modelName: "accounts" },
+    verification: { modelName: "verifications" },
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
+    // Same-origin check for cookie-authenticated auth calls: the Origin must be this host.
+    trustedOrigins: (request) => {
+      const host = request?.headers.get("host");
+      return host ? [`http://${host}`, `https://${host}`] : [];
+    },
+    telemetry: { enabled: false },
+    logger: { disabled: true },
+  });
+}
+
+export type TAuth = ReturnType<typeof createAuth>;
+
+/** The console user behind a session cookie, if any. */
+export async function sessionUserId(auth: TAuth, headers: IncomingHttpHeaders | Headers): Promise<string | null> {
+  const h = headers instanceof Headers ? headers : fromNodeHeaders(headers);
+  if (!h.get("cookie")) return null;
+  const session = await auth.api.getSession({ headers: h }).catch(() => null);
+  return session?.user.id ?? null;
+}

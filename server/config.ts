@@ -1,0 +1,44 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const ZEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  COUNTERSIGN_DATA_DIR: z.string().default("./.data"),
+  DATABASE_URL: z.string().url().optional(),
+  COUNTERSIGN_PUBLIC_URL: z.string().url().optional(),
+  COUNTERSIGN_BOUNDARY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  COUNTERSIGN_LEASE_MS: z.coerce.number().int().min(1000).default(15_000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type TServerConfig = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  publicUrl?: string;
+  boundaryTimeoutMs: number;
+  leaseMs: number;
+  logLevel: string;
+};
+
+/** Reads the environment once, with clear errors for bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig {
+  const parsed = ZEnv.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: resolve(e.COUNTERSIGN_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    publicUrl: e.COUNTERSIGN_PUBLIC_URL,
+    boundaryTimeoutMs: e.COUNTERSIGN_BOUNDARY_TIMEOUT_MS,
+    leaseMs: e.COUNTERSIGN_LEASE_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

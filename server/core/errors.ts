@@ -1,0 +1,36 @@
+/** The closed set of domain error codes; each transport maps them to its own status table. */
+export const DOMAIN_ERROR_CODES = [
+  "unauthenticated",
+  "forbidden",
+  "not_found",
+  "invalid_request",
+  "invalid_json",
+  "payload_too_large",
+  "unsupported_media_type",
+  "validation_failed",
+  "already_decided",
+  "already_submitted",
+  "expired",
+  "binding_changed",
+  "conflict",
+  "method_not_allowed",
+  "capacity",
+  "timeout",
+  "internal",
+] as const;
+
+export type TDomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/** An error a user can act on; `message` is a sentence shown as `detail`. */
+export class DomainError extends Error {
+  readonly code: TDomainErrorCode;
+  constructor(code: TDomainErrorCode, message: string) {
+    super(message);
+    this.name = "DomainError";
+    this.code = code;
+  }
+}
+
+/** Shorthand for the common 404 that must not reveal whether the object exists for someone else. */
+export const notFound = (what: string, id: string): DomainError =>
+  new DomainError("not_found", `No ${what} with id ${id} was found.`);

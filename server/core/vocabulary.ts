@@ -1,0 +1,37 @@
+/** Roles, from least to most authority; `auditor` reads everything and decides nothing. */
+export const ROLES = ["member", "auditor", "operator", "admin"] as const;
+export type TRole = (typeof ROLES)[number];
+
+/** Roles that may decide approvals and answer questions of any user in the workspace. */
+export const DECIDER_ROLES: readonly TRole[] = ["operator", "admin"];
+/** Roles that may read every user's objects (read-only for auditors). */
+export const READ_ALL_ROLES: readonly TRole[] = ["operator", "admin", "auditor"];
+
+export const RESPONSE_STATUSES = [
+  "in_progress",
+  "requires_action",
+  "completed",
+  "denied",
+  "cancelled",
+  "failed",
+] as const;
+export type TResponseStatus = (typeof RESPONSE_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly TResponseStatus[] = ["completed", "denied", "cancelled", "failed"];
+export const isTerminal = (status: TResponseStatus): boolean => TERMINAL_STATUSES.includes(status);
+
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
+export type TApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const CLIENT_TOOL_STATUSES = ["pending", "submitted", "expired", "cancelled"] as const;
+export type TClientToolStatus = (typeof CLIENT_TOOL_STATUSES)[number];
+
+export const RISKS = ["low", "medium", "high"] as const;
+export type TRisk = (typeof RISKS)[number];
+
+/** Where a decision or submission came from; recorded in the trajectory. */
+export const TRANSPORTS = ["http", "websocket", "console", "system"] as const;
+export type TTransport = (typeof TRANSPORTS)[number];
+
+export const STEP_STATUSES = ["running", "completed"] as const;
+export type TStepStatus = (typeof STEP_STATUSES)[number];

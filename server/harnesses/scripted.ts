@@ -1,0 +1,54 @@
+import { z } from "zod";
+import type { TModelDriver, TModelTurn } from "./model-loop";
+
+const ZToolCall = z.strictObject({
+  name: z.string().min(1).max(128),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ZScriptTurn = z.strictObject({
+  text: z.string().max(1_000_000).optional(),
+  reasoning: z.string().max(1_000_000).optional(),
+  planText: z.string().max(100_000).optional(),
+  toolCalls: z.array(ZToolCall).max(32).optional(),
+  usage: z
+    .strictObject({ outputTokens: z.number().int().min(0).optional(), inputTokens: z.number().int().min(0).optional() })
+    .optional(),
+});
+
+/** The object `input` of the `scripted` agent. */
+export const ZScriptInput = z.strictObject({
+  script: z.array(ZScriptTurn).min(1).max(1000),
+  approvalTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
+  clientToolTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
+});
+export type TScriptInput = z.infer<typeof ZScriptInput>;
+
+/** Validates a scripted input; a plain string becomes a one-turn script that acknowledges it. */
+export function parseScriptedInput(input: unknown): { ok: true; value: TScriptInput } | { ok: false; message: string } {
+  if (typeof input === "string") return { ok: true, value: { script: [{ text: `You said: ${input}` }] } };
+  const parsed = ZScriptInput.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, message: `input: ${issue?.path.join(".") || "script"}: ${issue?.message ?? "invalid script"}` };
+}
+
+/** The deterministic model: turn N of the script is its Nth response, whatever the conversation. */
+export function scriptedDriver(input: unknown): TModelDriver {
+  const parsed = parseScriptedInput(input);
+  if (!parsed.ok) throw new Error(parsed.message);
+  const script = parsed.value.script;
+  return {
+    nextTurn: async (_conversation, turnIndex): Promise<TModelTurn | null> => {
+      const turn = script[turnIndex];
+      if (!turn) return null;
+      return {
+        text: turn.text,
+        reasoning: turn.reasoning,
+        planText: turn.planText,
+        toolCalls: (turn.toolCalls ?? []).map((c) => ({ name: c.name, arguments: c.arguments ?? {} })),
+        usage: turn.usage,
+      };
+    },
+  };
+}

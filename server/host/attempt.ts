@@ -1,0 +1,269 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { approvalAction, clientToolAction, envelopeOf, finishResponse, lockActive, type TResponseRow } from "../../db/repositories/responses";
+import { approvals, clientToolRequests, responseSteps, responses } from "../../db/schema";
+import type { TAgentConfig } from "../agents/config";
+import { bindingHash } from "../core/binding";
+import type { TOutputItem, TRequiredAction } from "../core/envelope";
+import { DomainError } from "../core/errors";
+import type { TNewEvent } from "../core/frames";
+import { newId } from "../core/ids";
+import type { TDeps } from "./deps";
+import { type TEmit, transact } from "./transact";
+
+/** Thrown to unwind a harness when the attempt suspended on a committed pending action. */
+export class AttemptSuspended extends Error {}
+/** Thrown to unwind a harness when a decision, cancel or expiry already settled the response. */
+export class AttemptTerminated extends Error {}
+
+/** What a step may record: frames and output items, committed with the step's result. */
+export type TStepRecorder = {
+  frame: (type: string, data: Record<string, unknown>) => void;
+  event: (type: string, data: Record<string, unknown>) => void;
+  item: (item: TOutputItem) => void;
+  usage: (usage: { inputTokens?: number; outputTokens?: number }) => void;
+};
+
+export type TToolCall = { id: string; name: string; arguments: unknown };
+
+type TStepRow = typeof responseSteps.$inferSelect;
+
+/**
+ * One run of a harness over a response. Completed steps are replayed from the step log, so a
+ * resumed attempt re-enters after the last completed step and never re-runs a tool.
+ */
+export class Attempt {
+  private steps = new Map<string, TStepRow>();
+
+  constructor(
+    private readonly deps: TDeps,
+    readonly response: TResponseRow,
+    readonly agent: TAgentConfig,
+    readonly workspaceDir: string,
+    readonly signal: AbortSignal,
+  ) {}
+
+  get input(): unknown {
+    return this.response.input;
+  }
+
+  /** Loads the step log; call once before the harness runs. */
+  async load(): Promise<void> {
+    const rows = await this.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, this.response.id));
+    for (const row of rows) this.steps.set(row.key, row);
+  }
+
+  /** Runs `fn` once per key for the life of the response; later runs return the stored result. */
+  async step<T>(key: string, fn: (record: TStepRecorder) => Promise<T>): Promise<T> {
+    const done = this.steps.get(key);
+    if (done?.status === "completed") return done.result as T;
+    const events: TNewEvent[] = [];
+    const items: TOutputItem[] = [];
+    const usage = { inputTokens: 0, outputTokens: 0 };
+    const result = await fn({
+      frame: (type, data) => events.push({ type, data, frame: true }),
+      event: (type, data) => events.push({ type, data, frame: false }),
+      item: (item) => items.push(item),
+      usage: (u) => {
+        usage.inputTokens += Math.max(0, Math.trunc(u.inputTokens ?? 0));
+        usage.outputTokens += Math.max(0, Math.trunc(u.outputTokens ?? 0));
+      },
+    });
+    await this.commitStep(key, result, events, items, usage);
+    return result;
+  }
+
+  private async commitStep(
+    key: string,
+    result: unknown,
+    events: TNewEvent[],
+    items: TOutputItem[],
+    usage: { inputTokens: number; outputTokens: number },
+  ): Promise<void> {
+    await this.write(async (tx, emit, row) => {
+      const total = { inputTokens: row.usage.inputTokens + usage.inputTokens, outputTokens: row.usage.outputTokens + usage.outputTokens };
+      await tx
+        .update(responses)
+        .set({ output: [...row.output, ...items], usage: total })
+        .where(eq(responses.id, row.id));
+      await tx
+        .insert(responseSteps)
+        .values({ responseId: row.id, key, status: "completed", result: result ?? null, completedAt: new Date() })
+        .onConflictDoUpdate({
+          target: [responseSteps.responseId, responseSteps.key],
+          set: { status: "completed", result: result ?? null, completedAt: new Date() },
+        });
+      const all = [...events];
+      if (usage.outputTokens > 0) {
+        all.push({ type: "response.usage", data: { outputTokens: usage.outputTokens, totalOutputTokens: total.outputTokens }, frame: true });
+      }
+      await emit(row.id, all);
+    });
+    this.steps.set(key, { responseId: this.response.id, key, status: "completed", result, createdAt: new Date(), completedAt: new Date() });
+  }
+
+  /** A transaction that first locks the still-executing response; a settled response ends the attempt. */
+  private async write<T>(fn: (tx: Db, emit: TEmit, row: TResponseRow) => Promise<T>): Promise<T> {
+    return transact(this.deps, async (tx, emit) => {
+      const row = await lockActive(tx, this.response.id);
+      if (!row) throw new AttemptTerminated();
+      return fn(tx, emit, row);
+    });
+  }
+
+  /** Runs one tool call: suspends for approval or the client, executes at most once, records the result. */
+  async runTool(call: TToolCall): Promise<unknown> {
+    const key = `tool:${call.id}`;
+    const done = this.steps.get(key);
+    if (done?.status === "completed") return done.result;
+    if (done?.status === "running") {
+      // The process died while this ran: we cannot know its effect, so we never run it again.
+      return this.recordToolResult(call, { error: "The server stopped while this tool was running; it was not run again." });
+    }
+    const tool = this.agent.tools.find((t) => t.name === call.name);
+    if (!tool) return this.recordToolResult(call, { error: `Unknown tool: ${call.name}.` });
+    const parsed = tool.argsSchema.safeParse(call.arguments ?? {});
+    if (!parsed.success) {
+      return this.recordToolResult(call, { error: `Invalid arguments for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}` });
+    }
+    const args = parsed.data;
+    if (tool.kind === "client") return this.awaitClientTool(call, args, tool);
+    const cwd = tool.cwdOf(args, this.workspaceDir);
+    if (this.agent.approval[tool.name] === "always") await this.awaitApproval(call, args, cwd, tool);
+    await this.write(async (tx) => {
+      await tx.insert(responseSteps).values({ responseId: this.response.id, key, status: "running" });
+    });
+    const output = await tool
+      .execute(args, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId })
+      .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+    return this.recordToolResult(call, output);
+  }
+
+  private async recordToolResult(call: TToolCall, output: unknown): Promise<unknown> {
+    return this.step(`tool:${call.id}`, async (record) => {
+      record.item({ type: "tool_result", callId: call.id, name: call.name, output });
+      record.frame("response.tool_result", { callId: call.id, name: call.name, output });
+      return output;
+    });
+  }
+
+  private async awaitApproval(
+    call: TToolCall,
+    args: unknown,
+    cwd: string | null,
+    tool: { name: string; action: string; describe: (a: unknown, c: string | null) => string; risk: (a: unknown) => "low" | "medium" | "high" },
+  ): Promise<void> {
+    const r = this.response;
+    const hash = bindingHash({ userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id, action: tool.action, arguments: args, cwd });
+    const [existing] = await this.deps.db
+      .select()
+      .from(approvals)
+      .where(and(eq(approvals.responseId, r.id), eq(approvals.callId, call.id)));
+    if (existing?.status === "approved") {
+      if (existing.bindingHash !== hash) {
+        throw new DomainError("binding_changed", "The approved operation no longer matches the pending one; it was not run.");
+      }
+      return;
+    }
+    if (existing?.status === "pending") {
+      await this.suspendAgain();
+      throw new AttemptSuspended();
+    }
+    if (existing) throw new AttemptTerminated();
+    await this.write(async (tx, emit, row) => {
+      const [approval] = await tx
+        .insert(approvals)
+        .values({
+          id: newId("approval"),
+          responseId: r.id,
+          sessionId: r.sessionId,
+          userId: r.userId,
+          callId: call.id,
+          toolName: tool.name,
+          action: tool.action,
+          arguments: args,
+          cwd,
+          bindingHash: hash,
+          risk: tool.risk(args),
+          message: tool.describe(args, cwd),
+          expiresAt: new Date(this.deps.now().getTime() + r.approvalTtlMs),
+        })
+        .returning();
+      if (!approval) throw new Error("approval insert returned nothing");
+      await this.suspend(tx, emit, row, { type: "approval.requested", data: { approval: approvalAction(approval) }, frame: true }, approvalAction(approval));
+    });
+    this.deps.bus.publishInbox({ kind: "approval", responseId: r.id });
+    throw new AttemptSuspended();
+  }
+
+  private async awaitClientTool(call: TToolCall, args: unknown, tool: { name: string; handlePrivateInput?: unknown; inputJsonSchema?: unknown }): Promise<never> {
+    const r = this.response;
+    const [existing] = await this.deps.db
+      .select()
+      .from(clientToolRequests)
+      .where(and(eq(clientToolRequests.responseId, r.id), eq(clientToolRequests.callId, call.id)));
+    if (existing?.status === "pending") {
+      await this.suspendAgain();
+      throw new AttemptSuspended();
+    }
+    if (existing) throw new AttemptTerminated();
+    await this.write(async (tx, emit, row) => {
+      const [request] = await tx
+        .insert(clientToolRequests)
+        .values({
+          id: newId("client_tool"),
+          responseId: r.id,
+          sessionId: r.sessionId,
+          userId: r.userId,
+          callId: call.id,
+          name: tool.name,
+          arguments: args,
+          privateInput: Boolean(tool.handlePrivateInput),
+          inputSchema: tool.handlePrivateInput ? (tool.inputJsonSchema ?? null) : null,
+          expiresAt: new Date(this.deps.now().getTime() + r.clientToolTtlMs),
+        })
+        .returning();
+      if (!request) throw new Error("client tool insert returned nothing");
+      const action = clientToolAction(request);
+      await this.suspend(tx, emit, row, { type: "client_tool.requested", data: { clientTool: action }, frame: true }, action);
+    });
+    this.deps.bus.publishInbox({ kind: "client_tool", responseId: r.id });
+    throw new AttemptSuspended();
+  }
+
+  /** Commits the suspension: the pending row (already inserted), its event, the status and the boundary frame. */
+  private async suspend(tx: Db, emit: TEmit, row: TResponseRow, requested: TNewEvent, action: TRequiredAction) {
+    await tx.update(responses).set({ status: "requires_action", leaseOwner: null, leaseExpiresAt: null }).where(eq(responses.id, row.id));
+    const envelope = envelopeOf(row, "requires_action", action);
+    await emit(row.id, [requested, { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
+  }
+
+  /** Woken while the action is still pending (e.g. adopted at boot): go back to waiting. */
+  private async suspendAgain(): Promise<void> {
+    await this.deps.db
+      .update(responses)
+      .set({ status: "requires_action", leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(responses.id, this.response.id), eq(responses.status, "in_progress")));
+  }
+
+  /** Marks the response completed with its envelope and boundary frame. */
+  async complete(): Promise<void> {
+    await this.write(async (_tx, emit, row) => {
+      const envelope = await finishResponse(_tx, row, "completed");
+      await emit(row.id, [{ type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
+    });
+  }
+
+  /** Marks the response failed; the error message is a sentence, never a stack trace. */
+  async fail(error: { code: string; message: string }): Promise<void> {
+    await this.write(async (tx, emit, row) => {
+      const envelope = await finishResponse(tx, row, "failed", { error });
+      await emit(row.id, [
+        { type: "error", data: { error }, frame: true },
+        { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true },
+      ]);
+    }).catch((e: unknown) => {
+      if (!(e instanceof AttemptTerminated)) throw e;
+    });
+  }
+}

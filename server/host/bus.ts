@@ -1,0 +1,47 @@
+import { EventEmitter } from "node:events";
+import type { TFrame } from "../core/frames";
+
+/** What the console inbox listens to: something changed on these responses. */
+export type TInboxChange = { kind: "approval" | "client_tool" | "response"; responseId: string; id?: string };
+
+/**
+ * Wake-ups and live frames. In one process this is an EventEmitter; frames are always stored
+ * before they are published, so a subscriber that misses one can backfill from the table.
+ */
+export type EventBus = {
+  publishFrames: (responseId: string, frames: readonly TFrame[]) => void;
+  subscribeFrames: (responseId: string, listener: (frame: TFrame) => void) => () => void;
+  /** A decision, submission or cancel committed for this response: the owner should act. */
+  publishWake: (responseId: string, reason: "resume" | "cancel") => void;
+  subscribeWake: (listener: (responseId: string, reason: "resume" | "cancel") => void) => () => void;
+  publishInbox: (change: TInboxChange) => void;
+  subscribeInbox: (listener: (change: TInboxChange) => void) => () => void;
+};
+
+/** The in-process bus used with PGlite and by a single server. */
+export function createLocalBus(): EventBus {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const on = <A extends unknown[]>(name: string, listener: (...args: A) => void) => {
+    const wrapped = (...args: unknown[]) => {
+      // An observer that throws must never break the publisher or other observers.
+      try {
+        listener(...(args as A));
+      } catch {}
+    };
+    emitter.on(name, wrapped);
+    return () => {
+      emitter.off(name, wrapped);
+    };
+  };
+  return {
+    publishFrames: (responseId, frames) => {
+      for (const frame of frames) emitter.emit(`frames:${responseId}`, frame);
+    },
+    subscribeFrames: (responseId, listener) => on(`frames:${responseId}`, listener),
+    publishWake: (responseId, reason) => emitter.emit("wake", responseId, reason),
+    subscribeWake: (listener) => on("wake", listener),
+    publishInbox: (change) => emitter.emit("inbox", change),
+    subscribeInbox: (listener) => on("inbox", listener),
+  };
+}

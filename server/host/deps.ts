@@ -1,0 +1,24 @@
+import type { Logger } from "pino";
+import type { Db, DbKind } from "../../db/client";
+import type { EventBus } from "./bus";
+
+/** Process-wide settings the host and services read. */
+export type THostConfig = {
+  dataDir: string;
+  /** How long a lease on an executing attempt lasts without renewal. */
+  leaseMs: number;
+  /** How long `/v1` waits for the next boundary before answering 504. */
+  boundaryTimeoutMs: number;
+  /** How often pending approvals and client-tool requests are checked for expiry. */
+  expirySweepMs: number;
+};
+
+/** The dependency graph shared by the server, the CLI and tests. */
+export type TDeps = {
+  db: Db;
+  dbKind: DbKind;
+  bus: EventBus;
+  log: Logger;
+  config: THostConfig;
+  now: () => Date;
+};

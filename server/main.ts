@@ -1,0 +1,58 @@
+import { writeFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import next from "next";
+import pino from "pino";
+import { migrateDb, openDb } from "../db/client";
+import { createApp } from "./app";
+import { loadConfig } from "./config";
+import { newSecret } from "./core/ids";
+import { ensureDemoOperator } from "./demo";
+
+/** The Countersign process: config, database + migrations, host, and one HTTP server. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
+  const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") });
+  await migrateDb(db);
+  const dev = process.env.NODE_ENV !== "production";
+  const pages = next({ dev, dir: process.cwd(), hostname: "127.0.0.1", port: config.port });
+  await pages.prepare();
+  const nextHandler = pages.getRequestHandler();
+  const app = await createApp({
+    db,
+    dataDir: config.dataDir,
+    port: config.port,
+    host: config.host,
+    publicUrl: config.publicUrl,
+    boundaryTimeoutMs: config.boundaryTimeoutMs,
+    leaseMs: config.leaseMs,
+    log,
+    pages: { handle: async (req, res) => nextHandler(req, res), upgrade: async (req, socket, head) => pages.getUpgradeHandler()(req, socket, head) },
+  });
+  const url = config.publicUrl ?? `http://localhost:${(app.server.address() as { port: number }).port}`;
+  const demo = await ensureDemoOperator(db.db, app.deps.auth, config.dataDir, url);
+  if (demo) console.log(`\n${demo}`);
+  // Lets the CLI reach this process instead of opening the same PGlite directory twice.
+  const controlToken = newSecret(32);
+  const controlFile = join(config.dataDir, "server.json");
+  if (db.kind === "pglite") writeFileSync(controlFile, JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, token: controlToken }), { mode: 0o600 });
+  app.deps.controlToken = controlToken;
+  log.info({ url, database: db.kind }, "Countersign is listening");
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down");
+    rmSync(controlFile, { force: true });
+    await app.close().catch(() => {});
+    await db.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

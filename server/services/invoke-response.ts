@@ -1,0 +1,61 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { agentSessions, responses } from "../../db/schema";
+import { DEFAULT_AGENT, findAgent } from "../agents/config";
+import type { TActor } from "../core/actor";
+import { DomainError, notFound } from "../core/errors";
+import { newId } from "../core/ids";
+import { parseScriptedInput } from "../harnesses/scripted";
+import type { TDeps } from "../host/deps";
+import type { Host } from "../host/host";
+import { transact } from "../host/transact";
+
+export type TInvokeInput = { input: unknown; sessionId?: string; agent?: string; metadata?: Record<string, unknown> };
+
+/** Creates (or checks) the session, stores the response and its `response.created` frame, and starts the attempt. */
+export async function invokeResponse(deps: TDeps & { host: Host }, actor: TActor, body: TInvokeInput): Promise<{ responseId: string; sessionId: string }> {
+  if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot invoke agents.");
+  const agentName = body.agent ?? DEFAULT_AGENT;
+  const agent = findAgent(agentName);
+  if (!agent) throw new DomainError("invalid_request", `agent: no agent named ${agentName} is configured.`);
+  if (typeof body.input === "string" ? body.input.trim() === "" : body.input === null || Object.keys(body.input as object).length === 0) {
+    throw new DomainError("invalid_request", "input must not be empty.");
+  }
+  const script = parseScriptedInput(body.input);
+  if (!script.ok) throw new DomainError("invalid_request", script.message);
+  const responseId = newId("resp");
+  const sessionId = await transact(deps, async (tx, emit) => {
+    let sessionId = body.sessionId;
+    if (sessionId) {
+      const [session] = await tx.select().from(agentSessions).where(eq(agentSessions.id, sessionId));
+      if (!session || session.userId !== actor.userId) throw notFound("session", sessionId);
+    } else {
+      sessionId = await createSession(tx, deps, actor.userId, agent.name);
+    }
+    await tx.insert(responses).values({
+      id: responseId,
+      sessionId,
+      userId: actor.userId,
+      agent: agent.name,
+      input: body.input,
+      metadata: body.metadata ?? {},
+      approvalTtlMs: script.value.approvalTtlMs ?? agent.approvalTtlMs,
+      clientToolTtlMs: script.value.clientToolTtlMs ?? agent.clientToolTtlMs,
+    });
+    await emit(responseId, [{ type: "response.created", data: { metadata: body.metadata ?? {} }, frame: true, actorUserId: actor.userId }]);
+    return sessionId;
+  });
+  deps.bus.publishInbox({ kind: "response", responseId });
+  deps.host.kick(responseId);
+  return { responseId, sessionId };
+}
+
+/** Creates a session with its own workspace directory. */
+export async function createSession(tx: TDeps["db"], deps: TDeps, userId: string, agent: string): Promise<string> {
+  const sessionId = newId("sess");
+  const workspaceDir = join(deps.config.dataDir, "workspaces", sessionId);
+  mkdirSync(workspaceDir, { recursive: true });
+  await tx.insert(agentSessions).values({ id: sessionId, userId, agent, workspaceDir });
+  return sessionId;
+}

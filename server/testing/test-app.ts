@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { createTestDb } from "../../db/testing";
+import { createApp, type TApp } from "../app";
+import { addUser } from "../auth/users";
+import type { TRole } from "../core/vocabulary";
+
+export type TTestUser = { userId: string; apiKey: string; email: string; password: string };
+
+export type TTestApp = TApp & {
+  dataDir: string;
+  /** Creates a user with a console password and an API key. */
+  user: (role?: TRole, name?: string) => Promise<TTestUser>;
+  /** fetch against the app with an API key. */
+  api: (path: string, init?: { method?: string; body?: unknown; key?: string; headers?: Record<string, string>; rawBody?: string }) => Promise<Response>;
+};
+
+let userCounter = 0;
+
+/** A whole server (without Next pages) on a fresh database and a temporary data directory. */
+export async function startTestApp(options: { boundaryTimeoutMs?: number; expirySweepMs?: number } = {}): Promise<TTestApp> {
+  const db = await createTestDb();
+  const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
+  const app = await createApp({ db, dataDir, log: pino({ level: process.env.TEST_LOG ?? "silent" }), ...options });
+  return {
+    ...app,
+    dataDir,
+    user: async (role = "member", name) => {
+      const password = `pw-${Math.random().toString(36).slice(2)}-long`;
+      const created = await addUser(app.deps.db, app.deps.auth, { name: name ?? `${role} ${++userCounter} ${Date.now()}`, role, password });
+      return { ...created, password };
+    },
+    api: (path, init = {}) =>
+      fetch(`${app.url}${path}`, {
+        method: init.method ?? (init.body !== undefined || init.rawBody !== undefined ? "POST" : "GET"),
+        headers: {
+          ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+          ...init.headers,
+        },
+        body: init.rawBody ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
+      }),
+    close: async () => {
+      await app.close();
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import type { TRisk } from "../core/vocabulary";
+import { runCommand } from "./run-command";
+import type { THostTool } from "./types";
+
+const ZExecArgs = z.strictObject({
+  command: z.string().min(1, "command must not be empty").max(16_384),
+  cwd: z.string().min(1).max(4096).optional(),
+  timeoutMs: z.number().int().min(1).max(600_000).optional(),
+});
+
+const DESTRUCTIVE = /\b(rm\s+-[a-z]*[rf]|mkfs|dd\s+if=|shutdown|reboot|chmod\s+-R|chown\s+-R|>\s*\/dev\/sd|curl[^|]*\|\s*(ba)?sh|sudo)\b/i;
+
+/** Runs a real shell command in the session workspace; needs approval by default. */
+export const execTool: THostTool = {
+  kind: "host",
+  name: "exec",
+  description: "Run a shell command in the session workspace.",
+  argsSchema: ZExecArgs,
+  action: "tool:exec",
+  cwdOf: (args, workspaceDir) => {
+    const cwd = (args as z.infer<typeof ZExecArgs>).cwd;
+    if (!cwd) return workspaceDir;
+    return isAbsolute(cwd) ? cwd : resolve(workspaceDir, cwd);
+  },
+  describe: (args, cwd) => `Run \`${(args as z.infer<typeof ZExecArgs>).command}\` in ${cwd}?`,
+  risk: (args): TRisk => (DESTRUCTIVE.test((args as z.infer<typeof ZExecArgs>).command) ? "high" : "medium"),
+  execute: async (args, ctx) => {
+    const { command, timeoutMs } = args as z.infer<typeof ZExecArgs>;
+    const result = await runCommand({
+      command,
+      cwd: ctx.cwd ?? ctx.workspaceDir,
+      timeoutMs: timeoutMs ?? 30_000,
+      signal: ctx.signal,
+    });
+    const out: Record<string, unknown> = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+    if (result.timedOut) out.timedOut = true;
+    if (result.cancelled) out.cancelled = true;
+    if (result.truncated) out.truncated = true;
+    return out;
+  },
+};
+
+const ZEchoArgs = z.strictObject({ text: z.string().max(65_536) });
+
+/** Returns its argument; never needs approval. */
+export const echoTool: THostTool = {
+  kind: "host",
+  name: "echo",
+  description: "Echo text back.",
+  argsSchema: ZEchoArgs,
+  action: "tool:echo",
+  cwdOf: () => null,
+  describe: (args) => `Echo ${JSON.stringify((args as z.infer<typeof ZEchoArgs>).text)}?`,
+  risk: () => "low",
+  execute: async (args) => ({ text: (args as z.infer<typeof ZEchoArgs>).text }),
+};

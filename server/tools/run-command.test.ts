@@ -1,0 +1,174 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { listMarkedProcesses, runCommand } from "./run-command";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "run-command-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a command while recording its marker and the marked processes seen mid-run. */
+async function runTracked(command: string, opts: { timeoutMs: number; signal?: AbortSignal; sampleAtMs: number }) {
+  let marker = "";
+  let seenDuringRun: number[] = [];
+  const sampler = setTimeout(() => {
+    seenDuringRun = listMarkedProcesses(marker);
+  }, opts.sampleAtMs);
+  const result = await runCommand({
+    command,
+    cwd: dir,
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+    onSpawn: (info) => {
+      marker = info.marker;
+    },
+  });
+  clearTimeout(sampler);
+  return { result, marker, seenDuringRun };
+}
+
+describe("runCommand", () => {
+  it("returns exit code, stdout, stderr, and honours cwd and env", async () => {
+    const r = await runCommand({
+      command: 'echo "out $FOO"; pwd; echo err >&2',
+      cwd: dir,
+      timeoutMs: 2000,
+      env: { FOO: "bar" },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe(`out bar\n${dir}\n`);
+    expect(r.stderr).toBe("err\n");
+    expect(r).toMatchObject({ timedOut: false, cancelled: false, truncated: false, signal: null });
+    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reports a non-zero exit as a normal result", async () => {
+    const r = await runCommand({ command: "echo nope >&2; exit 3", cwd: dir, timeoutMs: 2000 });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toBe("nope\n");
+  });
+
+  it("bounds output, flags truncation and keeps draining the pipe", async () => {
+    const r = await runCommand({ command: "yes | head -c 1000000", cwd: dir, timeoutMs: 2000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.truncated).toBe(true);
+    expect(Buffer.byteLength(r.stdout)).toBe(65536);
+    expect(r.stdout.startsWith("y\ny\n")).toBe(true);
+
+    const small = await runCommand({
+      command: "printf 'abcdef' >&2",
+      cwd: dir,
+      timeoutMs: 2000,
+      maxOutputBytes: 4,
+    });
+    expect(small.stderr).toBe("abcd");
+    expect(small.truncated).toBe(true);
+  });
+
+  it("does not split a multi-byte character when truncating", async () => {
+    const r = await runCommand({ command: "printf 'aé'", cwd: dir, timeoutMs: 2000, maxOutputBytes: 2 });
+    expect(r.stdout).toBe("a");
+    expect(r.truncated).toBe(true);
+  });
+
+  it("kills the whole process tree on timeout", async () => {
+    const { result, marker, seenDuringRun } = await runTracked("bash -c 'sleep 30 & sleep 30 & wait'", {
+      timeoutMs: 500,
+      sampleAtMs: 300,
+    });
+    expect(result.timedOut).toBe(true);
+    expect(result.cancelled).toBe(false);
+    expect(result.exitCode).toBeNull();
+    expect(result.durationMs).toBeLessThan(2000);
+    expect(seenDuringRun.length).toBeGreaterThanOrEqual(3);
+    expect(listMarkedProcesses(marker)).toEqual([]);
+  });
+
+  it("kills the whole process tree on abort", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const { result, marker, seenDuringRun } = await runTracked("sleep 30 & sleep 30 & wait", {
+      timeoutMs: 10_000,
+      signal: controller.signal,
+      sampleAtMs: 200,
+    });
+    expect(result.cancelled).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(result.exitCode).toBeNull();
+    expect(result.durationMs).toBeLessThan(2000);
+    expect(seenDuringRun.length).toBeGreaterThanOrEqual(3);
+    expect(listMarkedProcesses(marker)).toEqual([]);
+  });
+
+  it("escalates to SIGKILL when the tree ignores SIGTERM", async () => {
+    const { result, marker } = await runTracked("trap '' TERM; sleep 30 & sleep 30 & wait", {
+      timeoutMs: 300,
+      sampleAtMs: 100,
+    });
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe("SIGKILL");
+    expect(listMarkedProcesses(marker)).toEqual([]);
+  });
+
+  it("does not hang when a grandchild keeps the pipes open after bash exits", async () => {
+    const { result, marker } = await runTracked("sleep 30 & echo done", { timeoutMs: 10_000, sampleAtMs: 50 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("done\n");
+    expect(result.timedOut).toBe(false);
+    expect(result.durationMs).toBeLessThan(2000);
+    expect(listMarkedProcesses(marker)).toEqual([]);
+  });
+
+  it("reaps background processes left behind with closed pipes", async () => {
+    const { result, marker } = await runTracked("sleep 30 >/dev/null 2>&1 & echo ok", {
+      timeoutMs: 10_000,
+      sampleAtMs: 50,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("ok\n");
+    expect(listMarkedProcesses(marker)).toEqual([]);
+  });
+
+  it("never spawns when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const file = join(dir, "should-not-exist");
+    let spawned = false;
+    const r = await runCommand({
+      command: `touch '${file}'`,
+      cwd: dir,
+      timeoutMs: 2000,
+      signal: controller.signal,
+      onSpawn: () => {
+        spawned = true;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(r.cancelled).toBe(true);
+    expect(r.exitCode).toBeNull();
+    expect(spawned).toBe(false);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("resolves with a clear error for a nonexistent cwd", async () => {
+    const missing = join(dir, "missing");
+    let spawned = false;
+    const r = await runCommand({
+      command: "true",
+      cwd: missing,
+      timeoutMs: 2000,
+      onSpawn: () => {
+        spawned = true;
+      },
+    });
+    expect(r.exitCode).toBeNull();
+    expect(r.stderr).toContain(`working directory does not exist: ${missing}`);
+    expect(spawned).toBe(false);
+    expect(existsSync(missing)).toBe(false);
+  });
+});

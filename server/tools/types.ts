@@ -1,0 +1,41 @@
+import type { z } from "zod";
+import type { Db } from "../../db/client";
+import type { TRisk } from "../core/vocabulary";
+
+/** What a host tool may use while it runs. */
+export type THostToolContext = { workspaceDir: string; signal: AbortSignal; userId: string; sessionId: string };
+
+/** A tool the host runs itself (exec, echo, ...). */
+export type THostTool = {
+  kind: "host";
+  name: string;
+  description: string;
+  argsSchema: z.ZodType;
+  /** The action name an approval shows and binds to, e.g. `tool:exec`. */
+  action: string;
+  /** The working directory the operation runs in, bound into the approval; null when irrelevant. */
+  cwdOf: (args: unknown, workspaceDir: string) => string | null;
+  /** The sentence an approver reads. */
+  describe: (args: unknown, cwd: string | null) => string;
+  risk: (args: unknown) => TRisk;
+  execute: (args: unknown, ctx: THostToolContext & { cwd: string | null }) => Promise<unknown>;
+};
+
+/** A tool only the connected client runs; private ones hand their input to `handlePrivateInput` only. */
+export type TClientTool = {
+  kind: "client";
+  name: string;
+  description: string;
+  argsSchema: z.ZodType;
+  /** Validates what the client submits (the output, or the private input). */
+  outputSchema: z.ZodType;
+  /** JSON Schema sent to the client as `inputSchema` for private input. */
+  inputJsonSchema?: Record<string, unknown>;
+  /**
+   * The application handler for private input: the only code that sees it. It runs inside the
+   * submission's transaction and returns the public response the model receives.
+   */
+  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string }) => Promise<unknown>;
+};
+
+export type TTool = THostTool | TClientTool;
