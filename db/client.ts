@@ -18,6 +18,7 @@ export type DbHandle = {
   kind: DbKind;
   /** The postgres.js client (PostgreSQL only): used for LISTEN/NOTIFY. */
   sql?: postgres.Sql;
+  url?: string;
   close: () => Promise<void>;
 };
 
@@ -31,7 +32,7 @@ export async function openDb(options: { url?: string; dataDir?: string; poolSize
   if (options.url) {
     const sql = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
     const db = drizzlePostgres(sql, { schema }) as unknown as Db;
-    return { db, kind: "postgres", sql, close: () => sql.end({ timeout: 5 }) };
+    return { db, kind: "postgres", sql, url: options.url, close: () => sql.end({ timeout: 5 }) };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
@@ -46,11 +47,15 @@ export async function migrateDb(handle: DbHandle): Promise<void> {
     await migratePglite(handle.db as never, { migrationsFolder });
     return;
   }
-  const sql = handle.sql;
-  if (!sql) throw new Error("postgres handle without client");
-  // Replicas booting together must not race on the migrations table.
-  await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(727274)`;
-    await migratePostgres(drizzlePostgres(tx as unknown as postgres.Sql), { migrationsFolder });
-  });
+  if (!handle.url) throw new Error("postgres handle without url");
+  // Replicas booting together must not race on the migrations table: one connection holds
+  // a session advisory lock while it migrates.
+  const sql = postgres(handle.url, { max: 1, onnotice: () => {} });
+  try {
+    await sql`select pg_advisory_lock(727274)`;
+    await migratePostgres(drizzlePostgres(sql), { migrationsFolder });
+    await sql`select pg_advisory_unlock(727274)`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }

@@ -32,3 +32,21 @@ export async function createTestDb(): Promise<DbHandle> {
 
 /** The database kind the integration suite runs on, for test names. */
 export const testDbKind = (): string => (process.env.TEST_DB === "postgres" ? "postgres" : "pglite");
+
+/** For tests that start server processes: a fresh PostgreSQL database URL, or null on PGlite. */
+export async function createTestDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const adminUrl = process.env.TEST_DB === "postgres" ? process.env.TEST_DATABASE_URL : undefined;
+  if (!adminUrl) return null;
+  const name = `cs_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}

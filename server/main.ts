@@ -1,5 +1,7 @@
 import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import next from "next";
 import pino from "pino";
 import { migrateDb, openDb } from "../db/client";
@@ -8,16 +10,25 @@ import { loadConfig } from "./config";
 import { newSecret } from "./core/ids";
 import { ensureDemoOperator } from "./demo";
 
+/** Next.js serves the console pages; skipped with COUNTERSIGN_PAGES=off (API-only, e.g. tests). */
+async function loadPages(port: number) {
+  const app = next({ dev: process.env.NODE_ENV !== "production", dir: process.cwd(), hostname: "127.0.0.1", port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const upgrade = app.getUpgradeHandler();
+  return {
+    handle: async (req: IncomingMessage, res: ServerResponse) => handle(req, res),
+    upgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer) => upgrade(req, socket, head),
+  };
+}
+
 /** The Countersign process: config, database + migrations, host, and one HTTP server. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") });
   await migrateDb(db);
-  const dev = process.env.NODE_ENV !== "production";
-  const pages = next({ dev, dir: process.cwd(), hostname: "127.0.0.1", port: config.port });
-  await pages.prepare();
-  const nextHandler = pages.getRequestHandler();
+  const pages = process.env.COUNTERSIGN_PAGES === "off" ? undefined : await loadPages(config.port);
   const app = await createApp({
     db,
     dataDir: config.dataDir,
@@ -27,7 +38,7 @@ async function main(): Promise<void> {
     boundaryTimeoutMs: config.boundaryTimeoutMs,
     leaseMs: config.leaseMs,
     log,
-    pages: { handle: async (req, res) => nextHandler(req, res), upgrade: async (req, socket, head) => pages.getUpgradeHandler()(req, socket, head) },
+    pages,
   });
   const url = config.publicUrl ?? `http://localhost:${(app.server.address() as { port: number }).port}`;
   const demo = await ensureDemoOperator(db.db, app.deps.auth, config.dataDir, url);

@@ -1,11 +1,13 @@
 import { approvalsRouter } from "./routers/approvals";
 import { responsesRouter } from "./routers/responses";
+import { usersRouter } from "./routers/users";
 import { authenticatedProcedure, router } from "./init";
 
 export const appRouter = router({
   me: authenticatedProcedure.query(({ ctx }) => ctx.actor),
   approvals: approvalsRouter,
   responses: responsesRouter,
+  users: usersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { AppShell } from "@/components/app-shell";
+import { ResponseDetail } from "@/components/response-detail";
+
+type TProps = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: TProps): Promise<Metadata> {
+  const { id } = await params;
+  return { title: `Response ${id}` };
+}
+
+export default async function ResponsePage({ params }: TProps) {
+  const { id } = await params;
+  return (
+    <AppShell>
+      <ResponseDetail responseId={id} />
+    </AppShell>
+  );
+}

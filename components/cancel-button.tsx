@@ -1,0 +1,45 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "./trpc-provider";
+
+/** Cancels a running or waiting response, after an inline confirmation. */
+export function CancelButton({ responseId }: { responseId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const cancel = useMutation(
+    trpc.responses.cancel.mutationOptions({
+      onSettled: () => {
+        setConfirming(false);
+        void queryClient.invalidateQueries(trpc.responses.pathFilter());
+        void queryClient.invalidateQueries(trpc.approvals.pathFilter());
+      },
+    }),
+  );
+  return (
+    <div className="cancel">
+      {confirming ? (
+        <>
+          <span>Stop this response? Any pending approval is cancelled.</span>
+          <button type="button" className="btn btn-deny" onClick={() => cancel.mutate({ responseId })} disabled={cancel.isPending}>
+            Yes, cancel it
+          </button>
+          <button type="button" className="btn btn-quiet" onClick={() => setConfirming(false)} disabled={cancel.isPending}>
+            Keep running
+          </button>
+        </>
+      ) : (
+        <button type="button" className="btn btn-outline-bad" onClick={() => setConfirming(true)}>
+          Cancel response
+        </button>
+      )}
+      {cancel.error ? (
+        <p role="alert" className="error-box">
+          {cancel.error.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+
+/** Only same-site paths may be a post-login destination. */
+function nextPath(): string {
+  if (typeof window === "undefined") return "/";
+  const next = new URLSearchParams(window.location.search).get("next");
+  return next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+async function signIn(email: string, password: string): Promise<string | null> {
+  let res: Response;
+  try {
+    res = await fetch("/api/auth/sign-in/email", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+  } catch {
+    return "Could not reach the server. Check your connection and try again.";
+  }
+  if (res.ok) return null;
+  if (res.status === 401) return "Invalid email or password.";
+  if (res.status === 429) {
+    const wait = res.headers.get("x-retry-after");
+    return `Too many sign-in attempts. Try again in ${wait ?? "a few"} seconds.`;
+  }
+  const body = (await res.json().catch(() => null)) as { message?: string } | null;
+  return body?.message ?? `Sign-in failed (HTTP ${res.status}).`;
+}
+
+/** Email + password sign-in for the console (better-auth session cookie). */
+export function LoginForm() {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(null);
+    const failure = await signIn(String(form.get("email") ?? "").trim(), String(form.get("password") ?? ""));
+    if (failure) {
+      setError(failure);
+      setPending(false);
+      return;
+    }
+    queryClient.clear();
+    router.replace(nextPath());
+  }
+
+  return (
+    <form className="login-form" onSubmit={onSubmit} aria-describedby={error ? "login-error" : undefined} noValidate={false}>
+      <div className="field">
+        <label htmlFor="email">Email</label>
+        <input id="email" name="email" type="email" autoComplete="username" required autoFocus aria-invalid={error ? true : undefined} />
+      </div>
+      <div className="field">
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" autoComplete="current-password" required aria-invalid={error ? true : undefined} />
+      </div>
+      {error ? (
+        <p id="login-error" role="alert" className="error-box">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" className="btn btn-primary btn-block" disabled={pending}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

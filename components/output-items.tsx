@@ -1,0 +1,89 @@
+import type { TOutputItem } from "@/server/core/envelope";
+import { JsonView, toPrettyJson } from "./json-view";
+
+type TExecResult = { exitCode?: unknown; stdout?: unknown; stderr?: unknown };
+
+const isExecResult = (v: unknown): v is TExecResult =>
+  typeof v === "object" && v !== null && ("stdout" in v || "stderr" in v) && "exitCode" in v;
+
+function ToolOutput({ output }: { output: unknown }) {
+  if (!isExecResult(output)) return <JsonView value={output} />;
+  const stdout = typeof output.stdout === "string" ? output.stdout : toPrettyJson(output.stdout ?? "");
+  const stderr = typeof output.stderr === "string" ? output.stderr : toPrettyJson(output.stderr ?? "");
+  return (
+    <div className="terminal">
+      <div className="terminal-head">exit code {String(output.exitCode)}</div>
+      {stdout ? (
+        <pre className="terminal-out" aria-label="stdout">
+          {stdout}
+        </pre>
+      ) : null}
+      {stderr ? (
+        <pre className="terminal-err" aria-label="stderr">
+          {stderr}
+        </pre>
+      ) : null}
+      {!stdout && !stderr ? <pre className="terminal-out muted">(no output)</pre> : null}
+    </div>
+  );
+}
+
+function Item({ item }: { item: TOutputItem }) {
+  switch (item.type) {
+    case "message":
+      return (
+        <div className="item item-message">
+          <div className="item-kind">assistant message</div>
+          <p className="prose">{item.content.map((c) => c.text).join("")}</p>
+        </div>
+      );
+    case "thinking":
+      return (
+        <details className="item item-thinking">
+          <summary className="item-kind">thinking</summary>
+          <p className="prose muted">{item.text}</p>
+        </details>
+      );
+    case "tool_call":
+      return (
+        <div className="item item-tool" data-testid="tool-call">
+          <div className="item-kind">
+            tool call · <code>{item.name}</code> <span className="muted small">{item.id}</span>
+          </div>
+          <JsonView value={item.arguments} />
+        </div>
+      );
+    case "tool_result":
+      return (
+        <div className="item item-result" data-testid="tool-result">
+          <div className="item-kind">
+            tool result · <code>{item.name}</code> <span className="muted small">{item.callId}</span>
+          </div>
+          <ToolOutput output={item.output} />
+        </div>
+      );
+    case "output":
+      return (
+        <div className="item">
+          <div className="item-kind">output</div>
+          <JsonView value={item.value} />
+        </div>
+      );
+  }
+}
+
+/** The envelope's output items, each rendered for reading. */
+export function OutputItems({ items }: { items: TOutputItem[] }) {
+  if (items.length === 0) return <p className="empty">No output items.</p>;
+  return (
+    <ol className="items">
+      {items.map((item, i) => (
+        // Output items have no stable id of their own; their order is fixed once stored.
+        // biome-ignore lint/suspicious/noArrayIndexKey: append-only list
+        <li key={i}>
+          <Item item={item} />
+        </li>
+      ))}
+    </ol>
+  );
+}

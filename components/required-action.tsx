@@ -1,0 +1,46 @@
+import Link from "next/link";
+import type { TRequiredAction } from "@/server/core/envelope";
+import { RiskBadge } from "./badges";
+import { JsonView } from "./json-view";
+import { Countdown } from "./time-labels";
+
+/** What the response is waiting for: a human approval or a client-side tool. */
+export function RequiredAction({ action }: { action: TRequiredAction }) {
+  if (action.type === "human_approval") {
+    return (
+      <div className="card callout" data-testid="required-action">
+        <div className="approval-head">
+          <RiskBadge risk={action.risk} />
+          <strong>
+            Waiting for approval of <code>{action.action}</code>
+          </strong>
+          <Countdown iso={action.expiresAt} />
+        </div>
+        <p className="approval-message">{action.message}</p>
+        {action.cwd ? (
+          <p className="small">
+            Working directory <code>{action.cwd}</code>
+          </p>
+        ) : null}
+        <JsonView value={action.arguments} />
+        <p>
+          <Link href="/" className="btn btn-primary">
+            Decide in the Approvals inbox
+          </Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div className="card callout" data-testid="required-action">
+      <div className="approval-head">
+        <strong>
+          Waiting for the client tool <code>{action.name}</code>
+        </strong>
+        <Countdown iso={action.expiresAt} />
+      </div>
+      {action.privateInput ? <p className="small muted">Private input: the answer reaches only the application handler.</p> : null}
+      <JsonView value={action.arguments} />
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { type ReactNode, useState } from "react";
+import type { AppRouter } from "@/server/api/trpc/root";
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+/** The tRPC error code of a failed call (e.g. "UNAUTHORIZED"), if it is a tRPC error. */
+export function trpcErrorCode(error: unknown): string | null {
+  if (!(error instanceof TRPCClientError)) return null;
+  const data = error.data as { code?: string } | undefined;
+  return data?.code ?? null;
+}
+
+const NO_RETRY = new Set(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "BAD_REQUEST", "CONFLICT"]);
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 2_000,
+        retry: (count, error) => !NO_RETRY.has(trpcErrorCode(error) ?? "") && count < 2,
+      },
+    },
+  });
+}
+
+function makeTrpcClient() {
+  const base = typeof window === "undefined" ? "http://localhost" : window.location.origin;
+  const url = `${base}/api/trpc`;
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({ url }),
+        false: httpBatchLink({ url }),
+      }),
+    ],
+  });
+}
+
+/** React Query + tRPC for the console; all data comes from `/api/trpc` in the browser. */
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(makeQueryClient);
+  const [trpcClient] = useState(makeTrpcClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}

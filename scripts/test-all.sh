@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the tests need and runs every test: static checks, unit and integration tests
+# on PGlite, the integration suite again on PostgreSQL when TEST_DATABASE_URL is set, then the
+# Playwright end-to-end tests in the system Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing Chromium (Debian package) for the end-to-end tests"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+echo "== npm ci"
+npm ci --loglevel=warn --no-audit --no-fund
+
+echo "== type check and lint"
+npx tsc --noEmit
+npx biome lint .
+
+mkdir -p test-results
+echo "== unit + integration tests on PGlite"
+TEST_DB=pglite npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json
+
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
+  TEST_DB=postgres npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json
+else
+  echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
+fi
+
+echo "== build and end-to-end tests (Playwright, system Chromium)"
+npx next build
+PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json
+
+node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/playwright.json

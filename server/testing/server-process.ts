@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+/** A free loopback port (the OS picks it; closed before returning). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export type TServerProcess = { child: ChildProcess; url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> };
+
+/** Starts `server/main.ts` as a real process (API only) and waits until /v1/healthz answers. */
+export async function startServerProcess(options: { dataDir: string; port: number; databaseUrl?: string }): Promise<TServerProcess> {
+  let output = "";
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    env: {
+      ...env,
+      COUNTERSIGN_DATA_DIR: options.dataDir,
+      PORT: String(options.port),
+      HOST: "127.0.0.1",
+      COUNTERSIGN_PAGES: "off",
+      COUNTERSIGN_LEASE_MS: "2000",
+      LOG_LEVEL: "warn",
+      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+    const ok = await fetch(`${url}/v1/healthz`).then((r) => r.ok).catch(() => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    url,
+    output: () => output,
+    kill: async (signal = "SIGTERM") => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Reads the demo operator's API key that the first start writes into the data directory. */
+export async function demoApiKey(dataDir: string): Promise<string> {
+  const file = join(dataDir, "demo-credentials.txt");
+  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  const key = readFileSync(file, "utf8").match(/API key:\s+(\S+)/)?.[1];
+  if (!key) throw new Error("no API key in demo-credentials.txt");
+  return key;
+}
