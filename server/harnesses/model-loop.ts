@@ -45,6 +45,13 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver): Prom
         record.frame("response.tool_call", { id, name: call.name, arguments: call.arguments });
       });
       if (next.usage) record.usage(next.usage);
+      record.event("model.turn", {
+        turn: turnIndex,
+        textChars: next.text?.length ?? 0,
+        reasoningChars: next.reasoning?.length ?? 0,
+        toolCalls: next.toolCalls.map((c) => c.name),
+        outputTokens: next.usage?.outputTokens ?? 0,
+      });
       return next;
     });
     if (!turn) return;

@@ -11,6 +11,8 @@ export type TTestUser = { userId: string; apiKey: string; email: string; passwor
 
 export type TTestApp = TApp & {
   dataDir: string;
+  /** Everything the server logged (at debug level), for leak checks. */
+  logs: () => string;
   /** Creates a user with a console password and an API key. */
   user: (role?: TRole, name?: string) => Promise<TTestUser>;
   /** fetch against the app with an API key. */
@@ -23,10 +25,13 @@ let userCounter = 0;
 export async function startTestApp(options: { boundaryTimeoutMs?: number; expirySweepMs?: number } = {}): Promise<TTestApp> {
   const db = await createTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
-  const app = await createApp({ db, dataDir, log: pino({ level: process.env.TEST_LOG ?? "silent" }), ...options });
+  let logged = "";
+  const sink = { write: (line: string) => void (logged += line) };
+  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...options });
   return {
     ...app,
     dataDir,
+    logs: () => logged,
     user: async (role = "member", name) => {
       const password = `pw-${Math.random().toString(36).slice(2)}-long`;
       const created = await addUser(app.deps.db, app.deps.auth, { name: name ?? `${role} ${++userCounter} ${Date.now()}`, role, password });
