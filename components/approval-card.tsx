@@ -1,17 +1,14 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useId } from "react";
-import type { AppRouter } from "@/server/api/trpc/root";
+import type { TApprovalRow } from "./api-types";
 import { RiskBadge } from "./badges";
 import { JsonView } from "./json-view";
-import { Countdown } from "./time-labels";
+import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
-
-export type TApprovalRow = inferRouterOutputs<AppRouter>["approvals"]["list"][number];
 
 /** One pending approval with everything needed to decide it, and the Approve / Deny buttons. */
 export function ApprovalCard({ approval: a, onDecided }: { approval: TApprovalRow; onDecided: (text: string) => void }) {
@@ -39,7 +36,12 @@ export function ApprovalCard({ approval: a, onDecided }: { approval: TApprovalRo
         <h3 id={titleId} className="approval-action">
           <code>{a.action}</code>
         </h3>
-        <Countdown iso={a.expiresAt} />
+        <span className="approval-when">
+          <span>
+            requested <TimeAgo iso={a.createdAt} />
+          </span>
+          <Countdown iso={a.expiresAt} />
+        </span>
       </header>
       <p id={messageId} className="approval-message">
         {a.message}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApprovalCard } from "./approval-card";
 import { DecidedList } from "./decided-list";
 import { useTRPC } from "./trpc-provider";
@@ -14,6 +14,12 @@ export function ApprovalsInbox() {
   const pending = useQuery(trpc.approvals.list.queryOptions({ status: "pending" }));
   const decided = useQuery(trpc.approvals.list.queryOptions({ status: "decided" }));
   const [announcement, setAnnouncement] = useState("");
+  const pendingHeading = useRef<HTMLHeadingElement>(null);
+  // The decided card leaves the list; keep keyboard focus in a safe place (not on the next Approve).
+  const onDecided = (text: string) => {
+    setAnnouncement(text);
+    pendingHeading.current?.focus();
+  };
   const count = pending.data?.length ?? 0;
 
   return (
@@ -30,7 +36,7 @@ export function ApprovalsInbox() {
       </p>
 
       <section aria-labelledby="pending-title" className="section">
-        <h2 id="pending-title">
+        <h2 id="pending-title" ref={pendingHeading} tabIndex={-1}>
           Pending <span className="count" data-testid="pending-count">{count}</span>
         </h2>
         {pending.error ? (
@@ -45,7 +51,7 @@ export function ApprovalsInbox() {
           </div>
         ) : (
           <div className="stack" data-testid="pending-list">
-            {pending.data?.map((a) => <ApprovalCard key={a.id} approval={a} onDecided={setAnnouncement} />)}
+            {pending.data?.map((a) => <ApprovalCard key={a.id} approval={a} onDecided={onDecided} />)}
           </div>
         )}
       </section>

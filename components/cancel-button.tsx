@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "./trpc-provider";
 
 /** Cancels a running or waiting response, after an inline confirmation. */
@@ -9,6 +9,15 @@ export function CancelButton({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+  // Keep keyboard focus on a safe control when the buttons swap.
+  useEffect(() => {
+    if (confirming) keepButton.current?.focus();
+    else if (wasConfirming.current) cancelButton.current?.focus();
+    wasConfirming.current = confirming;
+  }, [confirming]);
   const cancel = useMutation(
     trpc.responses.cancel.mutationOptions({
       onSettled: () => {
@@ -26,12 +35,12 @@ export function CancelButton({ responseId }: { responseId: string }) {
           <button type="button" className="btn btn-deny" onClick={() => cancel.mutate({ responseId })} disabled={cancel.isPending}>
             Yes, cancel it
           </button>
-          <button type="button" className="btn btn-quiet" onClick={() => setConfirming(false)} disabled={cancel.isPending}>
+          <button ref={keepButton} type="button" className="btn btn-quiet" onClick={() => setConfirming(false)} disabled={cancel.isPending}>
             Keep running
           </button>
         </>
       ) : (
-        <button type="button" className="btn btn-outline-bad" onClick={() => setConfirming(true)}>
+        <button ref={cancelButton} type="button" className="btn btn-outline-bad" onClick={() => setConfirming(true)}>
           Cancel response
         </button>
       )}

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { TApprovalRow } from "./approval-card";
+import type { TApprovalRow } from "./api-types";
 import { StatusBadge } from "./badges";
 import { TimeAgo } from "./time-labels";
 import { useUserNames } from "./use-user-names";
@@ -34,11 +34,11 @@ export function DecidedList({ rows }: { rows: TApprovalRow[] }) {
                 <code>{r.action}</code>
                 <div className="muted small clamp">{r.message}</div>
               </td>
-              <td>{r.user}</td>
-              <td>{r.decidedBy ? nameOf(r.decidedBy) : r.status === "expired" ? "(expired)" : "—"}</td>
+              <td className="nowrap">{r.user}</td>
+              <td className="nowrap">{r.decidedBy ? nameOf(r.decidedBy) : r.status === "expired" ? "(expired)" : "—"}</td>
               <td>{r.decidedVia ?? "—"}</td>
-              <td>{r.decidedAt ? <TimeAgo iso={r.decidedAt} /> : "—"}</td>
-              <td>
+              <td className="nowrap">{r.decidedAt ? <TimeAgo iso={r.decidedAt} /> : "—"}</td>
+              <td className="nowrap">
                 <Link href={`/responses/${r.responseId}`} aria-label={`Open response ${r.responseId}`}>
                   View response
                 </Link>

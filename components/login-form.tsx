@@ -1,8 +1,9 @@
 "use client";
 
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
+import { useTRPC } from "./trpc-provider";
 
 /** Only same-site paths may be a post-login destination. */
 function nextPath(): string {
@@ -38,6 +39,12 @@ export function LoginForm() {
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  // Already signed in (e.g. a second tab): go straight on.
+  const trpc = useTRPC();
+  const me = useQuery(trpc.me.queryOptions(undefined, { retry: false }));
+  useEffect(() => {
+    if (me.data) router.replace(nextPath());
+  }, [me.data, router]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -55,10 +62,10 @@ export function LoginForm() {
   }
 
   return (
-    <form className="login-form" onSubmit={onSubmit} aria-describedby={error ? "login-error" : undefined} noValidate={false}>
+    <form className="login-form" onSubmit={onSubmit} aria-describedby={error ? "login-error" : undefined}>
       <div className="field">
         <label htmlFor="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="username" required autoFocus aria-invalid={error ? true : undefined} />
+        <input id="email" name="email" type="email" autoComplete="username" required aria-invalid={error ? true : undefined} />
       </div>
       <div className="field">
         <label htmlFor="password">Password</label>

@@ -1,4 +1,4 @@
-import type { TOutputItem } from "@/server/core/envelope";
+import type { TOutputItemView as TOutputItem } from "./api-types";
 import { JsonView, toPrettyJson } from "./json-view";
 
 type TExecResult = { exitCode?: unknown; stdout?: unknown; stderr?: unknown };
@@ -14,12 +14,12 @@ function ToolOutput({ output }: { output: unknown }) {
     <div className="terminal">
       <div className="terminal-head">exit code {String(output.exitCode)}</div>
       {stdout ? (
-        <pre className="terminal-out" aria-label="stdout">
+        <pre className="terminal-out">
           {stdout}
         </pre>
       ) : null}
       {stderr ? (
-        <pre className="terminal-err" aria-label="stderr">
+        <pre className="terminal-err">
           {stderr}
         </pre>
       ) : null}

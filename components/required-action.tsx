@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { TRequiredAction } from "@/server/core/envelope";
+import type { TRequiredActionView as TRequiredAction } from "./api-types";
 import { RiskBadge } from "./badges";
 import { JsonView } from "./json-view";
 import { Countdown } from "./time-labels";
@@ -39,7 +39,11 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
         </strong>
         <Countdown iso={action.expiresAt} />
       </div>
-      {action.privateInput ? <p className="small muted">Private input: the answer reaches only the application handler.</p> : null}
+      <p className="small muted">
+        The connected client runs this tool and submits its output; the response resumes when it does.
+        {action.privateInput ? " Its private input reaches only the application handler." : ""}
+      </p>
+      <div className="label">Arguments</div>
       <JsonView value={action.arguments} />
     </div>
   );

@@ -15,6 +15,11 @@ import { useResponseLive } from "./use-response-live";
 
 const TERMINAL = new Set(["completed", "denied", "cancelled", "failed"]);
 
+const ENDING: Record<string, string> = {
+  denied: "A person denied the requested action. It did not run, and the response ended here.",
+  cancelled: "This response was cancelled. Nothing after the cancellation ran.",
+};
+
 /** One response: status, output, usage, what it waits for, and its live trajectory. */
 export function ResponseDetail({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
@@ -61,6 +66,11 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
 
       {terminal ? null : <CancelButton responseId={env.id} />}
       {env.requiredAction ? <RequiredAction action={env.requiredAction} /> : null}
+      {ENDING[env.status] ? (
+        <p className={`notice notice-${env.status}`} data-testid="ending">
+          {ENDING[env.status]}
+        </p>
+      ) : null}
       {env.error ? (
         <div className="error-box" role="alert">
           <strong>{env.error.code}</strong>: {env.error.message}

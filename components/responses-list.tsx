@@ -53,15 +53,15 @@ export function ResponsesList() {
                       <code>{r.id}</code>
                     </Link>
                   </td>
-                  <td>
+                  <td className="nowrap">
                     <StatusBadge status={r.status} />
                   </td>
                   <td>{r.agent}</td>
-                  <td>{r.user}</td>
+                  <td className="nowrap">{r.user}</td>
                   <td>
                     <code className="muted">{r.sessionId}</code>
                   </td>
-                  <td>
+                  <td className="nowrap">
                     <TimeAgo iso={r.createdAt} />
                   </td>
                 </tr>

@@ -1,12 +1,9 @@
 "use client";
 
-import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "@/server/api/trpc/root";
+import type { TTrajectoryEvent as TEvent } from "./api-types";
 import { JsonView } from "./json-view";
 import { formatTimestamp } from "./time-labels";
 import { useUserNames } from "./use-user-names";
-
-type TEvent = inferRouterOutputs<AppRouter>["responses"]["get"]["trajectory"][number];
 
 function tone(e: TEvent): string {
   if (e.type.startsWith("approval") || e.type.startsWith("client_tool") || e.type.startsWith("question")) return "warn";

@@ -16,25 +16,25 @@ export async function cancelResponse(
   deps: TDeps,
   actor: TActor,
   input: { responseId: string; reason?: string; via: TTransport },
-): Promise<TEnvelope> {
+): Promise<{ envelope: TEnvelope; sequence: number }> {
   const existing = await getResponse(deps.db, input.responseId);
   if (!existing || !canRead(actor, existing.userId)) throw notFound("response", input.responseId);
   if (!canDecide(actor, existing.userId)) throw new DomainError("forbidden", "Your role cannot cancel responses.");
-  const envelope = await transact(deps, async (tx, emit) => {
+  const cancelled = await transact(deps, async (tx, emit) => {
     const row = await lockActiveOrSuspended(tx, input.responseId);
     if (!row) return null;
     await tx.update(approvals).set({ status: "cancelled", decidedAt: deps.now(), decidedVia: input.via, decidedBy: actor.userId }).where(and(eq(approvals.responseId, row.id), eq(approvals.status, "pending")));
     await tx.update(clientToolRequests).set({ status: "cancelled" }).where(and(eq(clientToolRequests.responseId, row.id), eq(clientToolRequests.status, "pending")));
     const reason = input.reason ?? "Cancelled by the user.";
     const env = await finishResponse(tx, row, "cancelled", { cancelReason: reason });
-    await emit(row.id, [
+    const [frame] = await emit(row.id, [
       { type: "response.cancelled", data: { reason }, frame: false, actorUserId: actor.userId, transport: input.via },
       { type: "response.completed", data: { ...env, responseId: row.id }, frame: true },
     ]);
-    return env;
+    return { envelope: env, sequence: frame?.sequence ?? 0 };
   });
-  if (!envelope) throw new DomainError("conflict", `The response is already ${existing.status}; it cannot be cancelled.`);
+  if (!cancelled) throw new DomainError("conflict", `The response is already ${existing.status}; it cannot be cancelled.`);
   deps.bus.publishWake(input.responseId, "cancel");
   deps.bus.publishInbox({ kind: "response", responseId: input.responseId });
-  return envelope;
+  return cancelled;
 }

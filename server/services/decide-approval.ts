@@ -60,7 +60,8 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
     if (!won) return null;
     const [row] = await tx
       .update(responses)
-      .set(input.decision === "approve" ? { status: "in_progress" } : {})
+      // A denial only locks the row here (drizzle rejects an empty SET); finishResponse settles it below.
+      .set(input.decision === "approve" ? { status: "in_progress" } : { updatedAt: deps.now() })
       .where(and(eq(responses.id, approval.responseId), eq(responses.status, "requires_action")))
       .returning();
     if (!row) throw new DomainError("conflict", "The response is no longer waiting for this approval.");

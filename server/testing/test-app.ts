@@ -26,7 +26,11 @@ export async function startTestApp(options: { boundaryTimeoutMs?: number; expiry
   const db = await createTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
   let logged = "";
-  const sink = { write: (line: string) => void (logged += line) };
+  const sink = {
+    write: (line: string) => {
+      logged += line;
+    },
+  };
   const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...options });
   return {
     ...app,

@@ -55,6 +55,22 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
   });
 
+  it("a tampered approval is rejected over the WebSocket too", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
+    await app.deps.db.update(approvals).set({ arguments: { command: "echo ran > side.txt", timeoutMs: 5 } }).where(eq(approvals.id, approval.id));
+    const live = await LiveClient.open(app, member.apiKey);
+    try {
+      live.send({ type: "approval.decision", responseId: env.id, approvalId: approval.id, decision: "approve" });
+      const error = await live.waitFor((f) => f.type === "error");
+      expect(error).toMatchObject({ code: "binding_changed", responseId: env.id });
+      expect(live.isOpen).toBe(true);
+    } finally {
+      live.close();
+    }
+    expect(await approvalStatus(approval.id)).toBe("pending");
+    expect(existsSync(join(cwd, "side.txt"))).toBe(false);
+  });
+
   it("a WebSocket decision naming another response gets binding_changed; the approval stays pending and can be decided", async () => {
     const a = await invokeApproval(app, member.apiKey, "echo a >> count.txt");
     const b = await invokeApproval(app, member.apiKey, "echo b >> count.txt");
@@ -86,7 +102,7 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
 
 describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => {
   it("20 concurrent approvals over HTTP and several sockets: one wins, the rest get already_decided, the command runs once", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo x >> count.txt", { then: [{ text: "after" }] });
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo x >> count.txt", { followedBy: [{ text: "after" }] });
     const sockets = await Promise.all([1, 2, 3, 4].map(() => LiveClient.open(app, member.apiKey)));
     try {
       const frame = { type: "approval.decision", responseId: env.id, approvalId: approval.id, decision: "approve" };
@@ -132,7 +148,8 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
       });
       expect(done.outputText).toBe("after");
       expect(lineCount(cwd, "count.txt")).toBe(1);
-      expect(await approvalStatus(approval.id)).toBe("approved");
+      const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
+      expect(row).toMatchObject({ status: "approved", decidedBy: member.userId, decidedVia: httpWins.length === 1 ? "http" : "websocket" });
       const results = done.output.filter((i) => i.type === "tool_result");
       expect(results).toHaveLength(1);
     } finally {
@@ -151,14 +168,15 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
       const http: Array<Promise<Response>> = [];
       for (let i = 0; i < 20; i++) {
         const output = { url: `https://example.test/${i}`, title: `page ${i}` };
+        // 16 HTTP calls and 4 WebSocket frames (2 per socket), interleaved.
         if (i % 10 === 4 || i % 10 === 8) sockets[Math.floor(i / 10)]?.send({ type: "client_tool.result", requestId, output });
         else http.push(app.api(`/v1/client-tools/${requestId}`, { key: member.apiKey, body: { output } }));
       }
       const bodies = await Promise.all((await Promise.all(http)).map(async (r) => ({ status: r.status, text: await r.text() })));
       const isOutcome = (f: { type: string; responseId?: string; requestId?: string }) =>
         (f.type === "response.tool_result" && f.responseId === env.id) || (f.type === "error" && f.requestId === requestId);
-      await Promise.all(sockets.map((s) => s.waitForCount(isOutcome, 1)));
-      await new Promise((r) => setTimeout(r, 200));
+      // Each socket sent two results: a winner sees the tool_result and one error, a loser two errors.
+      await Promise.all(sockets.map((s) => s.waitForCount(isOutcome, 2)));
       const wsWins = sockets.filter((s) => s.frames.some((f) => f.type === "response.tool_result"));
       const wsErrors = sockets.flatMap((s) => s.frames.filter((f) => f.type === "error"));
       const httpWins = bodies.filter((b) => b.status === 200);

@@ -61,12 +61,15 @@ export async function invoke(app: TTestApp, key: string, input: unknown, extra: 
 }
 
 /** Invokes a one-exec script and returns the envelope (requires_action) with its approval. */
-export async function invokeApproval(app: TTestApp, key: string, command: string, extra: { approvalTtlMs?: number; sessionId?: string; then?: TScriptTurn[] } = {}) {
-  const env = await invoke(app, key, script([execTurn(command), ...(extra.then ?? [{ text: "done" }])], { approvalTtlMs: extra.approvalTtlMs }), extra.sessionId ? { sessionId: extra.sessionId } : {});
+export async function invokeApproval(app: TTestApp, key: string, command: string, extra: { approvalTtlMs?: number; sessionId?: string; followedBy?: TScriptTurn[] } = {}) {
+  const env = await invoke(app, key, script([execTurn(command), ...(extra.followedBy ?? [{ text: "done" }])], { approvalTtlMs: extra.approvalTtlMs }), extra.sessionId ? { sessionId: extra.sessionId } : {});
   expect(env.status).toBe("requires_action");
   const action = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
   expect(action.type).toBe("human_approval");
   expect(action.id).toMatch(/^approval_[0-9a-f]{32}$/);
+  expect(action.callId).toBe(env.id);
+  expect(env.outputText).toBe("");
+  expect(env.output).toEqual([]);
   return { env, approval: action, cwd: action.cwd as string };
 }
 
@@ -126,12 +129,16 @@ export function readSse(res: Response) {
   const notify = () => {
     for (const w of waiters.splice(0)) w();
   };
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let failure: unknown = null;
   const done = (async () => {
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let buffer = "";
     for (;;) {
-      const { value, done: finished } = await reader.read();
+      const { value, done: finished } = await reader.read().catch((error: unknown) => {
+        failure = error;
+        return { value: undefined, done: true as const };
+      });
       if (finished) break;
       const chunk = decoder.decode(value, { stream: true });
       raw += chunk;
@@ -163,6 +170,13 @@ export function readSse(res: Response) {
     done,
     raw: () => raw,
     isClosed: () => closed,
+    /** The transport error that ended the stream, if it did not end cleanly. */
+    failure: () => failure,
+    /** Stops reading (the client goes away). */
+    cancel: async () => {
+      await reader.cancel().catch(() => {});
+      await done;
+    },
     /** Resolves once an event matches (already received or later). */
     waitFor: async (pred: (e: TSseEvent) => boolean, timeoutMs = 10_000): Promise<TSseEvent> => {
       const deadline = Date.now() + timeoutMs;

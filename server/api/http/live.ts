@@ -97,8 +97,8 @@ class LiveConnection {
         if (frame.requestId) this.requestIds.set(responseId, frame.requestId);
         this.follow(responseId, -1);
       } else if (frame.type === "response.cancel") {
-        await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
-        this.follow(frame.responseId, -1);
+        const cancelled = await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
+        this.follow(frame.responseId, cancelled.sequence - 1);
       } else if (frame.type === "approval.decision") {
         const decided = await decideApproval(this.deps, this.actor, { approvalId: frame.approvalId, decision: frame.decision, via: "websocket", expectedResponseId: frame.responseId });
         this.follow(decided.responseId, decided.resolvedSequence - 1);
@@ -107,7 +107,13 @@ class LiveConnection {
         this.follow(submitted.responseId, submitted.resultSequence - 1);
       }
     } catch (error) {
-      const ids = "responseId" in frame ? { responseId: frame.responseId } : frame.type === "client_tool.result" ? { requestId: frame.requestId } : {};
+      // Errors carry what the client named, so it can tell which of its frames failed.
+      const ids =
+        "responseId" in frame
+          ? { responseId: frame.responseId }
+          : frame.type === "client_tool.result" || (frame.type === "response.create" && frame.requestId)
+            ? { requestId: frame.requestId }
+            : {};
       this.sendError(error, ids);
     }
   }

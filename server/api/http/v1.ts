@@ -84,7 +84,8 @@ const routes: TRoute[] = [
     handle: async ({ deps, req, res, params, actor }) => {
       const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"];
       const body = hasBody ? parseBody(ZCancelBody, await readJson(req)) : {};
-      sendJson(res, 200, await cancelResponse(deps, actor, { responseId: params[0] as string, reason: body.reason, via: "http" }));
+      const cancelled = await cancelResponse(deps, actor, { responseId: params[0] as string, reason: body.reason, via: "http" });
+      sendJson(res, 200, cancelled.envelope);
     },
   },
   {
@@ -93,7 +94,7 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZDecisionBody, await readJson(req));
-      const decided = await decideApproval(deps, actor, { approvalId: ZId.parse(params[0]), decision: body.decision, via: "http" });
+      const decided = await decideApproval(deps, actor, { approvalId: params[0] as string, decision: body.decision, via: "http" });
       if (body.decision === "deny") {
         sendJson(res, 200, { id: decided.approvalId, status: "denied" });
         return;
@@ -121,6 +122,15 @@ function requireSessionId(url: URL): string {
   return sessionId;
 }
 
+/** A path segment as the client meant it; a broken percent-escape is a bad request, not a 500. */
+function decodePathParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new DomainError("invalid_request", "The URL path is not validly percent-encoded.");
+  }
+}
+
 /** Serves every `/v1` HTTP route; errors become `{"detail","code"}` with the contract's status. */
 export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   try {
@@ -128,7 +138,7 @@ export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerR
     if (candidates.length === 0) throw new DomainError("not_found", `There is no route ${url.pathname}.`);
     const route = candidates.find((r) => r.method === req.method);
     if (!route) throw new DomainError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}.`);
-    const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map(decodeURIComponent);
+    const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map(decodePathParam);
     const identity = route.auth ? await identify(deps.db, deps.auth, req, url) : null;
     if (route.auth && !identity) throw new DomainError("unauthenticated", "Authentication required");
     await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"] });

@@ -46,7 +46,7 @@ export const responsesRouter = router({
     };
   }),
   cancel: authenticatedProcedure.input(z.strictObject({ responseId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
-    return cancelResponse(ctx.deps, ctx.actor, { responseId: input.responseId, via: "console" });
+    return (await cancelResponse(ctx.deps, ctx.actor, { responseId: input.responseId, via: "console" })).envelope;
   }),
   /** Live frames of one response, resumable after the last seen sequence. */
   onFrames: authenticatedProcedure

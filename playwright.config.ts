@@ -1,0 +1,66 @@
+import { defineConfig } from "@playwright/test";
+
+/** End-to-end tests of the operator console against the real server (run `npm run build` first). */
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+const E2E_DATA_DIR = ".data-e2e";
+
+export default defineConfig({
+  testDir: "./e2e",
+  // A subfolder: Playwright empties its outputDir, and scripts/test-all.sh keeps other results in test-results/.
+  outputDir: "test-results/e2e",
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    browserName: "chromium",
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    viewport: { width: 1280, height: 860 },
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  projects: [
+    { name: "setup", testMatch: /auth\.setup\.ts$/ },
+    {
+      name: "console",
+      testMatch: /\.spec\.ts$/,
+      dependencies: ["setup"],
+      use: { storageState: `${E2E_DATA_DIR}/e2e-signed-in.json` },
+    },
+  ],
+  webServer: {
+    // Uses the production build from `npm run build`; a fresh data directory each run.
+    command: `rm -rf ${E2E_DATA_DIR} && npx tsx server/main.ts`,
+    url: `http://127.0.0.1:${PORT}/v1/healthz`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      COUNTERSIGN_DATA_DIR: E2E_DATA_DIR,
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      LOG_LEVEL: "warn",
+      DATABASE_URL: "",
+      COUNTERSIGN_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+    },
+  },
+});

@@ -1,0 +1,298 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { and, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDbKind } from "../../db/testing";
+import { approvals, clientToolRequests, responseSteps, responses } from "../../db/schema";
+import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import {
+  decide,
+  execTurn,
+  expectError,
+  getResponse,
+  invoke,
+  invokeApproval,
+  lineCount,
+  ok200,
+  readSse,
+  script,
+  sleep,
+  type TBody,
+  waitUntil,
+} from "./helpers";
+
+let app: TTestApp;
+let member: TTestUser;
+
+beforeAll(async () => {
+  app = await startTestApp({ expirySweepMs: 200 });
+  member = await app.user("member");
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const getBody = async (env: { id: string; sessionId: string }) => ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
+
+describe(`rule 3: denied or expired never runs (${testDbKind()})`, () => {
+  it("deny answers {id, status:denied}, the response is denied, the command never ran", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
+    const res = await decide(app, member.apiKey, approval.id, "deny");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: approval.id, status: "denied" });
+    const after = await getBody(env);
+    expect(after).toMatchObject({ id: env.id, status: "denied", outputText: "", output: [] });
+    expect(after.requiredAction).toBeUndefined();
+    await sleep(300);
+    expect(existsSync(join(cwd, "side.txt"))).toBe(false);
+    const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(row?.status).toBe("denied");
+    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "already_decided");
+  });
+
+  it("an expired approval gets 409 expired, the response is denied, the command never ran", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
+    expect(Date.parse(approval.expiresAt) - Date.now()).toBeLessThanOrEqual(1000);
+    await sleep(1100);
+    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "expired");
+    const after = await getBody(env);
+    expect(after.status).toBe("denied");
+    await expectError(await decide(app, member.apiKey, approval.id, "deny"), 409, "expired");
+    await sleep(200);
+    expect(existsSync(join(cwd, "side.txt"))).toBe(false);
+  });
+
+  it("the expiry sweep settles an unattended approval as denied", async () => {
+    const { env, approval } = await invokeApproval(app, member.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
+    const denied = await waitUntil(async () => ((await getBody(env)).status === "denied" ? true : null), 5000, "sweep");
+    expect(denied).toBe(true);
+    const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(row?.status).toBe("expired");
+    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "expired");
+  });
+
+  it("an expired client-tool request gets 409 expired and the response fails", async () => {
+    const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "never" }], { clientToolTtlMs: 1000 }));
+    expect(env.status).toBe("requires_action");
+    const requestId = env.requiredAction?.id as string;
+    await sleep(1100);
+    await expectError(await app.api(`/v1/client-tools/${requestId}`, { key: member.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "expired");
+    const after = await getBody(env);
+    expect(after.status).toBe("failed");
+    expect(after.error).toEqual({ code: "client_tool_expired", message: expect.any(String) });
+    const [row] = await app.deps.db.select().from(clientToolRequests).where(eq(clientToolRequests.id, requestId));
+    expect(row?.status).toBe("expired");
+  });
+});
+
+describe(`rules 4 and 5: resume never replays; a later block asks again (${testDbKind()})`, () => {
+  it("two approvals in one run: each command runs once, echo results are stored once, the second approval is new", async () => {
+    const input = script([
+      { text: "one ", toolCalls: [{ name: "echo", arguments: { text: "before" } }, { name: "exec", arguments: { command: "echo first >> count.txt" } }] },
+      { text: "two ", toolCalls: [{ name: "echo", arguments: { text: "between" } }, { name: "exec", arguments: { command: "echo second >> second.txt; wc -l < count.txt" } }] },
+      { text: "three" },
+    ]);
+    const first = await invoke(app, member.apiKey, input);
+    expect(first.status).toBe("requires_action");
+    const firstApproval = first.requiredAction as { id: string; cwd: string; arguments: unknown };
+    expect(firstApproval.arguments).toEqual({ command: "echo first >> count.txt" });
+    const cwd = firstApproval.cwd;
+    expect(lineCount(cwd, "count.txt")).toBe(0);
+
+    const second = await ok200(await decide(app, member.apiKey, firstApproval.id, "approve"));
+    expect(second).toMatchObject({ id: first.id, status: "requires_action", approvalId: firstApproval.id, outputText: "", output: [] });
+    const secondApproval = second.requiredAction as { id: string; arguments: unknown };
+    expect(secondApproval.id).toMatch(/^approval_[0-9a-f]{32}$/);
+    expect(secondApproval.id).not.toBe(firstApproval.id);
+    expect(secondApproval.arguments).toEqual({ command: "echo second >> second.txt; wc -l < count.txt" });
+    expect(lineCount(cwd, "count.txt")).toBe(1);
+
+    const done = await ok200(await decide(app, member.apiKey, secondApproval.id, "approve"));
+    expect(done).toMatchObject({ id: first.id, status: "completed", approvalId: secondApproval.id, outputText: "one two three" });
+    expect(readFileSync(join(cwd, "count.txt"), "utf8")).toBe("first\n");
+    expect(readFileSync(join(cwd, "second.txt"), "utf8")).toBe("second\n");
+
+    const results = done.output.filter((i) => i.type === "tool_result") as Array<{ callId: string; name: string; output: Record<string, unknown> }>;
+    expect(results.map((r) => [r.callId, r.name])).toEqual([
+      ["call_0_0", "echo"],
+      ["call_0_1", "exec"],
+      ["call_1_0", "echo"],
+      ["call_1_1", "exec"],
+    ]);
+    expect(results[0]?.output).toEqual({ text: "before" });
+    expect(results[2]?.output).toEqual({ text: "between" });
+    expect(results[3]?.output).toMatchObject({ exitCode: 0, stdout: "1\n" });
+    expect(done.output.map((i) => i.type)).toEqual(["message", "tool_call", "tool_call", "tool_result", "tool_result", "message", "tool_call", "tool_call", "tool_result", "tool_result", "message"]);
+
+    const steps = await app.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, first.id));
+    const keys = steps.map((s) => s.key).sort();
+    expect(keys).toEqual(["model:0", "model:1", "model:2", "tool:call_0_0", "tool:call_0_1", "tool:call_1_0", "tool:call_1_1"]);
+    expect(steps.every((s) => s.status === "completed")).toBe(true);
+    const approvalRows = await app.deps.db.select().from(approvals).where(eq(approvals.responseId, first.id));
+    expect(approvalRows.map((a) => a.status)).toEqual(["approved", "approved"]);
+    const toolResultFrames = await app.deps.db.execute(
+      // Each tool result is one stored frame, never replayed on resume.
+      sqlCountFrames(first.id),
+    );
+    expect(countOf(toolResultFrames)).toBe(4);
+
+    // The whole stored stream: every frame once, nothing replayed by the two resumes.
+    const replay = readSse(await app.api(`/v1/responses/${first.id}/events?sessionId=${first.sessionId}`, { key: member.apiKey }));
+    await replay.done;
+    expect(replay.events.map((e) => e.event)).toEqual([
+      "response.created",
+      "response.text.delta",
+      "response.tool_call",
+      "response.tool_call",
+      "response.tool_result",
+      "approval.requested",
+      "response.completed",
+      "approval.resolved",
+      "response.tool_result",
+      "response.text.delta",
+      "response.tool_call",
+      "response.tool_call",
+      "response.tool_result",
+      "approval.requested",
+      "response.completed",
+      "approval.resolved",
+      "response.tool_result",
+      "response.text.delta",
+      "response.completed",
+    ]);
+    expect(replay.events.map((e) => e.data.sequence)).toEqual(replay.events.map((_, i) => i));
+  });
+
+  it("a later response in the same session works in the same workspace", async () => {
+    const a = await invokeApproval(app, member.apiKey, "echo one >> shared.txt");
+    await ok200(await decide(app, member.apiKey, a.approval.id, "approve"));
+    const b = await invokeApproval(app, member.apiKey, "echo two >> shared.txt", { sessionId: a.env.sessionId });
+    expect(b.env.sessionId).toBe(a.env.sessionId);
+    expect(b.env.id).not.toBe(a.env.id);
+    expect(b.cwd).toBe(a.cwd);
+    expect(b.approval.id).not.toBe(a.approval.id);
+    await ok200(await decide(app, member.apiKey, b.approval.id, "approve"));
+    expect(readFileSync(join(a.cwd, "shared.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+});
+
+describe(`expiry defaults (${testDbKind()})`, () => {
+  it("approvals expire after 15 minutes and client tools after 5 by default", async () => {
+    const started = Date.now();
+    const { approval } = await invokeApproval(app, member.apiKey, "true");
+    expect(Date.parse(approval.expiresAt) - started).toBeGreaterThan(15 * 60_000 - 5000);
+    expect(Date.parse(approval.expiresAt) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+    const ct = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }]));
+    const expiresAt = Date.parse(ct.requiredAction?.expiresAt as string);
+    expect(expiresAt - started).toBeGreaterThan(5 * 60_000 - 5000);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+  });
+});
+
+describe(`rule 7: the completed envelope is stored before the status turns terminal (${testDbKind()})`, () => {
+  it("every poll that says completed carries the full output, and the stored envelope is what GET returns", async () => {
+    const turns = Array.from({ length: 12 }, (_, i) => ({ text: `t${i} `, toolCalls: [{ name: "echo", arguments: { text: `e${i}` } }] }));
+    const first = await invoke(app, member.apiKey, script([execTurn("echo ok"), ...turns, { text: "end" }]));
+    const approvalId = first.requiredAction?.id as string;
+    const expectedText = `${turns.map((t) => t.text).join("")}end`;
+
+    let stop = false;
+    const polls: TBody[] = [];
+    const poller = async () => {
+      while (!stop) {
+        const res = await getResponse(app, member.apiKey, first.id, first.sessionId);
+        const body = (await res.json()) as TBody;
+        expect(res.status).toBe(200);
+        polls.push(body);
+        if (body.status === "completed") return;
+      }
+    };
+    const pollers = [poller(), poller(), poller(), poller()];
+    const approved = decide(app, member.apiKey, approvalId, "approve");
+    const done = await ok200(await approved);
+    await Promise.race([Promise.all(pollers), sleep(10_000)]);
+    stop = true;
+    await Promise.all(pollers);
+
+    expect(done.status).toBe("completed");
+    expect(done.outputText).toBe(expectedText);
+    const completedPolls = polls.filter((p) => p.status === "completed");
+    expect(completedPolls.length).toBeGreaterThanOrEqual(4);
+    expect(polls.some((p) => p.status === "in_progress")).toBe(true);
+    for (const p of completedPolls) {
+      expect(p.outputText).toBe(expectedText);
+      const { approvalId: _a, ...envelope } = done;
+      expect(p).toEqual(envelope);
+    }
+    for (const p of polls.filter((x) => x.status !== "completed")) {
+      expect(p.outputText).toBe("");
+      expect(p.output).toEqual([]);
+    }
+    const [row] = await app.deps.db.select().from(responses).where(eq(responses.id, first.id));
+    expect(row?.status).toBe("completed");
+    expect(row?.envelope).toEqual(await getBody(first));
+    expect(row?.envelope?.output).toHaveLength(2 + 12 * 3 + 1);
+  });
+});
+
+describe(`cancel (${testDbKind()})`, () => {
+  it("cancelling while an approved `sleep 30` runs kills the process quickly and the response stays cancelled", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo $$ > pid.txt; exec sleep 30", { followedBy: [{ text: "never" }] });
+    const approving = decide(app, member.apiKey, approval.id, "approve");
+    const pid = await waitUntil(() => (existsSync(join(cwd, "pid.txt")) ? Number(readFileSync(join(cwd, "pid.txt"), "utf8").trim()) || null : null), 10_000, "pid.txt");
+    expect(alive(pid)).toBe(true);
+    expect((await getBody(env)).status).toBe("in_progress");
+
+    const started = Date.now();
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, method: "POST" }));
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(cancelled).toMatchObject({ id: env.id, sessionId: env.sessionId, status: "cancelled", outputText: "", output: [] });
+    await waitUntil(() => !alive(pid), 3000, "the sleep to die");
+    const approvedBody = await ok200(await approving);
+    expect(approvedBody).toMatchObject({ id: env.id, status: "cancelled", approvalId: approval.id });
+
+    await sleep(500);
+    const after = await getBody(env);
+    expect(after.status).toBe("cancelled");
+    await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, method: "POST" }), 409, "conflict");
+  });
+
+  it("an approval of a cancelled response cannot be decided (409), and nothing runs", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: { reason: "changed my mind" } }));
+    expect(cancelled.status).toBe("cancelled");
+    const res = await decide(app, member.apiKey, approval.id, "approve");
+    expect(res.status).toBe(409);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({ detail: expect.any(String), code: expect.any(String) });
+    await expectError(await decide(app, member.apiKey, approval.id, "deny"), 409, body.code as string);
+    await sleep(300);
+    expect(existsSync(join(cwd, "side.txt"))).toBe(false);
+    const [row] = await app.deps.db.select().from(approvals).where(and(eq(approvals.id, approval.id)));
+    expect(row?.status).toBe("cancelled");
+    expect((await getBody(env)).status).toBe("cancelled");
+  });
+
+  it("cancel of an unknown response is 404 and of a finished one 409", async () => {
+    await expectError(await app.api("/v1/responses/resp_00000000000000000000000000000000/cancel", { key: member.apiKey, method: "POST" }), 404, "not_found");
+    const done = await invoke(app, member.apiKey, "hi");
+    expect(done.status).toBe("completed");
+    await expectError(await app.api(`/v1/responses/${done.id}/cancel`, { key: member.apiKey, method: "POST" }), 409, "conflict");
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+const sqlCountFrames = (responseId: string) =>
+  sql`select count(*) as n from response_events where response_id = ${responseId} and type = 'response.tool_result' and frame_seq is not null`;
+function countOf(result: unknown): number {
+  const list = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ n: number | string }>;
+  return Number(list[0]?.n ?? 0);
+}
