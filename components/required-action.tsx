@@ -31,6 +31,22 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
       </div>
     );
   }
+  if (action.type === "question") {
+    return (
+      <div className="card callout" data-testid="required-action">
+        <div className="approval-head">
+          <strong>Waiting for an answer</strong>
+          <Countdown iso={action.expiresAt} />
+        </div>
+        <p className="small muted">The agent asked a person {action.questions.length === 1 ? "a question" : `${action.questions.length} questions`}.</p>
+        <p>
+          <Link href={`/answer/${action.id}`} className="btn btn-primary">
+            Open the answer page
+          </Link>
+        </p>
+      </div>
+    );
+  }
   return (
     <div className="card callout" data-testid="required-action">
       <div className="approval-head">

@@ -15,6 +15,8 @@ import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
 import { createLocalBus } from "./host/bus";
 import { Host } from "./host/host";
+import { ReceiptStore } from "./host/receipts";
+import { loadSecretKey } from "./host/secret-store";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -61,6 +63,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     bus,
     log,
     now: () => new Date(),
+    secretKey: loadSecretKey(options.dataDir),
+    receipts: new ReceiptStore(),
     config: {
       dataDir: options.dataDir,
       leaseMs: options.leaseMs ?? 15_000,
@@ -68,6 +72,10 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       expirySweepMs: options.expirySweepMs ?? 1000,
     },
   };
+  // Receipts published by any replica are remembered here for waiters of this process.
+  bus.subscribeQuestion((change) => {
+    if (change.resolutionId) base.receipts.record(change.questionId, change.resolutionId);
+  });
   const host = new Host(base);
   const deps: TV1Deps = { ...base, host, auth };
   const live = createLiveServer(deps);

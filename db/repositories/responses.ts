@@ -1,8 +1,8 @@
-import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
 import type { TResponseStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
-import { approvals, clientToolRequests, responses } from "../schema";
+import { approvals, clientToolRequests, questions, responses } from "../schema";
 
 export type TResponseRow = typeof responses.$inferSelect;
 
@@ -35,7 +35,12 @@ export async function requiredActionOf(db: Db, responseId: string): Promise<TReq
     .select()
     .from(clientToolRequests)
     .where(and(eq(clientToolRequests.responseId, responseId), eq(clientToolRequests.status, "pending")));
-  return request ? clientToolAction(request) : null;
+  if (request) return clientToolAction(request);
+  const [question] = await db
+    .select()
+    .from(questions)
+    .where(and(eq(questions.responseId, responseId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
+  return question ? { type: "question", id: question.id, callId: responseId, questions: question.questions, expiresAt: question.expiresAt.toISOString() } : null;
 }
 
 export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredAction => ({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
 import { echoTool, execTool } from "../tools/host-tools";
+import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
 import type { TTool } from "../tools/types";
 
 export const APPROVAL_POLICIES = ["always", "never"] as const;
@@ -25,7 +26,7 @@ export const AGENTS: readonly TAgentConfig[] = [
     harness: "scripted",
     model: "scripted",
     description: "A deterministic model that plays the script given as input; for demos, tests and benchmarks.",
-    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool],
+    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool],
     approval: { exec: "always", echo: "never" },
     approvalTtlMs: 15 * 60_000,
     clientToolTtlMs: 5 * 60_000,

@@ -1,7 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { approvalAction, clientToolAction, envelopeOf, finishResponse, lockActive, type TResponseRow } from "../../db/repositories/responses";
-import { approvals, clientToolRequests, responseSteps, responses } from "../../db/schema";
+import { approvals, clientToolRequests, questions, responseSteps, responses } from "../../db/schema";
+import { deriveQuestionId } from "../core/questions/schema";
+import { insertQuestion } from "../services/questions/request-question";
+import { toRecords } from "../services/questions/records";
+import type { TQuestionTool, TSettledQuestion } from "../tools/types";
 import type { TAgentConfig } from "../agents/config";
 import { bindingHash } from "../core/binding";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
@@ -128,6 +132,7 @@ export class Attempt {
     }
     const args = parsed.data;
     if (tool.kind === "client") return this.awaitClientTool(call, args, tool);
+    if (tool.kind === "question") return this.awaitQuestion(call, args, tool);
     const cwd = tool.cwdOf(args, this.workspaceDir);
     if (this.agent.approval[tool.name] === "always") await this.awaitApproval(call, args, cwd, tool);
     await this.write(async (tx) => {
@@ -228,6 +233,54 @@ export class Attempt {
       await this.suspend(tx, emit, row, { type: "client_tool.requested", data: { clientTool: action }, frame: true }, action);
     });
     this.deps.bus.publishInbox({ kind: "client_tool", responseId: r.id });
+    throw new AttemptSuspended();
+  }
+
+  /**
+   * Asks a person through a Gateway question whose id is derived from the run and the tool
+   * call, so a retried call finds the same question. One pending question per session.
+   */
+  private async awaitQuestion(call: TToolCall, args: unknown, tool: TQuestionTool): Promise<unknown> {
+    const compiled = tool.compile(args);
+    if (!compiled.ok) return this.recordToolResult(call, compiled.result);
+    const r = this.response;
+    const id = deriveQuestionId(r.id, call.id);
+    const [existing] = await this.deps.db.select().from(questions).where(eq(questions.id, id));
+    if (existing?.status === "pending") {
+      await this.suspendAgain();
+      throw new AttemptSuspended();
+    }
+    if (existing) {
+      // Settled while no run was waiting (e.g. the run was being adopted): present it now.
+      const settled: TSettledQuestion =
+        existing.status === "answered"
+          ? { status: "answered", answers: existing.answers ?? {} }
+          : existing.status === "expired"
+            ? { status: "expired", message: "Nobody answered before the deadline." }
+            : { status: "cancelled", system: existing.answeredVia === "system" };
+      return this.recordToolResult(call, tool.present(args, existing.questions, settled));
+    }
+    const busy = await this.write(async (tx, emit, row) => {
+      const [pending] = await tx
+        .select({ id: questions.id })
+        .from(questions)
+        .where(and(eq(questions.sessionId, r.sessionId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
+      if (pending) return true;
+      const question = await insertQuestion(tx, this.deps, {
+        id,
+        kind: tool.questionKind,
+        questions: compiled.questions,
+        creator: { userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id },
+        timeoutMs: compiled.timeoutMs,
+      });
+      const [record] = await toRecords(tx, [question]);
+      const action: TRequiredAction = { type: "question", id, callId: r.id, questions: question.questions, expiresAt: question.expiresAt.toISOString() };
+      await this.suspend(tx, emit, row, { type: "question.requested", data: { question: record }, frame: true }, action);
+      return false;
+    });
+    if (busy) return this.recordToolResult(call, { error: "Another question is already waiting for an answer in this session; wait for it before asking again." });
+    this.deps.bus.publishQuestion({ questionId: id, status: "pending" });
+    this.deps.bus.publishInbox({ kind: "question", responseId: r.id, id });
     throw new AttemptSuspended();
   }
 

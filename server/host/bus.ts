@@ -2,12 +2,15 @@ import { EventEmitter } from "node:events";
 import type { TFrame } from "../core/frames";
 
 /** What the console inbox listens to: something changed on these responses. */
-export type TInboxChange = { kind: "approval" | "client_tool" | "response"; responseId: string; id?: string };
+export type TInboxChange = { kind: "approval" | "client_tool" | "response" | "question"; responseId: string | null; id?: string };
 
 /**
  * Wake-ups and live frames. In one process this is an EventEmitter; frames are always stored
  * before they are published, so a subscriber that misses one can backfill from the table.
  */
+/** A question changed state; `resolutionId` travels only on this internal bus, never to clients. */
+export type TQuestionChange = { questionId: string; status: string; resolutionId?: string };
+
 export type EventBus = {
   publishFrames: (responseId: string, frames: readonly TFrame[]) => void;
   subscribeFrames: (responseId: string, listener: (frame: TFrame) => void) => () => void;
@@ -16,6 +19,8 @@ export type EventBus = {
   subscribeWake: (listener: (responseId: string, reason: "resume" | "cancel") => void) => () => void;
   publishInbox: (change: TInboxChange) => void;
   subscribeInbox: (listener: (change: TInboxChange) => void) => () => void;
+  publishQuestion: (change: TQuestionChange) => void;
+  subscribeQuestion: (listener: (change: TQuestionChange) => void) => () => void;
 };
 
 /** The in-process bus used with PGlite and by a single server. */
@@ -43,5 +48,7 @@ export function createLocalBus(): EventBus {
     subscribeWake: (listener) => on("wake", listener),
     publishInbox: (change) => emitter.emit("inbox", change),
     subscribeInbox: (listener) => on("inbox", listener),
+    publishQuestion: (change) => emitter.emit("question", change),
+    subscribeQuestion: (listener) => on("question", listener),
   };
 }

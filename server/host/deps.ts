@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Db, DbKind } from "../../db/client";
 import type { EventBus } from "./bus";
+import type { ReceiptStore } from "./receipts";
 
 /** Process-wide settings the host and services read. */
 export type THostConfig = {
@@ -21,4 +22,8 @@ export type TDeps = {
   log: Logger;
   config: THostConfig;
   now: () => Date;
+  /** Encrypts secret answers at rest. */
+  secretKey: Buffer;
+  /** Transient resolution receipts of questions. */
+  receipts: ReceiptStore;
 };

@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { finishResponse, getResponse, lockActiveOrSuspended } from "../../db/repositories/responses";
-import { approvals, clientToolRequests } from "../../db/schema";
+import { approvals, clientToolRequests, questions } from "../../db/schema";
 import { type TActor, canDecide, canRead } from "../core/actor";
 import type { TEnvelope } from "../core/envelope";
 import { DomainError, notFound } from "../core/errors";
@@ -25,6 +25,10 @@ export async function cancelResponse(
     if (!row) return null;
     await tx.update(approvals).set({ status: "cancelled", decidedAt: deps.now(), decidedVia: input.via, decidedBy: actor.userId }).where(and(eq(approvals.responseId, row.id), eq(approvals.status, "pending")));
     await tx.update(clientToolRequests).set({ status: "cancelled" }).where(and(eq(clientToolRequests.responseId, row.id), eq(clientToolRequests.status, "pending")));
+    await tx
+      .update(questions)
+      .set({ status: "cancelled", answeredVia: "system", resolvedAt: deps.now() })
+      .where(and(eq(questions.responseId, row.id), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
     const reason = input.reason ?? "Cancelled by the user.";
     const env = await finishResponse(tx, row, "cancelled", { cancelReason: reason });
     const [frame] = await emit(row.id, [

@@ -3,6 +3,7 @@ import { finishResponse, lockActiveOrSuspended } from "../../db/repositories/res
 import { approvals, clientToolRequests } from "../../db/schema";
 import type { TDeps } from "../host/deps";
 import { transact } from "../host/transact";
+import { expireDueQuestions } from "./questions/expire-question";
 
 /**
  * Expires pending approvals and client-tool requests whose time is up and settles their
@@ -22,6 +23,7 @@ export async function expirePending(deps: TDeps): Promise<void> {
     .where(and(eq(clientToolRequests.status, "pending"), lte(clientToolRequests.expiresAt, now)))
     .limit(200);
   for (const { id } of dueRequests) await expireClientTool(deps, id);
+  await expireDueQuestions(deps);
 }
 
 /** Expires one approval if it is still pending and due; returns whether it did. */

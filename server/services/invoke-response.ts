@@ -10,17 +10,34 @@ import { parseScriptedInput } from "../harnesses/scripted";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { transact } from "../host/transact";
+import type { TTransport } from "../core/vocabulary";
+import { pendingRunQuestion, routeTextAnswer } from "./questions/route-text-answer";
 
 export type TInvokeInput = { input: unknown; sessionId?: string; agent?: string; metadata?: Record<string, unknown> };
 
+/** A new response (`afterSequence` 0), or plain text routed as the answer of a pending question. */
+export type TInvoked = { responseId: string; sessionId: string; afterSequence: number; answeredQuestionId?: string };
+
 /** Creates (or checks) the session, stores the response and its `response.created` frame, and starts the attempt. */
-export async function invokeResponse(deps: TDeps & { host: Host }, actor: TActor, body: TInvokeInput): Promise<{ responseId: string; sessionId: string }> {
+export async function invokeResponse(
+  deps: TDeps & { host: Host },
+  actor: TActor,
+  body: TInvokeInput,
+  source: { via: TTransport; isSourceCurrent: () => boolean } = { via: "http", isSourceCurrent: () => true },
+): Promise<TInvoked> {
   if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot invoke agents.");
   const agentName = body.agent ?? DEFAULT_AGENT;
   const agent = findAgent(agentName);
   if (!agent) throw new DomainError("invalid_request", `agent: no agent named ${agentName} is configured.`);
   if (typeof body.input === "string" ? body.input.trim() === "" : body.input === null || Object.keys(body.input as object).length === 0) {
     throw new DomainError("invalid_request", "input must not be empty.");
+  }
+  if (body.sessionId && typeof body.input === "string") {
+    const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, body.sessionId));
+    if (session?.userId === actor.userId && (await pendingRunQuestion(deps, body.sessionId))) {
+      const routed = await routeTextAnswer(deps, actor, { sessionId: body.sessionId, text: body.input, ...source });
+      return { responseId: routed.responseId, sessionId: routed.sessionId, afterSequence: routed.afterSequence, answeredQuestionId: routed.questionId };
+    }
   }
   const script = parseScriptedInput(body.input);
   if (!script.ok) throw new DomainError("invalid_request", script.message);
@@ -48,7 +65,7 @@ export async function invokeResponse(deps: TDeps & { host: Host }, actor: TActor
   });
   deps.bus.publishInbox({ kind: "response", responseId });
   deps.host.kick(responseId);
-  return { responseId, sessionId };
+  return { responseId, sessionId, afterSequence: 0 };
 }
 
 /** Creates a session with its own workspace directory. */

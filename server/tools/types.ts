@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Db } from "../../db/client";
+import type { TQuestion } from "../core/questions/schema";
 import type { TRisk } from "../core/vocabulary";
 
 /** What a host tool may use while it runs. */
@@ -38,4 +39,23 @@ export type TClientTool = {
   handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string }) => Promise<unknown>;
 };
 
-export type TTool = THostTool | TClientTool;
+/** A tool that asks a person through a Gateway question and suspends the run until it settles. */
+export type TQuestionTool = {
+  kind: "question";
+  name: string;
+  description: string;
+  argsSchema: z.ZodType;
+  questionKind: "ask_user" | "secret" | "structured" | "url";
+  /** The questions to ask, or an immediate result when the request cannot be shown (e.g. unsupported). */
+  compile: (args: unknown) => { ok: true; questions: TQuestion[]; timeoutMs: number } | { ok: false; result: unknown };
+  /** What the agent sees once the question settles (from the generic settled result). */
+  present: (args: unknown, questions: TQuestion[], settled: TSettledQuestion) => unknown;
+};
+
+/** The generic result a settled question leaves: answered (secrets "stored"), cancelled or expired. */
+export type TSettledQuestion =
+  | { status: "answered"; answers: Record<string, string[]>; secretIds?: Record<string, string> }
+  | { status: "cancelled"; by?: string; system?: boolean }
+  | { status: "expired"; message: string };
+
+export type TTool = THostTool | TClientTool | TQuestionTool;

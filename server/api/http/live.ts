@@ -93,9 +93,14 @@ class LiveConnection {
     try {
       if (frame.type === "session.close") return this.ws.close(1000, "Session closed");
       if (frame.type === "response.create") {
-        const { responseId } = await invokeResponse(this.deps, this.actor, { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent });
-        if (frame.requestId) this.requestIds.set(responseId, frame.requestId);
-        this.follow(responseId, -1);
+        const invoked = await invokeResponse(
+          this.deps,
+          this.actor,
+          { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent },
+          { via: "websocket", isSourceCurrent: () => this.ws.readyState === this.ws.OPEN },
+        );
+        if (frame.requestId) this.requestIds.set(invoked.responseId, frame.requestId);
+        this.follow(invoked.responseId, invoked.afterSequence === 0 ? -1 : invoked.afterSequence);
       } else if (frame.type === "response.cancel") {
         const cancelled = await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
         this.follow(frame.responseId, cancelled.sequence - 1);

@@ -13,6 +13,7 @@ import { submitClientToolResult } from "../../services/submit-client-tool-result
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { parseBody, readJson } from "./body";
 import { sendError, sendJson } from "./errors";
+import { handleGateway } from "./gateway";
 import { identify } from "./identify";
 import { streamFrames } from "./sse";
 
@@ -47,12 +48,22 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, req, res, actor }) => {
       const body = parseBody(ZCreateResponseBody, await readJson(req));
-      const { responseId } = await invokeResponse(deps, actor, body);
+      // The request itself is the source of plain-text answers: a client that went away is no longer current.
+      let sourceOpen = true;
+      req.once("close", () => {
+        if (!req.complete) sourceOpen = false;
+      });
+      res.once("close", () => {
+        if (!res.writableFinished) sourceOpen = false;
+      });
+      const invoked = await invokeResponse(deps, actor, body, { via: "http", isSourceCurrent: () => sourceOpen });
+      const after = invoked.afterSequence === 0 ? -1 : invoked.afterSequence;
       if (body.stream) {
-        await streamFrames(deps, req, res, { responseId, after: -1, stopAfter: (f) => f.type === "response.completed" });
+        await streamFrames(deps, req, res, { responseId: invoked.responseId, after, stopAfter: (f) => f.type === "response.completed" });
         return;
       }
-      sendJson(res, 200, await waitForBoundary(deps, responseId, 0));
+      const envelope = await waitForBoundary(deps, invoked.responseId, Math.max(0, invoked.afterSequence));
+      sendJson(res, 200, invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope);
     },
   },
   {
@@ -102,6 +113,12 @@ const routes: TRoute[] = [
       const envelope = await waitForBoundary(deps, decided.responseId, decided.resolvedSequence);
       sendJson(res, 200, { ...envelope, approvalId: decided.approvalId });
     },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/gateway\/([^/]+)$/,
+    auth: true,
+    handle: async ({ deps, req, res, params, actor }) => handleGateway(deps, req, res, actor, params[0] as string),
   },
   {
     method: "POST",

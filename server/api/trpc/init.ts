@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/unstable-core-do-not-import";
 import { DomainError, type TDomainErrorCode } from "../../core/errors";
+import { QuestionError } from "../../core/questions/errors";
 import type { TTrpcContext } from "./context";
 
 /** The one table mapping domain error codes to tRPC codes. */
@@ -27,7 +28,13 @@ const TRPC_CODE: Record<TDomainErrorCode, TRPC_ERROR_CODE_KEY> = {
 const t = initTRPC.context<TTrpcContext>().create({
   errorFormatter: ({ shape, error }) => ({
     ...shape,
-    data: { ...shape.data, stack: undefined, domainCode: error.cause instanceof DomainError ? error.cause.code : null },
+    data: {
+      ...shape.data,
+      stack: undefined,
+      domainCode: error.cause instanceof DomainError ? error.cause.code : null,
+      reason: error.cause instanceof QuestionError ? error.cause.reason : null,
+      details: error.cause instanceof QuestionError ? error.cause.details : null,
+    },
   }),
 });
 

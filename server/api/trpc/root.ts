@@ -1,4 +1,5 @@
 import { approvalsRouter } from "./routers/approvals";
+import { questionRouter } from "./routers/question";
 import { responsesRouter } from "./routers/responses";
 import { usersRouter } from "./routers/users";
 import { authenticatedProcedure, router } from "./init";
@@ -8,6 +9,7 @@ export const appRouter = router({
   approvals: approvalsRouter,
   responses: responsesRouter,
   users: usersRouter,
+  question: questionRouter,
 });
 
 export type AppRouter = typeof appRouter;

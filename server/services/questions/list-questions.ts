@@ -1,0 +1,26 @@
+import { and, desc, eq } from "drizzle-orm";
+import { questions } from "../../../db/schema";
+import type { TActor } from "../../core/actor";
+import { READ_ALL_ROLES } from "../../core/vocabulary";
+import type { TDeps } from "../../host/deps";
+import { type TQuestionRecord, toRecords, visibleQuestion } from "./records";
+
+/** `question.get`: one record the caller may see. */
+export async function getQuestion(deps: TDeps, actor: TActor, id: string): Promise<TQuestionRecord> {
+  const row = await visibleQuestion(deps.db, actor, id);
+  const [record] = await toRecords(deps.db, [row]);
+  return record as TQuestionRecord;
+}
+
+/** `question.list`: pending questions visible to the caller (operators see the workspace). */
+export async function listQuestions(deps: TDeps, actor: TActor, options: { status?: "pending" | "all" } = {}): Promise<TQuestionRecord[]> {
+  const seeAll = READ_ALL_ROLES.includes(actor.role);
+  const statusFilter = options.status === "all" ? undefined : eq(questions.status, "pending");
+  const rows = await deps.db
+    .select()
+    .from(questions)
+    .where(and(statusFilter, seeAll ? undefined : eq(questions.userId, actor.userId)))
+    .orderBy(desc(questions.createdAt))
+    .limit(200);
+  return toRecords(deps.db, rows);
+}

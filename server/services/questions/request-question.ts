@@ -1,0 +1,80 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { agentSessions, questions, responses } from "../../../db/schema";
+import type { TCreatorAuthority } from "../../../db/schema/questions";
+import type { TActor } from "../../core/actor";
+import { newId } from "../../core/ids";
+import { QuestionError } from "../../core/questions/errors";
+import { type TQuestion, type TQuestionKind, ZQuestions } from "../../core/questions/schema";
+import type { TDeps } from "../../host/deps";
+
+export const ZGatewayQuestionId = z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/, "id must be 1–128 letters, digits or _:.-");
+export const ZTimeoutMs = z.number().int().min(1000, "timeoutMs must be at least 1000").max(7 * 24 * 3_600_000);
+
+/** `question.request` params. */
+export const ZRequestParams = z.strictObject({
+  id: ZGatewayQuestionId.optional(),
+  questions: ZQuestions,
+  sessionId: z.string().min(1).max(200).optional(),
+  responseId: z.string().min(1).max(200).optional(),
+  timeoutMs: ZTimeoutMs.optional(),
+});
+
+export const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Registers a question inside the caller's transaction (so a run can suspend on it atomically).
+ * The creator's authority (user, session, run, tool call) is captured with it.
+ */
+export async function insertQuestion(
+  tx: Db,
+  deps: Pick<TDeps, "now">,
+  input: { id?: string; kind: TQuestionKind; questions: TQuestion[]; creator: TCreatorAuthority; timeoutMs: number },
+): Promise<typeof questions.$inferSelect> {
+  const id = input.id ?? newId("ask");
+  const [taken] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
+  if (taken) throw new QuestionError("QUESTION_ID_IN_USE", `A question with id ${id} already exists.`);
+  const [row] = await tx
+    .insert(questions)
+    .values({
+      id,
+      kind: input.kind,
+      userId: input.creator.userId,
+      sessionId: input.creator.sessionId,
+      responseId: input.creator.responseId,
+      callId: input.creator.callId,
+      creator: input.creator,
+      questions: input.questions,
+      expiresAt: new Date(deps.now().getTime() + input.timeoutMs),
+    })
+    .returning();
+  if (!row) throw new Error("question insert returned nothing");
+  return row;
+}
+
+/** `question.request` from a harness or tool through the gateway. */
+export async function requestQuestion(deps: TDeps, actor: TActor, params: z.infer<typeof ZRequestParams>): Promise<{ id: string; expiresAtMs: number }> {
+  if (actor.role === "auditor") throw new QuestionError("INVALID_PARAMS", "Auditors cannot ask questions.");
+  if (params.sessionId) {
+    const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, params.sessionId));
+    if (!session || session.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No session with id ${params.sessionId} was found.`);
+  }
+  if (params.responseId) {
+    const [response] = await deps.db.select({ userId: responses.userId, sessionId: responses.sessionId }).from(responses).where(eq(responses.id, params.responseId));
+    if (!response || response.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No response with id ${params.responseId} was found.`);
+    if (params.sessionId && response.sessionId !== params.sessionId) throw new QuestionError("INVALID_PARAMS", "The response does not belong to that session.");
+  }
+  const row = await deps.db.transaction(async (tx) =>
+    insertQuestion(tx as unknown as Db, deps, {
+      id: params.id,
+      kind: "gateway",
+      questions: params.questions,
+      creator: { userId: actor.userId, sessionId: params.sessionId ?? null, responseId: params.responseId ?? null, callId: null },
+      timeoutMs: params.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS,
+    }),
+  );
+  deps.bus.publishQuestion({ questionId: row.id, status: "pending" });
+  deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id: row.id });
+  return { id: row.id, expiresAtMs: row.expiresAt.getTime() };
+}

@@ -1,0 +1,109 @@
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { questions, responses } from "../../../db/schema";
+import { type TActor, canDecide } from "../../core/actor";
+import { DomainError } from "../../core/errors";
+import { checkAnswers } from "../../core/questions/answers";
+import { QuestionError } from "../../core/questions/errors";
+import { STORED, type TAnswers, ZAnswers, ZResolutionId, isSecretKey } from "../../core/questions/schema";
+import type { TTransport } from "../../core/vocabulary";
+import type { TDeps } from "../../host/deps";
+import type { TSettledQuestion } from "../../tools/types";
+import { storeSecret } from "../../host/secret-store";
+import { transact } from "../../host/transact";
+import { expireQuestion } from "./expire-question";
+import { type TQuestionRow, toRecords, visibleQuestion } from "./records";
+import { settleLinkedRun } from "./settle-linked-run";
+
+/** `question.resolve` params: answers, or `cancel: true`. */
+export const ZResolveParams = z.union([
+  z.strictObject({ id: z.string().min(1).max(200), answers: ZAnswers, resolvedBy: z.string().min(1).max(200).optional(), resolutionId: ZResolutionId.optional() }),
+  z.strictObject({ id: z.string().min(1).max(200), cancel: z.literal(true), resolvedBy: z.string().min(1).max(200).optional() }),
+]);
+
+export type TResolveInput = z.infer<typeof ZResolveParams> & {
+  via: TTransport;
+  /**
+   * The source's authority, checked synchronously right before the commit (after every await):
+   * false or throwing refuses this input only; the question stays pending.
+   */
+  assertCurrent?: () => boolean;
+};
+
+export type TResolveResult = { status: "answered"; answers: TAnswers } | { status: "cancelled" };
+
+/** The details a losing answerer sees: who settled the question, and when. */
+async function terminalError(deps: TDeps, row: TQuestionRow): Promise<QuestionError> {
+  const [record] = await toRecords(deps.db, [row]);
+  return new QuestionError("QUESTION_ALREADY_TERMINAL", `This question is already ${row.status}${record?.answeredBy?.name ? ` (by ${record.answeredBy.name})` : ""}.`, {
+    status: row.status,
+    answeredBy: record?.answeredBy ?? null,
+    answeredAt: record?.answeredAt ?? null,
+  });
+}
+
+/**
+ * Answers or cancels a question exactly once (conditional update on `status='pending'`). Secret
+ * answers go to the secret store; the record keeps "stored". A run suspended on the question
+ * gets its tool result and resumes. The receipt (`resolutionId`) is recorded only on commit.
+ */
+export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolveInput): Promise<TResolveResult> {
+  const row = await visibleQuestion(deps.db, actor, input.id);
+  if (!canDecide(actor, row.userId)) throw new DomainError("forbidden", "Your role cannot answer questions.");
+  if (row.status !== "pending") throw await terminalError(deps, row);
+  if (row.expiresAt.getTime() <= deps.now().getTime()) {
+    await expireQuestion(deps, row.id);
+    throw await terminalError(deps, { ...row, status: "expired" });
+  }
+  const cancel = "cancel" in input;
+  let answers: TAnswers = {};
+  if (!cancel) {
+    const checked = checkAnswers(row.questions, input.answers);
+    if (!checked.ok) throw new QuestionError("QUESTION_INVALID_ANSWER", checked.message);
+    answers = checked.answers;
+  }
+  const outcome = await transact(deps, async (tx, emit) => {
+    if (row.responseId && row.kind !== "gateway") {
+      const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, row.responseId));
+      if (run?.status !== "requires_action") throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "The run that asked this question is no longer waiting for it.");
+    }
+    const stored: TAnswers = {};
+    const secretIds: Record<string, string> = {};
+    for (const [key, values] of Object.entries(answers)) {
+      const q = row.questions.find((x) => key === x.questionId || key.startsWith(`${x.questionId}.`));
+      if (q && isSecretKey(q, key)) {
+        secretIds[key] = await storeSecret(tx, deps.secretKey, { questionId: row.id, answerKey: key, userId: row.userId, value: values[0] ?? "" });
+        stored[key] = [STORED];
+      } else stored[key] = values;
+    }
+    // The source's authority is re-checked with no await between it and the commit below.
+    if (input.assertCurrent) {
+      let current = false;
+      try {
+        current = input.assertCurrent();
+      } catch {}
+      if (!current) throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "This input's source is no longer current; it was not used as an answer.");
+    }
+    const [won] = await tx
+      .update(questions)
+      .set({ status: cancel ? "cancelled" : "answered", answers: cancel ? null : stored, answeredBy: actor.userId, answeredVia: input.via, resolvedAt: deps.now() })
+      .where(and(eq(questions.id, row.id), eq(questions.status, "pending")))
+      .returning();
+    if (!won) return null;
+    const [record] = await toRecords(tx, [won]);
+    const result: TSettledQuestion = cancel
+      ? { status: "cancelled", by: actor.name, system: input.via === "system" }
+      : { status: "answered", answers: stored, ...(Object.keys(secretIds).length ? { secretIds } : {}) };
+    const linked = Boolean(won.responseId && won.kind !== "gateway");
+    if (won.responseId) {
+      await emit(won.responseId, [{ type: "question.resolved", data: { question: record }, frame: true, actorUserId: actor.userId, transport: input.via }]);
+    }
+    if (linked) await settleLinkedRun(tx, emit, won, result, deps.now());
+    return { stored, linked };
+  });
+  if (!outcome) throw await terminalError(deps, (await deps.db.select().from(questions).where(eq(questions.id, row.id)))[0] ?? row);
+  deps.bus.publishQuestion({ questionId: row.id, status: cancel ? "cancelled" : "answered", ...(!cancel && "resolutionId" in input && input.resolutionId ? { resolutionId: input.resolutionId } : {}) });
+  deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id: row.id });
+  if (outcome.linked && row.responseId) deps.bus.publishWake(row.responseId, "resume");
+  return cancel ? { status: "cancelled" } : { status: "answered", answers: outcome.stored };
+}

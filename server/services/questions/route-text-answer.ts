@@ -1,0 +1,49 @@
+import { and, eq, ne } from "drizzle-orm";
+import { questions, responses } from "../../../db/schema";
+import type { TActor } from "../../core/actor";
+import { QuestionError } from "../../core/questions/errors";
+import type { TTransport } from "../../core/vocabulary";
+import type { TDeps } from "../../host/deps";
+import { resolveQuestion } from "./resolve-question";
+
+/** The pending run-created question of a session, if any (plain text in the session goes to it). */
+export async function pendingRunQuestion(deps: TDeps, sessionId: string) {
+  const [row] = await deps.db
+    .select()
+    .from(questions)
+    .where(and(eq(questions.sessionId, sessionId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
+  return row ?? null;
+}
+
+/**
+ * Routes plain text typed into a session to the question pending there, under the question
+ * creator's authority: the creator run must still be waiting, and the sender must be the
+ * creator's user in the creator's session. The source (`isSourceCurrent`) and the creator are
+ * re-checked synchronously right before the commit. A refusal is visible (409) and starts no
+ * new turn; the question stays pending for later valid input.
+ */
+export async function routeTextAnswer(
+  deps: TDeps,
+  actor: TActor,
+  input: { sessionId: string; text: string; via: TTransport; isSourceCurrent: () => boolean },
+): Promise<{ responseId: string; sessionId: string; afterSequence: number; questionId: string }> {
+  const row = await pendingRunQuestion(deps, input.sessionId);
+  if (!row) throw new QuestionError("QUESTION_NOT_FOUND", "No question is waiting in this session.");
+  const creator = row.creator;
+  const refuse = (why: string) => new QuestionError("QUESTION_REQUESTER_INACTIVE", `Your message was not used as an answer: ${why} No new agent turn was started.`);
+  if (!creator.responseId || !creator.callId) throw refuse("this question accepts answers on its answer page only.");
+  if (creator.userId !== actor.userId || creator.sessionId !== input.sessionId) throw refuse("only the person who started this run can answer it by message.");
+  const [question] = row.questions;
+  if (row.questions.length !== 1 || !question || question.isSecret || question.fields || question.url || (question.options.length > 0 && !question.isOther)) {
+    throw refuse(`answer "${question?.header ?? "the question"}" on its answer page (/answer/${row.id}); it needs more than a text reply.`);
+  }
+  const [run] = await deps.db.select({ status: responses.status, nextFrameSeq: responses.nextFrameSeq }).from(responses).where(eq(responses.id, creator.responseId));
+  if (run?.status !== "requires_action") throw refuse("the run that asked is no longer waiting.");
+  await resolveQuestion(deps, actor, {
+    id: row.id,
+    answers: { [question.questionId]: [input.text] },
+    via: input.via,
+    assertCurrent: input.isSourceCurrent,
+  });
+  return { responseId: creator.responseId, sessionId: input.sessionId, afterSequence: run.nextFrameSeq - 1, questionId: row.id };
+}

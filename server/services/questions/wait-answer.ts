@@ -1,0 +1,53 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { questions } from "../../../db/schema";
+import type { TActor } from "../../core/actor";
+import type { TAnswers } from "../../core/questions/schema";
+import type { TDeps } from "../../host/deps";
+import { visibleQuestion } from "./records";
+
+export const ZWaitParams = z.strictObject({
+  id: z.string().min(1).max(200),
+  timeoutMs: z.number().int().min(1000, "timeoutMs must be at least 1000").max(600_000).optional(),
+  includeResolutionId: z.boolean().optional(),
+});
+
+export type TWaitResult =
+  | { status: "pending" }
+  | { status: "answered"; answers: TAnswers; resolutionId?: string }
+  | { status: "cancelled" }
+  | { status: "expired" };
+
+/**
+ * Long-polls a question until it is terminal or the waiter's own timeout passes
+ * (`pending`). The receipt is returned only when asked for and only for a committed answer.
+ */
+export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typeof ZWaitParams>): Promise<TWaitResult> {
+  await visibleQuestion(deps.db, actor, params.id);
+  let wake: (() => void) | null = null;
+  const unsubscribe = deps.bus.subscribeQuestion((change) => {
+    if (change.questionId === params.id) wake?.();
+  });
+  const deadline = Date.now() + (params.timeoutMs ?? 30_000);
+  try {
+    for (;;) {
+      const changed = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      const [row] = await deps.db.select().from(questions).where(eq(questions.id, params.id));
+      if (!row) return { status: "cancelled" };
+      if (row.status === "answered") {
+        const receipt = params.includeResolutionId ? deps.receipts.get(row.id) : undefined;
+        return { status: "answered", answers: row.answers ?? {}, ...(receipt ? { resolutionId: receipt } : {}) };
+      }
+      if (row.status !== "pending") return { status: row.status };
+      const left = Math.min(deadline, row.expiresAt.getTime() + 1500) - Date.now();
+      if (left <= 0) return { status: "pending" };
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(left, 5000))))]);
+      clearTimeout(timer);
+    }
+  } finally {
+    unsubscribe();
+  }
+}
