@@ -15,6 +15,7 @@ import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
 import { createLocalBus } from "./host/bus";
 import { Host } from "./host/host";
+import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
 import { loadSecretKey } from "./host/secret-store";
 
@@ -56,7 +57,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const port = (server.address() as AddressInfo).port;
   const url = options.publicUrl ?? `http://127.0.0.1:${port}`;
   const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url });
-  const bus = createLocalBus();
+  // Replicas share one PostgreSQL: notifications reach the others. PGlite is one process.
+  const bus = options.db.kind === "postgres" && options.db.sql ? await createPgBus(options.db.sql, log) : createLocalBus();
   const base = {
     db: options.db.db,
     dbKind: options.db.kind,
@@ -112,6 +114,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     close: async () => {
       await host.stop();
       live.close();
+      if ("close" in bus) await (bus as { close: () => Promise<void> }).close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

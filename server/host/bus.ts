@@ -4,16 +4,26 @@ import type { TFrame } from "../core/frames";
 /** What the console inbox listens to: something changed on these responses. */
 export type TInboxChange = { kind: "approval" | "client_tool" | "response" | "question"; responseId: string | null; id?: string };
 
-/**
- * Wake-ups and live frames. In one process this is an EventEmitter; frames are always stored
- * before they are published, so a subscriber that misses one can backfill from the table.
- */
 /** A question changed state; `resolutionId` travels only on this internal bus, never to clients. */
 export type TQuestionChange = { questionId: string; status: string; resolutionId?: string };
 
+/** Another replica stored frames up to `sequence`: read them from the table. */
+export type TFrameHint = { hint: true; responseId: string; sequence: number };
+
+export const isHint = (f: TFrame | TFrameHint): f is TFrameHint => "hint" in f;
+
+/**
+ * Wake-ups and live frames. In one process this is an EventEmitter; frames are always stored
+ * before they are published, so a subscriber that misses one can backfill from the table.
+ * Across replicas (PostgreSQL) frames arrive as hints and subscribers read the table.
+ */
 export type EventBus = {
   publishFrames: (responseId: string, frames: readonly TFrame[]) => void;
-  subscribeFrames: (responseId: string, listener: (frame: TFrame) => void) => () => void;
+  subscribeFrames: (responseId: string, listener: (frame: TFrame | TFrameHint) => void) => () => void;
+  /** Delivers a hint from another replica to this process's subscribers. */
+  deliverHint?: (hint: TFrameHint) => void;
+  /** When set, subscribers also re-read the table this often (a missed notification cannot stall them). */
+  pollMs?: number;
   /** A decision, submission or cancel committed for this response: the owner should act. */
   publishWake: (responseId: string, reason: "resume" | "cancel") => void;
   subscribeWake: (listener: (responseId: string, reason: "resume" | "cancel") => void) => () => void;
@@ -44,6 +54,7 @@ export function createLocalBus(): EventBus {
       for (const frame of frames) emitter.emit(`frames:${responseId}`, frame);
     },
     subscribeFrames: (responseId, listener) => on(`frames:${responseId}`, listener),
+    deliverHint: (hint) => emitter.emit(`frames:${hint.responseId}`, hint),
     publishWake: (responseId, reason) => emitter.emit("wake", responseId, reason),
     subscribeWake: (listener) => on("wake", listener),
     publishInbox: (change) => emitter.emit("inbox", change),
