@@ -2,3 +2,4 @@ export * from "./actions";
 export * from "./auth";
 export * from "./responses";
 export * from "./questions";
+export * from "./steering";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TAgentEndPayload } from "../host/attempt-lifecycle";
 import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
 import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
@@ -17,6 +18,14 @@ export type TAgentConfig = {
   approvalTtlMs: number;
   clientToolTtlMs: number;
   maxTurns: number;
+  /** Active execution time of one attempt before it is cancelled with reason `timeout` (default 30 min). */
+  executionTimeoutMs?: number;
+  /** How long finalization may take once settlement begins (default 30 s). */
+  settlementTimeoutMs?: number;
+  /** Tried once when a finished turn has no visible text (empty, reasoning-only or planning-only). */
+  fallbackModel?: string;
+  /** agent_end hooks, started after the response is finalized; their failures never change it. */
+  onAgentEnd?: Array<(payload: TAgentEndPayload) => unknown>;
 };
 
 /** The agents this installation serves; the first is the default. */
@@ -31,6 +40,7 @@ export const AGENTS: readonly TAgentConfig[] = [
     approvalTtlMs: 15 * 60_000,
     clientToolTtlMs: 5 * 60_000,
     maxTurns: 64,
+    fallbackModel: "scripted-fallback",
   },
 ];
 

@@ -19,6 +19,10 @@ export const ZScriptTurn = z.strictObject({
 /** The object `input` of the `scripted` agent. */
 export const ZScriptInput = z.strictObject({
   script: z.array(ZScriptTurn).min(1).max(1000),
+  /** Turns the fallback model plays when the script's last turn has no visible text. */
+  fallback: z.array(ZScriptTurn).min(1).max(100).optional(),
+  /** Execution timeout of each attempt of this response. */
+  timeoutMs: z.number().int().min(1000).max(24 * 3_600_000).optional(),
   approvalTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
   clientToolTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
 });
@@ -37,7 +41,16 @@ export function parseScriptedInput(input: unknown): { ok: true; value: TScriptIn
 export function scriptedDriver(input: unknown): TModelDriver {
   const parsed = parseScriptedInput(input);
   if (!parsed.ok) throw new Error(parsed.message);
-  const script = parsed.value.script;
+  return playTurns(parsed.value.script);
+}
+
+/** The fallback model of the scripted agent: plays `fallback` (nothing when absent). */
+export function scriptedFallbackDriver(input: unknown): TModelDriver {
+  const parsed = parseScriptedInput(input);
+  return playTurns(parsed.ok ? (parsed.value.fallback ?? []) : []);
+}
+
+function playTurns(script: z.infer<typeof ZScriptTurn>[]): TModelDriver {
   return {
     nextTurn: async (_conversation, turnIndex): Promise<TModelTurn | null> => {
       const turn = script[turnIndex];

@@ -12,7 +12,10 @@ import type { TOutputItem, TRequiredAction } from "../core/envelope";
 import { DomainError } from "../core/errors";
 import type { TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
+import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
+import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
+import type { SteeringDesk } from "./steering";
 import { type TEmit, transact } from "./transact";
 
 /** Thrown to unwind a harness when the attempt suspended on a committed pending action. */
@@ -32,20 +35,64 @@ export type TToolCall = { id: string; name: string; arguments: unknown };
 
 type TStepRow = typeof responseSteps.$inferSelect;
 
+/** The runtime id tool-result middleware targets for harnesses hosted by Countersign. */
+export const HOST_RUNTIME_ID = "countersign";
+
+/** What the host gives each attempt besides the database: cancellation, steering, middleware, observers, usage. */
+export type TAttemptRuntime = {
+  cancellation: TAttemptCancellation;
+  steering: SteeringDesk;
+  middleware: TToolResultMiddlewareRegistry;
+  usage: TRunUsageAccumulator;
+};
+
+/** A tool result that reports a failure (an error, a non-zero exit, a timeout). */
+const isFailedResult = (output: unknown): boolean => {
+  if (output === null || typeof output !== "object") return false;
+  const o = output as Record<string, unknown>;
+  return "error" in o || (typeof o.exitCode === "number" && o.exitCode !== 0) || o.exitCode === null || o.timedOut === true;
+};
+
 /**
  * One run of a harness over a response. Completed steps are replayed from the step log, so a
  * resumed attempt re-enters after the last completed step and never re-runs a tool.
  */
 export class Attempt {
   private steps = new Map<string, TStepRow>();
+  /** The versioned host capabilities handed to the harness; closed when the attempt settles. */
+  readonly capabilities: ReturnType<typeof createHostCapabilities>;
+  readonly signal: AbortSignal;
 
   constructor(
     private readonly deps: TDeps,
     readonly response: TResponseRow,
     readonly agent: TAgentConfig,
     readonly workspaceDir: string,
-    readonly signal: AbortSignal,
-  ) {}
+    readonly runtime: TAttemptRuntime,
+  ) {
+    this.signal = runtime.cancellation.signal;
+    this.capabilities = createHostCapabilities({
+      deps,
+      responseId: response.id,
+      sessionId: response.sessionId,
+      userId: response.userId,
+      reportOutputTokens: runtime.usage.capability(),
+      steering: runtime.steering,
+      isRunLive: () => runtime.cancellation.isAdmissionOpen(),
+    });
+  }
+
+  /**
+   * Claims steering messages queued for this response at model turn `turn` (each re-checked right
+   * before its commit) together with those already committed to this turn by an earlier try.
+   */
+  async claimSteering(turn: number): Promise<string[]> {
+    const claimed = await this.write(async (tx, emit) =>
+      this.runtime.steering.claim(tx, emit, this.response.id, turn, () => this.runtime.cancellation.isAdmissionOpen()),
+    );
+    const earlier = (await this.runtime.steering.committedUpTo(this.deps.db, this.response.id, turn)).get(turn) ?? [];
+    return [...earlier.filter((t) => !claimed.includes(t)), ...claimed];
+  }
 
   get input(): unknown {
     return this.response.input;
@@ -69,8 +116,9 @@ export class Attempt {
       event: (type, data) => events.push({ type, data, frame: false }),
       item: (item) => items.push(item),
       usage: (u) => {
-        usage.inputTokens += Math.max(0, Math.trunc(u.inputTokens ?? 0));
-        usage.outputTokens += Math.max(0, Math.trunc(u.outputTokens ?? 0));
+        usage.inputTokens += Number.isSafeInteger(u.inputTokens) && (u.inputTokens ?? 0) > 0 ? (u.inputTokens as number) : 0;
+        // Live output-token usage goes through the capability: invalid or late reports count for nothing.
+        if (u.outputTokens !== undefined && this.capabilities.reportOutputTokens(u.outputTokens)) usage.outputTokens += u.outputTokens;
       },
     });
     await this.commitStep(key, result, events, items, usage);
@@ -138,10 +186,27 @@ export class Attempt {
     await this.write(async (tx) => {
       await tx.insert(responseSteps).values({ responseId: this.response.id, key, status: "running" });
     });
+    let failed = false;
     const output = await tool
       .execute(args, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId })
-      .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
-    return this.recordToolResult(call, output);
+      .catch((error: unknown) => {
+        failed = true;
+        return { error: error instanceof Error ? error.message : String(error) };
+      });
+    return this.recordToolResult(call, await this.applyMiddleware(call, output, failed || isFailedResult(output)));
+  }
+
+  /**
+   * Runs the tool-result middleware registered for this runtime before the model sees the
+   * result; a rewritten result keeps the original execution failure visible.
+   */
+  private async applyMiddleware(call: TToolCall, output: unknown, isError: boolean): Promise<unknown> {
+    const applied = await this.runtime.middleware.apply(HOST_RUNTIME_ID, { toolName: call.name, callId: call.id, result: output, isError });
+    if (applied.appliedBy.length === 0 && applied.skipped.length === 0) return output;
+    this.capabilities.trajectory.recordEvent("tool_result.middleware", { callId: call.id, appliedBy: applied.appliedBy, skipped: applied.skipped.length });
+    if (!applied.isError) return applied.result;
+    const base = applied.result !== null && typeof applied.result === "object" && !Array.isArray(applied.result) ? applied.result : { result: applied.result };
+    return { ...base, isError: true, ...(applied.originalError !== undefined ? { originalError: applied.originalError } : {}) };
   }
 
   private async recordToolResult(call: TToolCall, output: unknown): Promise<unknown> {
@@ -273,6 +338,8 @@ export class Attempt {
         creator: { userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id },
         timeoutMs: compiled.timeoutMs,
       });
+      // Another run of the session registered its question concurrently: this one is busy too.
+      if (!question) return true;
       const [record] = await toRecords(tx, [question]);
       const action: TRequiredAction = { type: "question", id, callId: r.id, questions: question.questions, expiresAt: question.expiresAt.toISOString() };
       await this.suspend(tx, emit, row, { type: "question.requested", data: { question: record }, frame: true }, action);
@@ -299,17 +366,21 @@ export class Attempt {
       .where(and(eq(responses.id, this.response.id), eq(responses.status, "in_progress")));
   }
 
-  /** Marks the response completed with its envelope and boundary frame. */
+  /** Marks the response completed with its envelope and boundary frame (after flushing the trajectory). */
   async complete(): Promise<void> {
-    await this.write(async (_tx, emit, row) => {
-      const envelope = await finishResponse(_tx, row, "completed");
+    await this.capabilities.trajectory.flush();
+    await this.write(async (tx, emit, row) => {
+      await this.runtime.steering.cancelQueued(tx, emit, row.id);
+      const envelope = await finishResponse(tx, row, "completed");
       await emit(row.id, [{ type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
     });
   }
 
   /** Marks the response failed; the error message is a sentence, never a stack trace. */
   async fail(error: { code: string; message: string }): Promise<void> {
+    await this.capabilities.trajectory.flush().catch(() => {});
     await this.write(async (tx, emit, row) => {
+      await this.runtime.steering.cancelQueued(tx, emit, row.id);
       const envelope = await finishResponse(tx, row, "failed", { error });
       await emit(row.id, [
         { type: "error", data: { error }, frame: true },

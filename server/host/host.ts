@@ -1,18 +1,29 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import { appendEvents } from "../../db/repositories/events";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
 import { agentSessions } from "../../db/schema";
 import { findAgent } from "../agents/config";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
-import { runModelLoop } from "../harnesses/model-loop";
-import { scriptedDriver } from "../harnesses/scripted";
+import {
+  type TAttemptCancellation,
+  type TAttemptLifecycleEvent,
+  type TAttemptObserver,
+  type TRunUsageAccumulator,
+  createAttemptCancellation,
+  createRunUsageAccumulator,
+  createToolResultMiddlewareRegistry,
+} from "../core/runtime";
+import { runHarness } from "../harnesses/registry";
 import { expirePending } from "../services/expire-pending";
 import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
+import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
 import type { TDeps } from "./deps";
+import { SteeringDesk } from "./steering";
 
-type TRunning = { abort: AbortController; rerun: boolean };
+type TRunning = { cancellation: TAttemptCancellation; rerun: boolean; usage: TRunUsageAccumulator };
 
 /**
  * The harness host of one process: admits attempts, drives harnesses, suspends and resumes
@@ -20,17 +31,25 @@ type TRunning = { abort: AbortController; rerun: boolean };
  */
 export class Host {
   readonly id = newId("host");
+  /** Guarded steering into running responses. */
+  readonly steering: SteeringDesk;
+  /** Tool-result middleware, applied before results go back to the model. */
+  readonly middleware = createToolResultMiddlewareRegistry();
+  /** Lifecycle observers; a failing observer never breaks an attempt. */
+  readonly observers: TAttemptObserver<TAttemptLifecycleEvent & { responseId: string }>[] = [];
   private running = new Map<string, TRunning>();
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
-  constructor(private readonly deps: TDeps) {}
+  constructor(private readonly deps: TDeps) {
+    this.steering = new SteeringDesk(deps);
+  }
 
   /** Starts listening for wake-ups, the expiry sweep, lease renewal, and adopts orphaned attempts. */
   async start(): Promise<void> {
     this.unsubscribe = this.deps.bus.subscribeWake((responseId, reason) => {
-      if (reason === "cancel") this.running.get(responseId)?.abort.abort(new Error("cancelled"));
+      if (reason === "cancel") this.running.get(responseId)?.cancellation.cancel({ kind: "user", message: "The response was cancelled." });
       else this.kick(responseId);
     });
     const every = (ms: number, fn: () => Promise<void>) => {
@@ -48,19 +67,17 @@ export class Host {
       this.timers.push(timer);
     };
     every(this.deps.config.expirySweepMs, () => expirePending(this.deps));
-    every(Math.max(250, Math.floor(this.deps.config.leaseMs / 3)), () =>
-      renewLeases(this.deps.db, this.id, [...this.running.keys()], this.deps.config.leaseMs),
-    );
+    every(Math.max(250, Math.floor(this.deps.config.leaseMs / 3)), () => renewLeases(this.deps.db, this.id, [...this.running.keys()], this.deps.config.leaseMs));
     every(this.deps.config.leaseMs, () => this.adoptOrphans());
     await this.adoptOrphans();
   }
 
-  /** Stops background work and aborts running attempts (their leases lapse for adoption). */
+  /** Stops background work and cancels running attempts (their leases lapse for adoption). */
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
     for (const t of this.timers) clearInterval(t);
-    for (const entry of this.running.values()) entry.abort.abort(new Error("server stopping"));
+    for (const entry of this.running.values()) entry.cancellation.cancel({ kind: "shutdown", message: "The server is stopping." });
   }
 
   /** Number of attempts executing in this process right now. */
@@ -80,51 +97,86 @@ export class Host {
       current.rerun = true;
       return;
     }
-    const entry: TRunning = { abort: new AbortController(), rerun: true };
+    // Retries of the same run share one usage total; run cleanup releases it.
+    const entry: TRunning = { cancellation: createAttemptCancellation(), rerun: true, usage: createRunUsageAccumulator({ publish: () => {} }) };
     this.running.set(responseId, entry);
-    void this.drive(responseId, entry).finally(() => this.running.delete(responseId));
+    void this.drive(responseId, entry).finally(() => {
+      entry.usage.close();
+      this.running.delete(responseId);
+    });
   }
 
   private async drive(responseId: string, entry: TRunning): Promise<void> {
-    while (entry.rerun && !entry.abort.signal.aborted && !this.stopped) {
+    while (entry.rerun && !this.stopped) {
       entry.rerun = false;
+      if (!entry.cancellation.isAdmissionOpen()) entry.cancellation = createAttemptCancellation();
       const row = await claimLease(this.deps.db, responseId, this.id, this.deps.config.leaseMs).catch((error: unknown) => {
         this.deps.log.error({ err: error, responseId }, "could not claim lease");
         return null;
       });
       if (!row) return;
-      try {
-        await this.runAttempt(row, entry.abort.signal);
-      } finally {
-        await releaseLease(this.deps.db, responseId, this.id).catch(() => {});
-      }
+      const settled = await this.runAttempt(row, entry).catch((error: unknown) => {
+        this.deps.log.error({ err: error, responseId }, "attempt crashed");
+        return false;
+      });
+      if (!settled) await releaseLease(this.deps.db, responseId, this.id).catch(() => {});
     }
   }
 
-  private async runAttempt(row: TResponseRow, signal: AbortSignal): Promise<void> {
-    const agent = findAgent(row.agent);
+  /** Runs one attempt; returns true when the response settled (its lease was released by agent-end). */
+  private async runAttempt(row: TResponseRow, entry: TRunning): Promise<boolean> {
     const [session] = await this.deps.db.select().from(agentSessions).where(eq(agentSessions.id, row.sessionId));
     const workspaceDir = session?.workspaceDir ?? join(this.deps.config.dataDir, "workspaces", row.sessionId);
     mkdirSync(workspaceDir, { recursive: true });
-    if (!agent) {
-      const attempt = new Attempt(this.deps, row, { name: row.agent } as never, workspaceDir, signal);
-      await attempt.fail({ code: "unknown_agent", message: `The agent ${row.agent} is no longer configured.` });
-      return;
-    }
-    const attempt = new Attempt(this.deps, row, agent, workspaceDir, signal);
+    const agent = findAgent(row.agent);
+    const runtime = { cancellation: entry.cancellation, steering: this.steering, middleware: this.middleware, usage: entry.usage };
+    const attempt = new Attempt(this.deps, row, agent ?? ({ name: row.agent, tools: [], approval: {} } as never), workspaceDir, runtime);
+    const clock = startAttemptClock(this.deps, attempt, this.observers);
     try {
+      if (!agent) throw new DomainError("conflict", `The agent ${row.agent} is no longer configured.`);
+      clock.lifecycle.transition("preparing");
       await attempt.load();
-      await runModelLoop(attempt, scriptedDriver(row.input));
+      clock.lifecycle.transition("running");
+      await runHarness(attempt);
+      clock.beginSettlement();
       await attempt.complete();
     } catch (error) {
-      if (error instanceof AttemptSuspended || error instanceof AttemptTerminated) return;
-      if (signal.aborted && this.stopped) return;
-      const message = error instanceof Error ? error.message : String(error);
-      const code = error instanceof DomainError ? error.code : "harness_error";
-      this.deps.log.warn({ responseId: row.id, code, message }, "attempt failed");
-      await attempt.fail({ code, message }).catch((e: unknown) => {
+      if (error instanceof AttemptSuspended) {
+        clock.lifecycle.transition("suspended");
+        await clock.close();
+        return false;
+      }
+      if (error instanceof AttemptTerminated) {
+        await clock.close();
+        attempt.capabilities.close();
+        return false;
+      }
+      if (this.stopped && entry.cancellation.reason()?.kind === "shutdown") {
+        await clock.close();
+        return false;
+      }
+      clock.beginSettlement();
+      const failure = this.describeFailure(error, entry.cancellation);
+      this.deps.log.warn({ responseId: row.id, ...failure }, "attempt failed");
+      await attempt.fail(failure).catch((e: unknown) => {
         if (!(e instanceof AttemptTerminated)) this.deps.log.error({ err: e }, "could not record failure");
       });
     }
+    await settleAttempt(this.deps, attempt, clock, agent?.onAgentEnd ?? [], () => releaseLease(this.deps.db, row.id, this.id));
+    return true;
+  }
+
+  private describeFailure(error: unknown, cancellation: TAttemptCancellation): { code: string; message: string } {
+    const reason = cancellation.reason();
+    if (reason?.kind === "timeout") return { code: "deadline_exceeded", message: reason.message };
+    if (error instanceof DomainError) return { code: error.code, message: error.message };
+    return { code: "harness_error", message: error instanceof Error ? error.message : String(error) };
+  }
+
+  /** Records a trajectory event outside any attempt (e.g. an agent-end hook failure after settlement). */
+  async recordAfterSettlement(responseId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    await this.deps.db.transaction(async (tx) => {
+      await appendEvents(tx as never, responseId, [{ type, data, frame: false }]);
+    });
   }
 }

@@ -1,0 +1,110 @@
+import { appendEvents } from "../../db/repositories/events";
+import { DomainError } from "../core/errors";
+import type { TNewEvent } from "../core/frames";
+import { boundAndRedact } from "../core/redact";
+import {
+  type TAssertCurrent,
+  type TInjectionAuthorityKind,
+  type TMessageInjectionV2,
+  type TQueueMessageOptions,
+  type TReportOutputTokens,
+  classifyTerminalOutcome,
+} from "../core/runtime";
+import type { TDeps } from "./deps";
+import type { SteeringDesk } from "./steering";
+
+/** The versioned capabilities a harness attempt receives; every call after settlement fails closed. */
+export type THostCapabilities = {
+  readonly version: 2;
+  /** One call per completed model response with that response's output tokens. */
+  reportOutputTokens: TReportOutputTokens;
+  /** Structured, non-secret facts for the trajectory; the host attributes, bounds, redacts and persists them. */
+  trajectory: { recordEvent: (type: string, data: Record<string, unknown>) => void; flush: () => Promise<void> };
+  classifyTerminalOutcome: typeof classifyTerminalOutcome;
+  /** Guarded active-run injection (steering) of this run. */
+  messageInjectionV2: TMessageInjectionV2;
+};
+
+const MAX_BUFFERED = 500;
+
+/**
+ * Builds the capabilities of one attempt, bound to its response, session and user. `close()`
+ * makes every later call fail closed (reports return false, records throw).
+ */
+export function createHostCapabilities(input: {
+  deps: TDeps;
+  responseId: string;
+  sessionId: string;
+  userId: string;
+  reportOutputTokens: TReportOutputTokens;
+  steering: SteeringDesk;
+  isRunLive: () => boolean;
+}): THostCapabilities & { close: () => void } {
+  let closed = false;
+  let buffer: TNewEvent[] = [];
+  const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
+  const flush = async () => {
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    await input.deps.db.transaction(async (tx) => {
+      await appendEvents(tx as never, input.responseId, batch);
+    });
+  };
+  return {
+    version: 2,
+    reportOutputTokens: (n) => !closed && input.reportOutputTokens(n),
+    trajectory: {
+      recordEvent: (type, data) => {
+        if (closed) throw closedError();
+        if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(type)) throw new DomainError("invalid_request", "Trajectory event types are 1–64 lowercase letters, digits, dots, dashes or underscores.");
+        buffer.push({ type: `harness.${type}`, data: { sessionId: input.sessionId, ...(boundAndRedact(data) as Record<string, unknown>) }, frame: false });
+        if (buffer.length >= MAX_BUFFERED) void flush().catch((error: unknown) => input.deps.log.warn({ err: error }, "trajectory flush failed"));
+      },
+      flush: async () => {
+        if (closed && buffer.length === 0) return;
+        await flush();
+      },
+    },
+    classifyTerminalOutcome,
+    messageInjectionV2: {
+      version: 2,
+      isAvailable: () => !closed && input.isRunLive(),
+      queueMessage: async (text: string, options: TQueueMessageOptions, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => {
+        if (closed) {
+          options.onQueueAccepted?.(false);
+          options.onQueueSettled?.("rejected");
+          return { accepted: false, outcome: "rejected" as const };
+        }
+        let settledWith: ((outcome: "committed" | "cancelled" | "rejected") => void) | null = null;
+        const settledPromise = new Promise<"committed" | "cancelled" | "rejected">((resolve) => {
+          settledWith = resolve;
+        });
+        const queued = await input.steering.queue({
+          responseId: input.responseId,
+          sessionId: input.sessionId,
+          userId: input.userId,
+          text,
+          via: "system",
+          authorityKind,
+          assertCurrent,
+          onSettled: (outcome) => {
+            options.onQueueSettled?.(outcome);
+            settledWith?.(outcome);
+          },
+        });
+        const accepted = "id" in queued;
+        options.onQueueAccepted?.(accepted);
+        if (!accepted) {
+          options.onQueueSettled?.("rejected");
+          return { accepted, outcome: "rejected" as const };
+        }
+        if (options.waitForTranscriptCommit === false) return { accepted, outcome: "pending" as const };
+        return { accepted, outcome: await settledPromise };
+      },
+    },
+    close: () => {
+      closed = true;
+    },
+  };
+}

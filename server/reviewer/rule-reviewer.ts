@@ -1,0 +1,66 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { findReviewerInjection } from "./injection";
+import { isClearlyReadOnly } from "./read-only";
+import { findDanger } from "./rule-patterns";
+import type { TExecReviewer, TReviewRequest, TReviewVerdict } from "./types";
+import { allowOnceVerdict, askVerdict, denyVerdict, elapsedSince } from "./verdicts";
+
+/** Options of the deterministic rule reviewer. */
+export type TRuleReviewerOptions = {
+  /** Recorded as the verdict's `reviewer`; default `rules`. */
+  name?: string;
+  /**
+   * When set, read-only commands are allowed only if their working directory lies inside this
+   * directory (for example the host's workspaces directory); otherwise they are asked about.
+   */
+  workspaceRoot?: string;
+};
+
+function insideWorkspace(cwd: string | null, workspaceRoot: string | undefined): boolean {
+  if (workspaceRoot === undefined) return true;
+  if (cwd === null) return false;
+  const path = relative(resolve(workspaceRoot), resolve(workspaceRoot, cwd));
+  return path === "" || (!path.startsWith("..") && !isAbsolute(path));
+}
+
+function reviewByRules(request: TReviewRequest, name: string, options: TRuleReviewerOptions): TReviewVerdict {
+  const verdict = { reviewer: name, latencyMs: 0 };
+  const injection = findReviewerInjection(request);
+  if (injection) {
+    return denyVerdict({
+      ...verdict,
+      risk: "high",
+      rationale: `Reviewer-directed prompt injection in the ${injection.field}: ${injection.evidence}.`,
+    });
+  }
+  const danger = findDanger(request.command);
+  if (danger) {
+    const category = danger.category[0]?.toUpperCase() + danger.category.slice(1);
+    return denyVerdict({ ...verdict, risk: "high", rationale: `${category}: ${danger.rationale}` });
+  }
+  if (isClearlyReadOnly(request.command) && insideWorkspace(request.cwd, options.workspaceRoot)) {
+    return allowOnceVerdict({ ...verdict, risk: "low", rationale: "The command only reads files in the working directory." });
+  }
+  return askVerdict({
+    ...verdict,
+    risk: null,
+    rationale: "The rules recognise this command as neither clearly read-only nor clearly dangerous.",
+  });
+}
+
+/**
+ * The deterministic reviewer: reviewer-directed injection, destructive commands, exfiltration and
+ * privilege escalation are denied with high risk; plain reads of the working directory are allowed
+ * once with low risk; everything else is `ask`, so it never allows what it does not understand.
+ */
+export function createRuleReviewer(options: TRuleReviewerOptions = {}): TExecReviewer {
+  const name = options.name ?? "rules";
+  return {
+    name,
+    review: async (request) => {
+      const startedAt = performance.now();
+      const verdict = reviewByRules(request, name, options);
+      return { ...verdict, latencyMs: elapsedSince(startedAt) };
+    },
+  };
+}
