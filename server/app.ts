@@ -15,6 +15,7 @@ import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
 import { createLocalBus } from "./host/bus";
 import { Host } from "./host/host";
+import { createConfiguredReviewer, reviewerConfigFromEnv, type TExecReviewer } from "./reviewer";
 import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
 import { loadSecretKey } from "./host/secret-store";
@@ -29,6 +30,8 @@ export type TAppOptions = {
   leaseMs?: number;
   expirySweepMs?: number;
   log?: Logger;
+  /** The exec reviewer; default from COUNTERSIGN_REVIEWER* environment variables (off when unset). */
+  reviewer?: TExecReviewer | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
@@ -67,6 +70,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     now: () => new Date(),
     secretKey: loadSecretKey(options.dataDir),
     receipts: new ReceiptStore(),
+    reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {
       dataDir: options.dataDir,
       leaseMs: options.leaseMs ?? 15_000,

@@ -53,6 +53,7 @@ export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredActio
   risk: a.risk,
   expiresAt: a.expiresAt.toISOString(),
   cwd: a.cwd,
+  ...(a.reviewerRationale ? { reviewer: a.reviewer, reviewerRationale: a.reviewerRationale } : {}),
 });
 
 export const clientToolAction = (r: typeof clientToolRequests.$inferSelect): TRequiredAction => ({

@@ -25,6 +25,9 @@ export const approvals = pgTable(
     bindingHash: text("binding_hash").notNull(),
     risk: riskEnum("risk").notNull(),
     message: text("message").notNull(),
+    /** The exec reviewer that routed this to a person, and why (policy `review`). */
+    reviewer: text("reviewer"),
+    reviewerRationale: text("reviewer_rationale"),
     status: approvalStatusEnum("status").notNull().default("pending"),
     decidedBy: text("decided_by"),
     decidedVia: transportEnum("decided_via"),

@@ -5,7 +5,8 @@ import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
 import type { TTool } from "../tools/types";
 
-export const APPROVAL_POLICIES = ["always", "never"] as const;
+/** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
+export const APPROVAL_POLICIES = ["always", "never", "review"] as const;
 
 export type TAgentConfig = {
   name: string;
@@ -41,6 +42,17 @@ export const AGENTS: readonly TAgentConfig[] = [
     clientToolTtlMs: 5 * 60_000,
     maxTurns: 64,
     fallbackModel: "scripted-fallback",
+  },
+  {
+    name: "scripted-reviewed",
+    harness: "scripted",
+    model: "scripted",
+    description: "The scripted agent with its exec calls reviewed by the configured exec reviewer first.",
+    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool],
+    approval: { exec: "review", echo: "never" },
+    approvalTtlMs: 15 * 60_000,
+    clientToolTtlMs: 5 * 60_000,
+    maxTurns: 64,
   },
 ];
 

@@ -26,6 +26,8 @@ export type TApprovalAction = {
   risk: TRisk;
   expiresAt: string;
   cwd?: string | null;
+  reviewer?: string | null;
+  reviewerRationale?: string;
 };
 
 export type TClientToolAction = {
@@ -39,7 +41,15 @@ export type TClientToolAction = {
   inputSchema?: unknown;
 };
 
-export type TRequiredAction = TApprovalAction | TClientToolAction;
+export type TQuestionAction = {
+  type: "question";
+  id: string;
+  callId: string;
+  questions: unknown[];
+  expiresAt: string;
+};
+
+export type TRequiredAction = TApprovalAction | TClientToolAction | TQuestionAction;
 
 export type TEnvelope = {
   id: string;

@@ -76,7 +76,7 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
     conversation.push({ role: "assistant", text: turn.text ?? "", toolCalls: calls });
     if (calls.length > 0) {
       for (const call of calls) {
-        const output = await attempt.runTool(call);
+        const output = await attempt.runTool(call, recentContext(conversation));
         conversation.push({ role: "tool", callId: call.id, name: call.name, output });
       }
       continue;
@@ -98,3 +98,15 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
 }
 
 const callId = (turnIndex: number, index: number): string => `call_${turnIndex}_${index}`;
+
+/** The last few conversation entries as `user:` / `agent:` lines, for the exec reviewer. */
+function recentContext(conversation: readonly TConversationEntry[]): string {
+  return conversation
+    .slice(-6)
+    .map((entry) => {
+      if (entry.role === "user") return `user: ${typeof entry.content === "string" ? entry.content : JSON.stringify(entry.content).slice(0, 500)}`;
+      if (entry.role === "assistant") return `agent: ${entry.text}${entry.toolCalls.length ? ` [calls ${entry.toolCalls.map((c) => c.name).join(", ")}]` : ""}`;
+      return `tool ${entry.name}: ${JSON.stringify(entry.output).slice(0, 500)}`;
+    })
+    .join("\n");
+}

@@ -13,6 +13,7 @@ import { DomainError } from "../core/errors";
 import type { TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
+import { reviewWithFallback, type TReviewVerdict } from "../reviewer";
 import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
 import type { SteeringDesk } from "./steering";
@@ -164,7 +165,7 @@ export class Attempt {
   }
 
   /** Runs one tool call: suspends for approval or the client, executes at most once, records the result. */
-  async runTool(call: TToolCall): Promise<unknown> {
+  async runTool(call: TToolCall, context?: string): Promise<unknown> {
     const key = `tool:${call.id}`;
     const done = this.steps.get(key);
     if (done?.status === "completed") return done.result;
@@ -182,7 +183,22 @@ export class Attempt {
     if (tool.kind === "client") return this.awaitClientTool(call, args, tool);
     if (tool.kind === "question") return this.awaitQuestion(call, args, tool);
     const cwd = tool.cwdOf(args, this.workspaceDir);
-    if (this.agent.approval[tool.name] === "always") await this.awaitApproval(call, args, cwd, tool);
+    const policy = this.agent.approval[tool.name] ?? "never";
+    if (policy === "always") await this.awaitApproval(call, args, cwd, tool, null);
+    else if (policy === "review") {
+      const verdict = await this.review(call, args, cwd, tool, context);
+      // deny is final and goes back to the agent; it is never escalated to a person.
+      if (verdict.decision === "deny") {
+        return this.recordToolResult(call, {
+          error: "The exec reviewer denied this command; it was not run.",
+          decision: "deny",
+          risk: verdict.risk,
+          rationale: verdict.rationale,
+          guidance: verdict.guidance,
+        });
+      }
+      if (verdict.decision === "ask") await this.awaitApproval(call, args, cwd, tool, verdict);
+    }
     await this.write(async (tx) => {
       await tx.insert(responseSteps).values({ responseId: this.response.id, key, status: "running" });
     });
@@ -217,11 +233,25 @@ export class Attempt {
     });
   }
 
+  /**
+   * Asks the exec reviewer once per tool call (the verdict is a step, so a resumed attempt reuses
+   * it); an identical later call is reviewed again. Every verdict is a trajectory frame.
+   */
+  private async review(call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
+    return this.step(`review:${call.id}`, async (record) => {
+      const command = typeof (args as { command?: unknown }).command === "string" ? (args as { command: string }).command : JSON.stringify(args);
+      const verdict = await reviewWithFallback(this.deps.reviewer, { command, cwd, agent: this.agent.name, toolName: tool.name, arguments: args, context }, this.signal);
+      record.frame("review.verdict", { callId: call.id, toolName: tool.name, ...verdict });
+      return verdict;
+    });
+  }
+
   private async awaitApproval(
     call: TToolCall,
     args: unknown,
     cwd: string | null,
     tool: { name: string; action: string; describe: (a: unknown, c: string | null) => string; risk: (a: unknown) => "low" | "medium" | "high" },
+    verdict: TReviewVerdict | null,
   ): Promise<void> {
     const r = this.response;
     const hash = bindingHash({ userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id, action: tool.action, arguments: args, cwd });
@@ -254,8 +284,10 @@ export class Attempt {
           arguments: args,
           cwd,
           bindingHash: hash,
-          risk: tool.risk(args),
+          risk: verdict?.risk ?? tool.risk(args),
           message: tool.describe(args, cwd),
+          reviewer: verdict?.reviewer ?? null,
+          reviewerRationale: verdict?.rationale ?? null,
           expiresAt: new Date(this.deps.now().getTime() + r.approvalTtlMs),
         })
         .returning();

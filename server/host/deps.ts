@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Db, DbKind } from "../../db/client";
 import type { EventBus } from "./bus";
+import type { TExecReviewer } from "../reviewer";
 import type { ReceiptStore } from "./receipts";
 
 /** Process-wide settings the host and services read. */
@@ -26,4 +27,6 @@ export type TDeps = {
   secretKey: Buffer;
   /** Transient resolution receipts of questions. */
   receipts: ReceiptStore;
+  /** The configured exec reviewer for policy `review`; null means every review asks a person. */
+  reviewer: TExecReviewer | null;
 };

@@ -31,7 +31,7 @@ export class SteeringDesk {
     authorityKind: TInjectionAuthorityKind;
     assertCurrent: TAssertCurrent;
     onSettled?: (outcome: TInjectionSettlement) => void;
-  }): Promise<{ id: string } | { refused: string }> {
+  }): Promise<{ id: string; sequence: number } | { refused: string }> {
     const id = newId("steer");
     return transact(this.deps, async (tx, emit) => {
       const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, input.responseId)).for("update");
@@ -43,8 +43,8 @@ export class SteeringDesk {
       if (input.authorityKind === "source-bound") this.sources.set(id, { assertCurrent: input.assertCurrent, onSettled: input.onSettled });
       else if (input.onSettled) this.sources.set(id, { assertCurrent: () => true, onSettled: input.onSettled });
       await tx.insert(steeringMessages).values({ id, responseId: input.responseId, sessionId: input.sessionId, userId: input.userId, text: input.text, authorityKind: input.authorityKind, via: input.via });
-      await emit(input.responseId, [{ type: "steer.queued", data: { steerId: id, authorityKind: input.authorityKind, chars: input.text.length }, frame: true, actorUserId: input.userId, transport: input.via }]);
-      return { id };
+      const [frame] = await emit(input.responseId, [{ type: "steer.queued", data: { steerId: id, authorityKind: input.authorityKind, chars: input.text.length }, frame: true, actorUserId: input.userId, transport: input.via }]);
+      return { id, sequence: frame?.sequence ?? 0 };
     });
   }
 

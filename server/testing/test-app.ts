@@ -6,6 +6,7 @@ import { createTestDb } from "../../db/testing";
 import { createApp, type TApp } from "../app";
 import { addUser } from "../auth/users";
 import type { TRole } from "../core/vocabulary";
+import type { TExecReviewer } from "../reviewer";
 
 export type TTestUser = { userId: string; apiKey: string; email: string; password: string };
 
@@ -22,7 +23,7 @@ export type TTestApp = TApp & {
 let userCounter = 0;
 
 /** A whole server (without Next pages) on a fresh database and a temporary data directory. */
-export async function startTestApp(options: { boundaryTimeoutMs?: number; expirySweepMs?: number } = {}): Promise<TTestApp> {
+export async function startTestApp(options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null } = {}): Promise<TTestApp> {
   const db = await createTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
   let logged = "";

@@ -19,7 +19,7 @@ type TMethod = { schema: z.ZodType; run: (deps: TDeps, actor: TActor, params: ne
 
 /** The Gateway question methods; the same services back the tRPC `question.*` procedures. */
 export const GATEWAY_METHODS: Record<string, TMethod> = {
-  "question.request": { schema: ZRequestParams, run: (deps, actor, p: z.infer<typeof ZRequestParams>) => requestQuestion(deps, actor, p) },
+  "question.request": { schema: ZRequestParams, run: (deps, actor, p: z.infer<typeof ZRequestParams>) => requestQuestion(deps, actor, p, "http") },
   "question.waitAnswer": { schema: ZWaitParams, run: (deps, actor, p: z.infer<typeof ZWaitParams>) => waitAnswer(deps, actor, p) },
   "question.resolve": { schema: ZResolveParams, run: (deps, actor, p: z.infer<typeof ZResolveParams>) => resolveQuestion(deps, actor, { ...p, via: "http" }) },
   "question.get": { schema: ZIdOnly, run: async (deps, actor, p: { id: string }) => ({ question: await getQuestion(deps, actor, p.id) }) },
@@ -44,7 +44,8 @@ function sendGatewayError(res: ServerResponse, error: unknown): void {
 
 /** `POST /v1/gateway/{method}`: params as the JSON body; `{ok:true,payload}` or `{ok:false,error}`. */
 export async function handleGateway(deps: TDeps, req: IncomingMessage, res: ServerResponse, actor: TActor, method: string): Promise<void> {
-  const entry = GATEWAY_METHODS[method];
+  // Own entries only: `constructor`, `toString`, `__proto__` ... are unknown methods, not crashes.
+  const entry = Object.hasOwn(GATEWAY_METHODS, method) ? GATEWAY_METHODS[method] : undefined;
   if (!entry) throw new DomainError("not_found", `There is no gateway method ${method}.`);
   try {
     const body = await readJson(req);

@@ -9,6 +9,7 @@ import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse, createSession } from "../../services/invoke-response";
+import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { describeIssues } from "./body";
 import { toDomainError } from "./errors";
@@ -23,6 +24,7 @@ const ZId = z.string().min(1).max(200);
 const ZClientFrame = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional() }),
   z.strictObject({ type: z.literal("response.cancel"), responseId: ZId }),
+  z.strictObject({ type: z.literal("response.steer"), responseId: ZId, text: z.string().trim().min(1).max(10_000) }),
   z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]) }),
   z.strictObject({ type: z.literal("client_tool.result"), requestId: ZId, output: z.unknown() }),
   z.strictObject({ type: z.literal("session.close") }),
@@ -104,6 +106,11 @@ class LiveConnection {
       } else if (frame.type === "response.cancel") {
         const cancelled = await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
         this.follow(frame.responseId, cancelled.sequence - 1);
+      } else if (frame.type === "response.steer") {
+        // Steering from a socket is source-bound: if the socket closes before dispatch, the message is revoked.
+        const ws = this.ws;
+        const steered = await steerResponse(this.deps, this.actor, { responseId: frame.responseId, text: frame.text, via: "websocket", authorityKind: "source-bound", assertCurrent: () => ws.readyState === ws.OPEN });
+        this.follow(frame.responseId, steered.sequence - 1);
       } else if (frame.type === "approval.decision") {
         const decided = await decideApproval(this.deps, this.actor, { approvalId: frame.approvalId, decision: frame.decision, via: "websocket", expectedResponseId: frame.responseId });
         this.follow(decided.responseId, decided.resolvedSequence - 1);

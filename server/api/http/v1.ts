@@ -9,6 +9,7 @@ import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
 import { getResponseEnvelope } from "../../services/get-response";
 import { invokeResponse } from "../../services/invoke-response";
+import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { parseBody, readJson } from "./body";
@@ -28,6 +29,7 @@ export const ZCreateResponseBody = z.strictObject({
 });
 export const ZDecisionBody = z.strictObject({ decision: z.enum(["approve", "deny"]) });
 const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
+const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
 const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
 
 export type TV1Deps = TDeps & { host: Host; auth: TAuth; controlToken?: string };
@@ -97,6 +99,16 @@ const routes: TRoute[] = [
       const body = hasBody ? parseBody(ZCancelBody, await readJson(req)) : {};
       const cancelled = await cancelResponse(deps, actor, { responseId: params[0] as string, reason: body.reason, via: "http" });
       sendJson(res, 200, cancelled.envelope);
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/responses\/([^/]+)\/steer$/,
+    auth: true,
+    handle: async ({ deps, req, res, params, actor }) => {
+      const body = parseBody(ZSteerBody, await readJson(req));
+      const steered = await steerResponse(deps, actor, { responseId: params[0] as string, text: body.text, via: "http", authorityKind: "run", assertCurrent: () => true });
+      sendJson(res, 202, steered);
     },
   },
   {

@@ -33,6 +33,8 @@ export const approvalsRouter = router({
         arguments: a.arguments,
         cwd: a.cwd,
         risk: a.risk,
+        reviewer: a.reviewer,
+        reviewerRationale: a.reviewerRationale,
         bindingHash: a.bindingHash,
         status: a.status,
         decidedBy: a.decidedBy,

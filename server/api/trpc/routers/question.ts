@@ -7,7 +7,7 @@ import { authenticatedProcedure, router } from "../init";
 
 /** The Gateway question methods as typed procedures (console and answer page use these). */
 export const questionRouter = router({
-  request: authenticatedProcedure.input(ZRequestParams).mutation(({ ctx, input }) => requestQuestion(ctx.deps, ctx.actor, input)),
+  request: authenticatedProcedure.input(ZRequestParams).mutation(({ ctx, input }) => requestQuestion(ctx.deps, ctx.actor, input, "console")),
   waitAnswer: authenticatedProcedure.input(ZWaitParams).query(({ ctx, input }) => waitAnswer(ctx.deps, ctx.actor, input)),
   resolve: authenticatedProcedure.input(ZResolveParams).mutation(({ ctx, input }) => resolveQuestion(ctx.deps, ctx.actor, { ...input, via: "console" })),
   get: authenticatedProcedure.input(z.strictObject({ id: z.string().min(1).max(200) })).query(async ({ ctx, input }) => ({ question: await getQuestion(ctx.deps, ctx.actor, input.id) })),

@@ -8,6 +8,7 @@ import { canRead } from "../../../core/actor";
 import { notFound } from "../../../core/errors";
 import { READ_ALL_ROLES } from "../../../core/vocabulary";
 import { cancelResponse } from "../../../services/cancel-response";
+import { steerResponse } from "../../../services/steer-response";
 import { followFrames, isTerminalFrame } from "../../../services/follow-frames";
 import { authenticatedProcedure, router } from "../init";
 
@@ -43,6 +44,27 @@ export const responsesRouter = router({
         transport: e.transport,
         createdAt: e.createdAt.toISOString(),
       })),
+    };
+  }),
+  /** Steers a message into the running response from the console (run authority). */
+  steer: authenticatedProcedure
+    .input(z.strictObject({ responseId: z.string().min(1), text: z.string().trim().min(1).max(10_000) }))
+    .mutation(async ({ ctx, input }) => steerResponse(ctx.deps, ctx.actor, { responseId: input.responseId, text: input.text, via: "console", authorityKind: "run", assertCurrent: () => true })),
+  /** Output-token usage of a session: per response and in total. */
+  sessionUsage: authenticatedProcedure.input(z.strictObject({ sessionId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const rows = await ctx.deps.db
+      .select({ id: responses.id, userId: responses.userId, usage: responses.usage, createdAt: responses.createdAt })
+      .from(responses)
+      .where(eq(responses.sessionId, input.sessionId))
+      .orderBy(desc(responses.createdAt))
+      .limit(1000);
+    const visible = rows.filter((r) => canRead(ctx.actor, r.userId));
+    if (visible.length === 0) throw notFound("session", input.sessionId);
+    return {
+      sessionId: input.sessionId,
+      outputTokens: visible.reduce((sum, r) => sum + r.usage.outputTokens, 0),
+      inputTokens: visible.reduce((sum, r) => sum + r.usage.inputTokens, 0),
+      responses: visible.map((r) => ({ id: r.id, ...r.usage, createdAt: r.createdAt.toISOString() })),
     };
   }),
   cancel: authenticatedProcedure.input(z.strictObject({ responseId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
