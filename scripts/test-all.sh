@@ -26,6 +26,8 @@ TEST_DB=pglite npx vitest run --reporter=default --reporter=json --outputFile.js
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
   TEST_DB=postgres npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json
+  echo "== replicas: 3 server processes on one PostgreSQL"
+  TEST_DB=postgres npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json
 else
   echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
 fi
@@ -34,4 +36,4 @@ echo "== build and end-to-end tests (Playwright, system Chromium)"
 npx next build
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json
 
-node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/playwright.json
+node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/vitest-replicas.json test-results/playwright.json

@@ -15,7 +15,9 @@ export async function ensureDemoOperator(db: Db, auth: TAuth, dataDir: string, u
   const [row] = await db.select({ n: count() }).from(users);
   if ((row?.n ?? 0) > 0) return null;
   const password = newSecret(12);
-  const created = await addUser(db, auth, { name: "Demo Operator", role: "admin", email: "operator@countersign.local", password });
+  // Replicas starting together on an empty database race here; the loser simply skips.
+  const created = await addUser(db, auth, { name: "Demo Operator", role: "admin", email: "operator@countersign.local", password }).catch(() => null);
+  if (!created) return null;
   const text = [
     "Countersign demo operator (created on first start)",
     `  console:  ${url}/login`,

@@ -17,7 +17,7 @@ export async function freePort(): Promise<number> {
 export type TServerProcess = { child: ChildProcess; url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> };
 
 /** Starts `server/main.ts` as a real process (API only) and waits until /v1/healthz answers. */
-export async function startServerProcess(options: { dataDir: string; port: number; databaseUrl?: string }): Promise<TServerProcess> {
+export async function startServerProcess(options: { dataDir: string; port: number; databaseUrl?: string; env?: Record<string, string> }): Promise<TServerProcess> {
   let output = "";
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATABASE_URL;
@@ -31,6 +31,7 @@ export async function startServerProcess(options: { dataDir: string; port: numbe
       COUNTERSIGN_LEASE_MS: "2000",
       LOG_LEVEL: "warn",
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -15,7 +15,7 @@ import { describeIssues } from "./body";
 import { toDomainError } from "./errors";
 import { identify } from "./identify";
 import type { TV1Deps } from "./v1";
-import { agentSessions } from "../../../db/schema";
+import { agentSessions, responses } from "../../../db/schema";
 import { eq } from "drizzle-orm";
 import { DEFAULT_AGENT } from "../../agents/config";
 
@@ -28,6 +28,8 @@ const ZClientFrame = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]) }),
   z.strictObject({ type: z.literal("client_tool.result"), requestId: ZId, output: z.unknown() }),
   z.strictObject({ type: z.literal("session.close") }),
+  // Countersign extension: follow a response from a sequence (e.g. after reconnecting to another replica).
+  z.strictObject({ type: z.literal("response.subscribe"), responseId: ZId, after: z.number().int().min(-1).optional() }),
 ]);
 const ZConnect = z.strictObject({ type: z.literal("connect"), sessionId: ZId.optional() });
 
@@ -106,6 +108,10 @@ class LiveConnection {
       } else if (frame.type === "response.cancel") {
         const cancelled = await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
         this.follow(frame.responseId, cancelled.sequence - 1);
+      } else if (frame.type === "response.subscribe") {
+        const [row] = await this.deps.db.select({ userId: responses.userId }).from(responses).where(eq(responses.id, frame.responseId));
+        if (!row || row.userId !== this.actor.userId) throw new DomainError("not_found", `No response with id ${frame.responseId} was found.`);
+        this.follow(frame.responseId, frame.after ?? -1);
       } else if (frame.type === "response.steer") {
         // Steering from a socket is source-bound: if the socket closes before dispatch, the message is revoked.
         const ws = this.ws;
