@@ -21,7 +21,7 @@ npx biome lint .
 
 mkdir -p test-results
 echo "== unit + integration tests on PGlite"
-TEST_DB=pglite npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json
+TEST_DB=pglite npx vitest run --project unit --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
