@@ -9,3 +9,6 @@ export type TEnvelopeView = TResponseView["envelope"];
 export type TOutputItemView = TEnvelopeView["output"][number];
 export type TRequiredActionView = NonNullable<TEnvelopeView["requiredAction"]>;
 export type TTrajectoryEvent = TResponseView["trajectory"][number];
+export type TQuestionRecordView = TOutputs["question"]["get"]["question"];
+export type TQuestionView = TQuestionRecordView["questions"][number];
+export type TFormFieldView = NonNullable<TQuestionView["fields"]>[number];

@@ -8,6 +8,7 @@ import { trpcErrorCode, useTRPC } from "./trpc-provider";
 
 const NAV = [
   { href: "/", label: "Approvals" },
+  { href: "/questions", label: "Questions" },
   { href: "/responses", label: "Responses" },
 ];
 
@@ -18,6 +19,9 @@ export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname();
   const queryClient = useQueryClient();
   const me = useQuery(trpc.me.queryOptions());
+  // Pending questions, for the count next to "Questions" (kept current by the pages' live feed).
+  const questions = useQuery(trpc.question.list.queryOptions({ status: "pending" }, { enabled: Boolean(me.data) }));
+  const waiting = questions.data?.questions.length ?? 0;
   const [signingOut, setSigningOut] = useState(false);
   const unauthorized = trpcErrorCode(me.error) === "UNAUTHORIZED";
 
@@ -53,6 +57,14 @@ export function AppShell({ children }: { children: ReactNode }) {
                 <li key={item.href}>
                   <Link href={item.href} aria-current={isActive(item.href) ? "page" : undefined}>
                     {item.label}
+                    {item.href === "/questions" && waiting > 0 ? (
+                      <>
+                        <span className="nav-count" aria-hidden="true" data-testid="nav-questions-count">
+                          {waiting}
+                        </span>
+                        <span className="visually-hidden">, {waiting} waiting</span>
+                      </>
+                    ) : null}
                   </Link>
                 </li>
               ))}

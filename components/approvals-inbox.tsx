@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRef, useState } from "react";
 import { ApprovalCard } from "./approval-card";
 import { DecidedList } from "./decided-list";
@@ -21,6 +22,8 @@ export function ApprovalsInbox() {
     pendingHeading.current?.focus();
   };
   const count = pending.data?.length ?? 0;
+  const questions = useQuery(trpc.question.list.queryOptions({ status: "pending" }));
+  const questionCount = questions.data?.questions.length ?? 0;
 
   return (
     <>
@@ -34,6 +37,12 @@ export function ApprovalsInbox() {
       <p className="visually-hidden" aria-live="polite">
         {announcement}
       </p>
+      {questionCount > 0 ? (
+        <p className="notice notice-questions" data-testid="questions-waiting">
+          <strong>{questionCount}</strong> {questionCount === 1 ? "question is" : "questions are"} also waiting for a person&apos;s answer.{" "}
+          <Link href="/questions">Open Questions</Link>
+        </p>
+      ) : null}
 
       <section aria-labelledby="pending-title" className="section">
         <h2 id="pending-title" ref={pendingHeading} tabIndex={-1}>

@@ -8,6 +8,7 @@ export function RiskBadge({ risk }: { risk: string }) {
 const STATUS_TONE: Record<string, string> = {
   completed: "ok",
   approved: "ok",
+  answered: "ok",
   in_progress: "info",
   requires_action: "warn",
   pending: "warn",

@@ -17,6 +17,13 @@ export function trpcErrorCode(error: unknown): string | null {
 
 const NO_RETRY = new Set(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "BAD_REQUEST", "CONFLICT"]);
 
+/** The gateway reason of a failed question call (e.g. "QUESTION_ALREADY_TERMINAL") and its details. */
+export function trpcReason(error: unknown): { reason: string | null; details: Record<string, unknown> | null } {
+  if (!(error instanceof TRPCClientError)) return { reason: null, details: null };
+  const data = error.data as { reason?: string | null; details?: Record<string, unknown> | null } | undefined;
+  return { reason: data?.reason ?? null, details: data?.details ?? null };
+}
+
 function makeQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
@@ -28,15 +35,21 @@ function makeQueryClient(): QueryClient {
   });
 }
 
-function makeTrpcClient() {
+/**
+ * The browser's tRPC client. With an `accessToken` (an API key from an answer link) every
+ * request carries `Authorization: Bearer <token>` instead of relying on the session cookie;
+ * subscriptions cannot send that header, so token pages poll instead of subscribing.
+ */
+function makeTrpcClient(accessToken?: string) {
   const base = typeof window === "undefined" ? "http://localhost" : window.location.origin;
   const url = `${base}/api/trpc`;
+  const headers = accessToken ? { authorization: `Bearer ${accessToken}` } : undefined;
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url }),
-        false: httpBatchLink({ url }),
+        false: httpBatchLink({ url, headers }),
       }),
     ],
   });
@@ -46,6 +59,22 @@ function makeTrpcClient() {
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(makeTrpcClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
+
+/**
+ * A separate client and cache for a page opened with `?access_token=`: its calls authenticate
+ * with the token only, and nothing it loads mixes with the cookie session's cache.
+ */
+export function TokenProviders({ accessToken, children }: { accessToken: string; children: ReactNode }) {
+  const [queryClient] = useState(makeQueryClient);
+  const [trpcClient] = useState(() => makeTrpcClient(accessToken));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

@@ -74,3 +74,62 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/** Authorization header of the demo API key (or another key). */
+export const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
+
+export type TQuestionRun = { responseId: string; sessionId: string; questionId: string };
+
+/**
+ * Starts a scripted run whose first turn calls a question tool (ask_user, request_secret,
+ * request_input, confirm_url) and whose second turn says "done"; returns the waiting question.
+ */
+export async function startQuestionRun(request: APIRequestContext, apiKey: string, call: { name: string; arguments: Record<string, unknown> }): Promise<TQuestionRun> {
+  const res = await request.post("/v1/responses", {
+    headers: bearer(apiKey),
+    data: { input: { script: [{ toolCalls: [call] }, { text: "done" }] } },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  const envelope = (await res.json()) as { id: string; sessionId: string; status: string; requiredAction?: { type: string; id: string } };
+  expect(envelope.status).toBe("requires_action");
+  expect(envelope.requiredAction?.type).toBe("question");
+  return { responseId: envelope.id, sessionId: envelope.sessionId, questionId: envelope.requiredAction?.id as string };
+}
+
+type TOutputItem = { type: string; name?: string; output?: unknown };
+export type TEnvelopeBody = { id: string; status: string; outputText: string; output: TOutputItem[] };
+
+/** GET /v1/responses/{id}?sessionId=… */
+export async function getEnvelope(request: APIRequestContext, apiKey: string, run: { responseId: string; sessionId: string }): Promise<TEnvelopeBody> {
+  const res = await request.get(`/v1/responses/${run.responseId}?sessionId=${encodeURIComponent(run.sessionId)}`, { headers: bearer(apiKey) });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as TEnvelopeBody;
+}
+
+/** Waits until the run completed and returns the output of its tool result for `toolName`. */
+export async function completedToolResult(request: APIRequestContext, apiKey: string, run: { responseId: string; sessionId: string }, toolName: string): Promise<unknown> {
+  await expect.poll(async () => (await getEnvelope(request, apiKey, run)).status, { message: `response ${run.responseId} did not complete` }).toBe("completed");
+  const envelope = await getEnvelope(request, apiKey, run);
+  const result = envelope.output.find((i) => i.type === "tool_result" && i.name === toolName);
+  expect(result, `no tool_result for ${toolName}`).toBeTruthy();
+  return result?.output;
+}
+
+/** Calls a Gateway question method over HTTP and returns its payload. */
+export async function gateway<T>(request: APIRequestContext, apiKey: string, method: string, params: Record<string, unknown>): Promise<T> {
+  const res = await request.post(`/v1/gateway/${method}`, { headers: bearer(apiKey), data: params });
+  const body = (await res.json()) as { ok: boolean; payload?: T; error?: unknown };
+  expect(body.ok, JSON.stringify(body)).toBe(true);
+  return body.payload as T;
+}
+
+/** Screenshots at desktop width and at phone width (390 px), then restores the desktop viewport. */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  const desktop = page.viewportSize() ?? { width: 1280, height: 860 };
+  await screenshot(page, name);
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Nothing may push the page wider than the phone.
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: `${name}: horizontal overflow at 390 px` }).toBeLessThanOrEqual(390);
+  await screenshot(page, `${name}-phone`);
+  await page.setViewportSize(desktop);
+}

@@ -1,0 +1,231 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { type ReactNode, useEffect, useRef, useState } from "react";
+import { AnswerForm, type TLostRace } from "./answer-form";
+import type { TQuestionRecordView as TRecord } from "./api-types";
+import { QuestionOutcome } from "./question-outcome";
+import { kindLabel, shapeOf } from "./question-model";
+import { Countdown, TimeAgo } from "./time-labels";
+import { TokenProviders, trpcErrorCode, useTRPC } from "./trpc-provider";
+import { LiveIndicator, useLiveChanges } from "./use-live-changes";
+import { useNow } from "./use-now";
+
+/**
+ * The end-user answer page of one question. Signed in with the console cookie, or with an API
+ * key passed as `?access_token=` (sent as a Bearer header; the page then polls instead of
+ * subscribing, since a browser event stream cannot carry that header).
+ */
+export function AnswerPage({ questionId, accessToken }: { questionId: string; accessToken: string | null }) {
+  if (accessToken) {
+    return (
+      <TokenProviders accessToken={accessToken}>
+        <AnswerScreen questionId={questionId} viaToken />
+      </TokenProviders>
+    );
+  }
+  return <AnswerScreen questionId={questionId} viaToken={false} />;
+}
+
+function Frame({ who, viaToken, children }: { who: string | null; viaToken: boolean; children: ReactNode }) {
+  const brand = (
+    <>
+      <span className="brand-mark" aria-hidden="true">
+        ✓
+      </span>
+      Countersign
+    </>
+  );
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <div className="topbar-inner answer-topbar">
+          {who && !viaToken ? (
+            <Link href="/" className="brand">
+              {brand}
+            </Link>
+          ) : (
+            <span className="brand">{brand}</span>
+          )}
+          {who ? (
+            <span className="answer-who small" data-testid="answering-as">
+              Answering as <strong>{who}</strong>
+              {viaToken ? <span className="muted"> (link access)</span> : null}
+            </span>
+          ) : null}
+        </div>
+      </header>
+      <main id="main" className="answer-main">
+        {children}
+      </main>
+    </>
+  );
+}
+
+function SignInPrompt({ questionId, viaToken }: { questionId: string; viaToken: boolean }) {
+  const next = `/answer/${questionId}`;
+  return (
+    <section className="card answer-card" aria-labelledby="signin-title" data-testid="sign-in-prompt">
+      <h1 id="signin-title">{viaToken ? "This link no longer works" : "Sign in to answer"}</h1>
+      <p>
+        {viaToken
+          ? "The access token in this link is not valid any more. Sign in with your Countersign account to see the question and answer it."
+          : "An agent is waiting for your answer. Sign in with your Countersign account to see the question and reply."}
+      </p>
+      <p>
+        <Link className="btn btn-primary" href={`/login?next=${encodeURIComponent(next)}`}>
+          Sign in to answer
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+function AnswerScreen({ questionId, viaToken }: { questionId: string; viaToken: boolean }) {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.me.queryOptions());
+  const signedIn = Boolean(me.data);
+  const query = useQuery(
+    trpc.question.get.queryOptions(
+      { id: questionId },
+      {
+        enabled: signedIn,
+        // Token pages poll while pending; any page re-reads a pending question whose time is up
+        // until the server's expiry sweep has settled it.
+        refetchInterval: (q) => {
+          const r = q.state.data?.question;
+          if (r?.status !== "pending") return false;
+          return viaToken || Date.now() >= r.expiresAtMs ? 2000 : false;
+        },
+      },
+    ),
+  );
+  const pending = query.data?.question.status === "pending";
+  const { live } = useLiveChanges(signedIn && !viaToken && pending);
+
+  let content: ReactNode;
+  if (me.error) {
+    content =
+      trpcErrorCode(me.error) === "UNAUTHORIZED" ? (
+        <SignInPrompt questionId={questionId} viaToken={viaToken} />
+      ) : (
+        <p role="alert" className="error-box">
+          Could not reach the server: {me.error.message}
+        </p>
+      );
+  } else if (query.error) {
+    content =
+      trpcErrorCode(query.error) === "NOT_FOUND" ? (
+        <section className="card answer-card" aria-labelledby="missing-title" data-testid="question-missing">
+          <h1 id="missing-title">Question not found</h1>
+          <p>
+            There is no question <code>{questionId}</code>, or it was not asked of you.
+          </p>
+        </section>
+      ) : (
+        <p role="alert" className="error-box">
+          Could not load the question: {query.error.message}
+        </p>
+      );
+  } else if (!query.data) {
+    content = (
+      <p className="muted" aria-live="polite">
+        Loading…
+      </p>
+    );
+  } else {
+    content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={me.data?.role === "auditor"} />;
+  }
+  return (
+    <Frame who={me.data?.name ?? null} viaToken={viaToken}>
+      {content}
+    </Frame>
+  );
+}
+
+function titleOf(r: TRecord): string {
+  const shapes = new Set(r.questions.map(shapeOf));
+  if (r.questions.length === 1 && shapes.has("url")) return "Confirm a link";
+  if (r.questions.length === 1 && shapes.has("secret")) return "A secret is requested";
+  if (r.questions.length === 1 && shapes.has("form")) return "Fill in a form";
+  return r.questions.length > 1 ? `${r.questions.length} questions for you` : "A question for you";
+}
+
+function lostText(r: TRecord): string {
+  const name = r.answeredBy?.name ?? "someone else";
+  if (r.status === "answered") return `Already answered by ${name}. Your answer was not used.`;
+  if (r.status === "cancelled") return r.answeredVia === "system" ? "Already cancelled: the run that asked it ended." : `Already declined by ${name}. Your answer was not used.`;
+  return "Too late: this question expired before your answer arrived.";
+}
+
+function QuestionCard({ record, viaToken, live, readOnly }: { record: TRecord; viaToken: boolean; live: boolean | null; readOnly: boolean }) {
+  const now = useNow(1000);
+  const [sent, setSent] = useState<"answered" | "declined" | null>(null);
+  const [lost, setLost] = useState<TLostRace | null>(null);
+  const outcomeRef = useRef<HTMLHeadingElement>(null);
+  // What the server knows, or what we learned from a failed submission before the refetch lands.
+  const current = record.status === "pending" && lost ? lost.record : record;
+  const timeUp = current.status === "pending" && current.expiresAtMs <= now;
+  const shown: TRecord = timeUp ? { ...current, status: "expired" } : current;
+  const open = shown.status === "pending";
+
+  // When the question closes while the page is open, move focus to the outcome.
+  const wasOpen = useRef(open);
+  useEffect(() => {
+    if (wasOpen.current && !open) outcomeRef.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
+
+  return (
+    <article className="card answer-card" aria-labelledby="answer-title" data-testid="answer-card" data-question-id={record.id} data-status={shown.status}>
+      <div className="answer-head">
+        <span className="badge tone-info kind-badge" data-testid="question-kind">
+          {kindLabel(record.questions)}
+        </span>
+        {open ? (
+          <span className="answer-timing">
+            <span className="time-left">
+              <Countdown iso={record.expiresAt} />
+            </span>
+            {live !== null ? <LiveIndicator live={live} /> : null}
+          </span>
+        ) : null}
+      </div>
+      <h1 id="answer-title">{titleOf(record)}</h1>
+      <p className="muted small answer-meta">
+        Asked by <strong>{record.requester.name ?? record.requester.userId}</strong> · <TimeAgo iso={record.createdAt} />
+        {record.responseId && !viaToken ? (
+          <>
+            {" "}
+            · <Link href={`/responses/${record.responseId}`}>View the response</Link>
+          </>
+        ) : null}
+      </p>
+
+      {lost ? (
+        <p role="alert" className="notice notice-race" data-testid="race-notice">
+          {lostText(lost.record)}
+        </p>
+      ) : sent && !open ? (
+        <p role="status" className="notice notice-sent" data-testid="sent-notice">
+          {sent === "declined" ? "You declined. The agent has been told." : "Thanks, your answer was sent."}
+        </p>
+      ) : null}
+
+      {open && readOnly ? (
+        <p className="notice" data-testid="read-only">
+          Your role can see this question but cannot answer it.
+        </p>
+      ) : null}
+      {open ? (
+        <AnswerForm record={record} closed={timeUp || readOnly} onAnswered={setSent} onLostRace={setLost} />
+      ) : (
+        <QuestionOutcome ref={outcomeRef} record={shown} />
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,107 @@
+"use client";
+
+import { forwardRef } from "react";
+import type { TQuestionRecordView as TRecord } from "./api-types";
+import { StatusBadge } from "./badges";
+import { LiteralUrl } from "./question-inputs";
+import { shapeOf, shownAnswers, URL_CONFIRM } from "./question-model";
+import { formatTimestamp, TimeAgo } from "./time-labels";
+
+const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system" };
+
+function LockIcon() {
+  return (
+    <svg className="lock-icon" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+      <path fill="currentColor" d="M4 7V5a4 4 0 1 1 8 0v2h.5A1.5 1.5 0 0 1 14 8.5v5a1.5 1.5 0 0 1-1.5 1.5h-9A1.5 1.5 0 0 1 2 13.5v-5A1.5 1.5 0 0 1 3.5 7H4Zm2 0h4V5a2 2 0 1 0-4 0v2Z" />
+    </svg>
+  );
+}
+
+/** "Answered by Ana", "Declined by Ana", "Cancelled (the run ended)", "Expired". */
+export function outcomeTitle(r: TRecord): string {
+  const name = r.answeredBy?.name ?? "someone";
+  if (r.status === "answered") return `Answered by ${name}`;
+  if (r.status === "cancelled") return r.answeredVia === "system" ? "Cancelled: the run that asked it ended" : `Declined by ${name}`;
+  if (r.status === "expired") return "Expired: nobody answered in time";
+  return "Waiting for an answer";
+}
+
+/** The settled state of a question: who, when, how, and what was answered (secrets as "stored"). */
+export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord }>(function QuestionOutcome({ record: r }, ref) {
+  const when = r.answeredAt ?? (r.status === "expired" ? r.expiresAt : null);
+  return (
+    <section className={`outcome outcome-${r.status}`} aria-labelledby="outcome-title" data-testid="outcome" data-status={r.status}>
+      <div className="outcome-head">
+        <StatusBadge status={r.status} />
+        <h2 id="outcome-title" ref={ref} tabIndex={-1} data-testid="outcome-title">
+          {outcomeTitle(r)}
+        </h2>
+      </div>
+      <p className="muted small" data-testid="outcome-when">
+        {when ? (
+          <>
+            {r.status === "expired" ? "Expired " : r.status === "answered" ? "Answered " : "Closed "}
+            <time dateTime={when}>{formatTimestamp(when)}</time> (<TimeAgo iso={when} />)
+          </>
+        ) : null}
+        {r.answeredVia && r.status !== "expired" ? <> · via {VIA[r.answeredVia] ?? r.answeredVia}</> : null}
+      </p>
+      <dl className="answers" data-testid="submitted-answers">
+        {r.questions.map((q) => {
+          if (r.status !== "answered") {
+            return (
+              <div key={q.questionId} className="answer-item" data-question-id={q.questionId}>
+                <dt>
+                  <span className="q-header">{q.header}</span> {q.question}
+                </dt>
+                {q.url ? (
+                  <dd className="confirmed-url">
+                    <LiteralUrl url={q.url} />
+                  </dd>
+                ) : null}
+                <dd className="muted small">No answer</dd>
+              </div>
+            );
+          }
+          const shown = shownAnswers(q, r.answers);
+          const confirmedUrl = shapeOf(q) === "url" && r.answers?.[q.questionId]?.[0] === URL_CONFIRM ? q.url : null;
+          return (
+            <div key={q.questionId} className="answer-item" data-question-id={q.questionId}>
+              <dt>
+                <span className="q-header">{q.header}</span> {q.question}
+              </dt>
+              {shown.map((s, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: fixed order of a question's answer rows
+                <dd key={i}>
+                  {s.label ? <span className="answer-label">{s.label}: </span> : null}
+                  {s.values.map((v, j) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: values of one answer, in order
+                    <span key={j} className={v.stored ? "answer-value stored" : "answer-value"} data-testid={v.stored ? "stored-secret" : "answer-value"}>
+                      {v.other ? <span className="muted">Other: </span> : null}
+                      {v.stored ? (
+                        <>
+                          <LockIcon />
+                          {v.text}
+                        </>
+                      ) : (
+                        v.text
+                      )}
+                    </span>
+                  ))}
+                </dd>
+              ))}
+              {confirmedUrl ? (
+                <dd className="confirmed-url">
+                  <LiteralUrl url={confirmedUrl} />
+                  <a href={confirmedUrl} target="_blank" rel="noopener noreferrer" className="btn btn-quiet">
+                    Open the confirmed link
+                  </a>
+                </dd>
+              ) : null}
+            </div>
+          );
+        })}
+      </dl>
+    </section>
+  );
+});
