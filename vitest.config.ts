@@ -16,6 +16,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: "faults",
+          include: ["tests/faults/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: "replicas",
           include: ["tests/replicas/**/*.test.ts"],
           environment: "node",

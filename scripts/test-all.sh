@@ -28,6 +28,8 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
   TEST_DB=postgres npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json
   echo "== replicas: 3 server processes on one PostgreSQL"
   TEST_DB=postgres npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json
+  echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
+  TEST_DB=postgres npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json
 else
   echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
 fi
@@ -36,4 +38,4 @@ echo "== build and end-to-end tests (Playwright, system Chromium)"
 npx next build
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json
 
-node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/vitest-replicas.json test-results/playwright.json
+node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/vitest-replicas.json test-results/vitest-faults.json test-results/playwright.json

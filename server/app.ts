@@ -5,11 +5,15 @@ import { join } from "node:path";
 import { toNodeHandler } from "better-auth/node";
 import pino, { type Logger } from "pino";
 import type { DbHandle } from "../db/client";
+import { guardRequest, guardUpgrade, parseRateLimit, RateLimiter, setSecurityHeaders, type TRateLimitConfig } from "./api/http/guard";
 import { createLiveServer } from "./api/http/live";
+import { createDeviceServer } from "./api/http/devices";
+import { createDeviceHub } from "./devices/hub";
 import { sendError } from "./api/http/errors";
 import { handleV1, type TV1Deps } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
 import { handleControl } from "./api/http/control";
+import { handleExport } from "./api/http/export";
 import { createAuth } from "./auth/auth";
 import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
@@ -19,6 +23,7 @@ import { createConfiguredReviewer, reviewerConfigFromEnv, type TExecReviewer } f
 import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
 import { loadSecretKey } from "./host/secret-store";
+import { closeMcpManager } from "./mcp/manager";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -32,6 +37,8 @@ export type TAppOptions = {
   log?: Logger;
   /** The exec reviewer; default from COUNTERSIGN_REVIEWER* environment variables (off when unset). */
   reviewer?: TExecReviewer | null;
+  /** Per-credential rate limits; default from COUNTERSIGN_RATE_LIMIT (see server/api/http/guard.ts); null turns them off. */
+  rateLimit?: TRateLimitConfig | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
@@ -49,6 +56,15 @@ function authSecret(dataDir: string): string {
   return secret;
 }
 
+/** The URL of a request target, or null when it does not parse. */
+function parseRequestUrl(target: string | undefined): URL | null {
+  try {
+    return new URL(target ?? "/", "http://localhost");
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Builds the whole process: host, services, and one http.Server routing `/v1` (+ `WS /v1/live`),
  * `/api/trpc`, `/api/auth` and, when given, Next.js pages. Tests use it with port 0.
@@ -56,6 +72,9 @@ function authSecret(dataDir: string): string {
 export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const server = createServer();
+  // Longer than common proxies' and clients' idle timeouts, so a reused keep-alive socket is not closed under a request.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const url = options.publicUrl ?? `http://127.0.0.1:${port}`;
@@ -84,13 +103,24 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   });
   const host = new Host(base);
   const deps: TV1Deps = { ...base, host, auth };
-  const live = createLiveServer(deps);
+  const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
+  const limiter = rateLimit ? new RateLimiter(rateLimit) : null;
+  const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });
+  const devices = createDeviceServer(deps, createDeviceHub(deps));
   const authHandler = toNodeHandler(auth);
   const trpc = createTrpcHandler(deps);
 
   server.on("request", (req, res) => {
-    const reqUrl = new URL(req.url ?? "/", "http://localhost");
+    const reqUrl = parseRequestUrl(req.url);
+    // A request target no URL parser accepts (e.g. `GET http://[bad/`) is a 400, never a crash.
+    if (!reqUrl) {
+      setSecurityHeaders(res, "api");
+      return sendError(res, new DomainError("invalid_request", "The request target is not a valid URL."));
+    }
     const path = reqUrl.pathname;
+    const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/") || path === "/internal/cli";
+    // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
+    if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
     const done = (p: Promise<void>) =>
       p.catch((error: unknown) => {
         log.error({ err: error, path }, "request failed");
@@ -99,13 +129,19 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     if (path === "/v1" || path.startsWith("/v1/")) return done(handleV1(deps, req, res, reqUrl));
     if (path === "/internal/cli") return done(handleControl(deps, req, res));
     if (path.startsWith("/api/trpc")) return done(trpc(req, res));
+    if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
     if (path.startsWith("/api/auth")) return done(authHandler(req, res));
     if (options.pages) return done(options.pages.handle(req, res));
     sendError(res, new DomainError("not_found", `There is no page ${path}.`));
   });
   server.on("upgrade", (req, socket, head) => {
-    const reqUrl = new URL(req.url ?? "/", "http://localhost");
-    if (reqUrl.pathname === "/v1/live") return void live.handleUpgrade(req, socket, head, reqUrl);
+    const reqUrl = parseRequestUrl(req.url);
+    if (!reqUrl) return void socket.destroy();
+    if (reqUrl.pathname === "/v1/live") {
+      if (guardUpgrade(limiter, req, socket, reqUrl)) return;
+      return void live.handleUpgrade(req, socket, head, reqUrl).catch(() => socket.destroy());
+    }
+    if (reqUrl.pathname === "/v1/devices/connect") return void devices.handleUpgrade(req, socket, head);
     if (options.pages?.upgrade) return void options.pages.upgrade(req, socket, head);
     socket.destroy();
   });
@@ -118,6 +154,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     close: async () => {
       await host.stop();
       live.close();
+      devices.close();
+      await closeMcpManager(base);
       if ("close" in bus) await (bus as { close: () => Promise<void> }).close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseRateLimit, type TRateLimitConfig } from "./api/http/guard";
 
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -9,6 +10,9 @@ const ZEnv = z.object({
   COUNTERSIGN_PUBLIC_URL: z.string().url().optional(),
   COUNTERSIGN_BOUNDARY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   COUNTERSIGN_LEASE_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** PostgreSQL connections per process (postgres.js pool); requests beyond it queue for a connection. */
+  COUNTERSIGN_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
+  COUNTERSIGN_RATE_LIMIT: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -20,6 +24,8 @@ export type TServerConfig = {
   publicUrl?: string;
   boundaryTimeoutMs: number;
   leaseMs: number;
+  dbPool: number;
+  rateLimit: TRateLimitConfig | null;
   logLevel: string;
 };
 
@@ -39,6 +45,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
     publicUrl: e.COUNTERSIGN_PUBLIC_URL,
     boundaryTimeoutMs: e.COUNTERSIGN_BOUNDARY_TIMEOUT_MS,
     leaseMs: e.COUNTERSIGN_LEASE_MS,
+    dbPool: e.COUNTERSIGN_DB_POOL,
+    rateLimit: parseRateLimit(e.COUNTERSIGN_RATE_LIMIT),
     logLevel: e.LOG_LEVEL,
   };
 }

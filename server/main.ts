@@ -26,7 +26,7 @@ async function loadPages(port: number) {
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
-  const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") });
+  const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"), poolSize: config.dbPool });
   await migrateDb(db);
   const pages = process.env.COUNTERSIGN_PAGES === "off" ? undefined : await loadPages(config.port);
   const app = await createApp({
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     boundaryTimeoutMs: config.boundaryTimeoutMs,
     leaseMs: config.leaseMs,
+    rateLimit: config.rateLimit,
     log,
     pages,
   });

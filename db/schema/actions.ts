@@ -38,6 +38,9 @@ export const approvals = pgTable(
   (t) => [
     uniqueIndex("approvals_call_uq").on(t.responseId, t.callId),
     index("approvals_pending_idx").on(t.expiresAt).where(sql`status = 'pending'`),
+    // Approvals inbox: the pending list (oldest first) and the decided history (newest first, keyset on created_at, id).
+    index("approvals_pending_created_idx").on(t.createdAt, t.id).where(sql`status = 'pending'`),
+    index("approvals_decided_created_idx").on(t.createdAt, t.id).where(sql`status <> 'pending'`),
   ],
 );
 

@@ -3,3 +3,4 @@ export * from "./auth";
 export * from "./responses";
 export * from "./questions";
 export * from "./steering";
+export * from "./devices";

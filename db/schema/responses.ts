@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigserial, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigserial, index, integer, json, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TEnvelope, TOutputItem, TUsage } from "../../server/core/envelope";
 import { RESPONSE_STATUSES, STEP_STATUSES, TRANSPORTS } from "../../server/core/vocabulary";
 import { users } from "./auth";
@@ -18,9 +18,16 @@ export const agentSessions = pgTable(
       .references(() => users.id),
     agent: text("agent").notNull(),
     workspaceDir: text("workspace_dir").notNull(),
+    /** `full`: node commands the harness declared run on paired devices without a prompt (see server/devices). */
+    access: text("access", { enum: ["default", "full"] }).notNull().default("default"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("agent_sessions_user_idx").on(t.userId, t.createdAt)],
+  (t) => [
+    index("agent_sessions_user_idx").on(t.userId, t.createdAt),
+    // Console session list: newest first (keyset on created_at, id), optionally by agent.
+    index("agent_sessions_created_idx").on(t.createdAt, t.id),
+    index("agent_sessions_agent_idx").on(t.agent, t.createdAt, t.id),
+  ],
 );
 
 /** One invocation of an agent (a harness attempt); the envelope is stored before the status turns terminal. */
@@ -36,7 +43,8 @@ export const responses = pgTable(
       .references(() => users.id),
     agent: text("agent").notNull(),
     status: responseStatusEnum("status").notNull().default("in_progress"),
-    input: jsonb("input").$type<unknown>().notNull(),
+    // json, not jsonb: the input is kept byte-for-byte in the caller's key order (schemas, forms).
+    input: json("input").$type<unknown>().notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     output: jsonb("output").$type<TOutputItem[]>().notNull().default([]),
     usage: jsonb("usage").$type<TUsage>().notNull().default({ inputTokens: 0, outputTokens: 0 }),
@@ -57,6 +65,10 @@ export const responses = pgTable(
     index("responses_session_idx").on(t.sessionId, t.createdAt),
     index("responses_user_idx").on(t.userId, t.createdAt),
     index("responses_active_idx").on(t.status).where(sql`status in ('in_progress','requires_action')`),
+    // Console response list and usage: newest first (keyset on created_at, id), by status or agent.
+    index("responses_created_idx").on(t.createdAt, t.id),
+    index("responses_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("responses_agent_created_idx").on(t.agent, t.createdAt, t.id),
   ],
 );
 
@@ -100,5 +112,8 @@ export const responseEvents = pgTable(
     uniqueIndex("response_events_seq_uq").on(t.responseId, t.seq),
     uniqueIndex("response_events_frame_uq").on(t.responseId, t.frameSeq),
     index("response_events_session_idx").on(t.sessionId, t.id),
+    // Trajectory audit: the few events a person caused (actor filter and its choices).
+    index("response_events_response_actor_idx").on(t.responseId, t.actorUserId).where(sql`actor_user_id is not null`),
+    index("response_events_session_actor_idx").on(t.sessionId, t.actorUserId).where(sql`actor_user_id is not null`),
   ],
 );

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { transportEnum } from "./responses";
 
@@ -25,5 +26,9 @@ export const steeringMessages = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     settledAt: timestamp("settled_at", { withTimezone: true }),
   },
-  (t) => [index("steering_response_idx").on(t.responseId, t.createdAt)],
+  (t) => [
+    index("steering_response_idx").on(t.responseId, t.createdAt),
+    // Console home: queued messages waiting for their run's next turn.
+    index("steering_queued_idx").on(t.createdAt).where(sql`status = 'queued'`),
+  ],
 );

@@ -1,17 +1,27 @@
 import { z } from "zod";
 import type { TAgentEndPayload } from "../host/attempt-lifecycle";
+import { mcpServersFromEnv, type TMcpServersSource } from "../mcp/config";
+import { nodeInvokeTool } from "../devices/node-invoke-tool";
 import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
 import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
 import type { TTool } from "../tools/types";
+import type { TModelEndpoint } from "../harnesses/openai-compatible";
+import { modelAgentFromEnv } from "./model-agent";
 
 /** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
 export const APPROVAL_POLICIES = ["always", "never", "review"] as const;
 
 export type TAgentConfig = {
   name: string;
-  harness: "scripted";
+  /** `scripted` plays `input.script`; `openai-compatible` asks `model` at `endpoint` (server/harnesses/openai-compatible.ts). */
+  harness: "scripted" | "openai-compatible";
+  /** The model id sent to the endpoint. */
   model: string;
+  /** Where an `openai-compatible` agent's model lives: base URL, API key variable, headers, timeouts. */
+  endpoint?: TModelEndpoint;
+  /** The system prompt of an `openai-compatible` agent. */
+  system?: string;
   description: string;
   tools: TTool[];
   /** Tool name → who decides; tools not listed never need approval. */
@@ -27,6 +37,17 @@ export type TAgentConfig = {
   fallbackModel?: string;
   /** agent_end hooks, started after the response is finalized; their failures never change it. */
   onAgentEnd?: Array<(payload: TAgentEndPayload) => unknown>;
+  /**
+   * The exact node commands this harness runs on paired devices. Each attempt copies the list when
+   * it is created; a Full access session may run only these without a prompt. It narrows, never grants.
+   */
+  requiredNodeCommands?: string[];
+  /**
+   * MCP servers (stdio or Streamable HTTP) whose tools the agent may call as `mcp_<server>_<tool>`
+   * (action `mcp:<server>.<tool>`; policy by action, the server's `approval`, or a pattern such as
+   * `mcp:*`; an unnamed MCP tool needs a person). See server/mcp.
+   */
+  mcpServers?: TMcpServersSource;
 };
 
 /** The agents this installation serves; the first is the default. */
@@ -54,11 +75,52 @@ export const AGENTS: readonly TAgentConfig[] = [
     clientToolTtlMs: 5 * 60_000,
     maxTurns: 64,
   },
+  {
+    name: "scripted-device",
+    harness: "scripted",
+    model: "scripted",
+    description: "The scripted agent with node_invoke on paired devices; it declares the node command uptime.",
+    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool, nodeInvokeTool],
+    approval: { exec: "always", echo: "never" },
+    approvalTtlMs: 15 * 60_000,
+    clientToolTtlMs: 5 * 60_000,
+    maxTurns: 64,
+    fallbackModel: "scripted-fallback",
+    requiredNodeCommands: ["uptime"],
+  },
+  {
+    name: "scripted-mcp",
+    harness: "scripted",
+    model: "scripted",
+    description: "The scripted agent with the tools of the MCP servers configured in COUNTERSIGN_MCP_SERVERS (a JSON array).",
+    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool],
+    approval: { exec: "always", echo: "never" },
+    approvalTtlMs: 15 * 60_000,
+    clientToolTtlMs: 5 * 60_000,
+    maxTurns: 64,
+    mcpServers: () => mcpServersFromEnv(),
+  },
 ];
 
 export const DEFAULT_AGENT = "scripted";
 
+/** `model` when COUNTERSIGN_MODEL_BASE_URL is set (server/agents/model-agent.ts); read once at start. */
+const ENV_AGENTS: readonly TAgentConfig[] = [modelAgentFromEnv()].filter((a): a is TAgentConfig => a !== null);
+
+/** Agents added at run time (tests, embedders) by `registerAgent`. */
+const registered = new Map<string, TAgentConfig>();
+
+/** Adds an agent to this process; returns the function that removes it again. Names are unique. */
+export function registerAgent(agent: TAgentConfig): () => void {
+  if (findAgent(agent.name)) throw new Error(`An agent named ${agent.name} is already configured.`);
+  registered.set(agent.name, agent);
+  return () => {
+    if (registered.get(agent.name) === agent) registered.delete(agent.name);
+  };
+}
+
 /** Looks up an agent by name. */
-export const findAgent = (name: string): TAgentConfig | undefined => AGENTS.find((a) => a.name === name);
+export const findAgent = (name: string): TAgentConfig | undefined =>
+  AGENTS.find((a) => a.name === name) ?? ENV_AGENTS.find((a) => a.name === name) ?? registered.get(name);
 
 export const ZAgentName = z.string().min(1).max(64);

@@ -15,6 +15,7 @@ export const DOMAIN_ERROR_CODES = [
   "conflict",
   "method_not_allowed",
   "capacity",
+  "rate_limited",
   "timeout",
   "internal",
 ] as const;

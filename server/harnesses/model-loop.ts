@@ -1,13 +1,17 @@
 import { classifyTerminalOutcome } from "../core/runtime";
 import type { Attempt } from "../host/attempt";
+import { liveDeltas, type TTurnStream } from "./live-deltas";
 
 /** One completed model response. */
 export type TModelTurn = {
   text?: string;
   reasoning?: string;
   planText?: string;
-  toolCalls: Array<{ name: string; arguments: unknown }>;
+  /** `error`: the call is not run; this error is its result (e.g. arguments that are not valid JSON). */
+  toolCalls: Array<{ name: string; arguments: unknown; error?: string }>;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** Why the model stopped (`stop`, `tool-calls`, `length`, ...), when it says. */
+  finishReason?: string;
 };
 
 export type TConversationEntry =
@@ -15,9 +19,13 @@ export type TConversationEntry =
   | { role: "assistant"; text: string; toolCalls: Array<{ id: string; name: string; arguments: unknown }> }
   | { role: "tool"; callId: string; name: string; output: unknown };
 
-/** A model behind the loop: scripted, or a real endpoint. `null` means it has nothing more to say. */
+/**
+ * A model behind the loop: scripted, or a real endpoint. `null` means it has nothing more to say.
+ * A driver that streams hands every text and reasoning delta to `stream` (committed live); the
+ * returned turn is still the step's stored result, so a replay never calls the model again.
+ */
 export type TModelDriver = {
-  nextTurn: (conversation: readonly TConversationEntry[], turnIndex: number, signal: AbortSignal) => Promise<TModelTurn | null>;
+  nextTurn: (conversation: readonly TConversationEntry[], turnIndex: number, signal: AbortSignal, stream?: TTurnStream) => Promise<TModelTurn | null>;
 };
 
 type TStoredTurn = TModelTurn & { steering?: string[]; model: "primary" | "fallback" };
@@ -37,19 +45,32 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
     let ranNow = false;
     const turn = await attempt.step(`model:${turnIndex}`, async (record): Promise<TStoredTurn | null> => {
       ranNow = true;
-      const steering = await attempt.claimSteering(turnIndex);
+      // A cancelled or timed-out attempt asks the model nothing more.
+      attempt.assertNotCancelled();
+      const claim = await attempt.claimSteering(turnIndex);
+      const steering = claim.texts;
+      // No await between the claim's final check and the dispatch below.
       for (const text of steering) conversation.push({ role: "user", content: text });
       const model = active === "primary" ? driver : (fallback as TModelDriver);
-      const next = await model.nextTurn(conversation, active === "primary" ? turnIndex : turnIndex - fallbackStart, attempt.signal);
+      const live = liveDeltas(record.liveFrame, turnIndex);
+      let next: TModelTurn | null;
+      try {
+        next = await model.nextTurn(conversation, active === "primary" ? turnIndex : turnIndex - fallbackStart, attempt.signal, live.stream);
+      } finally {
+        // Deltas received before a failure stay in the trajectory, ahead of the error.
+        await live.close();
+      }
+      // Messages commit with the turn that used them; without a turn they stay queued (and are cancelled at settlement).
+      record.steering(claim, next !== null);
       if (!next) return null;
       const itemId = `msg_${turnIndex}`;
       if (next.reasoning) {
         record.item({ type: "thinking", text: next.reasoning });
-        record.frame("response.thinking.delta", { delta: next.reasoning, itemId: `rsn_${turnIndex}`, occurrenceId: `occ_rsn_${turnIndex}_0` });
+        if (!live.streamed.reasoning) record.frame("response.thinking.delta", { delta: next.reasoning, itemId: `rsn_${turnIndex}`, occurrenceId: `occ_rsn_${turnIndex}_0` });
       }
       if (next.text) {
         record.item({ type: "message", role: "assistant", content: [{ type: "output_text", text: next.text }] });
-        record.frame("response.text.delta", { delta: next.text, itemId, occurrenceId: `occ_${turnIndex}_0` });
+        if (!live.streamed.text) record.frame("response.text.delta", { delta: next.text, itemId, occurrenceId: `occ_${turnIndex}_0` });
       }
       if (next.planText) record.event("model.plan", { planText: next.planText });
       next.toolCalls.forEach((call, i) => {
@@ -66,6 +87,8 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
         toolCalls: next.toolCalls.map((c) => c.name),
         outputTokens: next.usage?.outputTokens ?? 0,
         steeringMessages: steering.length,
+        ...(next.finishReason ? { finishReason: next.finishReason } : {}),
+        ...(live.streamed.text || live.streamed.reasoning ? { occurrenceId: live.ids.text.occurrenceId } : {}),
       });
       return { ...next, steering, model: active };
     });
@@ -75,8 +98,9 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
     const calls = turn.toolCalls.map((call, i) => ({ id: callId(turnIndex, i), name: call.name, arguments: call.arguments }));
     conversation.push({ role: "assistant", text: turn.text ?? "", toolCalls: calls });
     if (calls.length > 0) {
-      for (const call of calls) {
-        const output = await attempt.runTool(call, recentContext(conversation));
+      for (const [i, call] of calls.entries()) {
+        const invalid = turn.toolCalls[i]?.error;
+        const output = invalid ? await refuseCall(attempt, call, invalid) : await attempt.runTool(call, recentContext(conversation));
         conversation.push({ role: "tool", callId: call.id, name: call.name, output });
       }
       continue;
@@ -98,6 +122,20 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
 }
 
 const callId = (turnIndex: number, index: number): string => `call_${turnIndex}_${index}`;
+
+/**
+ * A call the driver could not decode (e.g. arguments that are not valid JSON): never run; its
+ * result is the error, recorded as the call's tool step exactly like `runTool` records one, so
+ * the model reads why and a replay returns the same result.
+ */
+async function refuseCall(attempt: Attempt, call: { id: string; name: string }, error: string): Promise<unknown> {
+  return attempt.step(`tool:${call.id}`, async (record) => {
+    const output = { error };
+    record.item({ type: "tool_result", callId: call.id, name: call.name, output });
+    record.frame("response.tool_result", { callId: call.id, name: call.name, output });
+    return output;
+  });
+}
 
 /** The last few conversation entries as `user:` / `agent:` lines, for the exec reviewer. */
 function recentContext(conversation: readonly TConversationEntry[]): string {

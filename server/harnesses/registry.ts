@@ -1,14 +1,29 @@
+import type { TAgentConfig } from "../agents/config";
 import type { Attempt } from "../host/attempt";
 import { runModelLoop } from "./model-loop";
-import { scriptedDriver, scriptedFallbackDriver } from "./scripted";
+import { openAICompatibleDriver, parseModelInput } from "./openai-compatible";
+import { parseScriptedInput, scriptedDriver, scriptedFallbackDriver } from "./scripted";
 
 /** Runs the agent's harness over the attempt; every harness goes through the same host code path. */
 export async function runHarness(attempt: Attempt): Promise<void> {
-  switch (attempt.agent.harness) {
+  const agent = attempt.agent;
+  switch (agent.harness) {
     case "scripted":
-      await runModelLoop(attempt, scriptedDriver(attempt.input), attempt.agent.fallbackModel ? scriptedFallbackDriver(attempt.input) : undefined);
+      await runModelLoop(attempt, scriptedDriver(attempt.input), agent.fallbackModel ? scriptedFallbackDriver(attempt.input) : undefined);
+      return;
+    case "openai-compatible":
+      // The fallback model (tried once after an empty final turn) is another model id on the same endpoint.
+      await runModelLoop(attempt, openAICompatibleDriver(agent), agent.fallbackModel ? openAICompatibleDriver(agent, { model: agent.fallbackModel }) : undefined);
       return;
     default:
-      throw new Error(`Unknown harness ${String(attempt.agent.harness)}.`);
+      throw new Error(`Unknown harness ${String(agent.harness)}.`);
   }
+}
+
+/** The options every harness's input may carry beside what the model reads. */
+export type TInputOptions = { timeoutMs?: number; approvalTtlMs?: number; clientToolTtlMs?: number };
+
+/** Validates `input` for the agent's harness (a script for `scripted`, a message for a model). */
+export function parseAgentInput(agent: Pick<TAgentConfig, "harness">, input: unknown): { ok: true; value: TInputOptions } | { ok: false; message: string } {
+  return agent.harness === "openai-compatible" ? parseModelInput(input) : parseScriptedInput(input);
 }

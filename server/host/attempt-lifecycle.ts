@@ -19,7 +19,7 @@ export type TAttemptClock = {
   lifecycle: TAttemptLifecycle;
   /** Starts the absolute settlement deadline (only the first call counts). */
   beginSettlement: () => void;
-  /** Closes the deadlines and delivers the remaining lifecycle events. */
+  /** Closes the deadlines and records the remaining lifecycle events (observers are delivered, never awaited). */
   close: () => Promise<void>;
 };
 
@@ -70,7 +70,9 @@ export function startAttemptClock(deps: TDeps, attempt: Attempt, observers: read
     },
     close: async () => {
       deadline.dispose();
-      await lifecycle.flush();
+      // Observers get every event (their failures are isolated) but are never awaited: an observer
+      // that hangs must not hold the lease, the settlement or a resumed attempt of this response.
+      void lifecycle.flush();
       await attempt.capabilities.trajectory.flush().catch(() => {});
     },
   };

@@ -14,9 +14,13 @@ import type { TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
 import { reviewWithFallback, type TReviewVerdict } from "../reviewer";
+import { snapshotNodeCommands, type TNodeInvokeArgs } from "../devices/node-invoke-tool";
+import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
+import { approvalPolicyFor } from "../mcp/policy";
+import { findMcpTool } from "../mcp/tools";
 import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
-import type { SteeringDesk } from "./steering";
+import type { SteeringDesk, TTakenSteering } from "./steering";
 import { type TEmit, transact } from "./transact";
 
 /** Thrown to unwind a harness when the attempt suspended on a committed pending action. */
@@ -27,10 +31,21 @@ export class AttemptTerminated extends Error {}
 /** What a step may record: frames and output items, committed with the step's result. */
 export type TStepRecorder = {
   frame: (type: string, data: Record<string, unknown>) => void;
+  /**
+   * Commits a frame now, in its own small transaction (guarded like every write: a settled
+   * response throws AttemptTerminated), e.g. text deltas while the model streams. Not part of
+   * the step's result: a replay does not repeat it.
+   */
+  liveFrame: (type: string, data: Record<string, unknown>) => Promise<void>;
   event: (type: string, data: Record<string, unknown>) => void;
   item: (item: TOutputItem) => void;
   usage: (usage: { inputTokens?: number; outputTokens?: number }) => void;
+  /** Commits claimed steering with this step: `used` when the model produced the turn that saw it. */
+  steering: (claim: TSteeringClaim, used: boolean) => void;
 };
+
+/** Steering messages taken for one model turn. */
+export type TSteeringClaim = { turn: number; texts: string[]; dispatched: TTakenSteering[]; revoked: TTakenSteering[] };
 
 export type TToolCall = { id: string; name: string; arguments: unknown };
 
@@ -63,6 +78,8 @@ export class Attempt {
   /** The versioned host capabilities handed to the harness; closed when the attempt settles. */
   readonly capabilities: ReturnType<typeof createHostCapabilities>;
   readonly signal: AbortSignal;
+  /** The harness's declared node commands, copied now: mutating the agent config later cannot widen them. */
+  readonly requiredNodeCommands: readonly string[] | null;
 
   constructor(
     private readonly deps: TDeps,
@@ -72,6 +89,7 @@ export class Attempt {
     readonly runtime: TAttemptRuntime,
   ) {
     this.signal = runtime.cancellation.signal;
+    this.requiredNodeCommands = snapshotNodeCommands(agent);
     this.capabilities = createHostCapabilities({
       deps,
       responseId: response.id,
@@ -84,15 +102,20 @@ export class Attempt {
   }
 
   /**
-   * Claims steering messages queued for this response at model turn `turn` (each re-checked right
-   * before its commit) together with those already committed to this turn by an earlier try.
+   * Takes the steering messages for model turn `turn`, to be called right before the model: revoked
+   * ones are rejected, and the rest are re-checked synchronously as the last act before the caller
+   * dispatches them. Pass the claim to `record.steering` so it commits with the turn that used it.
    */
-  async claimSteering(turn: number): Promise<string[]> {
-    const claimed = await this.write(async (tx, emit) =>
-      this.runtime.steering.claim(tx, emit, this.response.id, turn, () => this.runtime.cancellation.isAdmissionOpen()),
-    );
-    const earlier = (await this.runtime.steering.committedUpTo(this.deps.db, this.response.id, turn)).get(turn) ?? [];
-    return [...earlier.filter((t) => !claimed.includes(t)), ...claimed];
+  async claimSteering(turn: number): Promise<TSteeringClaim> {
+    const desk = this.runtime.steering;
+    const taken = await this.write((tx, emit) => desk.take(tx, emit, this.response.id, turn, () => this.runtime.cancellation.isAdmissionOpen()));
+    const { dispatched, revoked } = desk.recheck(taken);
+    return { turn, dispatched, revoked, texts: dispatched.map((d) => d.text) };
+  }
+
+  /** Throws the cancellation reason (timeout, user, shutdown) once the attempt was cancelled. */
+  assertNotCancelled(): void {
+    this.signal.throwIfAborted();
   }
 
   get input(): unknown {
@@ -112,8 +135,14 @@ export class Attempt {
     const events: TNewEvent[] = [];
     const items: TOutputItem[] = [];
     const usage = { inputTokens: 0, outputTokens: 0 };
+    let steering: { claim: TSteeringClaim; used: boolean } | null = null;
     const result = await fn({
       frame: (type, data) => events.push({ type, data, frame: true }),
+      liveFrame: async (type, data) => {
+        await this.write(async (_tx, emit, row) => {
+          await emit(row.id, [{ type, data, frame: true }]);
+        });
+      },
       event: (type, data) => events.push({ type, data, frame: false }),
       item: (item) => items.push(item),
       usage: (u) => {
@@ -121,8 +150,11 @@ export class Attempt {
         // Live output-token usage goes through the capability: invalid or late reports count for nothing.
         if (u.outputTokens !== undefined && this.capabilities.reportOutputTokens(u.outputTokens)) usage.outputTokens += u.outputTokens;
       },
+      steering: (claim, used) => {
+        steering = { claim, used };
+      },
     });
-    await this.commitStep(key, result, events, items, usage);
+    await this.commitStep(key, result, events, items, usage, steering);
     return result;
   }
 
@@ -132,8 +164,14 @@ export class Attempt {
     events: TNewEvent[],
     items: TOutputItem[],
     usage: { inputTokens: number; outputTokens: number },
+    steering: { claim: TSteeringClaim; used: boolean } | null = null,
   ): Promise<void> {
     await this.write(async (tx, emit, row) => {
+      // A message commits with the turn that used it; a turn that never came uses nothing (it stays queued).
+      if (steering) {
+        const { claim, used } = steering;
+        await this.runtime.steering.commitTaken(tx, emit, row.id, claim.turn, used ? claim.dispatched : [], claim.revoked);
+      }
       const total = { inputTokens: row.usage.inputTokens + usage.inputTokens, outputTokens: row.usage.outputTokens + usage.outputTokens };
       await tx
         .update(responses)
@@ -173,7 +211,9 @@ export class Attempt {
       // The process died while this ran: we cannot know its effect, so we never run it again.
       return this.recordToolResult(call, { error: "The server stopped while this tool was running; it was not run again." });
     }
-    const tool = this.agent.tools.find((t) => t.name === call.name);
+    // A cancelled or timed-out attempt starts no new tool (and asks nobody for approval).
+    this.assertNotCancelled();
+    const tool = this.agent.tools.find((t) => t.name === call.name) ?? (await findMcpTool(this.deps, this, call));
     if (!tool) return this.recordToolResult(call, { error: `Unknown tool: ${call.name}.` });
     const parsed = tool.argsSchema.safeParse(call.arguments ?? {});
     if (!parsed.success) {
@@ -182,8 +222,9 @@ export class Attempt {
     const args = parsed.data;
     if (tool.kind === "client") return this.awaitClientTool(call, args, tool);
     if (tool.kind === "question") return this.awaitQuestion(call, args, tool);
+    if (tool.kind === "device") return runDeviceTool(this.deviceToolHost(call), args as TNodeInvokeArgs);
     const cwd = tool.cwdOf(args, this.workspaceDir);
-    const policy = this.agent.approval[tool.name] ?? "never";
+    const policy = approvalPolicyFor(this.agent, tool);
     if (policy === "always") await this.awaitApproval(call, args, cwd, tool, null);
     else if (policy === "review") {
       const verdict = await this.review(call, args, cwd, tool, context);
@@ -204,7 +245,7 @@ export class Attempt {
     });
     let failed = false;
     const output = await tool
-      .execute(args, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId })
+      .execute(args, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId, responseId: this.response.id })
       .catch((error: unknown) => {
         failed = true;
         return { error: error instanceof Error ? error.message : String(error) };
@@ -220,17 +261,37 @@ export class Attempt {
     const applied = await this.runtime.middleware.apply(HOST_RUNTIME_ID, { toolName: call.name, callId: call.id, result: output, isError });
     if (applied.appliedBy.length === 0 && applied.skipped.length === 0) return output;
     this.capabilities.trajectory.recordEvent("tool_result.middleware", { callId: call.id, appliedBy: applied.appliedBy, skipped: applied.skipped.length });
+    // Only skipped (failing) middleware: the result goes on exactly as the tool returned it.
+    if (applied.appliedBy.length === 0) return output;
     if (!applied.isError) return applied.result;
     const base = applied.result !== null && typeof applied.result === "object" && !Array.isArray(applied.result) ? applied.result : { result: applied.result };
     return { ...base, isError: true, ...(applied.originalError !== undefined ? { originalError: applied.originalError } : {}) };
   }
 
-  private async recordToolResult(call: TToolCall, output: unknown): Promise<unknown> {
+  private async recordToolResult(call: TToolCall, output: unknown, events: ReadonlyArray<{ type: string; data: Record<string, unknown> }> = []): Promise<unknown> {
     return this.step(`tool:${call.id}`, async (record) => {
+      for (const e of events) record.event(e.type, e.data);
       record.item({ type: "tool_result", callId: call.id, name: call.name, output });
       record.frame("response.tool_result", { callId: call.id, name: call.name, output });
       return output;
     });
+  }
+
+  /** What a device tool call (server/devices/run-device-tool.ts) may use of this attempt. */
+  private deviceToolHost(call: TToolCall): TDeviceToolHost {
+    return {
+      deps: this.deps,
+      response: this.response,
+      callId: call.id,
+      signal: this.signal,
+      requiredNodeCommands: this.requiredNodeCommands,
+      awaitApproval: (args, target) => this.awaitApproval(call, args, null, target, null),
+      markRunning: () =>
+        this.write(async (tx) => {
+          await tx.insert(responseSteps).values({ responseId: this.response.id, key: `tool:${call.id}`, status: "running" });
+        }),
+      finish: async (output, event) => this.recordToolResult(call, await this.applyMiddleware(call, output, isFailedResult(output)), [event]),
+    };
   }
 
   /**

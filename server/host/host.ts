@@ -8,6 +8,7 @@ import { findAgent } from "../agents/config";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
 import {
+  AttemptCancelledError,
   type TAttemptCancellation,
   type TAttemptLifecycleEvent,
   type TAttemptObserver,
@@ -16,6 +17,7 @@ import {
   createRunUsageAccumulator,
   createToolResultMiddlewareRegistry,
 } from "../core/runtime";
+import { HarnessFailure } from "../harnesses/errors";
 import { runHarness } from "../harnesses/registry";
 import { expirePending } from "../services/expire-pending";
 import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
@@ -138,6 +140,8 @@ export class Host {
       await attempt.load();
       clock.lifecycle.transition("running");
       await runHarness(attempt);
+      // A deadline that fired while the last model call was in flight still fails the response.
+      attempt.assertNotCancelled();
       clock.beginSettlement();
       await attempt.complete();
     } catch (error) {
@@ -146,9 +150,12 @@ export class Host {
         await clock.close();
         return false;
       }
-      if (error instanceof AttemptTerminated) {
+      // Settled by someone else (a cancel, a denial, an expiry): this attempt only ends.
+      if (error instanceof AttemptTerminated || (error instanceof AttemptCancelledError && error.reason.kind === "user")) {
+        if (clock.lifecycle.canTransition("settled")) clock.lifecycle.transition("settled");
         await clock.close();
         attempt.capabilities.close();
+        entry.cancellation.freeze();
         return false;
       }
       if (this.stopped && entry.cancellation.reason()?.kind === "shutdown") {
@@ -170,6 +177,7 @@ export class Host {
     const reason = cancellation.reason();
     if (reason?.kind === "timeout") return { code: "deadline_exceeded", message: reason.message };
     if (error instanceof DomainError) return { code: error.code, message: error.message };
+    if (error instanceof HarnessFailure) return { code: error.code, message: error.message };
     return { code: "harness_error", message: error instanceof Error ? error.message : String(error) };
   }
 

@@ -1,27 +1,39 @@
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { responses, steeringMessages } from "../../db/schema";
+import type { TFrame } from "../core/frames";
 import { newId } from "../core/ids";
 import type { TAssertCurrent, TInjectionAuthorityKind, TInjectionSettlement } from "../core/runtime";
 import type { TTransport } from "../core/vocabulary";
+import { type TFrameHint, isHint } from "./bus";
 import type { TDeps } from "./deps";
 import type { TEmit } from "./transact";
 import { transact } from "./transact";
 
-type TSource = { assertCurrent: TAssertCurrent; onSettled?: (outcome: TInjectionSettlement) => void };
+type TSource = { responseId: string; assertCurrent: TAssertCurrent; onSettled?: (outcome: TInjectionSettlement) => void };
+
+/** A queued message that passed its checks right before dispatch; it commits with the model turn that used it. */
+export type TTakenSteering = { id: string; text: string };
+
+const SETTLED_FRAMES: Record<string, TInjectionSettlement> = { "steer.committed": "committed", "steer.rejected": "rejected", "steer.cancelled": "cancelled" };
 
 /**
  * Guarded steering of running responses. Queued messages are durable rows; a source-bound
  * message also keeps its source assertion here, in the process that received it. The assertion
  * and the live-run check run synchronously right before the queue insert and again right before
- * the dispatch commit; once revoked, a message stays rejected.
+ * dispatch to the model; once revoked, a message stays rejected. A message commits in the same
+ * transaction as the model turn that used it, so a turn that never happened uses nothing.
+ * Settlement callbacks fire once, after the outcome is stored (from the committed frames).
  */
 export class SteeringDesk {
   private sources = new Map<string, TSource>();
+  /** Messages whose source was found revoked after they were taken: rejected with the step. */
+  private revoked = new Set<string>();
+  private watches = new Map<string, () => void>();
 
   constructor(private readonly deps: TDeps) {}
 
-  /** Queues a message; throws a sentence when the run is not live or the source is not current. */
+  /** Queues a message; returns a sentence when the run is not live or the source is not current. */
   async queue(input: {
     responseId: string;
     sessionId: string;
@@ -33,72 +45,171 @@ export class SteeringDesk {
     onSettled?: (outcome: TInjectionSettlement) => void;
   }): Promise<{ id: string; sequence: number } | { refused: string }> {
     const id = newId("steer");
-    return transact(this.deps, async (tx, emit) => {
-      const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, input.responseId)).for("update");
-      const live = run?.status === "in_progress" || run?.status === "requires_action";
-      // Synchronous with the insert below: no await between the check and the queue mutation.
-      if (!live || !isCurrent(input.assertCurrent)) {
-        return { refused: live ? "The source of this message is no longer current." : "The response is not running; steering is closed." };
-      }
-      if (input.authorityKind === "source-bound") this.sources.set(id, { assertCurrent: input.assertCurrent, onSettled: input.onSettled });
-      else if (input.onSettled) this.sources.set(id, { assertCurrent: () => true, onSettled: input.onSettled });
-      await tx.insert(steeringMessages).values({ id, responseId: input.responseId, sessionId: input.sessionId, userId: input.userId, text: input.text, authorityKind: input.authorityKind, via: input.via });
-      const [frame] = await emit(input.responseId, [{ type: "steer.queued", data: { steerId: id, authorityKind: input.authorityKind, chars: input.text.length }, frame: true, actorUserId: input.userId, transport: input.via }]);
-      return { id, sequence: frame?.sequence ?? 0 };
-    });
+    try {
+      return await transact(this.deps, async (tx, emit) => {
+        const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, input.responseId)).for("update");
+        const live = run?.status === "in_progress" || run?.status === "requires_action";
+        // Synchronous with the insert below: no await between the check and the queue mutation.
+        if (!live || !isCurrent(input.assertCurrent)) {
+          return { refused: live ? "The source of this message is no longer current." : "The response is not running; steering is closed." };
+        }
+        // Held before the commit, so a claim racing this insert always finds the source.
+        if (input.authorityKind === "source-bound") this.hold(id, { responseId: input.responseId, assertCurrent: input.assertCurrent, onSettled: input.onSettled });
+        else if (input.onSettled) this.hold(id, { responseId: input.responseId, assertCurrent: () => true, onSettled: input.onSettled });
+        await tx.insert(steeringMessages).values({ id, responseId: input.responseId, sessionId: input.sessionId, userId: input.userId, text: input.text, authorityKind: input.authorityKind, via: input.via });
+        const [frame] = await emit(input.responseId, [{ type: "steer.queued", data: { steerId: id, authorityKind: input.authorityKind, chars: input.text.length }, frame: true, actorUserId: input.userId, transport: input.via }]);
+        return { id, sequence: frame?.sequence ?? 0 };
+      });
+    } catch (error) {
+      this.release(id);
+      throw error;
+    }
   }
 
   /**
-   * Claims the queued messages of a response for model turn `turn` inside the caller's
-   * transaction: each is re-checked right before its commit; revoked ones are rejected for good
-   * without affecting the others. Returns the committed texts in order.
+   * Right before a model turn, inside the caller's transaction: rejects for good every queued
+   * message whose source is revoked (without affecting the others) and returns, in order, those
+   * that may go to the model. They stay queued until {@link commitTaken} commits them with the
+   * turn. While the run is not live nothing is taken or rejected: settlement cancels them.
    */
-  async claim(tx: Db, emit: TEmit, responseId: string, turn: number, isRunLive: () => boolean): Promise<string[]> {
+  async take(tx: Db, emit: TEmit, responseId: string, turn: number, isRunLive: () => boolean): Promise<TTakenSteering[]> {
     const queued = await tx.select().from(steeringMessages).where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued"))).orderBy(asc(steeringMessages.createdAt));
-    const committed: string[] = [];
+    const taken: TTakenSteering[] = [];
+    const rejected: Array<{ id: string; reason: string }> = [];
     for (const row of queued) {
-      const source = this.sources.get(row.id);
-      const current = isRunLive() && (row.authorityKind === "run" || (source !== undefined && isCurrent(source.assertCurrent)));
-      const outcome: TInjectionSettlement = current ? "committed" : "rejected";
-      const reason = current ? null : source ? "The source was revoked before dispatch." : "The source of this message is not held by this replica; source-bound input is never dispatched unchecked.";
-      await tx.update(steeringMessages).set({ status: outcome, reason, committedTurn: current ? turn : null, settledAt: this.deps.now() }).where(and(eq(steeringMessages.id, row.id), eq(steeringMessages.status, "queued")));
-      await emit(responseId, [{ type: current ? "steer.committed" : "steer.rejected", data: { steerId: row.id, turn, ...(reason ? { reason } : {}) }, frame: true }]);
-      if (current) committed.push(row.text);
-      this.settle(row.id, outcome);
+      if (!isRunLive()) return [];
+      const verdict = this.verdict(row.id, row.authorityKind);
+      if (verdict === "current") taken.push({ id: row.id, text: row.text });
+      else rejected.push({ id: row.id, reason: verdict.reason });
     }
-    return committed;
+    await this.reject(tx, emit, responseId, turn, rejected);
+    return taken;
+  }
+
+  /**
+   * The last, synchronous check right before dispatch: splits taken messages into those that go
+   * to the model and those whose source was revoked since {@link take} (rejected with the step).
+   */
+  recheck(taken: readonly TTakenSteering[]): { dispatched: TTakenSteering[]; revoked: TTakenSteering[] } {
+    const dispatched: TTakenSteering[] = [];
+    const revoked: TTakenSteering[] = [];
+    for (const item of taken) {
+      const source = this.sources.get(item.id);
+      if (source && !isCurrent(source.assertCurrent)) {
+        this.revoked.add(item.id);
+        revoked.push(item);
+      } else dispatched.push(item);
+    }
+    return { dispatched, revoked };
+  }
+
+  /** Commits the dispatched messages to `turn` and rejects the revoked ones, inside the step's transaction. */
+  async commitTaken(tx: Db, emit: TEmit, responseId: string, turn: number, dispatched: readonly TTakenSteering[], revoked: readonly TTakenSteering[]): Promise<void> {
+    await this.reject(
+      tx,
+      emit,
+      responseId,
+      turn,
+      revoked.map((r) => ({ id: r.id, reason: "The source was revoked before dispatch." })),
+    );
+    if (dispatched.length === 0) return;
+    const ids = dispatched.map((d) => d.id);
+    const updated = await tx
+      .update(steeringMessages)
+      .set({ status: "committed", committedTurn: turn, settledAt: this.deps.now() })
+      .where(and(inArray(steeringMessages.id, ids), eq(steeringMessages.status, "queued")))
+      .returning({ id: steeringMessages.id });
+    const done = new Set(updated.map((u) => u.id));
+    await emit(
+      responseId,
+      ids.filter((id) => done.has(id)).map((id) => ({ type: "steer.committed", data: { steerId: id, turn }, frame: true })),
+    );
   }
 
   /** Cancels whatever is still queued when the response settles (admission is frozen there). */
   async cancelQueued(tx: Db, emit: TEmit, responseId: string): Promise<void> {
-    const rows = await tx
-      .update(steeringMessages)
-      .set({ status: "cancelled", reason: "The response settled before this message was used.", settledAt: this.deps.now() })
-      .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")))
-      .returning({ id: steeringMessages.id });
-    if (rows.length > 0) await emit(responseId, rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true })));
-    for (const r of rows) this.settle(r.id, "cancelled");
+    // A message found revoked before dispatch stays rejected, even when its turn never committed.
+    const revoked = [...this.revoked].filter((id) => this.sources.get(id)?.responseId === responseId);
+    await this.reject(tx, emit, responseId, null, revoked.map((id) => ({ id, reason: "The source was revoked before dispatch." })));
+    await cancelQueuedSteering(this.deps, tx, emit, responseId);
   }
 
-  /** Texts committed up to `turn`, for rebuilding the conversation on replay. */
-  async committedUpTo(db: Db, responseId: string, turn: number): Promise<Map<number, string[]>> {
-    const rows = await db
-      .select()
-      .from(steeringMessages)
-      .where(and(eq(steeringMessages.responseId, responseId), inArray(steeringMessages.status, ["committed"]), lte(steeringMessages.committedTurn, turn)))
-      .orderBy(asc(steeringMessages.createdAt));
-    const byTurn = new Map<number, string[]>();
-    for (const r of rows) byTurn.set(r.committedTurn ?? 0, [...(byTurn.get(r.committedTurn ?? 0) ?? []), r.text]);
-    return byTurn;
+  private async reject(tx: Db, emit: TEmit, responseId: string, turn: number | null, rejected: ReadonlyArray<{ id: string; reason: string }>): Promise<void> {
+    const events = [];
+    for (const { id, reason } of rejected) {
+      const [row] = await tx
+        .update(steeringMessages)
+        .set({ status: "rejected", reason, settledAt: this.deps.now() })
+        .where(and(eq(steeringMessages.id, id), eq(steeringMessages.status, "queued")))
+        .returning({ id: steeringMessages.id });
+      if (row) events.push({ type: "steer.rejected", data: { steerId: id, ...(turn === null ? {} : { turn }), reason }, frame: true });
+    }
+    if (events.length > 0) await emit(responseId, events);
+  }
+
+  private verdict(id: string, authorityKind: TInjectionAuthorityKind): "current" | { reason: string } {
+    if (this.revoked.has(id)) return { reason: "The source was revoked before dispatch." };
+    const source = this.sources.get(id);
+    if (authorityKind === "run") return "current";
+    if (!source) return { reason: "The source of this message is not held by this replica; source-bound input is never dispatched unchecked." };
+    if (isCurrent(source.assertCurrent)) return "current";
+    // Revocation latches: the same message is never current again.
+    this.revoked.add(id);
+    return { reason: "The source was revoked before dispatch." };
+  }
+
+  /** Keeps a source in this process and watches its response's frames for the stored outcome. */
+  private hold(id: string, source: TSource): void {
+    this.sources.set(id, source);
+    if (this.watches.has(source.responseId)) return;
+    const responseId = source.responseId;
+    this.watches.set(
+      responseId,
+      this.deps.bus.subscribeFrames(responseId, (frame) => this.onFrame(responseId, frame)),
+    );
+  }
+
+  private onFrame(responseId: string, frame: TFrame | TFrameHint): void {
+    if (isHint(frame)) return;
+    const outcome = SETTLED_FRAMES[frame.type];
+    if (outcome && typeof frame.steerId === "string") this.settle(frame.steerId, outcome);
+    else if (frame.type === "response.completed" && frame.status !== "requires_action") {
+      // Settled by a path that left nothing queued for us to see: whatever is still held is cancelled.
+      for (const [id, source] of this.sources) if (source.responseId === responseId) this.settle(id, "cancelled");
+    }
   }
 
   private settle(id: string, outcome: TInjectionSettlement): void {
-    const source = this.sources.get(id);
-    this.sources.delete(id);
+    const source = this.release(id);
     try {
       source?.onSettled?.(outcome);
     } catch {}
   }
+
+  private release(id: string): TSource | undefined {
+    const source = this.sources.get(id);
+    this.sources.delete(id);
+    this.revoked.delete(id);
+    if (source && ![...this.sources.values()].some((s) => s.responseId === source.responseId)) {
+      this.watches.get(source.responseId)?.();
+      this.watches.delete(source.responseId);
+    }
+    return source;
+  }
+}
+
+/**
+ * Cancels the still-queued steering messages of a response that is settling, inside the
+ * caller's transaction (before its terminal frame). Every path that settles a response calls it.
+ */
+export async function cancelQueuedSteering(deps: Pick<TDeps, "now">, tx: Db, emit: TEmit, responseId: string): Promise<void> {
+  const rows = await tx
+    .update(steeringMessages)
+    .set({ status: "cancelled", reason: "The response settled before this message was used.", settledAt: deps.now() })
+    .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")))
+    .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt });
+  rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  if (rows.length > 0) await emit(responseId, rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true })));
 }
 
 /** Only a literal true counts; a throw is a revocation. */

@@ -6,6 +6,7 @@ import { bindingHash } from "../core/binding";
 import { DomainError, notFound } from "../core/errors";
 import type { TTransport } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
+import { cancelQueuedSteering } from "../host/steering";
 import { transact } from "../host/transact";
 import { expireApproval } from "./expire-pending";
 
@@ -76,8 +77,10 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
       const [frame] = await emit(row.id, [resolved]);
       return frame?.sequence ?? 0;
     }
+    const [frame] = await emit(row.id, [resolved]);
+    await cancelQueuedSteering(deps, tx, emit, row.id);
     const envelope = await finishResponse(tx, row, "denied");
-    const [frame] = await emit(row.id, [resolved, { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
+    await emit(row.id, [{ type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
     return frame?.sequence ?? 0;
   });
   if (result === null) {

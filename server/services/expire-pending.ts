@@ -2,6 +2,7 @@ import { and, eq, lte } from "drizzle-orm";
 import { finishResponse, lockActiveOrSuspended } from "../../db/repositories/responses";
 import { approvals, clientToolRequests } from "../../db/schema";
 import type { TDeps } from "../host/deps";
+import { cancelQueuedSteering } from "../host/steering";
 import { transact } from "../host/transact";
 import { expireDueQuestions } from "./questions/expire-question";
 
@@ -41,8 +42,10 @@ export async function expireApproval(deps: TDeps, approvalId: string): Promise<b
       await emit(approval.responseId, events);
       return approval;
     }
+    await emit(row.id, events);
+    await cancelQueuedSteering(deps, tx, emit, row.id);
     const envelope = await finishResponse(tx, row, "denied");
-    await emit(row.id, [...events, { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
+    await emit(row.id, [{ type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
     return approval;
   });
   if (expired) deps.bus.publishInbox({ kind: "approval", responseId: expired.responseId, id: approvalId });
@@ -65,8 +68,10 @@ export async function expireClientTool(deps: TDeps, requestId: string): Promise<
       return request;
     }
     const error = { code: "client_tool_expired", message: `Nobody submitted a result for ${request.name} before it expired.` };
+    await emit(row.id, events);
+    await cancelQueuedSteering(deps, tx, emit, row.id);
     const envelope = await finishResponse(tx, row, "failed", { error });
-    await emit(row.id, [...events, { type: "error", data: { error }, frame: true }, { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
+    await emit(row.id, [{ type: "error", data: { error }, frame: true }, { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
     return request;
   });
   if (expired) deps.bus.publishInbox({ kind: "client_tool", responseId: expired.responseId, id: requestId });

@@ -6,7 +6,7 @@ import { DEFAULT_AGENT, findAgent } from "../agents/config";
 import type { TActor } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
 import { newId } from "../core/ids";
-import { parseScriptedInput } from "../harnesses/scripted";
+import { parseAgentInput } from "../harnesses/registry";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { transact } from "../host/transact";
@@ -39,7 +39,7 @@ export async function invokeResponse(
       return { responseId: routed.responseId, sessionId: routed.sessionId, afterSequence: routed.afterSequence, answeredQuestionId: routed.questionId };
     }
   }
-  const script = parseScriptedInput(body.input);
+  const script = parseAgentInput(agent, body.input);
   if (!script.ok) throw new DomainError("invalid_request", script.message);
   const responseId = newId("resp");
   const sessionId = await transact(deps, async (tx, emit) => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { createTestDb } from "../../db/testing";
+import { registerAgent, type TAgentConfig } from "../agents/config";
 import { createApp, type TApp } from "../app";
 import { addUser } from "../auth/users";
 import type { TRole } from "../core/vocabulary";
@@ -23,7 +24,10 @@ export type TTestApp = TApp & {
 let userCounter = 0;
 
 /** A whole server (without Next pages) on a fresh database and a temporary data directory. */
-export async function startTestApp(options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null } = {}): Promise<TTestApp> {
+export async function startTestApp(
+  options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null; agents?: TAgentConfig[] } = {},
+): Promise<TTestApp> {
+  const { agents = [], ...appOptions } = options;
   const db = await createTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
   let logged = "";
@@ -32,7 +36,9 @@ export async function startTestApp(options: { boundaryTimeoutMs?: number; expiry
       logged += line;
     },
   };
-  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...options });
+  // Extra agents live in the process-wide registry until close().
+  const unregister = agents.map((agent) => registerAgent(agent));
+  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...appOptions });
   return {
     ...app,
     dataDir,
@@ -54,6 +60,7 @@ export async function startTestApp(options: { boundaryTimeoutMs?: number; expiry
       }),
     close: async () => {
       await app.close();
+      for (const remove of unregister) remove();
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import type { TRisk } from "../core/vocabulary";
-import { runCommand } from "./run-command";
+import { runCommandForRun } from "../devices/process-cleanup";
 import type { THostTool } from "./types";
 
 const ZExecArgs = z.strictObject({
@@ -28,7 +28,8 @@ export const execTool: THostTool = {
   risk: (args): TRisk => (DESTRUCTIVE.test((args as z.infer<typeof ZExecArgs>).command) ? "high" : "medium"),
   execute: async (args, ctx) => {
     const { command, timeoutMs } = args as z.infer<typeof ZExecArgs>;
-    const result = await runCommand({
+    // Spawned through the run's cleanup registry: refused once the run is revoked, whole marked tree stopped on cancel.
+    const result = await runCommandForRun(ctx.responseId, {
       command,
       cwd: ctx.cwd ?? ctx.workspaceDir,
       timeoutMs: timeoutMs ?? 30_000,

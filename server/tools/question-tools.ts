@@ -90,8 +90,14 @@ export const requestInputTool: TQuestionTool = {
     const args = raw as z.infer<typeof ZStructuredArgs>;
     const compiled = compileSchema(args.schema);
     if (!compiled.ok) return { ok: false, result: { outcome: "unsupported", reason: compiled.reason } };
-    const question = ZQuestion.parse({ questionId: "form", header: args.title ?? "Form", question: args.message ?? "Please fill in these fields.", presentation: "form", fields: compiled.fields });
-    return { ok: true, questions: [question], timeoutMs: timeoutMsOf(args.timeoutSeconds) };
+    // A field the form's limits cannot hold (a long default, a large enum, ...) is unsupported too:
+    // decided here, before anything is shown, never a failed run.
+    const question = ZQuestion.safeParse({ questionId: "form", header: args.title ?? "Form", question: args.message ?? "Please fill in these fields.", presentation: "form", fields: compiled.fields });
+    if (!question.success) {
+      const issue = question.error.issues[0];
+      return { ok: false, result: { outcome: "unsupported", reason: `The form cannot show this schema (${issue?.path.join(".") || "schema"}: ${issue?.message ?? "invalid"}).` } };
+    }
+    return { ok: true, questions: [question.data], timeoutMs: timeoutMsOf(args.timeoutSeconds) };
   },
   present: (_args, questions, settled) => {
     if (settled.status === "answered" && questions[0]) return { outcome: "answered", values: typedValues(questions[0], settled.answers) };
@@ -100,7 +106,7 @@ export const requestInputTool: TQuestionTool = {
   },
 };
 
-const ZUrlArgs = z.strictObject({ url: z.string().max(2048), reason: z.string().max(2000).optional(), timeoutSeconds: z.number().optional() });
+const ZUrlArgs = z.strictObject({ url: z.string().max(2048), reason: z.string().min(1).max(2000).optional(), timeoutSeconds: z.number().optional() });
 
 /** Literal URL confirmation: shown exactly as given; confirmed or declined. */
 export const confirmUrlTool: TQuestionTool = {

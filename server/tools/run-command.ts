@@ -11,6 +11,8 @@ export type TRunCommandInput = {
   maxOutputBytes?: number; // per stream, default 65536
   signal?: AbortSignal; // abort kills the tree; if already aborted, nothing is spawned
   env?: Record<string, string>; // layered over process.env
+  /** The env marker the whole tree carries (minted by a cleanup owner, see server/devices/process-cleanup.ts); random when absent. */
+  marker?: string;
   /** Called once spawned, with the pid and the env marker carried by the whole tree. */
   onSpawn?: (info: { pid: number; marker: string }) => void;
 };
@@ -129,7 +131,7 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
     return { ...base, stderr: `working directory does not exist: ${input.cwd}`, durationMs: Date.now() - started };
   }
 
-  const marker = randomBytes(16).toString("hex");
+  const marker = input.marker ?? randomBytes(16).toString("hex");
   const child = spawn("/bin/bash", ["-c", input.command], {
     cwd: input.cwd,
     env: { ...process.env, ...input.env, [MARKER_VAR]: marker },

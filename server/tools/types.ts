@@ -2,9 +2,10 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import type { TQuestion } from "../core/questions/schema";
 import type { TRisk } from "../core/vocabulary";
+import type { TDeviceTool } from "../devices/node-invoke-tool";
 
 /** What a host tool may use while it runs. */
-export type THostToolContext = { workspaceDir: string; signal: AbortSignal; userId: string; sessionId: string };
+export type THostToolContext = { workspaceDir: string; signal: AbortSignal; userId: string; sessionId: string; responseId: string };
 
 /** A tool the host runs itself (exec, echo, ...). */
 export type THostTool = {
@@ -58,4 +59,4 @@ export type TSettledQuestion =
   | { status: "cancelled"; by?: string; system?: boolean }
   | { status: "expired"; message: string };
 
-export type TTool = THostTool | TClientTool | TQuestionTool;
+export type TTool = THostTool | TClientTool | TQuestionTool | TDeviceTool;

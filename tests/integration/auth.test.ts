@@ -81,7 +81,7 @@ describe(`console session cookie (${testDbKind()})`, () => {
     const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
     expect(cookie).toContain("session_token=");
 
-    const created = await ok200(await app.api("/v1/responses", { body: { input: "cookie" }, headers: { cookie } }));
+    const created = await ok200(await app.api("/v1/responses", { body: { input: "cookie" }, headers: { cookie, origin: app.url } }));
     expect(created.status).toBe("completed");
     expect((await ok200(await app.api(`/v1/responses/${created.id}?sessionId=${created.sessionId}`, { headers: { cookie } }))).outputText).toBe("You said: cookie");
 

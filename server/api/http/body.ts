@@ -27,11 +27,74 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new DomainError("invalid_json", "The body is not valid JSON.");
   }
+  assertStorableJson(value, "The body");
+  return value;
+}
+
+/** Deeper JSON than this is refused at the boundary (it would overflow the stack when serialized again). */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * What a parsed JSON value holds that PostgreSQL cannot store or that would break later:
+ * a NUL character (`\u0000`) or an unpaired surrogate, in a string or a key, or nesting deeper
+ * than MAX_JSON_DEPTH.
+ * Iterative, so a hostile depth cannot overflow the stack here.
+ */
+export function storableJsonProblem(value: unknown): "nul" | "surrogate" | "depth" | null {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, depth] = next;
+    if (typeof v === "string") {
+      const problem = textProblem(v);
+      if (problem) return problem;
+      continue;
+    }
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= MAX_JSON_DEPTH) return "depth";
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push([item, depth + 1]);
+      continue;
+    }
+    for (const [key, item] of Object.entries(v)) {
+      const problem = textProblem(key);
+      if (problem) return problem;
+      stack.push([item, depth + 1]);
+    }
+  }
+  return null;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** NUL, or a lone UTF-16 surrogate (only a `\\uD800`-style JSON escape can make one; PostgreSQL's json rejects it). */
+function textProblem(text: string): "nul" | "surrogate" | null {
+  if (text.includes("\u0000")) return "nul";
+  return LONE_SURROGATE.test(text) ? "surrogate" : null;
+}
+
+/** The sentence for a problem found by storableJsonProblem. */
+export function describeStorableProblem(problem: "nul" | "surrogate" | "depth", what: string): string {
+  if (problem === "nul") return `${what} contains a NUL character (\\u0000), which cannot be stored.`;
+  if (problem === "surrogate") return `${what} contains an unpaired UTF-16 surrogate escape (\\uD800–\\uDFFF), which is not valid Unicode.`;
+  return `${what} is nested more than ${MAX_JSON_DEPTH} levels deep.`;
+}
+
+/** Throws a 400 naming the problem when `value` is not storable (see storableJsonProblem). */
+export function assertStorableJson(value: unknown, what: string): void {
+  const problem = storableJsonProblem(value);
+  if (problem) throw new DomainError("invalid_request", describeStorableProblem(problem, what));
+}
+
+/** A string from a URL (path segment, query value) the database can store: no NUL, no lone surrogate. */
+export function assertStorableText(text: string, what: string): void {
+  const problem = textProblem(text);
+  if (problem) throw new DomainError("invalid_request", describeStorableProblem(problem, what));
 }
 
 /** Describes the first problems of a failed zod parse as one sentence. */

@@ -18,13 +18,43 @@ export const HTTP_STATUS: Record<TDomainErrorCode, number> = {
   binding_changed: 409,
   conflict: 409,
   capacity: 503,
+  rate_limited: 429,
   timeout: 504,
   internal: 500,
 };
 
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "53300"]);
+
+/** The SQLSTATE of a database error (or of what caused it), if any. */
+function databaseCode(error: unknown): string | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** Is this (or what caused it) the database being unreachable: refused, reset, shutting down, out of connections? */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || /^(08|57P)/.test(code))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Normalizes anything thrown into a DomainError; unknown errors become a generic 500 without internals. */
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
+  // Text PostgreSQL refuses (e.g. NUL characters) that slipped past the boundary checks: the caller's input.
+  if (databaseCode(error) === "22021" || databaseCode(error) === "22P05") return new DomainError("invalid_request", "The request contains characters that cannot be stored (e.g. NUL).");
+  if (isDatabaseUnavailable(error)) {
+    return new DomainError("capacity", "The database is unavailable right now; try again shortly (repeating a decision is safe: it is applied at most once).");
+  }
   return new DomainError("internal", "Something went wrong on the server; the request was not applied.");
 }
 

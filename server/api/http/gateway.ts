@@ -33,7 +33,7 @@ function sendGatewayError(res: ServerResponse, error: unknown): void {
     return;
   }
   const domain = toDomainError(error);
-  if (domain.code === "internal") {
+  if (domain.code === "internal" || domain.code === "capacity") {
     sendJson(res, 503, { ok: false, error: { code: "UNAVAILABLE", message: "The question store is unavailable; try again.", details: { reason: "UNAVAILABLE" } } });
     return;
   }

@@ -3,13 +3,15 @@ import { userIdForApiKey } from "../../auth/api-keys";
 import { sessionUserId, type TAuth } from "../../auth/auth";
 import { actorOf } from "../../auth/users";
 import type { TActor } from "../../core/actor";
+import { DomainError } from "../../core/errors";
 import type { Db } from "../../../db/client";
+import { isSafeMethod, isSameOriginRequest } from "./guard";
 
 export type TIdentity = { actor: TActor; via: "api_key" | "cookie" };
 
 /**
  * Resolves the caller: `Authorization: Bearer <key>`, then `?access_token=<key>` (browsers
- * that cannot set headers), then the console session cookie.
+ * that cannot set headers), then the console session cookie (403 for a cross-site mutation).
  */
 export async function identify(db: Db, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
   const header = req.headers.authorization;
@@ -23,5 +25,10 @@ export async function identify(db: Db, auth: TAuth, req: IncomingMessage, url: U
   }
   const userId = await sessionUserId(auth, req.headers);
   const actor = userId ? await actorOf(db, userId) : null;
+  // CSRF: a browser attaches the cookie to cross-site requests too, so a cookie-authenticated
+  // mutation must come from our own origin. API keys are never sent implicitly and are not affected.
+  if (actor && !isSafeMethod(req.method) && !isSameOriginRequest(req)) {
+    throw new DomainError("forbidden", "Cross-site request refused: a request authenticated by the console session cookie must come from this origin (Origin or Sec-Fetch-Site: same-origin).");
+  }
   return actor ? { actor, via: "cookie" } : null;
 }

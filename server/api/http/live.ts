@@ -11,7 +11,8 @@ import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse, createSession } from "../../services/invoke-response";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
-import { describeIssues } from "./body";
+import { describeIssues, describeStorableProblem, storableJsonProblem } from "./body";
+import { isSameOriginRequest } from "./guard";
 import { toDomainError } from "./errors";
 import { identify } from "./identify";
 import type { TV1Deps } from "./v1";
@@ -33,19 +34,28 @@ const ZClientFrame = z.discriminatedUnion("type", [
 ]);
 const ZConnect = z.strictObject({ type: z.literal("connect"), sessionId: ZId.optional() });
 
+/** `frames`: a per-connection admitter (0 = go, else seconds to wait), e.g. the rate limiter's. */
+export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => number };
+
 /** `WS /v1/live`: one session per socket; runs resume on the socket that decides. */
-export function createLiveServer(deps: TV1Deps) {
+export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   return {
     handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
       const identity = await identify(deps.db, deps.auth, req, url).catch(() => null);
-      const origin = req.headers.origin;
-      const crossOrigin = identity?.via === "cookie" && origin && new URL(origin).host !== req.headers.host;
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        if (!identity) return ws.close(4401, "Authentication required");
-        if (crossOrigin) return ws.close(4403, "Cross-origin WebSocket with a session cookie");
-        new LiveConnection(deps, ws, identity.actor);
-      });
+      // Browsers always send Origin on a WebSocket; a malformed or `null` one is cross-origin, never a crash.
+      const crossOrigin = identity?.via === "cookie" && typeof req.headers.origin === "string" && !isSameOriginRequest(req);
+      const admitFrame = options.frames?.(req, url) ?? (() => 0);
+      try {
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          if (!identity) return ws.close(4401, "Authentication required");
+          if (crossOrigin) return ws.close(4403, "Cross-origin WebSocket with a session cookie");
+          new LiveConnection(deps, ws, identity.actor, admitFrame);
+        });
+      } catch (error) {
+        deps.log.warn({ err: error }, "WebSocket upgrade failed");
+        socket.destroy();
+      }
     },
     close: () => {
       for (const client of wss.clients) client.terminate();
@@ -61,7 +71,7 @@ class LiveConnection {
   private requestIds = new Map<string, string>();
   private inbox: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: TV1Deps, private readonly ws: WebSocket, private readonly actor: TActor) {
+  constructor(private readonly deps: TV1Deps, private readonly ws: WebSocket, private readonly actor: TActor, private readonly admitFrame: () => number = () => 0) {
     // Frames are handled one at a time, in the order they arrived.
     ws.on("message", (data, isBinary) => {
       this.inbox = this.inbox.then(() => this.onMessage(data.toString(), isBinary)).catch(() => {});
@@ -82,12 +92,16 @@ class LiveConnection {
 
   private async onMessage(text: string, isBinary: boolean): Promise<void> {
     if (++this.frames > MAX_FRAMES) return this.ws.close(1008, "Too many frames on one connection");
+    const wait = this.admitFrame();
+    if (wait > 0) return this.sendError(new DomainError("rate_limited", `Too many frames; this frame was not handled. Retry after ${wait} s.`), { retryAfter: wait });
     let raw: unknown;
     try {
       raw = isBinary ? undefined : JSON.parse(text);
     } catch {
       raw = undefined;
     }
+    const unstorable = raw === undefined ? null : storableJsonProblem(raw);
+    if (unstorable) return this.sendError(new DomainError("invalid_request", describeStorableProblem(unstorable, "The frame")));
     if (this.sessionId === null) return this.onConnect(raw);
     const parsed = ZClientFrame.safeParse(raw);
     if (!parsed.success) {

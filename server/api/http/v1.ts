@@ -12,8 +12,9 @@ import { invokeResponse } from "../../services/invoke-response";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { waitForBoundary } from "../../services/wait-for-boundary";
-import { parseBody, readJson } from "./body";
+import { assertStorableText, parseBody, readJson } from "./body";
 import { sendError, sendJson } from "./errors";
+import { handleAgui } from "./agui";
 import { handleGateway } from "./gateway";
 import { identify } from "./identify";
 import { streamFrames } from "./sse";
@@ -126,6 +127,7 @@ const routes: TRoute[] = [
       sendJson(res, 200, { ...envelope, approvalId: decided.approvalId });
     },
   },
+  { method: "POST", pattern: /^\/v1\/agui$/, auth: true, handle: async ({ deps, req, res, actor }) => handleAgui(deps, req, res, actor) },
   {
     method: "POST",
     pattern: /^\/v1\/gateway\/([^/]+)$/,
@@ -153,11 +155,14 @@ function requireSessionId(url: URL): string {
 
 /** A path segment as the client meant it; a broken percent-escape is a bad request, not a 500. */
 function decodePathParam(segment: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
     throw new DomainError("invalid_request", "The URL path is not validly percent-encoded.");
   }
+  assertStorableText(decoded, "The URL path");
+  return decoded;
 }
 
 /** Serves every `/v1` HTTP route; errors become `{"detail","code"}` with the contract's status. */
@@ -168,6 +173,7 @@ export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerR
     const route = candidates.find((r) => r.method === req.method);
     if (!route) throw new DomainError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}.`);
     const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map(decodePathParam);
+    for (const value of url.searchParams.values()) assertStorableText(value, "The query string");
     const identity = route.auth ? await identify(deps.db, deps.auth, req, url) : null;
     if (route.auth && !identity) throw new DomainError("unauthenticated", "Authentication required");
     await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"] });

@@ -1,12 +1,19 @@
 import type { IncomingMessage } from "node:http";
 import type { TActor } from "../../core/actor";
+import { toDomainError } from "../http/errors";
 import { identify } from "../http/identify";
 import type { TV1Deps } from "../http/v1";
+import { toTrpcError } from "./init";
 
 export type TTrpcContext = { deps: TV1Deps; actor: TActor | null };
 
 /** Builds the context of one tRPC call; tests pass an actor directly. */
 export async function createContext(deps: TV1Deps, req: IncomingMessage): Promise<TTrpcContext> {
-  const identity = await identify(deps.db, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
-  return { deps, actor: identity?.actor ?? null };
+  try {
+    const identity = await identify(deps.db, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
+    return { deps, actor: identity?.actor ?? null };
+  } catch (error) {
+    // A refused cross-site cookie mutation (403) or an unreachable database (503), not a 500.
+    throw toTrpcError(toDomainError(error));
+  }
 }

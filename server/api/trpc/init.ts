@@ -2,6 +2,8 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/unstable-core-do-not-import";
 import { DomainError, type TDomainErrorCode } from "../../core/errors";
 import { QuestionError } from "../../core/questions/errors";
+import { describeStorableProblem, storableJsonProblem } from "../http/body";
+import { isDatabaseUnavailable, toDomainError } from "../http/errors";
 import type { TTrpcContext } from "./context";
 
 /** The one table mapping domain error codes to tRPC codes. */
@@ -21,6 +23,7 @@ const TRPC_CODE: Record<TDomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   binding_changed: "CONFLICT",
   conflict: "CONFLICT",
   capacity: "SERVICE_UNAVAILABLE",
+  rate_limited: "TOO_MANY_REQUESTS",
   timeout: "TIMEOUT",
   internal: "INTERNAL_SERVER_ERROR",
 };
@@ -38,12 +41,32 @@ const t = initTRPC.context<TTrpcContext>().create({
   }),
 });
 
-const domainErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof DomainError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+/** A DomainError (or an unreachable database) as the TRPCError with the table's code. */
+export function toTrpcError(cause: DomainError): TRPCError {
+  return new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+}
+
+/** Maps errors thrown while a subscription streams (e.g. a 404 found inside the generator) like the others, not as 500s. */
+async function* mapStreamErrors(stream: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+  try {
+    yield* stream;
+  } catch (error) {
+    if (error instanceof DomainError) throw toTrpcError(error);
+    if (isDatabaseUnavailable(error)) throw toTrpcError(toDomainError(error));
+    throw error;
   }
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> => typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+
+const domainErrors = t.middleware(async ({ next, type, getRawInput }) => {
+  // Inputs PostgreSQL cannot store (NUL characters) or too deep to handle are a 400, not a 500 later.
+  const problem = storableJsonProblem(await getRawInput().catch(() => undefined));
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: describeStorableProblem(problem, "The input") });
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof DomainError) throw toTrpcError(result.error.cause);
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isDatabaseUnavailable(result.error.cause)) throw toTrpcError(toDomainError(result.error.cause));
+  if (result.ok && type === "subscription" && isAsyncIterable(result.data)) return { ...result, data: mapStreamErrors(result.data) };
   return result;
 });
 

@@ -1,7 +1,13 @@
 import { approvalsRouter } from "./routers/approvals";
+import { devicesRouter } from "./routers/devices";
+import { sessionsRouter } from "./routers/sessions";
 import { questionRouter } from "./routers/question";
 import { responsesRouter } from "./routers/responses";
 import { usersRouter } from "./routers/users";
+import { consoleRouter } from "./routers/console";
+import { inboxRouter } from "./routers/inbox";
+import { auditRouter } from "./routers/audit";
+import { adminRouter } from "./routers/admin";
 import { authenticatedProcedure, router } from "./init";
 
 export const appRouter = router({
@@ -10,6 +16,12 @@ export const appRouter = router({
   responses: responsesRouter,
   users: usersRouter,
   question: questionRouter,
+  devices: devicesRouter,
+  sessions: sessionsRouter,
+  console: consoleRouter,
+  inbox: inboxRouter,
+  audit: auditRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -21,7 +21,8 @@ export function snapshotBounded(value: unknown, depth = 0, budget = { keys: LIMI
     }
     return out;
   }
-  const out: Record<string, unknown> = {};
+  // No prototype: a key named "__proto__" stays a plain own key, and nothing is ever inherited.
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value)) {
     if (budget.keys-- <= 0) break;
     const d = Object.getOwnPropertyDescriptor(value, key);
@@ -57,6 +58,7 @@ export function compileSchema(raw: unknown): TCompiled {
     const prop = value as Record<string, unknown>;
     const name = fieldName(key);
     if (!name || typeof prop !== "object" || prop === null) return { ok: false, reason: `Field ${key} cannot be represented.` };
+    if (fields.some((f) => f.name === name)) return { ok: false, reason: `Field ${key} has the same form name as another field.` };
     if (prop.$ref || prop.anyOf || prop.oneOf || prop.allOf) return { ok: false, reason: `Field ${key} uses a composition this form cannot show.` };
     const base = {
       name,

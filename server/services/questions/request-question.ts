@@ -7,7 +7,11 @@ import type { TActor } from "../../core/actor";
 import { newId } from "../../core/ids";
 import { QuestionError } from "../../core/questions/errors";
 import { type TQuestion, type TQuestionKind, ZQuestions } from "../../core/questions/schema";
+import { DomainError } from "../../core/errors";
+import type { TTransport } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
+import { transact } from "../../host/transact";
+import { toRecords } from "./records";
 
 export const ZGatewayQuestionId = z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/, "id must be 1–128 letters, digits or _:.-");
 export const ZTimeoutMs = z.number().int().min(1000, "timeoutMs must be at least 1000").max(7 * 24 * 3_600_000);
@@ -25,16 +29,22 @@ export const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Registers a question inside the caller's transaction (so a run can suspend on it atomically).
- * The creator's authority (user, session, run, tool call) is captured with it.
+ * The creator's authority (user, session, run, tool call) is captured with it. Returns null when
+ * a run question of the same session is already pending (at most one per session), also when a
+ * concurrent transaction inserted it first.
  */
 export async function insertQuestion(
   tx: Db,
   deps: Pick<TDeps, "now">,
   input: { id?: string; kind: TQuestionKind; questions: TQuestion[]; creator: TCreatorAuthority; timeoutMs: number },
-): Promise<typeof questions.$inferSelect> {
+): Promise<typeof questions.$inferSelect | null> {
   const id = input.id ?? newId("ask");
+  const inUse = () => new QuestionError("QUESTION_ID_IN_USE", `A question with id ${id} already exists.`);
   const [taken] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
-  if (taken) throw new QuestionError("QUESTION_ID_IN_USE", `A question with id ${id} already exists.`);
+  if (taken) throw inUse();
+  // A concurrent insert may commit between the check and this insert (same id, or another pending
+  // question of the session): the conflict then leaves no row and changes nothing. A unique
+  // violation would abort the caller's transaction and surface as a store failure or a failed run.
   const [row] = await tx
     .insert(questions)
     .values({
@@ -48,14 +58,22 @@ export async function insertQuestion(
       questions: input.questions,
       expiresAt: new Date(deps.now().getTime() + input.timeoutMs),
     })
+    .onConflictDoNothing()
     .returning();
-  if (!row) throw new Error("question insert returned nothing");
-  return row;
+  if (row) return row;
+  const [again] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
+  if (again) throw inUse();
+  return null;
 }
 
 /** `question.request` from a harness or tool through the gateway. */
-export async function requestQuestion(deps: TDeps, actor: TActor, params: z.infer<typeof ZRequestParams>): Promise<{ id: string; expiresAtMs: number }> {
-  if (actor.role === "auditor") throw new QuestionError("INVALID_PARAMS", "Auditors cannot ask questions.");
+export async function requestQuestion(
+  deps: TDeps,
+  actor: TActor,
+  params: z.infer<typeof ZRequestParams>,
+  via: TTransport = "http",
+): Promise<{ id: string; expiresAtMs: number }> {
+  if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read questions but cannot ask them.");
   if (params.sessionId) {
     const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, params.sessionId));
     if (!session || session.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No session with id ${params.sessionId} was found.`);
@@ -65,15 +83,22 @@ export async function requestQuestion(deps: TDeps, actor: TActor, params: z.infe
     if (!response || response.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No response with id ${params.responseId} was found.`);
     if (params.sessionId && response.sessionId !== params.sessionId) throw new QuestionError("INVALID_PARAMS", "The response does not belong to that session.");
   }
-  const row = await deps.db.transaction(async (tx) =>
-    insertQuestion(tx as unknown as Db, deps, {
+  const row = await transact(deps, async (tx, emit) => {
+    const inserted = await insertQuestion(tx, deps, {
       id: params.id,
       kind: "gateway",
       questions: params.questions,
       creator: { userId: actor.userId, sessionId: params.sessionId ?? null, responseId: params.responseId ?? null, callId: null },
       timeoutMs: params.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS,
-    }),
-  );
+    });
+    if (!inserted) throw new QuestionError("QUESTION_ID_IN_USE", "The question could not be registered; try again.");
+    // Broadcast with the record on the response it names (as `question.resolved` is).
+    if (inserted.responseId) {
+      const [record] = await toRecords(tx, [inserted]);
+      await emit(inserted.responseId, [{ type: "question.requested", data: { question: record }, frame: true, actorUserId: actor.userId, transport: via }]);
+    }
+    return inserted;
+  });
   deps.bus.publishQuestion({ questionId: row.id, status: "pending" });
   deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id: row.id });
   return { id: row.id, expiresAtMs: row.expiresAt.getTime() };

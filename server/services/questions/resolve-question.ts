@@ -62,21 +62,19 @@ export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolv
     if (!checked.ok) throw new QuestionError("QUESTION_INVALID_ANSWER", checked.message);
     answers = checked.answers;
   }
+  const resolutionId = !cancel && "resolutionId" in input ? input.resolutionId : undefined;
+  let reservation: symbol | undefined;
   const outcome = await transact(deps, async (tx, emit) => {
-    if (row.responseId && row.kind !== "gateway") {
-      const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, row.responseId));
-      if (run?.status !== "requires_action") throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "The run that asked this question is no longer waiting for it.");
-    }
     const stored: TAnswers = {};
-    const secretIds: Record<string, string> = {};
+    const secretKeys: string[] = [];
     for (const [key, values] of Object.entries(answers)) {
       const q = row.questions.find((x) => key === x.questionId || key.startsWith(`${x.questionId}.`));
       if (q && isSecretKey(q, key)) {
-        secretIds[key] = await storeSecret(tx, deps.secretKey, { questionId: row.id, answerKey: key, userId: row.userId, value: values[0] ?? "" });
+        secretKeys.push(key);
         stored[key] = [STORED];
       } else stored[key] = values;
     }
-    // The source's authority is re-checked with no await between it and the commit below.
+    // The source's authority is re-checked with no await between it and the claim below.
     if (input.assertCurrent) {
       let current = false;
       try {
@@ -84,12 +82,26 @@ export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolv
       } catch {}
       if (!current) throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "This input's source is no longer current; it was not used as an answer.");
     }
+    // The claim comes first: concurrent submissions serialize on this row, so a loser learns that
+    // the question is already terminal (not that the run moved on), and writes nothing else.
     const [won] = await tx
       .update(questions)
       .set({ status: cancel ? "cancelled" : "answered", answers: cancel ? null : stored, answeredBy: actor.userId, answeredVia: input.via, resolvedAt: deps.now() })
       .where(and(eq(questions.id, row.id), eq(questions.status, "pending")))
       .returning();
     if (!won) return null;
+    // Waiters that see this answer before its receipt is recorded wait for the commit's outcome.
+    if (resolutionId) reservation = deps.receipts.reserve(row.id);
+    if (won.responseId && won.kind !== "gateway") {
+      const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, won.responseId));
+      // Throwing rolls the claim back: the question stays pending.
+      if (run?.status !== "requires_action") throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "The run that asked this question is no longer waiting for it.");
+    }
+    // Secret values go to the secret store only for the submission that won.
+    const secretIds: Record<string, string> = {};
+    for (const key of secretKeys) {
+      secretIds[key] = await storeSecret(tx, deps.secretKey, { questionId: row.id, answerKey: key, userId: row.userId, value: answers[key]?.[0] ?? "" });
+    }
     const [record] = await toRecords(tx, [won]);
     const result: TSettledQuestion = cancel
       ? { status: "cancelled", by: actor.name, system: input.via === "system" }
@@ -100,9 +112,16 @@ export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolv
     }
     if (linked) await settleLinkedRun(tx, emit, won, result, deps.now());
     return { stored, linked };
+  }).catch((error: unknown) => {
+    // Not committed: the reservation closes without a receipt.
+    if (reservation) deps.receipts.release(row.id, reservation);
+    throw error;
   });
   if (!outcome) throw await terminalError(deps, (await deps.db.select().from(questions).where(eq(questions.id, row.id)))[0] ?? row);
-  deps.bus.publishQuestion({ questionId: row.id, status: cancel ? "cancelled" : "answered", ...(!cancel && "resolutionId" in input && input.resolutionId ? { resolutionId: input.resolutionId } : {}) });
+  // Committed: the receipt is recorded here (settling the reservation) and, through the bus, by
+  // every process's listener (which records the same receipt again, harmlessly).
+  if (resolutionId) deps.receipts.record(row.id, resolutionId);
+  deps.bus.publishQuestion({ questionId: row.id, status: cancel ? "cancelled" : "answered", ...(resolutionId ? { resolutionId } : {}) });
   deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id: row.id });
   if (outcome.linked && row.responseId) deps.bus.publishWake(row.responseId, "resume");
   return cancel ? { status: "cancelled" } : { status: "answered", answers: outcome.stored };

@@ -37,6 +37,14 @@ export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typ
       const [row] = await deps.db.select().from(questions).where(eq(questions.id, params.id));
       if (!row) return { status: "cancelled" };
       if (row.status === "answered") {
+        // A submission that carries a receipt may have committed a moment before recording it:
+        // wait for its outcome (bounded by this waiter's deadline) before reading the receipt.
+        const open = params.includeResolutionId ? deps.receipts.pending(row.id) : undefined;
+        if (open) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([open, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+          clearTimeout(timer);
+        }
         const receipt = params.includeResolutionId ? deps.receipts.get(row.id) : undefined;
         return { status: "answered", answers: row.answers ?? {}, ...(receipt ? { resolutionId: receipt } : {}) };
       }

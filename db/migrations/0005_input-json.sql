@@ -1,0 +1,1 @@
+ALTER TABLE "responses" ALTER COLUMN "input" SET DATA TYPE json;

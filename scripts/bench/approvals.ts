@@ -1,0 +1,96 @@
+import { tmpdir } from "node:os";
+import { runCommand } from "../../server/tools/run-command";
+import { type TBare, type TCtx, type TServer, size } from "./lib/env";
+import { Client, runLoad } from "./lib/http";
+import { now, percentile, type TRow } from "./lib/stats";
+
+/** A run that needs one approval (exec `true`), then echoes: the round trip the issue names. */
+export const APPROVAL_SCRIPT = {
+  input: { script: [{ toolCalls: [{ name: "exec", arguments: { command: "true" } }] }, { toolCalls: [{ name: "echo", arguments: { text: "done" } }] }] },
+};
+
+export type TSuspended = { id: string; sessionId: string; approvalId: string };
+
+type TEnvelope = { id: string; sessionId: string; status: string; requiredAction?: { id: string } | null };
+
+/** POST /v1/responses → requires_action; returns the pending approval. */
+export async function suspendOne(client: Client, body: unknown = APPROVAL_SCRIPT): Promise<TSuspended> {
+  const env = await client.json<TEnvelope>("POST", "/v1/responses", body);
+  if (env.status !== "requires_action" || !env.requiredAction) throw new Error(`expected requires_action, got ${env.status}`);
+  return { id: env.id, sessionId: env.sessionId, approvalId: env.requiredAction.id };
+}
+
+/** POST /v1/approvals/{id} approve → the completed envelope. */
+export async function approveOne(client: Client, approvalId: string): Promise<void> {
+  const env = await client.json<TEnvelope>("POST", `/v1/approvals/${approvalId}`, { decision: "approve" });
+  if (env.status !== "completed") throw new Error(`expected completed, got ${env.status}`);
+}
+
+/** Items 1 and 2: approval round trip (latency, throughput at 16) and suspend latency, beside the raw limits. */
+export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): Promise<{ rows: TRow[]; completed: TSuspended[] }> {
+  const db = ctx.kind;
+  const one = new Client(server.url, server.key, 1);
+  const many = new Client(server.url, server.key, 16);
+  const nSingle = size(ctx, 400, 20);
+  const nMany = size(ctx, 800, 48);
+
+  for (let i = 0; i < size(ctx, 30, 5); i++) await approveOne(one, (await suspendOne(one)).approvalId);
+
+  const suspendMs: number[] = [];
+  const single: TSuspended[] = [];
+  for (let i = 0; i < nSingle; i++) {
+    const t0 = now();
+    single.push(await suspendOne(one));
+    suspendMs.push(now() - t0);
+  }
+  const roundTripMs: number[] = [];
+  for (const s of single) {
+    const t0 = now();
+    await approveOne(one, s.approvalId);
+    roundTripMs.push(now() - t0);
+  }
+
+  const denyMs: number[] = [];
+  for (let i = 0; i < size(ctx, 100, 5); i++) {
+    const s = await suspendOne(one);
+    const t0 = now();
+    const res = await one.json<{ status: string }>("POST", `/v1/approvals/${s.approvalId}`, { decision: "deny" });
+    if (res.status !== "denied") throw new Error(`expected denied, got ${res.status}`);
+    denyMs.push(now() - t0);
+  }
+
+  const pool: TSuspended[] = [];
+  const created = await runLoad({ concurrency: 16, total: nMany, task: async () => void pool.push(await suspendOne(many)) });
+  const decided = await runLoad({ concurrency: 16, total: pool.length, task: (i) => approveOne(many, (pool[i] as TSuspended).approvalId) });
+  one.close();
+  many.close();
+
+  const base = new Client(bare.url);
+  type TLimits = { decide: { p50: number; p99: number; perSecond: number; concurrentP99: number }; suspend: { p50: number; p99: number } };
+  const limits = await base.json<TLimits>("POST", "/raw-limits", { single: nSingle, concurrent: nMany, concurrency: 16 });
+  base.close();
+  const limit = limits.decide;
+  const limitSuspend = limits.suspend;
+  const spawnMs: number[] = [];
+  const benchRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
+  for (let i = 0; i < size(ctx, 100, 10); i++) {
+    const t0 = now();
+    await runCommand({ command: "true", cwd: tmpdir(), timeoutMs: 10_000 });
+    spawnMs.push(now() - t0);
+  }
+
+  const bench = "1 approval round trip";
+  const rows: TRow[] = [
+    { bench, db, measure: "p50, 1 client", value: percentile(roundTripMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50", target: { kind: "maxRatio", x: 4 } },
+    { bench, db, measure: "p99, 1 client", value: percentile(roundTripMs, 99), unit: "ms", limit: limit.p99, limitLabel: "raw decide p99" },
+    { bench, db, measure: "throughput, 16 sessions", value: decided.perSecond, unit: "/s", limit: limit.perSecond, limitLabel: "raw decide, 16 callers", target: { kind: "minRatio", x: 0.4 } },
+    { bench, db, measure: "p99 at 16 sessions", value: percentile(decided.latencies, 99), unit: "ms", limit: limit.concurrentP99, limitLabel: "raw decide p99, 16 callers" },
+    { bench, db, measure: "deny p50 (HTTP + auth + decide commit, no resume)", value: percentile(denyMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
+    { bench, db, measure: `inside it: exec \`true\` (runCommand) p50, from a ${benchRssMb} MB process`, value: percentile(spawnMs, 50), unit: "ms", note: "fork cost grows with the forking process's RSS; see server VmRSS" },
+    { bench, db, measure: "server VmRSS after this benchmark", value: server.rssKb() / 1024, unit: "MB" },
+    { bench: "2 suspend", db, measure: "p50, 1 client", value: percentile(suspendMs, 50), unit: "ms", limit: limitSuspend.p50, limitLabel: "raw create+suspend commits p50" },
+    { bench: "2 suspend", db, measure: "p99, 1 client", value: percentile(suspendMs, 99), unit: "ms", limit: limitSuspend.p99, limitLabel: "raw create+suspend commits p99" },
+    { bench: "2 suspend", db, measure: "throughput, 16 clients", value: created.perSecond, unit: "/s" },
+  ];
+  return { rows, completed: single };
+}

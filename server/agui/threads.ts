@@ -1,0 +1,29 @@
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { agentSessions } from "../../db/schema";
+import type { TActor } from "../core/actor";
+import type { TDeps } from "../host/deps";
+
+/** The session an AG-UI thread of this user maps to when the thread id is not one of its sessions. */
+export const threadSessionId = (userId: string, threadId: string): string =>
+  `sess_${createHash("sha256").update(`agui\u0000${userId}\u0000${threadId}`).digest("hex").slice(0, 32)}`;
+
+/**
+ * The Countersign session of an AG-UI thread: the user's own session when the thread id names
+ * one, else a session derived from (user, thread id), created on first use. Another user's
+ * session id maps to a fresh session of the caller: nothing of the other user is reachable.
+ */
+export async function sessionForThread(deps: TDeps, actor: TActor, threadId: string, agent: string): Promise<string> {
+  const [named] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, threadId));
+  if (named?.userId === actor.userId) return threadId;
+  const id = threadSessionId(actor.userId, threadId);
+  const [existing] = await deps.db.select({ id: agentSessions.id }).from(agentSessions).where(eq(agentSessions.id, id));
+  if (existing) return id;
+  const workspaceDir = join(deps.config.dataDir, "workspaces", id);
+  mkdirSync(workspaceDir, { recursive: true });
+  // Two first runs of a thread may race: the second insert changes nothing.
+  await deps.db.insert(agentSessions).values({ id, userId: actor.userId, agent, workspaceDir }).onConflictDoNothing();
+  return id;
+}

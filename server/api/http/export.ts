@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { EVENT_CATEGORY_NAMES, type TEventCategory, trajectoryBatches } from "../../../db/repositories/trajectory-search";
+import { DomainError } from "../../core/errors";
+import { assertTrajectoryReadable, type TTrajectoryScope } from "../../services/console/audit";
+import { sendError } from "./errors";
+import { identify } from "./identify";
+import type { TV1Deps } from "./v1";
+
+const BATCH = 1000;
+const ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** The export's scope and filters from the query string (the same filters as the console's audit view). */
+function parseQuery(url: URL): { scope: TTrajectoryScope; categories?: TEventCategory[]; actor?: string; q?: string } {
+  const responseId = url.searchParams.get("responseId");
+  const sessionId = url.searchParams.get("sessionId");
+  if ((responseId ? 1 : 0) + (sessionId ? 1 : 0) !== 1) throw new DomainError("invalid_request", "Give exactly one of responseId and sessionId.");
+  const id = (responseId ?? sessionId) as string;
+  if (!ID.test(id)) throw new DomainError("invalid_request", "The id is not valid.");
+  const categories = (url.searchParams.get("categories") ?? "").split(",").filter(Boolean);
+  const unknown = categories.filter((c) => !(EVENT_CATEGORY_NAMES as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new DomainError("invalid_request", `Unknown event categories: ${unknown.join(", ")}.`);
+  const actor = url.searchParams.get("actor") || undefined;
+  if (actor && !ID.test(actor)) throw new DomainError("invalid_request", "The actor is not valid.");
+  const q = url.searchParams.get("q")?.trim() || undefined;
+  if (q && q.length > 200) throw new DomainError("invalid_request", "The search text is longer than 200 characters.");
+  return {
+    scope: responseId ? { responseId: id } : { sessionId: id },
+    categories: categories.length > 0 ? (categories as TEventCategory[]) : undefined,
+    actor,
+    q,
+  };
+}
+
+/**
+ * `GET /api/export/trajectory?responseId=|sessionId=[&categories=&actor=&q=]`: a trajectory as
+ * JSONL, one event per line, streamed in keyset batches with backpressure (never built in
+ * memory). Console cookie or API key; whoever may read the trajectory may export it (auditors
+ * everything, members their own).
+ */
+export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  if (url.pathname !== "/api/export/trajectory") return sendError(res, new DomainError("not_found", `There is no page ${url.pathname}.`));
+  if (req.method !== "GET") return sendError(res, new DomainError("method_not_allowed", "Use GET to export a trajectory."));
+  const identity = await identify(deps.db, deps.auth, req, url);
+  if (!identity) return sendError(res, new DomainError("unauthenticated", "Authentication required"));
+  const query = parseQuery(url);
+  await assertTrajectoryReadable(deps, identity.actor, query.scope);
+
+  const abort = new AbortController();
+  res.on("close", () => abort.abort());
+  const id = "responseId" in query.scope ? query.scope.responseId : query.scope.sessionId;
+  res.writeHead(200, {
+    "content-type": "application/x-ndjson; charset=utf-8",
+    "content-disposition": `attachment; filename="trajectory-${id}.jsonl"`,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+  deps.log.info({ scope: query.scope, by: identity.actor.userId }, "trajectory exported");
+  try {
+    for await (const rows of trajectoryBatches(deps.db, { ...query.scope, categories: query.categories, actor: query.actor, q: query.q }, BATCH, abort.signal)) {
+      let chunk = "";
+      for (const e of rows) {
+        chunk += `${JSON.stringify({
+          responseId: e.responseId,
+          seq: e.seq,
+          frameSeq: e.frameSeq,
+          type: e.type,
+          actorUserId: e.actorUserId,
+          transport: e.transport,
+          createdAt: e.createdAt.toISOString(),
+          data: e.data,
+        })}\n`;
+      }
+      if (abort.signal.aborted) return;
+      if (!res.write(chunk)) await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    }
+    res.end();
+  } catch (error) {
+    // Headers are gone: the truncated download must not look complete.
+    deps.log.error({ err: error, scope: query.scope }, "trajectory export failed");
+    res.destroy();
+  }
+}

@@ -1,0 +1,280 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { sendJson } from "./errors";
+
+/**
+ * The request guard in front of every route: security headers on every response, per-credential
+ * token-bucket rate limits (API key, console session, else client IP) and the same-origin test
+ * used for cookie-authenticated mutations and WebSockets.
+ */
+
+export type TBucketRate = { perSecond: number; burst: number };
+/** `key`: per API key / console session; `ip`: anonymous requests and credentials not yet seen to work. */
+export type TRateLimitConfig = { key: TBucketRate; ip: TBucketRate };
+
+/** Generous enough that no test suite or single console comes near it; per process (per replica). */
+export const DEFAULT_RATE_LIMIT = "1000:2000,ip=100:400";
+
+const ZERO_WAIT = 0;
+
+function parseRate(text: string, what: string): TBucketRate {
+  const match = text.trim().match(/^(\d+(?:\.\d+)?)(?:\s*[:/]\s*(\d+))?$/);
+  if (!match) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT ${what} "${text}": use <requests per second>[:<burst>], e.g. 50:200, or "off".`);
+  const perSecond = Number(match[1]);
+  const burst = match[2] === undefined ? Math.max(1, Math.ceil(perSecond * 2)) : Number(match[2]);
+  if (!(perSecond > 0) || !(burst >= 1)) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT ${what} "${text}": rate and burst must be positive.`);
+  return { perSecond, burst };
+}
+
+/**
+ * `COUNTERSIGN_RATE_LIMIT`: `off`, or `<rps>[:<burst>][,ip=<rps>[:<burst>]]` (default
+ * `1000:2000,ip=100:400`). Without `ip=` anonymous callers get the smaller of the key rate and 100:400.
+ */
+export function parseRateLimit(value: string | undefined): TRateLimitConfig | null {
+  const text = (value === undefined || value.trim() === "" ? DEFAULT_RATE_LIMIT : value).trim().toLowerCase();
+  if (text === "off" || text === "0" || text === "false" || text === "none") return null;
+  const [keyPart = "", ...rest] = text.split(",");
+  const key = parseRate(keyPart, "rate");
+  const ipPart = rest.map((r) => r.trim()).find((r) => r.startsWith("ip="));
+  const unknown = rest.map((r) => r.trim()).filter((r) => !r.startsWith("ip="));
+  if (unknown.length > 0) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT: unknown part "${unknown[0]}".`);
+  const ip = ipPart ? parseRate(ipPart.slice(3), "ip rate") : { perSecond: Math.min(key.perSecond, 100), burst: Math.min(key.burst, 400) };
+  return { key, ip };
+}
+
+type TBucket = { tokens: number; at: number; verified: boolean };
+
+/** Token buckets keyed by string; bounded in size (idle full buckets and then the oldest are dropped). */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, TBucket>();
+
+  constructor(
+    private readonly rate: TBucketRate,
+    private readonly maxEntries = 20_000,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** The bucket refilled up to now (created full). */
+  bucket(key: string): TBucket {
+    const now = this.clock();
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      if (this.buckets.size >= this.maxEntries) this.prune(now);
+      bucket = { tokens: this.rate.burst, at: now, verified: false };
+      this.buckets.set(key, bucket);
+      return bucket;
+    }
+    bucket.tokens = Math.min(this.rate.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.rate.perSecond);
+    bucket.at = now;
+    return bucket;
+  }
+
+  /** Seconds until a bucket with `tokens` holds one token again. */
+  waitSeconds(bucket: TBucket): number {
+    return bucket.tokens >= 1 ? ZERO_WAIT : Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.perSecond));
+  }
+
+  private prune(now: number): void {
+    for (const [key, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) / 1000) * this.rate.perSecond >= this.rate.burst) this.buckets.delete(key);
+    }
+    // Still full of active buckets: drop the oldest tenth (a dropped bucket restarts full).
+    if (this.buckets.size >= this.maxEntries) {
+      let drop = Math.ceil(this.maxEntries / 10);
+      for (const key of this.buckets.keys()) {
+        if (drop-- <= 0) break;
+        this.buckets.delete(key);
+      }
+    }
+  }
+}
+
+const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=([^;]+)/;
+
+/** The credential a request carries (never stored: only its hash keys the bucket), or null. */
+export function credentialOf(req: IncomingMessage, url: URL): string | null {
+  const header = req.headers.authorization;
+  if (header) return `h:${header}`;
+  const token = url.searchParams.get("access_token");
+  if (token) return `t:${token}`;
+  const cookie = req.headers.cookie?.match(SESSION_COOKIE)?.[1];
+  return cookie ? `c:${cookie}` : null;
+}
+
+const hash = (text: string): string => createHash("sha256").update(text).digest("base64url").slice(0, 32);
+
+/** The client address (the socket's peer; no proxy header is trusted). */
+export const clientIp = (req: IncomingMessage): string => req.socket.remoteAddress ?? "unknown";
+
+export type TAdmission = { ok: true; settle: (status: number) => void } | { ok: false; retryAfter: number };
+
+/**
+ * Rate limits per credential. A credential not yet seen to authenticate also spends from its
+ * client IP's bucket, so rotating made-up keys cannot escape the per-IP limit; once a request
+ * with it succeeds (any status but 401) it only spends from its own bucket.
+ */
+export class RateLimiter {
+  private readonly keys: TokenBuckets;
+  private readonly ips: TokenBuckets;
+
+  constructor(readonly config: TRateLimitConfig) {
+    this.keys = new TokenBuckets(config.key);
+    this.ips = new TokenBuckets(config.ip);
+  }
+
+  admit(req: IncomingMessage, url: URL): TAdmission {
+    const credential = credentialOf(req, url);
+    const ip = this.ips.bucket(clientIp(req));
+    if (credential === null) {
+      if (ip.tokens < 1) return { ok: false, retryAfter: this.ips.waitSeconds(ip) };
+      ip.tokens -= 1;
+      return { ok: true, settle: () => {} };
+    }
+    const key = this.keys.bucket(hash(credential));
+    if (key.tokens < 1) return { ok: false, retryAfter: this.keys.waitSeconds(key) };
+    if (!key.verified && ip.tokens < 1) return { ok: false, retryAfter: this.ips.waitSeconds(ip) };
+    key.tokens -= 1;
+    if (!key.verified) ip.tokens -= 1;
+    return {
+      ok: true,
+      settle: (status) => {
+        key.verified = status !== 401 && status !== 429;
+      },
+    };
+  }
+
+  /** A per-connection frame admitter for `/v1/live`: spends from the socket's credential bucket. */
+  frames(req: IncomingMessage, url: URL): () => number {
+    const credential = credentialOf(req, url);
+    const id = credential === null ? `ip:${clientIp(req)}` : hash(credential);
+    return () => {
+      const bucket = credential === null ? this.ips.bucket(id.slice(3)) : this.keys.bucket(id);
+      if (bucket.tokens < 1) return credential === null ? this.ips.waitSeconds(bucket) : this.keys.waitSeconds(bucket);
+      bucket.tokens -= 1;
+      return ZERO_WAIT;
+    };
+  }
+}
+
+export const rateLimitedBody = (retryAfter: number) => ({
+  detail: `Too many requests; slow down and retry after ${retryAfter} second${retryAfter === 1 ? "" : "s"}.`,
+  code: "rate_limited",
+});
+
+export function sendRateLimited(res: ServerResponse, retryAfter: number): void {
+  sendJson(res, 429, rateLimitedBody(retryAfter), { "retry-after": String(retryAfter) });
+}
+
+/** Answers a refused WebSocket upgrade with a plain HTTP 429 and closes the socket. */
+export function refuseUpgrade(socket: Duplex, retryAfter: number): void {
+  const body = JSON.stringify(rateLimitedBody(retryAfter));
+  socket.end(
+    `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${retryAfter}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The CSP of JSON/SSE routes: nothing may load or frame them. */
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/**
+ * The CSP of console pages. Next.js (App Router) streams its payload in inline scripts, so
+ * scripts need 'unsafe-inline' (nonces would force every page to render dynamically); the
+ * development server also needs 'unsafe-eval'. Everything else is same-origin only.
+ */
+export function pageCsp(development: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'unsafe-inline'${development ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Sets the headers every response carries (routes may add more; none removes these). */
+export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", development = process.env.NODE_ENV !== "production"): void {
+  res.setHeader("x-content-type-options", "nosniff");
+  // Not `no-referrer`: browsers then send `Origin: null` on same-origin POSTs, which would defeat the origin checks.
+  res.setHeader("referrer-policy", "same-origin");
+  res.setHeader("x-frame-options", "DENY");
+  res.setHeader("cross-origin-opener-policy", "same-origin");
+  res.setHeader("content-security-policy", kind === "api" ? API_CSP : pageCsp(development));
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export const isSafeMethod = (method: string | undefined): boolean => SAFE_METHODS.has((method ?? "GET").toUpperCase());
+
+/** The origin of a URL string, or null when it is not an http(s) URL (e.g. `null`, garbage). */
+export function parseOrigin(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Did a browser send this request from our own origin? `Origin` must name this host (the Host
+ * header, or COUNTERSIGN_PUBLIC_URL behind a proxy); without a usable `Origin`,
+ * `Sec-Fetch-Site: same-origin` (which pages cannot forge) is accepted.
+ */
+export function isSameOriginRequest(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (typeof origin === "string" && origin !== "null") {
+    const parsed = parseOrigin(origin);
+    if (!parsed) return false;
+    if (parsed.host === req.headers.host) return true;
+    const publicUrl = process.env.COUNTERSIGN_PUBLIC_URL ? parseOrigin(process.env.COUNTERSIGN_PUBLIC_URL) : null;
+    return publicUrl !== null && publicUrl.origin === parsed.origin;
+  }
+  return req.headers["sec-fetch-site"] === "same-origin";
+}
+
+/** Paths the rate limiter covers: the API, tRPC and login (pages and their assets are not limited). */
+export const isLimitedPath = (path: string): boolean => path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/trpc") || path.startsWith("/api/auth");
+
+/**
+ * The pipeline step of app.ts: headers, the rate limit, and the same-origin rule for login
+ * endpoints (`POST /api/auth/*`: sign-in, sign-out… only from the console's own pages, which also
+ * stops login CSRF; not left to better-auth, whose own check is off under NODE_ENV=test).
+ * Returns true when it answered the request itself.
+ */
+export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, res: ServerResponse, url: URL, kind: "api" | "page"): boolean {
+  setSecurityHeaders(res, kind);
+  if (limiter && isLimitedPath(url.pathname)) {
+    const admission = limiter.admit(req, url);
+    if (!admission.ok) {
+      req.resume();
+      sendRateLimited(res, admission.retryAfter);
+      return true;
+    }
+    res.once("finish", () => admission.settle(res.statusCode));
+  }
+  if (url.pathname.startsWith("/api/auth/") && !isSafeMethod(req.method) && !isSameOriginRequest(req)) {
+    req.resume();
+    sendJson(res, 403, { detail: "Cross-site request refused: sign-in and sign-out are accepted only from this origin.", code: "forbidden" });
+    return true;
+  }
+  return false;
+}
+
+/** The upgrade step of app.ts: rate limit `WS /v1/live`. Returns true when it refused the upgrade. */
+export function guardUpgrade(limiter: RateLimiter | null, req: IncomingMessage, socket: Duplex, url: URL): boolean {
+  if (!limiter) return false;
+  const admission = limiter.admit(req, url);
+  if (admission.ok) return false;
+  refuseUpgrade(socket, admission.retryAfter);
+  return true;
+}

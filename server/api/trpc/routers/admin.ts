@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { listApiKeys, listUsers } from "../../../../db/repositories/console-admin";
+import { ROLES, type TRole } from "../../../core/vocabulary";
+import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
+import { authenticatedProcedure, router } from "../init";
+import { adminProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
+
+const ZId = z.string().min(1).max(200);
+const KEY_READERS: readonly TRole[] = ["admin", "auditor"];
+
+/** Users and roles, API keys. Agents: `console.agents`; paired devices: the `devices` router. */
+export const adminRouter = router({
+  /** Every user and role (workspace readers; auditors read-only). */
+  users: workspaceReaderProcedure.query(({ ctx }) => listUsers(ctx.deps.db)),
+  /** Changes a user's role (admins only; not one's own; the last admin stays). */
+  setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.actor, input)),
+  /** API keys (prefix only, never the key): admins and auditors see all, others their own. */
+  apiKeys: authenticatedProcedure.query(({ ctx }) => listApiKeys(ctx.deps.db, KEY_READERS.includes(ctx.actor.role) ? null : ctx.actor.userId)),
+  /** Creates a key and returns it once (for oneself; admins for anyone). */
+  createApiKey: writerProcedure
+    .input(z.strictObject({ name: z.string().trim().min(1).max(100), userId: ZId.optional() }))
+    .mutation(({ ctx, input }) => createKeyFor(ctx.deps, ctx.actor, input)),
+  /** Revokes a key (one's own; admins any). */
+  revokeApiKey: writerProcedure.input(z.strictObject({ keyId: ZId })).mutation(({ ctx, input }) => revokeKeyFor(ctx.deps, ctx.actor, input.keyId)),
+});

@@ -1,0 +1,21 @@
+import { TRPCError } from "@trpc/server";
+import type { TActor } from "../../../core/actor";
+import { READ_ALL_ROLES, type TRole } from "../../../core/vocabulary";
+import { authenticatedProcedure } from "../init";
+
+/** Limits a procedure to some roles (403 for the others); the check runs before its input is used. */
+const onlyRoles = (roles: readonly TRole[], what: string) =>
+  authenticatedProcedure.use(({ ctx, next }) => {
+    if (!roles.includes(ctx.actor.role)) throw new TRPCError({ code: "FORBIDDEN", message: `Your role cannot ${what}.` });
+    return next();
+  });
+
+/** Admins only (roles, other users' keys, pairing). */
+export const adminProcedure = onlyRoles(["admin"], "administer this workspace");
+/** Roles that read the whole workspace (auditors included, read-only). */
+export const workspaceReaderProcedure = onlyRoles(READ_ALL_ROLES, "read the whole workspace");
+/** Anyone who may change something: every role but auditor. */
+export const writerProcedure = onlyRoles(["member", "operator", "admin"], "change anything (auditors are read-only)");
+
+/** `null` for roles that see the whole workspace, else the actor's own user id. */
+export const scopeOf = (actor: TActor): string | null => (READ_ALL_ROLES.includes(actor.role) ? null : actor.userId);

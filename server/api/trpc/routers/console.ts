@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { listPeople } from "../../../../db/repositories/console-admin";
+import { listWaiting } from "../../../../db/repositories/console-waiting";
+import { usageByDay } from "../../../../db/repositories/usage";
+import { activityFeed } from "../../../services/console/activity-feed";
+import { listAgentViews } from "../../../services/console/agents";
+import { authenticatedProcedure, router } from "../init";
+import { scopeOf } from "./console-procedures";
+
+const ZDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+const DAY_MS = 86_400_000;
+
+/** The console's home (what is waiting, live), usage, people and agents. */
+export const consoleRouter = router({
+  /** Every suspended or steered response and what it waits on, with counts per kind. */
+  waiting: authenticatedProcedure.query(({ ctx }) => listWaiting(ctx.deps.db, { userId: scopeOf(ctx.actor) })),
+  /** Live activity, resumable from the last event id (tRPC passes it back on reconnect). */
+  onActivity: authenticatedProcedure
+    .input(z.strictObject({ lastEventId: z.string().max(40).nullish() }).optional())
+    .subscription(({ ctx, input, signal }) => activityFeed(ctx.deps, ctx.actor, input?.lastEventId, signal)),
+  /** Output and input tokens per UTC day, agent and user (members: their own). At most 366 days. */
+  usage: authenticatedProcedure
+    .input(z.strictObject({ from: ZDate, to: ZDate, agent: z.string().min(1).max(64).optional(), userId: z.string().min(1).max(200).optional() }))
+    .query(({ ctx, input }) => {
+      const from = input.to.getTime() - input.from.getTime() > 366 * DAY_MS ? new Date(input.to.getTime() - 366 * DAY_MS) : input.from;
+      return usageByDay(ctx.deps.db, { ...input, from, scopeUserId: scopeOf(ctx.actor) });
+    }),
+  /** Users to filter by (members see only themselves). */
+  people: authenticatedProcedure.query(({ ctx }) => listPeople(ctx.deps.db, scopeOf(ctx.actor))),
+  /** The configured agents and their policies (read-only). */
+  agents: authenticatedProcedure.query(({ ctx }) => listAgentViews(ctx.deps.reviewer)),
+});

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { deviceHubFor } from "../../../devices/hub";
+import { ZDeviceName } from "../../../devices/protocol";
+import { createPairing, listDevices, revokeDevice } from "../../../devices/store";
+import { authenticatedProcedure, router } from "../init";
+
+/** Paired devices: one-time pairing tokens (admin), the list, and revocation (admin). */
+export const devicesRouter = router({
+  /** A one-time pairing token for a new device (returned once; stored hashed; 10 minutes). */
+  createPairing: authenticatedProcedure
+    .input(z.strictObject({ name: ZDeviceName }))
+    .mutation(async ({ ctx, input }) => {
+      const created = await createPairing(ctx.deps.db, ctx.actor, { name: input.name, now: ctx.deps.now() });
+      ctx.deps.log.info({ deviceId: created.deviceId, name: created.name, by: ctx.actor.userId }, "device pairing created");
+      return created;
+    }),
+  list: authenticatedProcedure.query(async ({ ctx }) => {
+    const hub = deviceHubFor(ctx.deps.db);
+    const rows = await listDevices(ctx.deps.db, ctx.actor);
+    const now = ctx.deps.now().getTime();
+    return rows.map((d) => ({
+      id: d.id,
+      name: d.name,
+      status: d.status === "pending" && d.pairingExpiresAt.getTime() <= now ? ("expired" as const) : d.status,
+      online: d.status === "paired" && (hub?.isOnline(d.id) ?? false),
+      commands: d.commands,
+      consent: d.policy?.consent ?? null,
+      denyPatterns: d.policy?.denyPatterns ?? null,
+      createdBy: d.createdBy,
+      createdAt: d.createdAt.toISOString(),
+      pairingExpiresAt: d.pairingExpiresAt.toISOString(),
+      pairedAt: d.pairedAt?.toISOString() ?? null,
+      lastSeenAt: d.lastSeenAt?.toISOString() ?? null,
+      revokedAt: d.revokedAt?.toISOString() ?? null,
+    }));
+  }),
+  /** Revokes a device: its credential stops working, it is disconnected, its commands are refused. */
+  revoke: authenticatedProcedure.input(z.strictObject({ deviceId: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
+    const row = await revokeDevice(ctx.deps.db, ctx.actor, input.deviceId, ctx.deps.now());
+    deviceHubFor(ctx.deps.db)?.disconnect(row.id, "This device's pairing was revoked by an admin.");
+    ctx.deps.log.info({ deviceId: row.id, by: ctx.actor.userId }, "device revoked");
+    return { deviceId: row.id, name: row.name, status: row.status, revokedAt: row.revokedAt?.toISOString() ?? null };
+  }),
+});

@@ -1,0 +1,51 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { listInbox, sessionContext } from "../../../../db/repositories/inbox";
+import { approvals } from "../../../../db/schema";
+import { canRead } from "../../../core/actor";
+import { notFound } from "../../../core/errors";
+import { RISKS } from "../../../core/vocabulary";
+import { decideMany } from "../../../services/console/bulk-decide";
+import { authenticatedProcedure, router } from "../init";
+import { scopeOf, writerProcedure } from "./console-procedures";
+
+const ZId = z.string().min(1).max(200);
+
+/** The approvals inbox: filtered lists, session context, and bulk decisions (never for high risk). */
+export const inboxRouter = router({
+  list: authenticatedProcedure
+    .input(
+      z.strictObject({
+        status: z.enum(["pending", "decided"]),
+        agent: z.string().min(1).max(64).optional(),
+        userId: ZId.optional(),
+        risks: z.array(z.enum(RISKS)).max(3).optional(),
+        reviewer: z.enum(["ask", "none"]).optional(),
+        olderThanMs: z.number().int().min(0).max(30 * 86_400_000).optional(),
+        cursor: z.string().max(400).nullish(),
+        limit: z.number().int().min(1).max(200).default(100),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const page = await listInbox(ctx.deps.db, { ...input, scopeUserId: scopeOf(ctx.actor), now: ctx.deps.now() });
+      return {
+        nextCursor: page.nextCursor,
+        rows: page.rows.map(({ cursorAt: _, ...a }) => ({
+          ...a,
+          decidedAt: a.decidedAt?.toISOString() ?? null,
+          expiresAt: a.expiresAt.toISOString(),
+          createdAt: a.createdAt.toISOString(),
+        })),
+      };
+    }),
+  /** The last few turns of the approval's session, up to its response. */
+  context: authenticatedProcedure.input(z.strictObject({ approvalId: ZId })).query(async ({ ctx, input }) => {
+    const [a] = await ctx.deps.db.select({ userId: approvals.userId, sessionId: approvals.sessionId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, input.approvalId));
+    if (!a || !canRead(ctx.actor, a.userId)) throw notFound("approval", input.approvalId);
+    return sessionContext(ctx.deps.db, { sessionId: a.sessionId, responseId: a.responseId });
+  }),
+  /** Approves or denies up to 50 low/medium-risk approvals; refused whole when any is high risk. */
+  decideMany: writerProcedure
+    .input(z.strictObject({ decision: z.enum(["approve", "deny"]), items: z.array(z.strictObject({ approvalId: ZId, bindingHash: z.string().min(1).max(200) })).min(1).max(50) }))
+    .mutation(({ ctx, input }) => decideMany(ctx.deps, ctx.actor, input)),
+});

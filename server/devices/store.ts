@@ -1,0 +1,132 @@
+import { createHash } from "node:crypto";
+import { and, desc, eq, gt, lte, ne } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { devices } from "../../db/schema";
+import type { TActor } from "../core/actor";
+import { DomainError, notFound } from "../core/errors";
+import { newId, newSecret } from "../core/ids";
+import { READ_ALL_ROLES } from "../core/vocabulary";
+import type { TDeviceHello } from "./protocol";
+
+export type TDeviceRow = typeof devices.$inferSelect;
+
+/** How long a pairing token can be used. */
+export const PAIRING_TTL_MS = 10 * 60_000;
+
+const TOKEN_PREFIX = "cspair_";
+const CREDENTIAL_PREFIX = "csdev_";
+
+/** SHA-256 is enough: tokens and credentials are 256-bit random secrets. */
+export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+
+export const requireAdmin = (actor: TActor, what: string): void => {
+  if (actor.role !== "admin") throw new DomainError("forbidden", `Only an admin can ${what}.`);
+};
+
+const isUniqueViolation = (error: unknown): boolean => {
+  const e = error as { code?: unknown; cause?: { code?: unknown } };
+  return e?.code === "23505" || e?.cause?.code === "23505";
+};
+
+/** Creates a pending device with a one-time pairing token (returned once; stored hashed; 10 minutes). */
+export async function createPairing(db: Db, actor: TActor, input: { name: string; now: Date }): Promise<{ deviceId: string; name: string; token: string; expiresAt: string }> {
+  requireAdmin(actor, "pair devices");
+  const token = `${TOKEN_PREFIX}${newSecret(32)}`;
+  const id = newId("dev");
+  const expiresAt = new Date(input.now.getTime() + PAIRING_TTL_MS);
+  try {
+    await db.transaction(async (tx) => {
+      // An unused pairing that expired no longer holds its name.
+      await tx
+        .update(devices)
+        .set({ status: "revoked", revokedAt: input.now, revokedBy: "system" })
+        .where(and(eq(devices.name, input.name), eq(devices.status, "pending"), lte(devices.pairingExpiresAt, input.now)));
+      await tx.insert(devices).values({ id, name: input.name, createdBy: actor.userId, pairingTokenHash: hashSecret(token), pairingExpiresAt: expiresAt });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError("conflict", `A device named ${input.name} is already paired or waiting to be paired; revoke it first.`);
+    throw error;
+  }
+  return { deviceId: id, name: input.name, token, expiresAt: expiresAt.toISOString() };
+}
+
+export type TAuthFailure = { ok: false; code: "pairing_failed" | "auth_failed" | "revoked"; message: string };
+
+/** Uses a pairing token once: the device becomes `paired` and gets its credential (returned once, stored hashed). */
+export async function pairWithToken(
+  db: Db,
+  hello: Extract<TDeviceHello, { type: "pair" }>,
+  now: Date,
+): Promise<{ ok: true; device: TDeviceRow; credential: string } | TAuthFailure> {
+  const tokenHash = hashSecret(hello.token);
+  const credential = `${CREDENTIAL_PREFIX}${newSecret(32)}`;
+  const [device] = await db
+    .update(devices)
+    .set({
+      status: "paired",
+      pairedAt: now,
+      credentialHash: hashSecret(credential),
+      lastSeenAt: now,
+      commands: hello.commands,
+      policy: { consent: hello.consent, denyPatterns: hello.denyPatterns },
+    })
+    .where(and(eq(devices.pairingTokenHash, tokenHash), eq(devices.status, "pending"), gt(devices.pairingExpiresAt, now)))
+    .returning();
+  if (device) return { ok: true, device, credential };
+  // Zero rows: say why, without revealing anything about other devices.
+  const [row] = await db.select().from(devices).where(eq(devices.pairingTokenHash, tokenHash));
+  if (!row) return { ok: false, code: "pairing_failed", message: "This pairing token is not valid; ask an admin for a new one." };
+  if (row.status === "revoked") return { ok: false, code: "pairing_failed", message: "This pairing was revoked; ask an admin for a new token." };
+  if (row.status === "paired") return { ok: false, code: "pairing_failed", message: "This pairing token was already used; a token pairs one device once." };
+  return { ok: false, code: "pairing_failed", message: "This pairing token has expired (tokens last 10 minutes); ask an admin for a new one." };
+}
+
+/** Checks a reconnecting device's credential; records what it declared. */
+export async function authenticateDevice(db: Db, hello: Extract<TDeviceHello, { type: "hello" }>, now: Date): Promise<{ ok: true; device: TDeviceRow } | TAuthFailure> {
+  const [row] = await db.select().from(devices).where(eq(devices.id, hello.deviceId));
+  if (!row?.credentialHash || row.credentialHash !== hashSecret(hello.credential)) {
+    return { ok: false, code: "auth_failed", message: "Unknown device or wrong credential; pair this device again with a new token." };
+  }
+  if (row.status === "revoked") return { ok: false, code: "revoked", message: "This device's pairing was revoked by an admin; it can no longer run commands." };
+  const [device] = await db
+    .update(devices)
+    .set({ lastSeenAt: now, commands: hello.commands, policy: { consent: hello.consent, denyPatterns: hello.denyPatterns } })
+    .where(and(eq(devices.id, row.id), eq(devices.status, "paired")))
+    .returning();
+  if (!device) return { ok: false, code: "revoked", message: "This device's pairing was revoked by an admin; it can no longer run commands." };
+  return { ok: true, device };
+}
+
+/** Revokes a device (pending or paired); its credential stops working at once. */
+export async function revokeDevice(db: Db, actor: TActor, deviceId: string, now: Date): Promise<TDeviceRow> {
+  requireAdmin(actor, "revoke devices");
+  const [row] = await db
+    .update(devices)
+    .set({ status: "revoked", revokedAt: now, revokedBy: actor.userId })
+    .where(and(eq(devices.id, deviceId), ne(devices.status, "revoked")))
+    .returning();
+  if (row) return row;
+  const [existing] = await db.select().from(devices).where(eq(devices.id, deviceId));
+  if (!existing) throw notFound("device", deviceId);
+  throw new DomainError("conflict", `The device ${existing.name} is already revoked.`);
+}
+
+/** Every device, newest first (admins, operators and auditors). */
+export async function listDevices(db: Db, actor: TActor): Promise<TDeviceRow[]> {
+  if (!READ_ALL_ROLES.includes(actor.role)) throw new DomainError("forbidden", "Your role cannot see paired devices.");
+  return db.select().from(devices).orderBy(desc(devices.createdAt)).limit(500);
+}
+
+/** A device by id, else by name (the live one with that name, else the latest revoked one). */
+export async function findDevice(db: Db, ref: string): Promise<TDeviceRow | null> {
+  const [byId] = await db.select().from(devices).where(eq(devices.id, ref));
+  if (byId) return byId;
+  const byName = await db.select().from(devices).where(eq(devices.name, ref)).orderBy(desc(devices.createdAt)).limit(20);
+  return byName.find((d) => d.status !== "revoked") ?? byName[0] ?? null;
+}
+
+/** The current row of a device (re-read right before a command is sent). */
+export async function deviceById(db: Db, id: string): Promise<TDeviceRow | null> {
+  const [row] = await db.select().from(devices).where(eq(devices.id, id));
+  return row ?? null;
+}

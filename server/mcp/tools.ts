@@ -1,0 +1,152 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { appendEvents } from "../../db/repositories/events";
+import type { TAgentConfig } from "../agents/config";
+import type { TRisk } from "../core/vocabulary";
+import type { TDeps } from "../host/deps";
+import { resolveMcpServers, type TMcpServerConfig } from "./config";
+import { errorText } from "./connection";
+import { mcpManagerOf } from "./manager";
+import { mcpAction, mcpToolName } from "./names";
+import type { TMcpHostTool } from "./policy";
+
+/** What the tool lookup needs of the attempt that runs the call. */
+export type TMcpAttempt = {
+  agent: Pick<TAgentConfig, "name" | "mcpServers">;
+  response: { id: string; sessionId: string; userId: string };
+};
+
+/**
+ * Records a host event of an MCP call in the run's trajectory (not a wire frame). A failure to
+ * record is logged and never changes the call.
+ */
+function recorder(deps: TDeps, responseId: string): (type: string, data: Record<string, unknown>) => Promise<void> {
+  return async (type, data) => {
+    try {
+      await deps.db.transaction(async (tx) => {
+        await appendEvents(tx as never, responseId, [{ type, data, frame: false }]);
+      });
+    } catch (error) {
+      deps.log.warn({ err: error, responseId, type }, "could not record an MCP event");
+    }
+  };
+}
+
+/** MCP arguments are an object; a schema zod cannot read still gets that much checked here (the server checks the rest). */
+const ZAnyObject = z.record(z.string(), z.unknown());
+
+const schemas = new WeakMap<object, z.ZodType>();
+
+/** The zod schema of an MCP tool's JSON `inputSchema` (cached per listed tool). */
+function argsSchemaOf(tool: Tool): z.ZodType {
+  const cached = schemas.get(tool);
+  if (cached) return cached;
+  let schema: z.ZodType = ZAnyObject;
+  try {
+    const converted = z.fromJSONSchema(tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    // Only an object schema fits MCP arguments; anything else falls back to "an object".
+    if (converted.safeParse([]).success === false && converted.safeParse("x").success === false) schema = converted;
+  } catch {}
+  schemas.set(tool, schema);
+  return schema;
+}
+
+const riskOf = (tool: Tool): TRisk => (tool.annotations?.readOnlyHint === true ? "low" : tool.annotations?.destructiveHint === true ? "high" : "medium");
+
+const preview = (args: unknown): string => {
+  const text = JSON.stringify(args) ?? "{}";
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+};
+
+function hostTool(deps: TDeps, attempt: TMcpAttempt, server: TMcpServerConfig, tool: Tool, callId: string): TMcpHostTool {
+  return {
+    kind: "host",
+    name: mcpToolName(server.name, tool.name),
+    description: (tool.description ?? tool.title ?? `The ${tool.name} tool of the MCP server ${server.name}.`).slice(0, 4000),
+    argsSchema: argsSchemaOf(tool),
+    action: mcpAction(server.name, tool.name),
+    cwdOf: () => null,
+    describe: (args) => `Call ${tool.name} on the MCP server ${server.name} with ${preview(args)}?`,
+    risk: () => riskOf(tool),
+    execute: (args, ctx) =>
+      mcpManagerOf(deps).callTool(
+        server,
+        {
+          label: `${server.name}.${tool.name}`,
+          tool: tool.name,
+          server: server.name,
+          deps,
+          responseId: attempt.response.id,
+          sessionId: attempt.response.sessionId,
+          userId: attempt.response.userId,
+          callId,
+          signal: ctx.signal,
+          deadline: Date.now() + (server.timeoutMs ?? 10 * 60_000),
+          record: recorder(deps, attempt.response.id),
+        },
+        (args ?? {}) as Record<string, unknown>,
+      ),
+    mcp: { server: server.name, tool: tool.name, serverApproval: server.approval },
+  };
+}
+
+/** A stand-in for a tool of a server that cannot be reached: it runs nothing and says why. */
+function unavailableTool(server: TMcpServerConfig, name: string, reason: string): TMcpHostTool {
+  const toolName = name.slice(`mcp_${server.name}_`.length) || name;
+  return {
+    kind: "host",
+    name,
+    description: `Unavailable tool of the MCP server ${server.name}.`,
+    argsSchema: z.unknown(),
+    action: mcpAction(server.name, toolName),
+    cwdOf: () => null,
+    describe: () => `The MCP server ${server.name} is unavailable.`,
+    risk: () => "low",
+    execute: async () => ({ error: `The MCP server ${server.name} is unavailable (${reason}); ${toolName} was not run.` }),
+    mcp: { server: server.name, tool: toolName, unavailable: true },
+  };
+}
+
+/**
+ * Finds the MCP tool an agent calls by name (`mcp_<server>_<tool>`), connecting to the agent's
+ * MCP servers lazily. Undefined when no configured server offers it.
+ */
+export async function findMcpTool(deps: TDeps, attempt: TMcpAttempt, call: { id: string; name: string }): Promise<TMcpHostTool | undefined> {
+  if (!call.name.startsWith("mcp_") || !attempt.agent.mcpServers) return undefined;
+  let servers: readonly TMcpServerConfig[];
+  try {
+    servers = resolveMcpServers(attempt.agent.mcpServers);
+  } catch (error) {
+    deps.log.warn({ err: error, agent: attempt.agent.name }, "MCP servers are misconfigured");
+    return undefined;
+  }
+  const manager = mcpManagerOf(deps);
+  for (const server of servers) {
+    if (!call.name.startsWith(`mcp_${server.name}_`)) continue;
+    let tools: Tool[];
+    try {
+      tools = await manager.listTools(server);
+    } catch (error) {
+      await recorder(deps, attempt.response.id)("mcp.unavailable", { callId: call.id, server: server.name, reason: errorText(error) });
+      return unavailableTool(server, call.name, errorText(error));
+    }
+    const tool = tools.find((t) => mcpToolName(server.name, t.name) === call.name);
+    if (tool) return hostTool(deps, attempt, server, tool, call.id);
+  }
+  return undefined;
+}
+
+/**
+ * Every MCP tool an agent can call right now (for harnesses that hand tool definitions to a
+ * model): name, description and JSON input schema. Servers that cannot be reached are skipped.
+ */
+export async function listMcpTools(deps: TDeps, agent: Pick<TAgentConfig, "mcpServers">): Promise<Array<{ name: string; description: string; inputSchema: unknown; action: string }>> {
+  const out: Array<{ name: string; description: string; inputSchema: unknown; action: string }> = [];
+  for (const server of resolveMcpServers(agent.mcpServers)) {
+    const tools = await mcpManagerOf(deps)
+      .listTools(server)
+      .catch(() => [] as Tool[]);
+    for (const t of tools) out.push({ name: mcpToolName(server.name, t.name), description: t.description ?? t.title ?? t.name, inputSchema: t.inputSchema, action: mcpAction(server.name, t.name) });
+  }
+  return out;
+}

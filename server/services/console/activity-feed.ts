@@ -1,0 +1,85 @@
+import { tracked } from "@trpc/server";
+import { activityBetween, latestEventId, type TActivityRow } from "../../../db/repositories/console-activity";
+import type { TActor } from "../../core/actor";
+import { READ_ALL_ROLES } from "../../core/vocabulary";
+import type { TDeps } from "../../host/deps";
+
+/** At most this many missed events are replayed after a reconnect; beyond it the client resyncs. */
+const REPLAY_LIMIT = 500;
+/** Re-read the table this often even without a notification (steering and lifecycle events do not notify). */
+const POLL_MS = 2000;
+/** Event ids below the cursor re-checked on every read: a transaction holding a lower id may commit later. */
+const LATE_WINDOW = 64;
+
+export type TActivityMessage =
+  /** Refetch everything: first connect, or too much was missed. */
+  | { kind: "sync"; head: number }
+  /** Something changed that left no trajectory event (e.g. a gateway question): refetch. */
+  | { kind: "changed" }
+  | ({ kind: "event" } & TActivityRow);
+
+/**
+ * The console's activity feed, resumable from the last event id: trajectory events that change
+ * what is waiting (approvals, questions, client tools, steering, devices, run starts and ends).
+ * Each message is `tracked` with the global event id, so a reconnecting client passes the last
+ * id it saw and first receives exactly the events it missed (or one `sync` after a long absence).
+ */
+export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: string | null | undefined, signal: AbortSignal | undefined) {
+  const userId = READ_ALL_ROLES.includes(actor.role) ? null : actor.userId;
+  let notified = 0;
+  let wake: (() => void) | null = null;
+  const unsubscribe = deps.bus.subscribeInbox(() => {
+    notified++;
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  try {
+    const resumeFrom = lastEventId && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : null;
+    let cursor = await latestEventId(deps.db);
+    const seen = new Set<number>();
+    if (resumeFrom === null || resumeFrom > cursor) {
+      yield tracked(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
+    } else {
+      const missed = await activityBetween(deps.db, { after: resumeFrom, upTo: cursor, userId, limit: REPLAY_LIMIT + 1 });
+      if (missed.length > REPLAY_LIMIT) yield tracked(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
+      else {
+        for (const row of missed) {
+          seen.add(row.id);
+          yield tracked(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
+        }
+        // Nothing missed (or the last missed one is not the head): still tell the client where it stands.
+        if (missed.length === 0) yield tracked(String(cursor), { kind: "changed" } satisfies TActivityMessage);
+      }
+    }
+    let handled = notified;
+    while (!signal?.aborted) {
+      if (notified === handled) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, POLL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+      if (signal?.aborted) break;
+      const hadNotification = notified !== handled;
+      handled = notified;
+      const head = await latestEventId(deps.db);
+      const rows = await activityBetween(deps.db, { after: Math.max(0, cursor - LATE_WINDOW), upTo: head, userId, limit: REPLAY_LIMIT + LATE_WINDOW });
+      const fresh = rows.filter((r) => !seen.has(r.id));
+      for (const row of fresh) {
+        seen.add(row.id);
+        yield tracked(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
+      }
+      cursor = Math.max(cursor, head);
+      for (const id of seen) if (id < cursor - LATE_WINDOW) seen.delete(id);
+      if (fresh.length === 0 && hadNotification) yield tracked(String(cursor), { kind: "changed" } satisfies TActivityMessage);
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    unsubscribe();
+  }
+}

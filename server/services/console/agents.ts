@@ -1,0 +1,68 @@
+import { AGENTS, DEFAULT_AGENT, findAgent, type TAgentConfig } from "../../agents/config";
+import { approvalPolicyFor } from "../../mcp/policy";
+import type { TExecReviewer } from "../../reviewer";
+import type { TTool } from "../../tools/types";
+
+export type TAgentView = {
+  name: string;
+  default: boolean;
+  harness: string;
+  model: string;
+  fallbackModel: string | null;
+  description: string;
+  tools: Array<{ name: string; kind: string; description: string; policy: string }>;
+  /** Tool name (or action pattern) → `always` | `never` | `review`, as configured. */
+  approval: Record<string, string>;
+  /** The exec reviewer that decides first for tools with policy `review` (null: every review asks a person). */
+  reviewer: string | null;
+  usesReviewer: boolean;
+  approvalTtlMs: number;
+  clientToolTtlMs: number;
+  executionTimeoutMs: number | null;
+  settlementTimeoutMs: number | null;
+  maxTurns: number;
+  requiredNodeCommands: string[];
+  mcp: boolean;
+};
+
+/** Who decides before a tool runs: the host tools' approval policy; the other kinds by their nature. */
+function policyOf(agent: TAgentConfig, tool: TTool): string {
+  if (tool.kind === "host") return approvalPolicyFor(agent, tool);
+  if (tool.kind === "device") return "always (Full access sessions: declared commands without a prompt)";
+  if (tool.kind === "client") return "client runs it";
+  return "asks a person";
+}
+
+/** The agent from the environment (`model`), when configured, after the built-in ones. */
+const configuredAgents = (): TAgentConfig[] => [...AGENTS, ...[findAgent("model")].filter((a): a is TAgentConfig => !!a && !AGENTS.includes(a))];
+
+/** The configured agents and their policies, read-only, as the admin page shows them (no secrets). */
+export function listAgentViews(reviewer: TExecReviewer | null): TAgentView[] {
+  return configuredAgents().map((a) => {
+    const usesReviewer = Object.values(a.approval).includes("review");
+    return {
+      name: a.name,
+      default: a.name === DEFAULT_AGENT,
+      harness: a.harness,
+      model: a.model,
+      fallbackModel: a.fallbackModel ?? null,
+      description: a.description,
+      tools: a.tools.map((t) => ({
+        name: t.name,
+        kind: t.kind,
+        description: t.description,
+        policy: policyOf(a, t),
+      })),
+      approval: { ...a.approval },
+      reviewer: usesReviewer ? (reviewer?.name ?? null) : null,
+      usesReviewer,
+      approvalTtlMs: a.approvalTtlMs,
+      clientToolTtlMs: a.clientToolTtlMs,
+      executionTimeoutMs: a.executionTimeoutMs ?? null,
+      settlementTimeoutMs: a.settlementTimeoutMs ?? null,
+      maxTurns: a.maxTurns,
+      requiredNodeCommands: [...(a.requiredNodeCommands ?? [])],
+      mcp: Boolean(a.mcpServers),
+    };
+  });
+}

@@ -1,0 +1,188 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDbKind } from "../../db/testing";
+import type { TRequiredAction } from "../../server/core/envelope";
+import { deviceHubFor } from "../../server/devices/hub";
+import { processCleanup, RunRevokedError } from "../../server/devices/process-cleanup";
+import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { execTool } from "../../server/tools/host-tools";
+import { listMarkedProcesses, runCommand } from "../../server/tools/run-command";
+import { DeviceProcess, deviceSession, nodeTurn, runDeviceScript, toolResults } from "./devices-helpers";
+import { decide, getResponse, invoke, invokeApproval, ok200, rows, script, sleep, waitUntil } from "./helpers";
+
+let app: TTestApp;
+let admin: TTestUser;
+let member: TTestUser;
+let device: DeviceProcess;
+let deviceId: string;
+
+/**
+ * A tree of marked processes: a plain background child, a double-forked one, and one that left
+ * the process group and session (setsid). Writes its marker first so the test can find it.
+ */
+const TREE = "echo $COUNTERSIGN_PROCESS_MARKER > marker.txt; setsid sleep 60 & (sleep 60 &); sleep 60 & wait";
+
+/** Pids alive (not zombies) among `pids`. */
+const alive = (pids: number[]) =>
+  pids.filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
+    } catch {
+      return false;
+    }
+  });
+
+beforeAll(async () => {
+  app = await startTestApp({ expirySweepMs: 200 });
+  admin = await app.user("admin");
+  member = await app.user("member");
+  const paired = await DeviceProcess.paired(app, admin.apiKey, "worker", ["--allow", `tree=${TREE}`, "--allow", "uptime=uptime"], { cwd: mkdtempSync(join(tmpdir(), "cs-device-cwd-")) });
+  device = paired.device;
+  deviceId = paired.deviceId;
+});
+afterAll(async () => {
+  await device?.stop();
+  await app?.close();
+});
+
+const cancel = (id: string, reason: string) => app.api(`/v1/responses/${id}/cancel`, { key: member.apiKey, body: { reason } });
+
+describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
+  it("cancelling a response kills the whole tree of its command, and the run is revoked", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, TREE);
+    const approving = decide(app, member.apiKey, approval.id, "approve");
+    const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 10_000, "the marker");
+    const pids = await waitUntil(() => {
+      const found = listMarkedProcesses(marker);
+      return found.length >= 4 ? found : null;
+    }, 10_000, "the tree");
+    expect(processCleanup.liveMarkers(env.id)).toEqual([marker]);
+
+    const res = await cancel(env.id, "stop the build");
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { status: string }).status).toBe("cancelled");
+    await waitUntil(() => listMarkedProcesses(marker).length === 0 && alive(pids).length === 0, 5000, "every child to be gone");
+    expect((await approving).status).toBe(200);
+    expect(processCleanup.isRevoked(env.id)).toBe(true);
+    await waitUntil(() => processCleanup.liveMarkers(env.id).length === 0, 5000, "the token to be finalized");
+    const [cancelled] = await rows<{ data: { reason: string } }>(app, `select data from response_events where response_id = '${env.id}' and type = 'response.cancelled'`);
+    expect(cancelled?.data.reason).toBe("stop the build");
+
+    // A command started for the revoked run after the revocation (any path) is refused; nothing runs.
+    await expect(
+      execTool.execute(
+        { command: "touch late.txt" },
+        { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id },
+      ),
+    ).rejects.toBeInstanceOf(RunRevokedError);
+    await expect(processCleanup.writeFile(env.id, join(cwd, "late-write.txt"), "x")).rejects.toBeInstanceOf(RunRevokedError);
+    await sleep(200);
+    expect(existsSync(join(cwd, "late.txt"))).toBe(false);
+    expect(existsSync(join(cwd, "late-write.txt"))).toBe(false);
+  });
+
+  it("an exec timeout kills the whole tree", async () => {
+    const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "exec", arguments: { command: TREE, timeoutMs: 1000 } }] }, { text: "done" }]));
+    const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
+    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    expect(done.status).toBe("completed");
+    const result = toolResults(done)[0]?.output as { timedOut?: boolean; exitCode: number | null };
+    expect(result.timedOut).toBe(true);
+    const marker = readFileSync(join(approval.cwd as string, "marker.txt"), "utf8").trim();
+    expect(marker).toMatch(/^[0-9a-f]{32}$/);
+    expect(listMarkedProcesses(marker)).toEqual([]);
+    expect(processCleanup.liveMarkers(env.id)).toEqual([]);
+  });
+
+  it("a command racing the cancel of its run is refused once the run is revoked", async () => {
+    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "sleep 30");
+    const approving = decide(app, member.apiKey, approval.id, "approve");
+    await waitUntil(() => processCleanup.liveMarkers(env.id).length === 1, 10_000, "the command to start");
+    const ctx = { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id };
+    const [cancelled, ...late] = await Promise.allSettled([
+      cancel(env.id, "revoke"),
+      ...Array.from({ length: 5 }, (_, i) => sleep(20 + i * 10).then(() => execTool.execute({ command: `touch race-${i}.txt; sleep 30` }, ctx))),
+    ]);
+    expect(cancelled.status).toBe("fulfilled");
+    await approving;
+    for (const outcome of late) {
+      // Each one either was refused, or started before the revocation and was stopped with the run.
+      if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(RunRevokedError);
+      else expect((outcome.value as { exitCode: number | null }).exitCode).not.toBe(0);
+    }
+    expect(processCleanup.isRevoked(env.id)).toBe(true);
+    await waitUntil(() => processCleanup.liveMarkers(env.id).length === 0, 5000, "every tree to be gone");
+    await expect(execTool.execute({ command: "touch after.txt" }, ctx)).rejects.toBeInstanceOf(RunRevokedError);
+    await sleep(100);
+    expect(existsSync(join(cwd, "after.txt"))).toBe(false);
+  });
+
+  it("a terminate minted before the revocation still stops its own tree, and only it", async () => {
+    const runs = ["run_mint_a", "run_mint_b"];
+    const trees = runs.map((runId) => {
+      const token = processCleanup.prepare(runId);
+      const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, marker: token.marker, onSpawn: ({ pid }) => token.attach(pid) });
+      return { token, done };
+    });
+    await waitUntil(() => trees.every((t) => listMarkedProcesses(t.token.marker).length >= 3), 10_000, "both trees");
+    const [a, b] = trees as [(typeof trees)[number], (typeof trees)[number]];
+    processCleanup.revoke("run_mint_a");
+    expect(() => processCleanup.prepare("run_mint_a")).toThrow(RunRevokedError);
+    // Revocation alone blocks new work; it does not take the cleanup right away from the earlier token.
+    expect(listMarkedProcesses(a.token.marker).length).toBeGreaterThanOrEqual(3);
+    await a.token.terminate();
+    expect(listMarkedProcesses(a.token.marker)).toEqual([]);
+    expect(listMarkedProcesses(b.token.marker).length).toBeGreaterThanOrEqual(3);
+    await b.token.terminate();
+    await Promise.all(trees.map((t) => t.done));
+    for (const t of trees) await processCleanup.finalize(t.token.marker);
+    expect(listMarkedProcesses(b.token.marker)).toEqual([]);
+  });
+});
+
+describe(`process cleanup: node commands on a device (${testDbKind()})`, () => {
+  it("cancelling a response kills the device command's whole tree and revokes the run there", async () => {
+    const sessionId = await deviceSession(app, member.apiKey, "default");
+    const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("worker", "tree"), { text: "done" }]);
+    const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
+    expect(approval.action).toBe("node:tree");
+    const approving = decide(app, member.apiKey, approval.id, "approve");
+    const started = await device.waitFor((e) => e.event === "started");
+    const marker = started.marker as string;
+    const pids = await waitUntil(() => {
+      const found = listMarkedProcesses(marker);
+      return found.length >= 4 ? found : null;
+    }, 10_000, "the device tree");
+
+    expect((await cancel(env.id, "user changed their mind")).status).toBe(200);
+    await waitUntil(() => listMarkedProcesses(marker).length === 0 && alive(pids).length === 0, 8000, "every device child to be gone");
+    await device.waitFor((e) => e.event === "revoke_run" && e.runId === env.id);
+    await device.waitFor((e) => e.event === "result" && e.cancelled === true);
+    expect((await approving).status).toBe(200);
+    const after = await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
+    expect(after.status).toBe("cancelled");
+
+    // The revoked run cannot reach the device any more, whatever path asks.
+    const hub = deviceHubFor(app.deps.db);
+    await expect(hub?.invoke(deviceId, { runId: env.id, command: "uptime", args: [], timeoutMs: 5000 }, new AbortController().signal)).rejects.toBeInstanceOf(RunRevokedError);
+    await sleep(200);
+    expect(device.events.filter((e) => e.event === "invoke" && e.runId === env.id)).toHaveLength(1);
+  });
+
+  it("a node command timeout kills its whole tree on the device", async () => {
+    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("worker", "tree", { timeoutMs: 800 }), { text: "done" }]);
+    const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
+    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    expect(done.status).toBe("completed");
+    const [result] = toolResults(done);
+    expect(result?.output).toMatchObject({ timedOut: true });
+    const [invoked] = await rows<{ data: { marker: string; timedOut: boolean } }>(app, `select data from response_events where response_id = '${env.id}' and type = 'device.invoked'`);
+    expect(invoked?.data.timedOut).toBe(true);
+    expect(invoked?.data.marker).toMatch(/^[0-9a-f]{32}$/);
+    expect(listMarkedProcesses(invoked?.data.marker as string)).toEqual([]);
+  });
+});

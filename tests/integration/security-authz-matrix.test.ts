@@ -1,0 +1,323 @@
+import { readFileSync } from "node:fs";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { approvals } from "../../db/schema";
+import { testDbKind } from "../../db/testing";
+import { GATEWAY_METHODS } from "../../server/api/http/gateway";
+import { appRouter } from "../../server/api/trpc/root";
+import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { LiveClient } from "./helpers";
+import { trpcGet, trpcPost, trpcSubscribe } from "./security-helpers";
+
+/**
+ * The authorization matrix: every role × every /v1 route, WebSocket frame and tRPC procedure.
+ * Objects (runs, approvals, client-tool requests, questions, sessions) belong to `owner`, a member;
+ * `member` is another member, so its column is the object-level check (another user's id must look
+ * missing: 404, or the gateway's QUESTION_NOT_FOUND 400). `none` sends no credentials.
+ * A mutation cell gets a fresh object of its own. The table is the expectation; the test runs
+ * every cell and compares the whole table at once.
+ */
+
+const ROLES = ["admin", "operator", "member", "auditor", "none", "owner"] as const;
+type TRole = (typeof ROLES)[number];
+type TCell = number | string;
+type TRow = [TCell, TCell, TCell, TCell, TCell, TCell];
+
+// biome-ignore format: the table is easier to read aligned
+const V1: Record<string, TRow> = {
+  //                                                  admin     operator  member       auditor      none    owner
+  "GET /v1/healthz":                                 [200,      200,      200,         200,         200,    200],
+  "POST /v1/responses":                              [200,      200,      200,         403,         401,    200],
+  "POST /v1/responses (owner's sessionId)":          [404,      404,      404,         403,         401,    200],
+  "GET /v1/responses/{id}?sessionId=":               [404,      404,      404,         404,         401,    200],
+  "GET /v1/responses/{id}/events?sessionId=":        [404,      404,      404,         404,         401,    200],
+  "POST /v1/responses/{id}/cancel":                  [200,      200,      404,         403,         401,    200],
+  "POST /v1/responses/{id}/steer":                   [202,      202,      404,         403,         401,    202],
+  "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    200],
+  "POST /v1/client-tools/{id}":                      [200,      200,      404,         403,         401,    200],
+  "POST /v1/client-tools/{id} (private input)":      [403,      403,      404,         403,         401,    200],
+  "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
+  "POST /v1/gateway/question.request":               [200,      200,      200,         403,         401,    200],
+  "POST /v1/gateway/question.get":                   [200,      200,      400,         200,         401,    200],
+  "POST /v1/gateway/question.list":                  [200,      200,      200,         200,         401,    200],
+  "POST /v1/gateway/question.waitAnswer":            [200,      200,      400,         200,         401,    200],
+  "POST /v1/gateway/question.resolve":               [200,      200,      400,         403,         401,    200],
+  "WS /v1/live connect":                             ["open",   "open",   "open",      "open",      4401,   "open"],
+  "WS approval.decision":                            ["resolved","resolved","not_found", "forbidden", 4401,   "resolved"],
+  "WS client_tool.result":                           ["completed","completed","not_found","forbidden",4401,   "completed"],
+  "WS response.cancel":                              ["cancelled","cancelled","not_found","forbidden",4401,   "cancelled"],
+  "WS response.steer":                               ["queued", "queued",   "not_found", "forbidden", 4401,   "queued"],
+  "WS response.subscribe":                           ["not_found","not_found","not_found","not_found",4401,  "frames"],
+};
+
+// biome-ignore format: the table is easier to read aligned
+const TRPC: Record<string, TRow> = {
+  //                                                  admin     operator  member       auditor      none    owner
+  "me":                                              [200,      200,      200,         200,         401,    200],
+  "approvals.list":                                  [200,      200,      200,         200,         401,    200],
+  "approvals.decide":                                [200,      200,      404,         403,         401,    200],
+  "approvals.onChange":                              [200,      200,      200,         200,         401,    200],
+  "responses.list":                                  [200,      200,      200,         200,         401,    200],
+  "responses.get":                                   [200,      200,      404,         200,         401,    200],
+  "responses.steer":                                 [200,      200,      404,         403,         401,    200],
+  "responses.sessionUsage":                          [200,      200,      404,         200,         401,    200],
+  "responses.cancel":                                [200,      200,      404,         403,         401,    200],
+  "responses.onFrames":                              [200,      200,      404,         200,         401,    200],
+  "users.names":                                     [200,      200,      200,         200,         401,    200],
+  "question.request":                                [200,      200,      200,         403,         401,    200],
+  "question.waitAnswer":                             [200,      200,      404,         200,         401,    200],
+  "question.resolve":                                [200,      200,      404,         403,         401,    200],
+  "question.get":                                    [200,      200,      404,         200,         401,    200],
+  "question.list":                                   [200,      200,      200,         200,         401,    200],
+  "devices.createPairing":                           [200,      403,      403,         403,         401,    403],
+  "devices.list":                                    [200,      200,      403,         200,         401,    403],
+  "devices.revoke":                                  [200,      403,      403,         403,         401,    403],
+  "sessions.get":                                    [200,      200,      404,         200,         401,    200],
+  "sessions.setAccess":                              [200,      403,      404,         403,         401,    200],
+};
+
+let app: TTestApp;
+const users = {} as Record<Exclude<TRole, "none">, TTestUser>;
+let completed: { id: string; sessionId: string };
+let ownerQuestion: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  for (const role of ["admin", "operator", "member", "auditor"] as const) users[role] = await app.user(role);
+  users.owner = await app.user("member", `Owner ${Date.now()}`);
+  completed = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: "hello" } })).json()) as { id: string; sessionId: string };
+  ownerQuestion = await question();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const keyOf = (role: TRole): string | undefined => (role === "none" ? undefined : users[role].apiKey);
+const exec = { script: [{ toolCalls: [{ name: "exec", arguments: { command: "true" } }] }, { text: "done" }] };
+const QUESTIONS = [{ questionId: "pick", header: "Pick", question: "Which?", options: [{ label: "a" }, { label: "b" }] }];
+
+/** A fresh run of the owner suspended on an approval. */
+async function suspended(): Promise<{ id: string; sessionId: string; approvalId: string; bindingHash: string }> {
+  const env = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: exec } })).json()) as { id: string; sessionId: string; requiredAction: { id: string } };
+  const [row] = await app.deps.db.select({ bindingHash: approvals.bindingHash }).from(approvals).where(eq(approvals.id, env.requiredAction.id));
+  return { id: env.id, sessionId: env.sessionId, approvalId: env.requiredAction.id, bindingHash: row?.bindingHash as string };
+}
+
+/** A fresh client-tool request of the owner. */
+async function clientTool(name: "get_page_context" | "collect_card_details"): Promise<{ id: string; responseId: string }> {
+  const env = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: { script: [{ toolCalls: [{ name }] }, { text: "ok" }] } } })).json()) as { id: string; requiredAction: { id: string } };
+  return { id: env.requiredAction.id, responseId: env.id };
+}
+
+/** A fresh gateway question of the owner. */
+async function question(): Promise<string> {
+  const res = await app.api("/v1/gateway/question.request", { key: users.owner.apiKey, body: { questions: QUESTIONS, timeoutMs: 600_000 } });
+  return ((await res.json()) as { payload: { id: string } }).payload.id;
+}
+
+/** A /v1 call; error bodies must have the contract's shape. */
+async function v1(role: TRole, method: string, path: string, body?: unknown): Promise<number> {
+  const res = await app.api(path, { method, key: keyOf(role), body });
+  const text = await res.text();
+  expect(text, `${method} ${path} as ${role}`).not.toMatch(/\n\s+at /);
+  if (res.status >= 400) {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    if (path.startsWith("/v1/gateway/") && res.status !== 401) expect(parsed, `${path} as ${role}`).toMatchObject({ ok: false, error: { code: expect.any(String), message: expect.any(String) } });
+    else expect(Object.keys(parsed).sort(), `${method} ${path} as ${role}: ${text}`).toEqual(["code", "detail"]);
+  }
+  return res.status;
+}
+
+/** Opens a socket as `role`; 4401 when refused. */
+async function socket(role: TRole): Promise<LiveClient | number> {
+  const client = await LiveClient.open(app, keyOf(role) ?? null, { connect: false });
+  client.send({ type: "connect" });
+  const first = await Promise.race([client.waitFor((f) => f.type === "session.connected").then(() => null), client.closed.then((c) => c.code)]).catch(() => null);
+  if (typeof first === "number") return first;
+  return client;
+}
+
+/** Sends one frame as `role` and reports what came back: `done(frames)` names success, else the error code. */
+async function frame(role: TRole, send: Record<string, unknown>, done: (c: LiveClient) => Promise<unknown>, success: string): Promise<TCell> {
+  const client = await socket(role);
+  if (typeof client === "number") return client;
+  try {
+    client.send(send);
+    const outcome = await Promise.race([done(client).then(() => success), client.waitFor((f) => f.type === "error").then((f) => String(f.code))]);
+    return outcome;
+  } finally {
+    client.close();
+  }
+}
+
+const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
+  "GET /v1/healthz": (r) => v1(r, "GET", "/v1/healthz"),
+  "POST /v1/responses": (r) => v1(r, "POST", "/v1/responses", { input: "hi" }),
+  "POST /v1/responses (owner's sessionId)": (r) => v1(r, "POST", "/v1/responses", { input: "hi", sessionId: completed.sessionId }),
+  "GET /v1/responses/{id}?sessionId=": (r) => v1(r, "GET", `/v1/responses/${completed.id}?sessionId=${completed.sessionId}`),
+  "GET /v1/responses/{id}/events?sessionId=": (r) => v1(r, "GET", `/v1/responses/${completed.id}/events?sessionId=${completed.sessionId}`),
+  "POST /v1/responses/{id}/cancel": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/cancel`, {}),
+  "POST /v1/responses/{id}/steer": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/steer`, { text: "also check the logs" }),
+  "POST /v1/approvals/{id}": async (r) => v1(r, "POST", `/v1/approvals/${(await suspended()).approvalId}`, { decision: "approve" }),
+  "POST /v1/client-tools/{id}": async (r) => v1(r, "POST", `/v1/client-tools/${(await clientTool("get_page_context")).id}`, { output: { url: "https://x.test", title: "X" } }),
+  "POST /v1/client-tools/{id} (private input)": async (r) =>
+    v1(r, "POST", `/v1/client-tools/${(await clientTool("collect_card_details")).id}`, { output: { number: "4111111111111111", expiry: "12/29", name: "Ada" } }),
+  "POST /v1/agui": (r) =>
+    v1(r, "POST", "/v1/agui", { threadId: `thread-${r}`, runId: `run-${r}-${Date.now()}`, messages: [{ id: "m1", role: "user", content: "hi" }], tools: [], context: [], state: {}, forwardedProps: {} }),
+  "POST /v1/gateway/question.request": (r) => v1(r, "POST", "/v1/gateway/question.request", { questions: QUESTIONS }),
+  "POST /v1/gateway/question.get": (r) => v1(r, "POST", "/v1/gateway/question.get", { id: ownerQuestion }),
+  "POST /v1/gateway/question.list": (r) => v1(r, "POST", "/v1/gateway/question.list", {}),
+  "POST /v1/gateway/question.waitAnswer": (r) => v1(r, "POST", "/v1/gateway/question.waitAnswer", { id: ownerQuestion, timeoutMs: 1000 }),
+  "POST /v1/gateway/question.resolve": async (r) => v1(r, "POST", "/v1/gateway/question.resolve", { id: await question(), answers: { pick: ["a"] } }),
+  "WS /v1/live connect": async (r) => {
+    const client = await socket(r);
+    if (typeof client === "number") return client;
+    client.close();
+    return "open";
+  },
+  "WS approval.decision": async (r) => {
+    const run = await suspended();
+    return frame(r, { type: "approval.decision", responseId: run.id, approvalId: run.approvalId, decision: "approve" }, (c) => c.waitFor((f) => f.type === "approval.resolved"), "resolved");
+  },
+  "WS client_tool.result": async (r) => {
+    const ct = await clientTool("get_page_context");
+    return frame(r, { type: "client_tool.result", requestId: ct.id, output: { url: "https://x.test", title: "X" } }, (c) => c.waitFor((f) => f.type === "response.completed" && f.status === "completed"), "completed");
+  },
+  "WS response.cancel": async (r) => {
+    const run = await suspended();
+    return frame(r, { type: "response.cancel", responseId: run.id }, (c) => c.waitFor((f) => f.type === "response.completed" && f.status === "cancelled"), "cancelled");
+  },
+  "WS response.steer": async (r) => {
+    const run = await suspended();
+    return frame(r, { type: "response.steer", responseId: run.id, text: "also this" }, (c) => c.waitFor((f) => f.type === "steer.queued"), "queued");
+  },
+  "WS response.subscribe": (r) =>
+    frame(r, { type: "response.subscribe", responseId: completed.id, after: -1 }, (c) => c.waitFor((f) => f.type === "response.completed"), "frames"),
+};
+
+let deviceCounter = 0;
+const caller = (r: TRole) => (r === "none" ? null : { key: users[r].apiKey });
+const trpcStatus = async (p: Promise<{ status: number }>) => (await p).status;
+async function adminPairing(): Promise<string> {
+  const res = await trpcPost(app, { key: users.admin.apiKey }, "devices.createPairing", { name: `matrix-device-${++deviceCounter}-${Date.now()}` });
+  return (res.body as { result: { data: { deviceId: string } } }).result.data.deviceId;
+}
+
+const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
+  me: (r) => trpcStatus(trpcGet(app, caller(r), "me")),
+  "approvals.list": (r) => trpcStatus(trpcGet(app, caller(r), "approvals.list")),
+  "approvals.decide": async (r) => {
+    const run = await suspended();
+    return trpcStatus(trpcPost(app, caller(r), "approvals.decide", { approvalId: run.approvalId, decision: "approve", bindingHash: run.bindingHash }));
+  },
+  "approvals.onChange": (r) => trpcSubscribe(app, caller(r), "approvals.onChange"),
+  "responses.list": (r) => trpcStatus(trpcGet(app, caller(r), "responses.list")),
+  "responses.get": (r) => trpcStatus(trpcGet(app, caller(r), "responses.get", { responseId: completed.id })),
+  "responses.steer": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.steer", { responseId: (await suspended()).id, text: "steer" })),
+  "responses.sessionUsage": (r) => trpcStatus(trpcGet(app, caller(r), "responses.sessionUsage", { sessionId: completed.sessionId })),
+  "responses.cancel": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.cancel", { responseId: (await suspended()).id })),
+  "responses.onFrames": (r) => trpcSubscribe(app, caller(r), "responses.onFrames", { responseId: completed.id }),
+  "users.names": (r) => trpcStatus(trpcGet(app, caller(r), "users.names", { ids: [users.owner.userId] })),
+  "question.request": (r) => trpcStatus(trpcPost(app, caller(r), "question.request", { questions: QUESTIONS })),
+  "question.waitAnswer": (r) => trpcStatus(trpcGet(app, caller(r), "question.waitAnswer", { id: ownerQuestion, timeoutMs: 1000 })),
+  "question.resolve": async (r) => trpcStatus(trpcPost(app, caller(r), "question.resolve", { id: await question(), answers: { pick: ["b"] } })),
+  "question.get": (r) => trpcStatus(trpcGet(app, caller(r), "question.get", { id: ownerQuestion })),
+  "question.list": (r) => trpcStatus(trpcGet(app, caller(r), "question.list")),
+  "devices.createPairing": (r) => trpcStatus(trpcPost(app, caller(r), "devices.createPairing", { name: `matrix-${r}-${++deviceCounter}` })),
+  "devices.list": (r) => trpcStatus(trpcGet(app, caller(r), "devices.list")),
+  "devices.revoke": async (r) => trpcStatus(trpcPost(app, caller(r), "devices.revoke", { deviceId: await adminPairing() })),
+  "sessions.get": (r) => trpcStatus(trpcGet(app, caller(r), "sessions.get", { sessionId: completed.sessionId })),
+  "sessions.setAccess": (r) => trpcStatus(trpcPost(app, caller(r), "sessions.setAccess", { sessionId: completed.sessionId, access: "default" })),
+};
+
+/** Runs every cell of a table; returns the observed table. */
+async function observe(cells: Record<string, (role: TRole) => Promise<TCell>>): Promise<Record<string, TRow>> {
+  const seen: Record<string, TRow> = {};
+  for (const [name, run] of Object.entries(cells)) {
+    const row: TCell[] = [];
+    for (const role of ROLES) row.push(await run(role));
+    seen[name] = row as TRow;
+  }
+  return seen;
+}
+
+describe(`authorization matrix (${testDbKind()})`, () => {
+  test("the tables cover every /v1 route, every gateway method and every tRPC procedure", () => {
+    // Routes as declared in v1.ts: a new route fails here until it has a row.
+    const source = readFileSync(new URL("../../server/api/http/v1.ts", import.meta.url), "utf8");
+    const declared = [...source.matchAll(/method: "(\w+)",\s*pattern: \/(.+?)\/,/g)].map((m) => ({ method: m[1] as string, pattern: new RegExp(m[2] as string) }));
+    expect(declared.length).toBeGreaterThan(5);
+    const samples: Record<string, string> = {
+      "GET /v1/healthz": "/v1/healthz",
+      "POST /v1/responses": "/v1/responses",
+      "GET /v1/responses/{id}?sessionId=": "/v1/responses/x",
+      "GET /v1/responses/{id}/events?sessionId=": "/v1/responses/x/events",
+      "POST /v1/responses/{id}/cancel": "/v1/responses/x/cancel",
+      "POST /v1/responses/{id}/steer": "/v1/responses/x/steer",
+      "POST /v1/approvals/{id}": "/v1/approvals/x",
+      "POST /v1/client-tools/{id}": "/v1/client-tools/x",
+      "POST /v1/agui": "/v1/agui",
+      "POST /v1/gateway/question.request": "/v1/gateway/question.request",
+    };
+    for (const route of declared) {
+      const covered = Object.entries(samples).some(([name, path]) => name.startsWith(`${route.method} `) && route.pattern.test(path));
+      expect(covered, `no matrix row for ${route.method} ${route.pattern}`).toBe(true);
+    }
+    for (const method of Object.keys(GATEWAY_METHODS)) expect(Object.keys(V1), `gateway method ${method}`).toContain(`POST /v1/gateway/${method}`);
+    const procedures = Object.keys((appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures).sort();
+    expect(procedures).toEqual(Object.keys(TRPC).sort());
+  });
+
+  test("/v1 routes and WebSocket frames: every role gets the status in the table", async () => {
+    expect(await observe(V1_CELLS)).toEqual(V1);
+  }, 240_000);
+
+  test("tRPC procedures: every role gets the status in the table", async () => {
+    expect(await observe(TRPC_CELLS)).toEqual(TRPC);
+  }, 240_000);
+
+  test("object level: another member's ids answer exactly like ids that do not exist", async () => {
+    const run = await suspended();
+    const ct = await clientTool("get_page_context");
+    const q = await question();
+    const FAKE = { resp: "resp_00000000000000000000000000000000", approval: "approval_00000000000000000000000000000000", ct: "client_tool_00000000000000000000000000000000", ask: "ask_00000000000000000000000000000000" };
+    // [real id, fake id, (id) => [path, body?]]
+    const cases: Array<[string, string, (id: string) => [string, unknown?]]> = [
+      [run.id, FAKE.resp, (id) => [`/v1/responses/${id}?sessionId=${run.sessionId}`]],
+      [run.id, FAKE.resp, (id) => [`/v1/responses/${id}/events?sessionId=${run.sessionId}`]],
+      [run.id, FAKE.resp, (id) => [`/v1/responses/${id}/cancel`, {}]],
+      [run.id, FAKE.resp, (id) => [`/v1/responses/${id}/steer`, { text: "x" }]],
+      [run.approvalId, FAKE.approval, (id) => [`/v1/approvals/${id}`, { decision: "approve" }]],
+      [ct.id, FAKE.ct, (id) => [`/v1/client-tools/${id}`, { output: { url: "u", title: "t" } }]],
+      [q, FAKE.ask, (id) => ["/v1/gateway/question.get", { id }]],
+      [q, FAKE.ask, (id) => ["/v1/gateway/question.resolve", { id, answers: { pick: ["a"] } }]],
+    ];
+    for (const [real, fake, request] of cases) {
+      const send = async (id: string) => {
+        const [path, body] = request(id);
+        const res = await app.api(path, { key: users.member.apiKey, body, method: body === undefined ? "GET" : "POST" });
+        return { status: res.status, text: (await res.text()).split(id).join("<id>") };
+      };
+      expect(await send(real), request(real)[0]).toEqual(await send(fake));
+    }
+    // Nothing was consumed by those attempts.
+    const [row] = await app.deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, run.approvalId));
+    expect(row?.status).toBe("pending");
+  });
+
+  test("object level: lists never show another member's objects; read-all roles see them", async () => {
+    const run = await suspended();
+    const q = await question();
+    const ids = async (role: TRole) => {
+      const c = caller(role);
+      const a = (await trpcGet(app, c, "approvals.list")).body as { result: { data: Array<{ id: string }> } };
+      const r = (await trpcGet(app, c, "responses.list")).body as { result: { data: Array<{ id: string }> } };
+      const g = (await v1(role, "POST", "/v1/gateway/question.list", {})) === 200 ? await (await app.api("/v1/gateway/question.list", { key: keyOf(role), body: {} })).json() : null;
+      return [...a.result.data.map((x) => x.id), ...r.result.data.map((x) => x.id), ...((g as { payload: { questions: Array<{ id: string }> } } | null)?.payload.questions.map((x) => x.id) ?? [])];
+    };
+    expect(await ids("member")).not.toEqual(expect.arrayContaining([run.approvalId]));
+    expect(await ids("member")).not.toEqual(expect.arrayContaining([run.id]));
+    expect(await ids("member")).not.toEqual(expect.arrayContaining([q]));
+    for (const role of ["owner", "admin", "operator", "auditor"] as const) expect(await ids(role), role).toEqual(expect.arrayContaining([run.approvalId, run.id, q]));
+  });
+});
