@@ -131,10 +131,10 @@ class McpPool {
       }
       if (call.signal.aborted) return { error: `The call to the MCP server ${server} was cancelled.`, cancelled: true };
       if (isUnreachable(error)) {
-        // The request could not be delivered (an HTTP server that is down): start afresh next time.
+        // The server could not be reached (an HTTP server that is down): start afresh next time.
         await conn.close();
         await call.record("mcp.unavailable", { callId: call.callId, server, tool: call.tool, reason: errorText(error) });
-        return { error: `The MCP server ${server} is unreachable (${errorText(error)}); ${call.tool} was not run.` };
+        return { error: `The MCP server ${server} could not be reached (${errorText(error)}).` };
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         await call.record("mcp.timeout", { callId: call.callId, server, tool: call.tool, timeoutMs: timeout });

@@ -102,11 +102,18 @@ export async function rows<T = Record<string, unknown>>(app: TTestApp, query: st
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
-/** Row counts of the tables a request could half-write. */
+/**
+ * Row counts of the tables a request could half-write. Trajectory rows count only wire frames:
+ * the host records an earlier run's lifecycle events (e.g. `suspended`) just after its boundary,
+ * which is not something a later, rejected request wrote.
+ */
 export async function tableCounts(app: TTestApp): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
+  const queries: Record<string, string> = {
+    response_events: "select count(*) as n from response_events where frame_seq is not null",
+  };
   for (const table of ["agent_sessions", "responses", "response_events", "response_steps", "approvals", "client_tool_requests", "payment_cards"]) {
-    const [row] = await rows<{ n: number | string }>(app, `select count(*) as n from ${table}`);
+    const [row] = await rows<{ n: number | string }>(app, queries[table] ?? `select count(*) as n from ${table}`);
     out[table] = Number(row?.n ?? 0);
   }
   return out;
