@@ -138,7 +138,7 @@ function AnswerScreen({ questionId, viaToken }: { questionId: string; viaToken: 
       </p>
     );
   } else {
-    content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={me.data?.role === "auditor"} />;
+    content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={me.data?.role === "auditor"} answererId={me.data?.userId ?? null} />;
   }
   return (
     <Frame who={me.data?.name ?? null} viaToken={viaToken}>
@@ -162,7 +162,7 @@ function lostText(r: TRecord): string {
   return "Too late: this question expired before your answer arrived.";
 }
 
-function QuestionCard({ record, viaToken, live, readOnly }: { record: TRecord; viaToken: boolean; live: boolean | null; readOnly: boolean }) {
+function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record: TRecord; viaToken: boolean; live: boolean | null; readOnly: boolean; answererId: string | null }) {
   const now = useNow(1000);
   const [sent, setSent] = useState<"answered" | "declined" | null>(null);
   const [lost, setLost] = useState<TLostRace | null>(null);
@@ -216,6 +216,11 @@ function QuestionCard({ record, viaToken, live, readOnly }: { record: TRecord; v
         </p>
       ) : null}
 
+      {open && !readOnly && answererId && answererId !== record.requester.userId ? (
+        <p className="notice" data-testid="answering-on-behalf">
+          You are answering on behalf of <strong>{record.requester.name ?? record.requester.userId}</strong>, as your role allows. Your name is recorded as the answerer.
+        </p>
+      ) : null}
       {open && readOnly ? (
         <p className="notice" data-testid="read-only">
           Your role can see this question but cannot answer it.

@@ -1,14 +1,26 @@
-import type { inferRouterOutputs } from "@trpc/server";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/trpc/root";
 
 /** Shapes as the console receives them over tRPC (JSON, dates as ISO strings). */
 type TOutputs = inferRouterOutputs<AppRouter>;
+type TInputs = inferRouterInputs<AppRouter>;
 export type TApprovalRow = TOutputs["approvals"]["list"][number];
+export type TInboxRow = TOutputs["inbox"]["list"]["rows"][number];
+export type TInboxFilter = TInputs["inbox"]["list"];
 export type TResponseView = TOutputs["responses"]["get"];
+export type TResponseSummary = TOutputs["audit"]["response"];
 export type TEnvelopeView = TResponseView["envelope"];
 export type TOutputItemView = TEnvelopeView["output"][number];
 export type TRequiredActionView = NonNullable<TEnvelopeView["requiredAction"]>;
 export type TTrajectoryEvent = TResponseView["trajectory"][number];
+export type TAuditEvent = TOutputs["audit"]["trajectory"]["events"][number];
 export type TQuestionRecordView = TOutputs["question"]["get"]["question"];
 export type TQuestionView = TQuestionRecordView["questions"][number];
 export type TFormFieldView = NonNullable<TQuestionView["fields"]>[number];
+export type TWaitingItem = TOutputs["console"]["waiting"]["items"][number];
+export type TWaitingKind = TWaitingItem["kind"];
+export type TAgentView = TOutputs["console"]["agents"][number];
+export type TUsageRow = TOutputs["console"]["usage"][number];
+type TActivityMessage = TOutputs["console"]["onActivity"] extends AsyncIterable<infer M> ? M : never;
+type TActivityData = TActivityMessage extends { data: infer D } ? D : never;
+export type TActivityEvent = Omit<Extract<TActivityData, { kind: "event" }>, "kind">;

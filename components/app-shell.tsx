@@ -4,24 +4,34 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { ActivityProvider } from "./activity";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 
-const NAV = [
-  { href: "/", label: "Approvals" },
-  { href: "/questions", label: "Questions" },
+type TNavItem = { href: string; label: string; count?: "approvals" | "questions"; testId?: string };
+
+const NAV: TNavItem[] = [
+  { href: "/", label: "Home" },
+  { href: "/approvals", label: "Approvals", count: "approvals", testId: "nav-approvals-count" },
+  { href: "/questions", label: "Questions", count: "questions", testId: "nav-questions-count" },
   { href: "/responses", label: "Responses" },
+  { href: "/sessions", label: "Sessions" },
+  { href: "/usage", label: "Usage" },
+  { href: "/admin", label: "Admin" },
 ];
 
-/** Signed-in frame of every console page: header, navigation, and the redirect to /login. */
+/** Signed-in frame of every console page: header, navigation with waiting counts, the live feed, and the redirect to /login. */
 export function AppShell({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
   const queryClient = useQueryClient();
   const me = useQuery(trpc.me.queryOptions());
-  // Pending questions, for the count next to "Questions" (kept current by the pages' live feed).
-  const questions = useQuery(trpc.question.list.queryOptions({ status: "pending" }, { enabled: Boolean(me.data) }));
-  const waiting = questions.data?.questions.length ?? 0;
+  const signedIn = Boolean(me.data);
+  // What is waiting, for the counts next to "Approvals" and "Questions" (kept current by the activity feed).
+  const waiting = useQuery(trpc.console.waiting.queryOptions(undefined, { enabled: signedIn }));
+  const counts = waiting.data?.counts;
+  const countOf = (item: TNavItem): number =>
+    !counts || !item.count ? 0 : item.count === "approvals" ? counts.approval + counts.device : counts.question;
   const [signingOut, setSigningOut] = useState(false);
   const unauthorized = trpcErrorCode(me.error) === "UNAUTHORIZED";
 
@@ -39,7 +49,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const isActive = (href: string) => (href === "/" ? pathname === "/" : pathname.startsWith(href));
 
   return (
-    <>
+    <ActivityProvider enabled={signedIn}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -53,21 +63,24 @@ export function AppShell({ children }: { children: ReactNode }) {
           </Link>
           <nav aria-label="Main">
             <ul className="nav">
-              {NAV.map((item) => (
-                <li key={item.href}>
-                  <Link href={item.href} aria-current={isActive(item.href) ? "page" : undefined}>
-                    {item.label}
-                    {item.href === "/questions" && waiting > 0 ? (
-                      <>
-                        <span className="nav-count" aria-hidden="true" data-testid="nav-questions-count">
-                          {waiting}
-                        </span>
-                        <span className="visually-hidden">, {waiting} waiting</span>
-                      </>
-                    ) : null}
-                  </Link>
-                </li>
-              ))}
+              {NAV.map((item) => {
+                const n = countOf(item);
+                return (
+                  <li key={item.href}>
+                    <Link href={item.href} aria-current={isActive(item.href) ? "page" : undefined}>
+                      {item.label}
+                      {n > 0 ? (
+                        <>
+                          <span className="nav-count" aria-hidden="true" data-testid={item.testId}>
+                            {n}
+                          </span>
+                          <span className="visually-hidden">, {n} waiting</span>
+                        </>
+                      ) : null}
+                    </Link>
+                  </li>
+                );
+              })}
             </ul>
           </nav>
           <div className="account">
@@ -95,6 +108,13 @@ export function AppShell({ children }: { children: ReactNode }) {
           </p>
         )}
       </main>
-    </>
+    </ActivityProvider>
   );
+}
+
+/** The signed-in user (the shell renders pages only once it is known). */
+export function useMe() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.me.queryOptions());
+  return me.data ?? null;
 }

@@ -1,37 +1,84 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId } from "react";
-import type { TApprovalRow } from "./api-types";
+import { forwardRef, useId, useState } from "react";
+import type { TInboxRow } from "./api-types";
+import { ArgsView } from "./args-view";
 import { RiskBadge } from "./badges";
-import { JsonView } from "./json-view";
+import { Kbd } from "./filters";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
 
-/** One pending approval with everything needed to decide it, and the Approve / Deny buttons. */
-export function ApprovalCard({ approval: a, onDecided }: { approval: TApprovalRow; onDecided: (text: string) => void }) {
+export type TDecision = "approve" | "deny";
+
+type TProps = {
+  approval: TInboxRow;
+  selected: boolean;
+  /** False for auditors: the card is read-only (the server refuses their decisions too). */
+  canDecide: boolean;
+  busy: boolean;
+  error: string | null;
+  bulkChecked: boolean;
+  onSelect: () => void;
+  onDecide: (decision: TDecision) => void;
+  onBulkToggle: () => void;
+};
+
+/** The session's last turns, loaded when opened. */
+function SessionContext({ approvalId }: { approvalId: string }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const context = useQuery(trpc.inbox.context.queryOptions(open ? { approvalId } : skipToken, { staleTime: 30_000 }));
+  return (
+    <details className="session-context" onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="session-context">
+      <summary className="context-summary">Session context (last turns)</summary>
+      {context.isPending && open ? <p className="muted small">Loading…</p> : null}
+      {context.error ? <p className="error-box">{context.error.message}</p> : null}
+      {context.data && context.data.length === 0 ? <p className="muted small">No earlier turns in this session.</p> : null}
+      {context.data && context.data.length > 0 ? (
+        <ol className="turns">
+          {context.data.map((t, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a fixed, ordered snapshot
+            <li key={i} className={`turn turn-${t.role}`}>
+              <span className="turn-role">{t.role === "user" ? "User" : t.role === "assistant" ? "Agent" : t.role === "tool" ? "Tool call" : "Tool result"}</span>
+              <span className="turn-text">{t.text}</span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </details>
+  );
+}
+
+/** One pending approval with everything needed to decide it: action, arguments, directory, reviewer, context. */
+export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCard({ approval: a, selected, canDecide, busy, error, bulkChecked, onSelect, onDecide, onBulkToggle }, ref) {
   const titleId = useId();
   const messageId = useId();
   const now = useNow(1000);
   const expired = new Date(a.expiresAt).getTime() <= now;
-  const decide = useMutation(
-    trpc.approvals.decide.mutationOptions({
-      onSuccess: (result) => onDecided(`${result.decision === "approve" ? "Approved" : "Denied"}: ${a.message}`),
-      onSettled: () => {
-        void queryClient.invalidateQueries(trpc.approvals.pathFilter());
-        void queryClient.invalidateQueries(trpc.responses.pathFilter());
-      },
-    }),
-  );
-  const run = (decision: "approve" | "deny") => decide.mutate({ approvalId: a.id, decision, bindingHash: a.bindingHash });
+  const high = a.risk === "high";
 
   return (
-    <article className={`card approval risk-edge-${a.risk}`} aria-labelledby={titleId} data-testid="approval" data-approval-id={a.id}>
+    <article
+      ref={ref}
+      tabIndex={-1}
+      className={`card approval risk-edge-${a.risk}${selected ? " selected" : ""}`}
+      aria-labelledby={titleId}
+      aria-current={selected ? "true" : undefined}
+      data-testid="approval"
+      data-approval-id={a.id}
+      data-selected={selected ? "true" : "false"}
+      onFocusCapture={() => (selected ? null : onSelect())}
+      onMouseDown={() => (selected ? null : onSelect())}
+    >
       <header className="approval-head">
+        {canDecide ? (
+          <label className="bulk-check" title={high ? "High-risk requests are decided one by one." : "Select for a bulk decision (x)"}>
+            <input type="checkbox" checked={bulkChecked} disabled={high || expired} onChange={onBulkToggle} aria-label={`Select ${a.action} for a bulk decision`} />
+          </label>
+        ) : null}
         <RiskBadge risk={a.risk} />
         <h3 id={titleId} className="approval-action">
           <code>{a.action}</code>
@@ -46,6 +93,14 @@ export function ApprovalCard({ approval: a, onDecided }: { approval: TApprovalRo
       <p id={messageId} className="approval-message">
         {a.message}
       </p>
+      {a.reviewer ? (
+        <div className="reviewer-note" data-testid="reviewer-rationale">
+          <strong>
+            Exec reviewer <code>{a.reviewer}</code> asked a person:
+          </strong>{" "}
+          {a.reviewerRationale}
+        </div>
+      ) : null}
       <dl className="facts">
         <div>
           <dt>Agent</dt>
@@ -58,7 +113,9 @@ export function ApprovalCard({ approval: a, onDecided }: { approval: TApprovalRo
         <div>
           <dt>Session</dt>
           <dd>
-            <code>{a.sessionId}</code>
+            <Link href={`/sessions/${a.sessionId}`}>
+              <code>{a.sessionId}</code>
+            </Link>
           </dd>
         </div>
         <div>
@@ -78,23 +135,33 @@ export function ApprovalCard({ approval: a, onDecided }: { approval: TApprovalRo
       </dl>
       <div className="args">
         <div className="label">Arguments</div>
-        <JsonView value={a.arguments} />
+        <ArgsView value={a.arguments} />
       </div>
-      {decide.error ? (
+      <SessionContext approvalId={a.id} />
+      {error ? (
         <p role="alert" className="error-box">
-          {decide.error.message}
+          {error}
         </p>
       ) : null}
-      <div className="actions">
-        <button type="button" className="btn btn-approve" onClick={() => run("approve")} disabled={decide.isPending || expired} aria-describedby={messageId}>
-          Approve
-        </button>
-        <button type="button" className="btn btn-deny" onClick={() => run("deny")} disabled={decide.isPending || expired} aria-describedby={messageId}>
-          Deny
-        </button>
-        {decide.isPending ? <span className="muted">Sending decision…</span> : null}
-        {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
-      </div>
+      {canDecide ? (
+        <div className="actions">
+          <button type="button" className="btn btn-approve" onClick={() => onDecide("approve")} disabled={busy || expired} aria-describedby={messageId}>
+            Approve
+            {selected ? <span aria-hidden="true"><Kbd>a</Kbd></span> : null}
+          </button>
+          <button type="button" className="btn btn-deny" onClick={() => onDecide("deny")} disabled={busy || expired} aria-describedby={messageId}>
+            Deny
+            {selected ? <span aria-hidden="true"><Kbd>d</Kbd></span> : null}
+          </button>
+          {high ? <span className="muted small">High risk: approving asks for confirmation.</span> : null}
+          {busy ? <span className="muted">Sending decision…</span> : null}
+          {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
+        </div>
+      ) : (
+        <p className="notice read-only" data-testid="read-only">
+          Read-only: your role can see this request but cannot decide it.
+        </p>
+      )}
     </article>
   );
-}
+});

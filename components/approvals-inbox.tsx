@@ -1,29 +1,226 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRef, useState } from "react";
-import { ApprovalCard } from "./approval-card";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useActivity } from "./activity";
+import type { TInboxFilter, TInboxRow } from "./api-types";
+import { ApprovalCard, type TDecision } from "./approval-card";
+import { useMe } from "./app-shell";
+import { RiskBadge } from "./badges";
+import { ConfirmDialog } from "./confirm-dialog";
 import { DecidedList } from "./decided-list";
+import { Kbd, SelectFilter, ToggleGroup } from "./filters";
+import { ArgsView } from "./args-view";
 import { useTRPC } from "./trpc-provider";
-import { LiveIndicator, useLiveChanges } from "./use-live-changes";
+import { LiveIndicator } from "./use-live-changes";
 
-/** The approvals inbox: pending requests (live) above the decided history. */
+const RISKS = ["low", "medium", "high"] as const;
+const AGES = [
+  { value: "60000", label: "Older than 1 min" },
+  { value: "600000", label: "Older than 10 min" },
+  { value: "3600000", label: "Older than 1 h" },
+];
+
+/** Keys typed into a form control are text, not shortcuts. */
+const isTyping = (target: EventTarget | null): boolean => {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+};
+
+/** The approvals inbox: filters, keyboard triage (j/k, a, d, x), bulk decisions for low/medium risk, and the decided history. */
 export function ApprovalsInbox() {
   const trpc = useTRPC();
-  const { live } = useLiveChanges();
-  const pending = useQuery(trpc.approvals.list.queryOptions({ status: "pending" }));
-  const decided = useQuery(trpc.approvals.list.queryOptions({ status: "decided" }));
-  const [announcement, setAnnouncement] = useState("");
-  const pendingHeading = useRef<HTMLHeadingElement>(null);
-  // The decided card leaves the list; keep keyboard focus in a safe place (not on the next Approve).
-  const onDecided = (text: string) => {
-    setAnnouncement(text);
-    pendingHeading.current?.focus();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const me = useMe();
+  const { live } = useActivity();
+  const canDecide = me?.role !== "auditor";
+  const seesEveryone = me?.role !== "member";
+
+  const [agent, setAgent] = useState("");
+  const [userId, setUserId] = useState("");
+  const [risks, setRisks] = useState<Array<(typeof RISKS)[number]>>([]);
+  const [reviewer, setReviewer] = useState("");
+  const [age, setAge] = useState("");
+  const filter: Omit<TInboxFilter, "status"> = {
+    ...(agent ? { agent } : {}),
+    ...(userId ? { userId } : {}),
+    ...(risks.length > 0 ? { risks } : {}),
+    ...(reviewer ? { reviewer: reviewer as "ask" | "none" } : {}),
+    ...(age ? { olderThanMs: Number(age) } : {}),
   };
-  const count = pending.data?.length ?? 0;
-  const questions = useQuery(trpc.question.list.queryOptions({ status: "pending" }));
-  const questionCount = questions.data?.questions.length ?? 0;
+  const filtered = Object.keys(filter).length > 0;
+
+  const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
+  const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: seesEveryone, staleTime: 60_000 }));
+  const pending = useQuery(trpc.inbox.list.queryOptions({ status: "pending", limit: 200, ...filter }));
+  const decided = useInfiniteQuery(
+    trpc.inbox.list.infiniteQueryOptions({ status: "decided", limit: 50, ...filter }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+  );
+  const rows = useMemo(() => pending.data?.rows ?? [], [pending.data]);
+  const questions = useQuery(trpc.console.waiting.queryOptions());
+  const questionCount = questions.data?.counts.question ?? 0;
+
+  // ── selection (j/k), bulk selection (x) ──────────────────────────────────────
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const lastIndex = useRef(0);
+  const cards = useRef(new Map<string, HTMLElement>());
+  const [bulk, setBulk] = useState<Set<string>>(new Set());
+  const [help, setHelp] = useState(false);
+  const [announcement, setAnnouncement] = useState("");
+  const [confirming, setConfirming] = useState<TInboxRow | null>(null);
+  const [busy, setBusy] = useState<Set<string>>(new Set());
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const pendingHeading = useRef<HTMLHeadingElement>(null);
+
+  // A link from Home (`?focus=<approvalId>`) selects that request.
+  const focusFromLink = useRef<string | null>(null);
+  useEffect(() => {
+    const focus = new URLSearchParams(window.location.search).get("focus");
+    if (focus) {
+      focusFromLink.current = focus;
+      setSelectedId(focus);
+    }
+  }, []);
+
+  // Keep a valid selection as items come and go: the same item, else the one now at its place.
+  useEffect(() => {
+    if (rows.length === 0) return;
+    const index = selectedId ? rows.findIndex((r) => r.id === selectedId) : -1;
+    if (index >= 0) {
+      lastIndex.current = index;
+      if (selectedId && focusFromLink.current === selectedId) {
+        focusFromLink.current = null;
+        const el = cards.current.get(selectedId);
+        el?.focus({ preventScroll: true });
+        el?.scrollIntoView({ block: "start" });
+      }
+    }
+    else setSelectedId(rows[Math.min(lastIndex.current, rows.length - 1)]?.id ?? null);
+    setBulk((prev) => {
+      const next = new Set([...prev].filter((id) => rows.some((r) => r.id === id && r.risk !== "high")));
+      return next.size === prev.size ? prev : next;
+    });
+  }, [rows, selectedId]);
+
+  const select = useCallback((id: string | null, focus = true) => {
+    setSelectedId(id);
+    if (id && focus) {
+      const el = cards.current.get(id);
+      el?.focus({ preventScroll: true });
+      el?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    }
+  }, []);
+
+  const refresh = () => {
+    void queryClient.invalidateQueries(trpc.inbox.list.pathFilter());
+    void queryClient.invalidateQueries(trpc.approvals.pathFilter());
+    void queryClient.invalidateQueries(trpc.console.waiting.pathFilter());
+  };
+
+  const decideOne = useMutation(trpc.approvals.decide.mutationOptions());
+  const decideMany = useMutation(trpc.inbox.decideMany.mutationOptions());
+
+  const send = async (a: TInboxRow, decision: TDecision) => {
+    setBusy((b) => new Set(b).add(a.id));
+    setErrors(({ [a.id]: _, ...rest }) => rest);
+    try {
+      await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash });
+      setAnnouncement(`${decision === "approve" ? "Approved" : "Denied"}: ${a.message}`);
+      // The decided card leaves the list; keep keyboard focus in a safe place (never on the next Approve).
+      if (document.activeElement && cards.current.get(a.id)?.contains(document.activeElement)) pendingHeading.current?.focus();
+    } catch (error) {
+      setErrors((e) => ({ ...e, [a.id]: error instanceof Error ? error.message : String(error) }));
+    } finally {
+      setBusy((b) => {
+        const next = new Set(b);
+        next.delete(a.id);
+        return next;
+      });
+      refresh();
+    }
+  };
+
+  const decide = (a: TInboxRow, decision: TDecision) => {
+    if (!canDecide || busy.has(a.id)) return;
+    if (decision === "approve" && a.risk === "high") setConfirming(a);
+    else void send(a, decision);
+  };
+
+  const bulkRows = rows.filter((r) => bulk.has(r.id));
+  const sendBulk = async (decision: TDecision) => {
+    try {
+      const outcomes = await decideMany.mutateAsync({ decision, items: bulkRows.map((r) => ({ approvalId: r.id, bindingHash: r.bindingHash })) });
+      const failed = outcomes.filter((o) => !o.ok);
+      setAnnouncement(`${decision === "approve" ? "Approved" : "Denied"} ${outcomes.length - failed.length} of ${outcomes.length}.${failed.length > 0 ? ` ${failed.length} could not be decided.` : ""}`);
+      setErrors((e) => ({ ...e, ...Object.fromEntries(failed.map((f) => [f.approvalId, f.error ?? "Not decided."])) }));
+      setBulk(new Set());
+    } finally {
+      refresh();
+    }
+  };
+
+  // ── keyboard ─────────────────────────────────────────────────────────────────
+  const state = useRef({ rows, selectedId, confirming, help });
+  state.current = { rows, selectedId, confirming, help };
+  const handlers = useRef({ decide, select, setBulk, setHelp, router });
+  handlers.current = { decide, select, setBulk, setHelp, router };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+      const { rows: list, selectedId: current, confirming: dialog } = state.current;
+      if (dialog) return;
+      const h = handlers.current;
+      const index = current ? list.findIndex((r) => r.id === current) : -1;
+      const selected = index >= 0 ? list[index] : undefined;
+      switch (event.key) {
+        case "j":
+        case "k": {
+          if (list.length === 0) return;
+          const next = event.key === "j" ? Math.min(index + 1, list.length - 1) : Math.max(index < 0 ? 0 : index - 1, 0);
+          h.select(list[next]?.id ?? null);
+          break;
+        }
+        case "a":
+        case "d":
+          if (!selected) return;
+          h.decide(selected, event.key === "a" ? "approve" : "deny");
+          break;
+        case "x":
+          if (!selected || selected.risk === "high") return;
+          h.setBulk((prev) => {
+            const next = new Set(prev);
+            if (next.has(selected.id)) next.delete(selected.id);
+            else next.add(selected.id);
+            return next;
+          });
+          break;
+        case "o":
+          if (!selected) return;
+          h.router.push(`/responses/${selected.responseId}`);
+          break;
+        case "?":
+          h.setHelp((v) => !v);
+          break;
+        case "Escape":
+          h.setHelp(false);
+          h.setBulk(new Set());
+          return;
+        default:
+          return;
+      }
+      event.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+
+  const count = rows.length;
+  const agentOptions = (agents.data ?? []).map((a) => ({ value: a.name, label: a.name }));
+  const peopleOptions = (people.data ?? []).map((p) => ({ value: p.id, label: p.name }));
+  const decidedRows = decided.data?.pages.flatMap((p) => p.rows) ?? [];
 
   return (
     <>
@@ -44,9 +241,91 @@ export function ApprovalsInbox() {
         </p>
       ) : null}
 
+      <div className="filter-bar" data-testid="inbox-filters">
+        <SelectFilter label="Agent" value={agent} onChange={setAgent} options={agentOptions} testId="filter-agent" />
+        {seesEveryone ? <SelectFilter label="User" value={userId} onChange={setUserId} options={peopleOptions} testId="filter-user" /> : null}
+        <ToggleGroup label="Risk" values={RISKS} selected={risks} onChange={setRisks} testId="filter-risk" />
+        <SelectFilter
+          label="Reviewer verdict"
+          value={reviewer}
+          onChange={setReviewer}
+          options={[
+            { value: "ask", label: "Reviewer asked a person" },
+            { value: "none", label: "No reviewer (always ask)" },
+          ]}
+          testId="filter-reviewer"
+        />
+        <SelectFilter label="Age" value={age} onChange={setAge} options={AGES} testId="filter-age" />
+      </div>
+
+      <div className="shortcut-bar" data-testid="shortcut-hint">
+        {canDecide ? (
+          <span>
+            <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>a</Kbd> approve · <Kbd>d</Kbd> deny · <Kbd>x</Kbd> select · <Kbd>o</Kbd> open response · <Kbd>?</Kbd> all shortcuts
+          </span>
+        ) : (
+          <span>
+            <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> open response — read-only: your role cannot decide.
+          </span>
+        )}
+      </div>
+      {help ? (
+        <div className="card shortcuts-help" data-testid="shortcuts-help">
+          <h2>Keyboard shortcuts</h2>
+          <dl className="shortcut-list">
+            <dt>
+              <Kbd>j</Kbd> <Kbd>k</Kbd>
+            </dt>
+            <dd>Next / previous request</dd>
+            <dt>
+              <Kbd>a</Kbd>
+            </dt>
+            <dd>Approve the selected request (high risk asks for confirmation)</dd>
+            <dt>
+              <Kbd>d</Kbd>
+            </dt>
+            <dd>Deny the selected request</dd>
+            <dt>
+              <Kbd>x</Kbd>
+            </dt>
+            <dd>Add to / remove from the bulk selection (low and medium risk only)</dd>
+            <dt>
+              <Kbd>o</Kbd>
+            </dt>
+            <dd>Open the selected request&apos;s response</dd>
+            <dt>
+              <Kbd>Esc</Kbd>
+            </dt>
+            <dd>Clear the bulk selection, close this help</dd>
+          </dl>
+        </div>
+      ) : null}
+
+      {canDecide && bulk.size > 0 ? (
+        <section className="bulk-bar" aria-label="Bulk decision" data-testid="bulk-bar">
+          <strong>{bulk.size} selected</strong>
+          <button type="button" className="btn btn-approve btn-small" disabled={decideMany.isPending} onClick={() => void sendBulk("approve")}>
+            Approve selected
+          </button>
+          <button type="button" className="btn btn-deny btn-small" disabled={decideMany.isPending} onClick={() => void sendBulk("deny")}>
+            Deny selected
+          </button>
+          <button type="button" className="btn btn-quiet btn-small" onClick={() => setBulk(new Set())}>
+            Clear
+          </button>
+          <span className="muted small">High-risk requests are never decided in bulk.</span>
+          {decideMany.error ? (
+            <span role="alert" className="error-text">
+              {decideMany.error.message}
+            </span>
+          ) : null}
+        </section>
+      ) : null}
+
       <section aria-labelledby="pending-title" className="section">
         <h2 id="pending-title" ref={pendingHeading} tabIndex={-1}>
           Pending <span className="count" data-testid="pending-count">{count}</span>
+          {filtered ? <span className="muted small"> (filtered)</span> : null}
         </h2>
         {pending.error ? (
           <p role="alert" className="error-box">
@@ -56,11 +335,35 @@ export function ApprovalsInbox() {
           <p className="muted">Loading…</p>
         ) : count === 0 ? (
           <div className="empty">
-            <strong>All clear.</strong> No agent is waiting for a decision. New requests appear here automatically.
+            <strong>All clear.</strong> {filtered ? "No pending request matches these filters." : "No agent is waiting for a decision. New requests appear here automatically."}
           </div>
         ) : (
           <div className="stack" data-testid="pending-list">
-            {pending.data?.map((a) => <ApprovalCard key={a.id} approval={a} onDecided={onDecided} />)}
+            {rows.map((a) => (
+              <ApprovalCard
+                key={a.id}
+                ref={(el) => {
+                  if (el) cards.current.set(a.id, el);
+                  else cards.current.delete(a.id);
+                }}
+                approval={a}
+                selected={a.id === selectedId}
+                canDecide={canDecide}
+                busy={busy.has(a.id)}
+                error={errors[a.id] ?? null}
+                bulkChecked={bulk.has(a.id)}
+                onSelect={() => select(a.id, false)}
+                onDecide={(d) => decide(a, d)}
+                onBulkToggle={() =>
+                  setBulk((prev) => {
+                    const next = new Set(prev);
+                    if (next.has(a.id)) next.delete(a.id);
+                    else next.add(a.id);
+                    return next;
+                  })
+                }
+              />
+            ))}
           </div>
         )}
       </section>
@@ -74,9 +377,43 @@ export function ApprovalsInbox() {
         ) : decided.isPending ? (
           <p className="muted">Loading…</p>
         ) : (
-          <DecidedList rows={decided.data ?? []} />
+          <>
+            <DecidedList rows={decidedRows} />
+            {decided.hasNextPage ? (
+              <p>
+                <button type="button" className="btn btn-quiet" onClick={() => void decided.fetchNextPage()} disabled={decided.isFetchingNextPage}>
+                  {decided.isFetchingNextPage ? "Loading…" : "Load older decisions"}
+                </button>
+              </p>
+            ) : null}
+          </>
         )}
       </section>
+
+      <ConfirmDialog
+        open={confirming !== null}
+        title="Approve a high-risk action?"
+        confirmLabel="Approve high-risk action"
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => {
+          const a = confirming;
+          setConfirming(null);
+          if (a) void send(a, "approve");
+        }}
+        testId="confirm-high-risk"
+      >
+        {confirming ? (
+          <>
+            <p>
+              <RiskBadge risk="high" /> <code>{confirming.action}</code> for {confirming.user} ({confirming.agent})
+            </p>
+            <p className="approval-message">{confirming.message}</p>
+            {confirming.reviewerRationale ? <p className="reviewer-note">Reviewer: {confirming.reviewerRationale}</p> : null}
+            <ArgsView value={confirming.arguments} />
+            <p className="muted small">It runs once, exactly as shown, in {confirming.cwd ?? "no particular directory"}.</p>
+          </>
+        ) : null}
+      </ConfirmDialog>
     </>
   );
 }

@@ -1,13 +1,28 @@
 "use client";
 
 import Link from "next/link";
-import type { TApprovalRow } from "./api-types";
-import { StatusBadge } from "./badges";
-import { TimeAgo } from "./time-labels";
+import { RiskBadge, StatusBadge } from "./badges";
+import { formatTimestamp, TimeAgo } from "./time-labels";
 import { useUserNames } from "./use-user-names";
 
-/** Recently decided (or expired / cancelled) approvals: what, for whom, by whom, when and how. */
-export function DecidedList({ rows }: { rows: TApprovalRow[] }) {
+type TDecidedRow = {
+  id: string;
+  status: string;
+  action: string;
+  message: string;
+  risk: string;
+  user: string;
+  reviewer: string | null;
+  decidedBy: string | null;
+  decidedVia: string | null;
+  decidedAt: string | null;
+  responseId: string;
+};
+
+const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system" };
+
+/** Decided (or expired / cancelled) approvals: what, for whom, who decided, when and through which transport. */
+export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
   const nameOf = useUserNames(rows.map((r) => r.decidedBy));
   if (rows.length === 0) return <p className="empty">Nothing decided yet.</p>;
   return (
@@ -31,13 +46,14 @@ export function DecidedList({ rows }: { rows: TApprovalRow[] }) {
                 <StatusBadge status={r.status} />
               </td>
               <td className="request-cell">
-                <code>{r.action}</code>
+                <code>{r.action}</code> <RiskBadge risk={r.risk} />
                 <div className="muted small clamp">{r.message}</div>
+                {r.reviewer ? <div className="muted small">reviewed by {r.reviewer}</div> : null}
               </td>
               <td className="nowrap">{r.user}</td>
               <td className="nowrap">{r.decidedBy ? nameOf(r.decidedBy) : r.status === "expired" ? "(expired)" : "—"}</td>
-              <td>{r.decidedVia ?? "—"}</td>
-              <td className="nowrap">{r.decidedAt ? <TimeAgo iso={r.decidedAt} /> : "—"}</td>
+              <td className="nowrap">{r.decidedVia ? (VIA[r.decidedVia] ?? r.decidedVia) : "—"}</td>
+              <td className="nowrap">{r.decidedAt ? <span title={formatTimestamp(r.decidedAt)}><TimeAgo iso={r.decidedAt} /></span> : "—"}</td>
               <td className="nowrap">
                 <Link href={`/responses/${r.responseId}`} aria-label={`Open response ${r.responseId}`}>
                   View response

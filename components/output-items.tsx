@@ -1,3 +1,6 @@
+"use client";
+
+import { useState } from "react";
 import type { TOutputItemView as TOutputItem } from "./api-types";
 import { JsonView, toPrettyJson } from "./json-view";
 
@@ -72,18 +75,31 @@ function Item({ item }: { item: TOutputItem }) {
   }
 }
 
-/** The envelope's output items, each rendered for reading. */
+const FIRST = 100;
+
+/** The envelope's output items, each rendered for reading (the first 100, then all on request). */
 export function OutputItems({ items }: { items: TOutputItem[] }) {
+  const [all, setAll] = useState(false);
   if (items.length === 0) return <p className="empty">No output items.</p>;
+  const shown = all ? items : items.slice(0, FIRST);
   return (
-    <ol className="items">
-      {items.map((item, i) => (
-        // Output items have no stable id of their own; their order is fixed once stored.
-        // biome-ignore lint/suspicious/noArrayIndexKey: append-only list
-        <li key={i}>
-          <Item item={item} />
-        </li>
-      ))}
-    </ol>
+    <>
+      <ol className="items">
+        {shown.map((item, i) => (
+          // Output items have no stable id of their own; their order is fixed once stored.
+          // biome-ignore lint/suspicious/noArrayIndexKey: append-only list
+          <li key={i}>
+            <Item item={item} />
+          </li>
+        ))}
+      </ol>
+      {items.length > FIRST ? (
+        <p>
+          <button type="button" className="btn btn-quiet" onClick={() => setAll(!all)}>
+            {all ? `Show the first ${FIRST}` : `Show all ${items.length.toLocaleString()} output items`}
+          </button>
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -21,6 +21,7 @@ function LockIcon() {
 export function outcomeTitle(r: TRecord): string {
   const name = r.answeredBy?.name ?? "someone";
   if (r.status === "answered") return `Answered by ${name}`;
+  // (Answers on someone's behalf add a line below the title; the title stays the answerer's.)
   if (r.status === "cancelled") return r.answeredVia === "system" ? "Cancelled: the run that asked it ended" : `Declined by ${name}`;
   if (r.status === "expired") return "Expired: nobody answered in time";
   return "Waiting for an answer";
@@ -37,6 +38,11 @@ export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord 
           {outcomeTitle(r)}
         </h2>
       </div>
+      {r.answeredBy && r.answeredBy.userId !== r.requester.userId && r.status !== "expired" && r.answeredVia !== "system" ? (
+        <p className="small on-behalf" data-testid="on-behalf">
+          On behalf of <strong>{r.requester.name ?? r.requester.userId}</strong>, who was asked; the answerer is recorded.
+        </p>
+      ) : null}
       <p className="muted small" data-testid="outcome-when">
         {when ? (
           <>

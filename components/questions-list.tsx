@@ -7,7 +7,8 @@ import { StatusBadge } from "./badges";
 import { kindLabel } from "./question-model";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
-import { LiveIndicator, useLiveChanges } from "./use-live-changes";
+import { useActivity } from "./activity";
+import { LiveIndicator } from "./use-live-changes";
 
 const SETTLED_SHOWN = 50;
 
@@ -38,10 +39,13 @@ const answeredByText = (r: TRecord): string => {
   return "—";
 };
 
+/** Answered by someone other than the person asked (an operator or admin, where policy allows): recorded and shown. */
+const onBehalf = (r: TRecord): boolean => r.status === "answered" && !!r.answeredBy && r.answeredBy.userId !== r.requester.userId;
+
 /** Questions agents asked people: pending ones live (with expiry), and the recently settled. */
 export function QuestionsList() {
   const trpc = useTRPC();
-  const { live } = useLiveChanges();
+  const { live } = useActivity();
   const pending = useQuery(trpc.question.list.queryOptions({ status: "pending" }));
   const all = useQuery(trpc.question.list.queryOptions({ status: "all" }));
   const pendingRows = pending.data?.questions ?? [];
@@ -160,6 +164,11 @@ export function QuestionsList() {
                     <td className="nowrap">{r.requester.name ?? r.requester.userId}</td>
                     <td className="nowrap">
                       <span data-testid="answered-by">{answeredByText(r)}</span>
+                      {onBehalf(r) ? (
+                        <div className="small on-behalf" data-testid="on-behalf">
+                          on behalf of {r.requester.name ?? r.requester.userId}
+                        </div>
+                      ) : null}
                       {r.answeredVia && r.status !== "expired" ? <div className="muted small">via {r.answeredVia}</div> : null}
                     </td>
                     <td className="nowrap">

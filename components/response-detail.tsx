@@ -2,16 +2,18 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useEffect, useRef } from "react";
 import { StatusBadge } from "./badges";
 import { CancelButton } from "./cancel-button";
 import { JsonView } from "./json-view";
 import { OutputItems } from "./output-items";
 import { RequiredAction } from "./required-action";
-import { TimeAgo } from "./time-labels";
-import { TrajectoryTimeline } from "./trajectory-timeline";
+import { SteerForm } from "./steer-form";
+import { formatTimestamp, TimeAgo } from "./time-labels";
+import { TrajectoryAudit } from "./trajectory-audit";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
-import { useResponseLive } from "./use-response-live";
+import { type TStreamEntry, useResponseStream } from "./use-response-stream";
 
 const TERMINAL = new Set(["completed", "denied", "cancelled", "failed"]);
 
@@ -20,14 +22,45 @@ const ENDING: Record<string, string> = {
   cancelled: "This response was cancelled. Nothing after the cancellation ran.",
 };
 
-/** One response: status, output, usage, what it waits for, and its live trajectory. */
+/** The run's output as it streams: text, thinking, tool calls and results, waits. Follows the end. */
+function LiveOutput({ entries, live }: { entries: TStreamEntry[]; live: boolean }) {
+  const box = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll on every new entry
+  useEffect(() => {
+    const el = box.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [entries]);
+  return (
+    <div
+      ref={box}
+      className="live-output"
+      data-testid="live-output"
+      aria-live="polite"
+      aria-busy={live}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+      }}
+    >
+      {entries.length === 0 ? <p className="muted small">{live ? "Waiting for output…" : "No output yet."}</p> : null}
+      {entries.map((e) => (
+        <div key={e.key} className={`stream-line stream-${e.kind}`} data-kind={e.kind}>
+          {e.text}
+        </div>
+      ))}
+      {live ? <span className="stream-cursor" aria-hidden="true" /> : null}
+    </div>
+  );
+}
+
+/** One response: status, live output, usage, what it waits for, actions (cancel, steer) and its trajectory audit. */
 export function ResponseDetail({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
-  const query = useQuery(trpc.responses.get.queryOptions({ responseId }));
+  const query = useQuery(trpc.audit.response.queryOptions({ responseId }));
   const data = query.data;
   const terminal = data ? TERMINAL.has(data.envelope.status) : true;
-  const lastFrameSeq = data ? data.trajectory.reduce<number | null>((max, e) => (e.frameSeq !== null && (max === null || e.frameSeq > max) ? e.frameSeq : max), null) : undefined;
-  const { live } = useResponseLive(responseId, !!data && !terminal, lastFrameSeq);
+  const stream = useResponseStream(responseId, !!data && !terminal);
 
   if (query.error) {
     const missing = trpcErrorCode(query.error) === "NOT_FOUND";
@@ -47,7 +80,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link href="/responses">← All responses</Link>
+        <Link href="/responses">← All responses</Link> · <Link href={`/sessions/${env.sessionId}`}>Session</Link>
       </p>
       <div className="page-head">
         <div>
@@ -55,20 +88,26 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
             Response <code>{env.id}</code>
           </h1>
           <p className="muted">
-            Agent <strong>{data.agent}</strong> · session <code>{env.sessionId}</code> · created <TimeAgo iso={data.createdAt} />
+            Agent <strong>{data.agent}</strong> · for <strong>{data.user}</strong> · session{" "}
+            <Link href={`/sessions/${env.sessionId}`}>
+              <code>{env.sessionId}</code>
+            </Link>{" "}
+            · created <TimeAgo iso={data.createdAt} />
+            {data.completedAt ? <> · ended {formatTimestamp(data.completedAt)}</> : null}
           </p>
         </div>
         <div className="head-side">
           <StatusBadge status={env.status} />
-          {terminal ? null : <LiveIndicator live={live} />}
+          {terminal ? null : <LiveIndicator live={stream.live} />}
         </div>
       </div>
 
-      {terminal ? null : <CancelButton responseId={env.id} />}
+      {terminal || !data.canAct ? null : <CancelButton responseId={env.id} />}
       {env.requiredAction ? <RequiredAction action={env.requiredAction} /> : null}
       {ENDING[env.status] ? (
         <p className={`notice notice-${env.status}`} data-testid="ending">
           {ENDING[env.status]}
+          {env.status === "cancelled" && data.cancelReason ? ` (${data.cancelReason})` : ""}
         </p>
       ) : null}
       {env.error ? (
@@ -79,24 +118,40 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
 
       <div className="grid-2">
         <section className="card" aria-labelledby="output-text-title">
-          <h2 id="output-text-title">Output text</h2>
-          {env.outputText ? <p className="prose" data-testid="output-text">{env.outputText}</p> : <p className="empty">No output text{terminal ? "" : " yet"}.</p>}
+          <h2 id="output-text-title">{terminal ? "Output text" : "Live output"}</h2>
+          {terminal ? (
+            env.outputText ? (
+              <p className="prose" data-testid="output-text">
+                {env.outputText}
+              </p>
+            ) : (
+              <p className="empty">No output text.</p>
+            )
+          ) : (
+            <LiveOutput entries={stream.entries} live={stream.live} />
+          )}
         </section>
         <section className="card" aria-labelledby="usage-title">
           <h2 id="usage-title">Usage</h2>
           <dl className="facts">
             <div>
               <dt>Input tokens</dt>
-              <dd>{env.usage?.inputTokens ?? 0}</dd>
+              <dd data-testid="usage-input">{env.usage?.inputTokens ?? 0}</dd>
             </div>
             <div>
               <dt>Output tokens</dt>
-              <dd>{env.usage?.outputTokens ?? 0}</dd>
+              <dd data-testid="usage-output">{env.usage?.outputTokens ?? 0}</dd>
+            </div>
+            <div>
+              <dt>Events</dt>
+              <dd>{data.eventCount.toLocaleString()}</dd>
             </div>
           </dl>
           {metadata ? <JsonView value={metadata} label="metadata" collapsed /> : null}
         </section>
       </div>
+
+      {terminal || !data.canAct ? null : <SteerForm responseId={env.id} />}
 
       <section className="section" aria-labelledby="items-title">
         <h2 id="items-title">Output items</h2>
@@ -105,9 +160,9 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
 
       <section className="section" aria-labelledby="trajectory-title">
         <h2 id="trajectory-title">
-          Trajectory <span className="count">{data.trajectory.length}</span>
+          Trajectory <span className="count">{data.eventCount.toLocaleString()}</span>
         </h2>
-        <TrajectoryTimeline events={data.trajectory} />
+        <TrajectoryAudit scope={{ responseId }} liveKey={`${stream.tick}:${data.eventCount}:${env.status}`} />
       </section>
     </>
   );

@@ -10,8 +10,11 @@ test.describe("signed out at first", () => {
 
     await signIn(page, creds);
     await expect(page).toHaveURL("/");
-    await expect(page.getByRole("heading", { name: "Approvals", level: 1 })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Waiting", level: 1 })).toBeVisible();
     await expect(page.getByTestId("signed-in-user")).toContainText("Demo Operator");
+    await page.getByRole("link", { name: /^Approvals/ }).click();
+    await expect(page).toHaveURL("/approvals");
+    await expect(page.getByRole("heading", { name: "Approvals", level: 1 })).toBeVisible();
     await expect(page.getByTestId("live-indicator")).toHaveText("Live");
 
     // The run is created by an API client while the page is open: no reload after this point.

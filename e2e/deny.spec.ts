@@ -5,7 +5,7 @@ test("an operator denies a command and the response ends denied without running 
   const creds = await demoCredentials();
   const marker = uniqueMarker();
 
-  await page.goto("/");
+  await page.goto("/approvals");
   await expect(page.getByTestId("live-indicator")).toHaveText("Live");
   const run = await startEchoRun(request, creds.apiKey, marker);
 

@@ -510,7 +510,7 @@ test("the console lists pending questions live and settled ones with who answere
   await screenshotBoth(page, "questions-pending");
 
   // The inbox mentions waiting questions too.
-  await page.getByRole("link", { name: "Approvals", exact: true }).click();
+  await page.getByRole("link", { name: /^Approvals/ }).click();
   await expect(page.getByTestId("questions-waiting")).toContainText(/questions? (is|are) also waiting/);
   await page.getByTestId("questions-waiting").getByRole("link", { name: "Open Questions" }).click();
   await expect(page).toHaveURL("/questions");

@@ -1,6 +1,7 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type APIRequestContext, expect, type Page } from "@playwright/test";
+import { type APIRequestContext, type Browser, expect, type Page } from "@playwright/test";
 
 /** Same directory as the webServer's COUNTERSIGN_DATA_DIR in playwright.config.ts. */
 const DATA_DIR = ".data-e2e";
@@ -72,6 +73,8 @@ export const uniqueMarker = (): string => `e2e-${Date.now().toString(36)}-${Math
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // From the top: a full-page capture of a scrolled page would draw the sticky header mid-page.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
@@ -132,4 +135,40 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: `${name}: horizontal overflow at 390 px` }).toBeLessThanOrEqual(390);
   await screenshot(page, `${name}-phone`);
   await page.setViewportSize(desktop);
+}
+
+export type TE2eUser = { userId: string; apiKey: string; email: string; password: string };
+
+/** Adds a console user with a password and an API key through the CLI (it reaches the running server's data directory). */
+export function addUser(name: string, role: "member" | "auditor" | "operator" | "admin"): TE2eUser {
+  const email = `${role}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@countersign.local`;
+  const password = `pw-${Math.random().toString(36).slice(2)}-long-enough`;
+  const out = execFileSync("npx", ["tsx", "server/cli/main.ts", "user", "add", name, "--role", role, "--email", email, "--password", password, "--json"], {
+    env: { ...process.env, COUNTERSIGN_DATA_DIR: DATA_DIR, DATABASE_URL: "", LOG_LEVEL: "warn" },
+    encoding: "utf8",
+  });
+  const created = JSON.parse(out.trim().split("\n").pop() ?? "{}") as { userId: string; apiKey: string };
+  return { ...created, email, password };
+}
+
+/** A page in a fresh browser context, signed in as `user`. */
+export async function signedInPage(browser: Browser, baseURL: string | undefined, user: { email: string; password: string }): Promise<Page> {
+  const context = await browser.newContext({ storageState: SIGNED_OUT, baseURL, viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  await signIn(page, user);
+  return page;
+}
+
+/** Calls a tRPC mutation from the page's own session (console cookie, same origin), as the console does. */
+export async function trpcMutationAsPage(page: Page, path: string, input: unknown): Promise<{ status: number; body: string }> {
+  const origin = new URL(page.url()).origin;
+  const res = await page.request.post(`/api/trpc/${path}`, { data: input, headers: { origin, "content-type": "application/json" } });
+  return { status: res.status(), body: await res.text() };
+}
+
+/** POST /v1/responses with a scripted input; returns the first boundary envelope. */
+export async function startScript(request: APIRequestContext, apiKey: string, input: unknown, extra: Record<string, unknown> = {}) {
+  const res = await request.post("/v1/responses", { headers: bearer(apiKey), data: { input, ...extra } });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as { id: string; sessionId: string; status: string; requiredAction?: { type: string; id: string; risk?: string } };
 }

@@ -72,6 +72,12 @@ function parseRequestUrl(target: string | undefined): URL | null {
 export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const server = createServer();
+  // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
+  const starting = (_req: IncomingMessage, res: ServerResponse) => {
+    setSecurityHeaders(res, "api");
+    sendError(res, new DomainError("capacity", "The server is starting; try again in a moment."));
+  };
+  server.on("request", starting);
   // Longer than common proxies' and clients' idle timeouts, so a reused keep-alive socket is not closed under a request.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -110,6 +116,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const authHandler = toNodeHandler(auth);
   const trpc = createTrpcHandler(deps);
 
+  server.off("request", starting);
   server.on("request", (req, res) => {
     const reqUrl = parseRequestUrl(req.url);
     // A request target no URL parser accepts (e.g. `GET http://[bad/`) is a 400, never a crash.

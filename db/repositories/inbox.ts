@@ -100,19 +100,18 @@ export async function sessionContext(db: Db, input: { sessionId: string; respons
   for (const r of [...recent].reverse()) {
     turns.push({ responseId: r.id, role: "user", text: inputText(r.input), at: r.createdAt.toISOString() });
     const own = events.filter((e) => e.responseId === r.id).sort((a, b) => a.seq - b.seq);
-    let text: { itemId: unknown; parts: string[]; at: string } | null = null;
+    const open: { text: { itemId: unknown; parts: string[]; at: string } | null } = { text: null };
     const flush = () => {
-      if (text && text.parts.join("").trim()) turns.push({ responseId: r.id, role: "assistant", text: preview(text.parts.join(""), 800), at: text.at });
-      text = null;
+      const t = open.text;
+      if (t?.parts.join("").trim()) turns.push({ responseId: r.id, role: "assistant", text: preview(t.parts.join(""), 800), at: t.at });
+      open.text = null;
     };
     for (const e of own) {
       const d = e.data as Record<string, unknown>;
       if (e.type === "response.text.delta") {
-        if (!text || text.itemId !== d.itemId) {
-          flush();
-          text = { itemId: d.itemId, parts: [], at: e.createdAt.toISOString() };
-        }
-        text.parts.push(String(d.delta ?? ""));
+        if (open.text?.itemId !== d.itemId) flush();
+        open.text ??= { itemId: d.itemId, parts: [], at: e.createdAt.toISOString() };
+        open.text.parts.push(String(d.delta ?? ""));
         continue;
       }
       flush();

@@ -41,7 +41,10 @@ export async function startServerProcess(options: { dataDir: string; port: numbe
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-    const ok = await fetch(`${url}/v1/healthz`).then((r) => r.ok).catch(() => false);
+    // Bounded: a request that lands while the server is still booting may never be answered.
+    const ok = await fetch(`${url}/v1/healthz`, { signal: AbortSignal.timeout(2000) })
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) break;
     await new Promise((r) => setTimeout(r, 200));
   }

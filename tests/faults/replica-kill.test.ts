@@ -120,7 +120,8 @@ describe.skipIf(!onPostgres)("fault: a replica dies mid-decision", () => {
 
   test("killed at random moments of the decision: always all-or-nothing, always completed exactly once", async () => {
     const outcomes: number[] = [];
-    for (const delayMs of [0, 3, 8, 15, 30]) {
+    // From "before the request arrives" to "after the commit" (a decision takes tens of ms here).
+    for (const delayMs of [0, 10, 30, 60, 120]) {
       const run = await suspended("echo r >> r.txt");
       const inFlight = call(`${url(VICTIM)}/v1/approvals/${run.approvalId}`, cluster.key, { decision: "approve" });
       await new Promise((r) => setTimeout(r, delayMs));

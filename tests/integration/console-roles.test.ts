@@ -249,4 +249,52 @@ describe(`console server-side rules (${testDbKind()})`, () => {
     expect(lines.every((l) => /^(approval\.|response\.(created|completed|cancelled)|harness\.|attempt\.|transcript\.|agent_end\.|session\.)/.test(l.type))).toBe(true);
     expect(lines.map((l) => l.seq)).toEqual([...lines.map((l) => l.seq)].sort((a, b) => a - b));
   });
+
+  it("the activity feed resumes from the last event id: a reconnecting client gets exactly what it missed, and only what it may see", async () => {
+    /** Opens `console.onActivity` as SSE and collects its messages until `until` holds (or 5 s pass). */
+    const feed = async (key: string, lastEventId: string | null, until: (m: Array<{ id?: string; data: Record<string, unknown> }>) => boolean) => {
+      const input = encodeURIComponent(JSON.stringify(lastEventId ? { lastEventId } : {}));
+      const controller = new AbortController();
+      const res = await fetch(`${app.url}/api/trpc/console.onActivity?input=${input}`, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" }, signal: controller.signal });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      const messages: Array<{ id?: string; data: Record<string, unknown> }> = [];
+      let buffer = "";
+      const deadline = Date.now() + 5000;
+      while (!until(messages) && Date.now() < deadline) {
+        const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), Math.max(1, deadline - Date.now())))]);
+        if (!chunk || chunk.done) break;
+        buffer += decoder.decode(chunk.value, { stream: true });
+        let at = buffer.indexOf("\n\n");
+        while (at >= 0) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          at = buffer.indexOf("\n\n");
+          if (/^event: /m.test(block)) continue;
+          const data = block.match(/^data: (.*)$/m)?.[1];
+          if (data) messages.push({ id: block.match(/^id: (.*)$/m)?.[1], data: JSON.parse(data) as Record<string, unknown> });
+        }
+      }
+      controller.abort();
+      await reader.cancel().catch(() => {});
+      return messages;
+    };
+    const first = await feed(users.owner.apiKey, null, (m) => m.length >= 1);
+    expect(first[0]?.data.kind).toBe("sync");
+    const lastSeen = first[0]?.id as string;
+
+    // While the client is away: a new run of the owner's stops for approval.
+    const missed = await invokeApproval(app, users.owner.apiKey, "echo while-away");
+    const resumed = await feed(users.owner.apiKey, lastSeen, (m) => m.some((x) => x.data.type === "approval.requested"));
+    const events = resumed.filter((m) => m.data.kind === "event");
+    expect(events.map((m) => m.data.type)).toEqual(expect.arrayContaining(["response.created", "approval.requested", "response.completed"]));
+    expect(events.every((m) => Number(m.id) > Number(lastSeen))).toBe(true);
+    expect(events.map((m) => Number(m.id))).toEqual([...events.map((m) => Number(m.id))].sort((a, b) => a - b));
+    expect(events.find((m) => m.data.type === "approval.requested")?.data.responseId).toBe(missed.env.id);
+
+    // Another member resuming from the same point sees none of it.
+    const other = await feed(users.other.apiKey, lastSeen, (m) => m.length >= 1);
+    expect(other.filter((m) => m.data.kind === "event" && m.data.responseId === missed.env.id)).toEqual([]);
+  });
 });
+

@@ -122,6 +122,41 @@ describe(`security headers (${testDbKind()})`, () => {
   });
 });
 
+describe(`size limits (${testDbKind()})`, () => {
+  test("413 past the limit on /v1, tRPC and login; a WebSocket frame over 1 MiB (1009) or with invalid UTF-8 (1007) closes only that socket", async () => {
+    const big = JSON.stringify({ input: "x".repeat(1024 * 1024) });
+    await expectError(await app.api("/v1/responses", { key: alice.apiKey, rawBody: big, headers: { "content-type": "application/json" } }), 413, "payload_too_large");
+    const trpc = await fetch(`${app.url}/api/trpc/responses.cancel`, { method: "POST", headers: { authorization: `Bearer ${alice.apiKey}`, "content-type": "application/json" }, body: big });
+    expect(trpc.status).toBe(413);
+    await trpc.text();
+    const login = await fetch(`${app.url}/api/auth/sign-in/email`, { method: "POST", headers: { origin: app.url, "content-type": "application/json" }, body: JSON.stringify({ email: alice.email, password: "x".repeat(100_000) }) });
+    await expectError(login, 413, "payload_too_large");
+    const chunked = await fetch(`${app.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { origin: app.url, "content-type": "application/json" },
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(JSON.stringify({ email: alice.email, password: alice.password })));
+          c.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    await expectError(chunked, 413, "payload_too_large");
+    // These used to crash the whole process: the socket's 'error' event had no listener.
+    const live = await LiveClient.open(app, alice.apiKey);
+    live.send(JSON.stringify({ type: "response.create", input: "y".repeat(1024 * 1024 + 10) }));
+    expect((await live.closed).code).toBe(1009);
+    const anonymous = await LiveClient.open(app, null, { connect: false });
+    anonymous.ws.send(Buffer.alloc(1024 * 1024 + 10, 0x61));
+    expect([1009, 4401]).toContain((await anonymous.closed).code);
+    const badUtf8 = await LiveClient.open(app, alice.apiKey);
+    badUtf8.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    expect((await badUtf8.closed).code).toBe(1007);
+    await expectHealthy(app);
+  });
+});
+
 describe(`CSRF: cookie-authenticated mutations must be same-origin (${testDbKind()})`, () => {
   test("POST /v1 with the session cookie: same Origin or Sec-Fetch-Site same-origin passes; none, foreign or null is 403 and writes nothing", async () => {
     const cookie = await signIn(app, alice);

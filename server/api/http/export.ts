@@ -6,7 +6,8 @@ import { sendError } from "./errors";
 import { identify } from "./identify";
 import type { TV1Deps } from "./v1";
 
-const BATCH = 1000;
+/** Events read per query; one batch is all the export holds in memory. */
+const BATCH = 250;
 const ID = /^[A-Za-z0-9_-]{1,200}$/;
 
 /** The export's scope and filters from the query string (the same filters as the console's audit view). */
@@ -55,11 +56,21 @@ export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: Ser
     "x-content-type-options": "nosniff",
   });
   deps.log.info({ scope: query.scope, by: identity.actor.userId }, "trajectory exported");
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
   try {
     for await (const rows of trajectoryBatches(deps.db, { ...query.scope, categories: query.categories, actor: query.actor, q: query.q }, BATCH, abort.signal)) {
-      let chunk = "";
       for (const e of rows) {
-        chunk += `${JSON.stringify({
+        if (abort.signal.aborted) return;
+        const line = JSON.stringify({
           responseId: e.responseId,
           seq: e.seq,
           frameSeq: e.frameSeq,
@@ -68,18 +79,10 @@ export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: Ser
           transport: e.transport,
           createdAt: e.createdAt.toISOString(),
           data: e.data,
-        })}\n`;
+        });
+        // Backpressure: a slow client holds the export, never the server's memory.
+        if (!res.write(`${line}\n`)) await drained();
       }
-      if (abort.signal.aborted) return;
-      if (!res.write(chunk)) await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off("drain", done);
-          res.off("close", done);
-          resolve();
-        };
-        res.on("drain", done);
-        res.on("close", done);
-      });
     }
     res.end();
   } catch (error) {

@@ -262,13 +262,25 @@ export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, 
     }
     res.once("finish", () => admission.settle(res.statusCode));
   }
-  if (url.pathname.startsWith("/api/auth/") && !isSafeMethod(req.method) && !isSameOriginRequest(req)) {
-    req.resume();
-    sendJson(res, 403, { detail: "Cross-site request refused: sign-in and sign-out are accepted only from this origin.", code: "forbidden" });
-    return true;
+  if (url.pathname.startsWith("/api/auth/") && !isSafeMethod(req.method)) {
+    if (!isSameOriginRequest(req)) {
+      req.resume();
+      sendJson(res, 403, { detail: "Cross-site request refused: sign-in and sign-out are accepted only from this origin.", code: "forbidden" });
+      return true;
+    }
+    // better-auth buffers whatever body it is given: login bodies must declare a small length.
+    const length = Number(req.headers["content-length"] ?? Number.NaN);
+    if (req.headers["transfer-encoding"] || (req.headers["content-length"] !== undefined && !(length <= MAX_AUTH_BODY_BYTES))) {
+      req.resume();
+      sendJson(res, 413, { detail: `Login requests must declare a Content-Length of at most ${MAX_AUTH_BODY_BYTES} bytes.`, code: "payload_too_large" });
+      return true;
+    }
   }
   return false;
 }
+
+/** Sign-in and sign-out bodies are a few hundred bytes. */
+export const MAX_AUTH_BODY_BYTES = 64 * 1024;
 
 /** The upgrade step of app.ts: rate limit `WS /v1/live`. Returns true when it refused the upgrade. */
 export function guardUpgrade(limiter: RateLimiter | null, req: IncomingMessage, socket: Duplex, url: URL): boolean {

@@ -48,6 +48,9 @@ export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
       const admitFrame = options.frames?.(req, url) ?? (() => 0);
       try {
         wss.handleUpgrade(req, socket, head, (ws) => {
+          // A protocol error (frame over maxPayload → 1009, invalid UTF-8 → 1007) is emitted as
+          // 'error' on the socket; without a listener it would be thrown and end the process.
+          ws.on("error", (error) => deps.log.debug({ err: error }, "WebSocket protocol error; the socket is closed"));
           if (!identity) return ws.close(4401, "Authentication required");
           if (crossOrigin) return ws.close(4403, "Cross-origin WebSocket with a session cookie");
           new LiveConnection(deps, ws, identity.actor, admitFrame);

@@ -38,12 +38,15 @@ export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: str
     const resumeFrom = lastEventId && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : null;
     let cursor = await latestEventId(deps.db);
     const seen = new Set<number>();
+    // Ids at or below `floor` were delivered (replayed) or deliberately skipped (covered by `sync`).
+    let floor = cursor;
     if (resumeFrom === null || resumeFrom > cursor) {
       yield tracked(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
     } else {
       const missed = await activityBetween(deps.db, { after: resumeFrom, upTo: cursor, userId, limit: REPLAY_LIMIT + 1 });
       if (missed.length > REPLAY_LIMIT) yield tracked(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
       else {
+        floor = resumeFrom;
         for (const row of missed) {
           seen.add(row.id);
           yield tracked(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
@@ -53,8 +56,9 @@ export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: str
       }
     }
     let handled = notified;
+    let more = false;
     while (!signal?.aborted) {
-      if (notified === handled) {
+      if (notified === handled && !more) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, POLL_MS);
           wake = () => {
@@ -68,13 +72,16 @@ export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: str
       const hadNotification = notified !== handled;
       handled = notified;
       const head = await latestEventId(deps.db);
-      const rows = await activityBetween(deps.db, { after: Math.max(0, cursor - LATE_WINDOW), upTo: head, userId, limit: REPLAY_LIMIT + LATE_WINDOW });
+      const limit = REPLAY_LIMIT + LATE_WINDOW;
+      const rows = await activityBetween(deps.db, { after: Math.max(floor, cursor - LATE_WINDOW), upTo: head, userId, limit });
+      // A burst larger than one read: go on from the last row right away instead of skipping to the head.
+      more = rows.length >= limit;
       const fresh = rows.filter((r) => !seen.has(r.id));
       for (const row of fresh) {
         seen.add(row.id);
         yield tracked(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
       }
-      cursor = Math.max(cursor, head);
+      cursor = more ? Math.max(cursor, rows[rows.length - 1]?.id ?? cursor) : Math.max(cursor, head);
       for (const id of seen) if (id < cursor - LATE_WINDOW) seen.delete(id);
       if (fresh.length === 0 && hadNotification) yield tracked(String(cursor), { kind: "changed" } satisfies TActivityMessage);
     }

@@ -61,9 +61,15 @@ export async function sessionSummary(deps: TDeps, actor: TActor, sessionId: stri
 
 const DISPLAY_LIMIT = 16_384;
 
-/** An event's data for the console list: whole when small, else a marked preview (the export has it whole). */
+/**
+ * An event's data for the console list: whole when small; else its short top-level fields (status,
+ * ids, counts) and a marked preview — the export always has it whole.
+ */
 export function dataForDisplay(data: Record<string, unknown>): Record<string, unknown> {
   const text = JSON.stringify(data);
   if (text.length <= DISPLAY_LIMIT) return data;
-  return { truncated: true, bytes: text.length, preview: `${text.slice(0, DISPLAY_LIMIT)}…` };
+  const scalars = Object.fromEntries(
+    Object.entries(data).filter(([, v]) => typeof v === "number" || typeof v === "boolean" || v === null || (typeof v === "string" && v.length <= 200)),
+  );
+  return { ...scalars, truncated: true, bytes: text.length, preview: `${text.slice(0, DISPLAY_LIMIT)}…` };
 }

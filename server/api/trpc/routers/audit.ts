@@ -9,6 +9,7 @@ import { authenticatedProcedure, router } from "../init";
 import { scopeOf } from "./console-procedures";
 
 const ZId = z.string().min(1).max(200);
+const ZDirection = z.enum(["forward", "backward"]).optional();
 const ZDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 const ZListFilter = {
   agent: z.string().min(1).max(64).optional(),
@@ -18,6 +19,8 @@ const ZListFilter = {
   q: z.string().trim().min(1).max(200).optional(),
   cursor: z.string().max(400).nullish(),
   limit: z.number().int().min(1).max(200).default(50),
+  /** Sent by tRPC's infinite queries; lists page forward only. */
+  direction: ZDirection,
 };
 /** A response's or a session's trajectory: exactly one of the two. */
 const oneScope = (v: { responseId?: string; sessionId?: string }) => (v.responseId ? 1 : 0) + (v.sessionId ? 1 : 0) === 1;
@@ -33,6 +36,7 @@ const ZTrajectoryQuery = z
     /** Keyset position to continue after (exclusive): `nextAfter` of the previous page. */
     cursor: z.number().int().min(-1).nullish(),
     limit: z.number().int().min(1).max(1000).default(500),
+    direction: ZDirection,
   })
   .refine(oneScope, "Give exactly one of responseId and sessionId.");
 const scopeOfInput = (v: { responseId?: string; sessionId?: string }): TTrajectoryScope => (v.responseId ? { responseId: v.responseId } : { sessionId: v.sessionId ?? "" });

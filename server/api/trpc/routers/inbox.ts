@@ -24,6 +24,8 @@ export const inboxRouter = router({
         olderThanMs: z.number().int().min(0).max(30 * 86_400_000).optional(),
         cursor: z.string().max(400).nullish(),
         limit: z.number().int().min(1).max(200).default(100),
+        /** Sent by tRPC's infinite queries; the decided history pages forward only. */
+        direction: z.enum(["forward", "backward"]).optional(),
       }),
     )
     .query(async ({ ctx, input }) => {

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { AppShell } from "@/components/app-shell";
 import { ResponseDetail } from "@/components/response-detail";
 
 type TProps = { params: Promise<{ id: string }> };
@@ -11,9 +10,5 @@ export async function generateMetadata({ params }: TProps): Promise<Metadata> {
 
 export default async function ResponsePage({ params }: TProps) {
   const { id } = await params;
-  return (
-    <AppShell>
-      <ResponseDetail responseId={id} />
-    </AppShell>
-  );
+  return <ResponseDetail responseId={id} />;
 }

@@ -1,0 +1,14 @@
+import type { Metadata } from "next";
+import { SessionDetail } from "@/components/session-detail";
+
+type TProps = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: TProps): Promise<Metadata> {
+  const { id } = await params;
+  return { title: `Session ${id}` };
+}
+
+export default async function SessionPage({ params }: TProps) {
+  const { id } = await params;
+  return <SessionDetail sessionId={id} />;
+}

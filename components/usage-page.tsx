@@ -1,0 +1,204 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { useMe } from "./app-shell";
+import { SelectFilter } from "./filters";
+import { useTRPC } from "./trpc-provider";
+
+const DAY = 86_400_000;
+const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
+const RANGES = [
+  { value: "7", label: "Last 7 days" },
+  { value: "30", label: "Last 30 days" },
+  { value: "90", label: "Last 90 days" },
+];
+
+const fmt = (n: number) => n.toLocaleString();
+
+/** Output tokens per agent, user and day (UTC) as charts and a table, from `responses.usage`. */
+export function UsagePage() {
+  const trpc = useTRPC();
+  const me = useMe();
+  const [days, setDays] = useState("30");
+  const [agent, setAgent] = useState("");
+  const [userId, setUserId] = useState("");
+  // The window ends at the next UTC midnight, so today is included whole; it is fixed per choice (stable query key).
+  const range = useMemo(() => {
+    const end = Math.ceil((Date.now() + 1) / DAY) * DAY;
+    return { from: new Date(end - Number(days) * DAY).toISOString(), to: new Date(end).toISOString() };
+  }, [days]);
+  const usage = useQuery(trpc.console.usage.queryOptions({ ...range, ...(agent ? { agent } : {}), ...(userId ? { userId } : {}) }, { placeholderData: (prev) => prev }));
+  const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
+  const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: me?.role !== "member", staleTime: 60_000 }));
+  const rows = usage.data ?? [];
+
+  const { byDay, agentNames, byUser, byAgent, total } = useMemo(() => {
+    const agentNames = [...new Set(rows.map((r) => r.agent))].sort();
+    const dayMap = new Map<string, Record<string, number | string>>();
+    for (let t = new Date(range.from).getTime(); t < new Date(range.to).getTime(); t += DAY) {
+      const day = new Date(t).toISOString().slice(0, 10);
+      dayMap.set(day, { day, ...Object.fromEntries(agentNames.map((a) => [a, 0])) });
+    }
+    const users = new Map<string, number>();
+    const perAgent = new Map<string, number>();
+    let total = 0;
+    for (const r of rows) {
+      const entry = dayMap.get(r.day) ?? { day: r.day };
+      entry[r.agent] = Number(entry[r.agent] ?? 0) + r.outputTokens;
+      dayMap.set(r.day, entry);
+      users.set(r.user, (users.get(r.user) ?? 0) + r.outputTokens);
+      perAgent.set(r.agent, (perAgent.get(r.agent) ?? 0) + r.outputTokens);
+      total += r.outputTokens;
+    }
+    return {
+      byDay: [...dayMap.values()].sort((a, b) => String(a.day).localeCompare(String(b.day))),
+      agentNames,
+      byUser: [...users.entries()].map(([user, outputTokens]) => ({ user, outputTokens })).sort((a, b) => b.outputTokens - a.outputTokens),
+      byAgent: [...perAgent.entries()].map(([agent, outputTokens]) => ({ agent, outputTokens })).sort((a, b) => b.outputTokens - a.outputTokens),
+      total,
+    };
+  }, [rows, range]);
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Usage</h1>
+          <p className="muted">Output tokens per agent, user and day (UTC){me?.role === "member" ? ", for your own runs" : ""}.</p>
+        </div>
+      </div>
+      <div className="filter-bar">
+        <SelectFilter label="Range" value={days} onChange={setDays} options={RANGES} anyLabel={null} testId="usage-range" />
+        <SelectFilter label="Agent" value={agent} onChange={setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="usage-agent" />
+        {me?.role !== "member" ? (
+          <SelectFilter label="User" value={userId} onChange={setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="usage-user" />
+        ) : null}
+      </div>
+      {usage.error ? (
+        <p role="alert" className="error-box">
+          Could not load usage: {usage.error.message}
+        </p>
+      ) : null}
+      <div className="usage-totals">
+        <div className="card stat">
+          <span className="stat-value" data-testid="usage-total">
+            {fmt(total)}
+          </span>
+          <span className="muted small">output tokens</span>
+        </div>
+        <div className="card stat">
+          <span className="stat-value">{fmt(rows.reduce((n, r) => n + r.responses, 0))}</span>
+          <span className="muted small">responses</span>
+        </div>
+        <div className="card stat">
+          <span className="stat-value">{byAgent.length}</span>
+          <span className="muted small">agents</span>
+        </div>
+        <div className="card stat">
+          <span className="stat-value">{byUser.length}</span>
+          <span className="muted small">users</span>
+        </div>
+      </div>
+
+      <section className="card chart-card" aria-labelledby="per-day-title" data-testid="chart-per-day">
+        <h2 id="per-day-title">Output tokens per day, by agent</h2>
+        <div className="chart">
+          <ResponsiveContainer width="100%" height={280}>
+            <BarChart data={byDay} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
+              <XAxis dataKey="day" tick={{ fontSize: 12, fill: "var(--muted)" }} tickFormatter={(d: string) => d.slice(5)} minTickGap={12} />
+              <YAxis tick={{ fontSize: 12, fill: "var(--muted)" }} tickFormatter={(n: number) => fmt(n)} width={64} />
+              <Tooltip formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
+              <Legend />
+              {agentNames.map((a, i) => (
+                <Bar key={a} dataKey={a} stackId="agents" fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
+              ))}
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      </section>
+
+      <div className="grid-2 usage-grid">
+        <section className="card chart-card" aria-labelledby="per-user-title" data-testid="chart-per-user">
+          <h2 id="per-user-title">Per user</h2>
+          <ResponsiveContainer width="100%" height={Math.max(120, byUser.length * 34 + 40)}>
+            <BarChart data={byUser} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
+              <CartesianGrid strokeDasharray="3 3" horizontal={false} stroke="var(--border)" />
+              <XAxis type="number" tick={{ fontSize: 12, fill: "var(--muted)" }} tickFormatter={(n: number) => fmt(n)} />
+              <YAxis type="category" dataKey="user" tick={{ fontSize: 12, fill: "var(--muted)" }} width={120} />
+              <Tooltip formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
+              <Bar dataKey="outputTokens" name="Output tokens" fill={PALETTE[1]} isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        </section>
+        <section className="card chart-card" aria-labelledby="per-agent-title" data-testid="chart-per-agent">
+          <h2 id="per-agent-title">Per agent</h2>
+          <ResponsiveContainer width="100%" height={Math.max(120, byAgent.length * 34 + 40)}>
+            <BarChart data={byAgent} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
+              <XAxis type="number" hide />
+              <YAxis type="category" dataKey="agent" tick={{ fontSize: 12, fill: "var(--muted)" }} width={120} />
+              <Tooltip formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
+              <Bar dataKey="outputTokens" name="Output tokens" isAnimationActive={false}>
+                {byAgent.map((a) => (
+                  <Cell key={a.agent} fill={PALETTE[Math.max(0, agentNames.indexOf(a.agent)) % PALETTE.length]} />
+                ))}
+              </Bar>
+            </BarChart>
+          </ResponsiveContainer>
+        </section>
+      </div>
+
+      <section className="section" aria-labelledby="usage-table-title">
+        <h2 id="usage-table-title">Per day, agent and user</h2>
+        {rows.length === 0 ? (
+          <p className="empty">{usage.isPending ? "Loading…" : "No responses in this range."}</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="usage-table">
+              <thead>
+                <tr>
+                  <th scope="col">Day (UTC)</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">User</th>
+                  <th scope="col" className="num">
+                    Responses
+                  </th>
+                  <th scope="col" className="num">
+                    Input tokens
+                  </th>
+                  <th scope="col" className="num">
+                    Output tokens
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...rows].reverse().map((r) => (
+                  <tr key={`${r.day}:${r.agent}:${r.userId}`} data-testid="usage-row">
+                    <td className="nowrap">{r.day}</td>
+                    <td>{r.agent}</td>
+                    <td>{r.user}</td>
+                    <td className="num">{fmt(r.responses)}</td>
+                    <td className="num">{fmt(r.inputTokens)}</td>
+                    <td className="num">{fmt(r.outputTokens)}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row" colSpan={3}>
+                    Total
+                  </th>
+                  <td className="num">{fmt(rows.reduce((n, r) => n + r.responses, 0))}</td>
+                  <td className="num">{fmt(rows.reduce((n, r) => n + r.inputTokens, 0))}</td>
+                  <td className="num">{fmt(total)}</td>
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
