@@ -322,7 +322,7 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
     await gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } });
     const trajectory = await trpcQuery(app, alice.apiKey, "responses.get", { responseId: env.id });
     expect(trajectory.status).toBe(200);
-    const events = (trajectory.body.result?.data as { trajectory: Array<{ type: string; frameSeq: number | null; data: { question?: TRecord } }> }).trajectory;
+    const events = (trajectory.body.result!.data as { trajectory: Array<{ type: string; frameSeq: number | null; data: { question?: TRecord } }> }).trajectory;
     const requested = events.find((e) => e.type === "question.requested");
     const resolved = events.find((e) => e.type === "question.resolved");
     expect(requested?.data.question).toMatchObject({ id, status: "pending" });
@@ -413,7 +413,7 @@ describe(`races (${testDbKind()})`, () => {
       expect(loser.status).toBe(400);
       expect(loser.body).toMatchObject({ ok: false, error: { details: { reason: "QUESTION_ALREADY_TERMINAL", answeredBy: record.answeredBy } } });
     }
-    expect(record.answers).toEqual((winners[0]?.body as unknown as { payload: { answers: unknown } }).payload.answers);
+    expect(record.answers).toEqual((winners[0]!.body as unknown as { payload: { answers: unknown } }).payload.answers);
   });
 });
 
@@ -421,7 +421,7 @@ describe(`Gateway question methods as tRPC procedures (${testDbKind()})`, () => 
   it("request, get, list, waitAnswer and resolve work over /api/trpc with a Bearer key", async () => {
     const created = await trpcMutation(app, alice.apiKey, "question.request", { questions: [pick()], timeoutMs: 60_000 });
     expect(created.status).toBe(200);
-    const { id, expiresAtMs } = created.body.result?.data as { id: string; expiresAtMs: number };
+    const { id, expiresAtMs } = created.body.result!.data as { id: string; expiresAtMs: number };
     expect(id).toMatch(/^ask_[0-9a-f]{32}$/);
     expect(typeof expiresAtMs).toBe("number");
 
@@ -429,7 +429,7 @@ describe(`Gateway question methods as tRPC procedures (${testDbKind()})`, () => 
     expect(got.status).toBe(200);
     expect(got.body.result?.data).toMatchObject({ question: { id, status: "pending", kind: "gateway" } });
     const listed = await trpcQuery(app, alice.apiKey, "question.list");
-    expect(((listed.body.result?.data as { questions: TRecord[] }).questions ?? []).map((q) => q.id)).toContain(id);
+    expect(((listed.body.result!.data as { questions: TRecord[] }).questions ?? []).map((q) => q.id)).toContain(id);
     const pending = await trpcQuery(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 1000 });
     expect(pending.body.result?.data).toEqual({ status: "pending" });
 
@@ -455,7 +455,7 @@ describe(`Gateway question methods as tRPC procedures (${testDbKind()})`, () => 
       expect(bad.status).toBe(400);
       expect(bad.body.error?.data.code).toBe("BAD_REQUEST");
     }
-    const { id } = (await trpcMutation(app, alice.apiKey, "question.request", { questions: [pick()] })).body.result?.data as { id: string };
+    const { id } = (await trpcMutation(app, alice.apiKey, "question.request", { questions: [pick()] })).body.result!.data as { id: string };
     const invalid = await trpcMutation(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Purple"] } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error?.data).toMatchObject({ reason: "QUESTION_INVALID_ANSWER" });

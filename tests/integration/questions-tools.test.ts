@@ -108,7 +108,7 @@ describe(`ask_user (${testDbKind()})`, () => {
     expect(done.outputText).toBe("Let me ask. I'll pick for you.");
     const [result] = toolResults(done);
     expect(result).toMatchObject({ callId: "call_0_0", name: "ask_user", output: { status: "expired" } });
-    expect((result?.output as { message: string }).message).toMatch(/^Nobody answered within 30 seconds\./);
+    expect((result!.output as { message: string }).message).toMatch(/^Nobody answered within 30 seconds\./);
     expect(await gwOk(app, alice.apiKey, "question.get", { id: action.id })).toMatchObject({ question: { status: "expired", answeredBy: null } });
     await gwErr(app, alice.apiKey, "question.resolve", { id: action.id, answers: { color: ["Red"] } }, "QUESTION_ALREADY_TERMINAL");
   });
@@ -356,7 +356,10 @@ describe(`request_input (${testDbKind()})`, () => {
         age: { type: "integer" },
       },
     };
-    Object.defineProperty(hostile, "required", { enumerable: true, get: () => (touched++, ["age"]) });
+    Object.defineProperty(hostile, "required", { enumerable: true, get: () => {
+        touched++;
+        return ["age"];
+      } });
     const compiled = compileSchema(hostile);
     expect(touched).toBe(0);
     expect(compiled).toEqual({ ok: true, fields: [{ name: "age", label: "age", type: "integer" }] });
