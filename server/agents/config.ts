@@ -50,54 +50,42 @@ export type TAgentConfig = {
   mcpServers?: TMcpServersSource;
 };
 
+/** What every scripted agent shares: the deterministic model, its tools and expiry times. */
+const SCRIPTED_TOOLS = [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool];
+const SCRIPTED = { harness: "scripted", model: "scripted", approvalTtlMs: 15 * 60_000, clientToolTtlMs: 5 * 60_000, maxTurns: 64 } as const;
+
 /** The agents this installation serves; the first is the default. */
 export const AGENTS: readonly TAgentConfig[] = [
   {
     name: "scripted",
-    harness: "scripted",
-    model: "scripted",
+    ...SCRIPTED,
     description: "A deterministic model that plays the script given as input; for demos, tests and benchmarks.",
-    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool],
+    tools: SCRIPTED_TOOLS,
     approval: { exec: "always", echo: "never" },
-    approvalTtlMs: 15 * 60_000,
-    clientToolTtlMs: 5 * 60_000,
-    maxTurns: 64,
     fallbackModel: "scripted-fallback",
   },
   {
     name: "scripted-reviewed",
-    harness: "scripted",
-    model: "scripted",
+    ...SCRIPTED,
     description: "The scripted agent with its exec calls reviewed by the configured exec reviewer first.",
-    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool],
+    tools: SCRIPTED_TOOLS,
     approval: { exec: "review", echo: "never" },
-    approvalTtlMs: 15 * 60_000,
-    clientToolTtlMs: 5 * 60_000,
-    maxTurns: 64,
   },
   {
     name: "scripted-device",
-    harness: "scripted",
-    model: "scripted",
+    ...SCRIPTED,
     description: "The scripted agent with node_invoke on paired devices; it declares the node command uptime.",
-    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool, nodeInvokeTool],
+    tools: [...SCRIPTED_TOOLS, nodeInvokeTool],
     approval: { exec: "always", echo: "never" },
-    approvalTtlMs: 15 * 60_000,
-    clientToolTtlMs: 5 * 60_000,
-    maxTurns: 64,
     fallbackModel: "scripted-fallback",
     requiredNodeCommands: ["uptime"],
   },
   {
     name: "scripted-mcp",
-    harness: "scripted",
-    model: "scripted",
+    ...SCRIPTED,
     description: "The scripted agent with the tools of the MCP servers configured in COUNTERSIGN_MCP_SERVERS (a JSON array).",
-    tools: [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool],
+    tools: SCRIPTED_TOOLS,
     approval: { exec: "always", echo: "never" },
-    approvalTtlMs: 15 * 60_000,
-    clientToolTtlMs: 5 * 60_000,
-    maxTurns: 64,
     mcpServers: () => mcpServersFromEnv(),
   },
 ];
