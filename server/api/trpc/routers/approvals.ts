@@ -58,13 +58,15 @@ export const approvalsRouter = router({
       queue.push(`${change.kind}:${change.responseId}:${Date.now()}`);
       wake?.();
     });
+    // One abort listener for the whole subscription (not one per wait, which leaked).
+    const onAbort = () => wake?.();
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       yield tracked(`ready:${Date.now()}`, { kind: "ready" as const });
       while (!signal?.aborted) {
         if (queue.length === 0) {
           await new Promise<void>((resolve) => {
             wake = resolve;
-            signal?.addEventListener("abort", () => resolve(), { once: true });
           });
           wake = null;
           continue;
@@ -73,6 +75,7 @@ export const approvalsRouter = router({
         yield tracked(id, { kind: "changed" as const });
       }
     } finally {
+      signal?.removeEventListener("abort", onAbort);
       unsubscribe();
     }
   }),
