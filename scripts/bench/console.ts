@@ -1,6 +1,9 @@
 import type { PGlite } from "@electric-sql/pglite";
 import pino from "pino";
-import { migrateDb, openDb } from "../../db/client";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { type Db, type DbHandle, migrateDb, openDb } from "../../db/client";
+import * as schema from "../../db/schema";
 import { createApp } from "../../server/app";
 import { createApiKey } from "../../server/auth/api-keys";
 import { addUser } from "../../server/auth/users";
@@ -40,16 +43,38 @@ async function seed(raw: TRaw, r: number, long: number): Promise<void> {
     analyze;`);
 }
 
-const PLANS: Array<[string, string]> = [
-  ["approvals.list pending (operator)", `select a.*, r.agent, u.name from approvals a join responses r on r.id = a.response_id join users u on u.id = a.user_id where a.status = 'pending' order by a.created_at desc limit 200`],
-  ["approvals.list decided (operator)", `select a.*, r.agent, u.name from approvals a join responses r on r.id = a.response_id join users u on u.id = a.user_id where a.status in ('approved','denied','expired','cancelled') order by a.created_at desc limit 200`],
-  ["responses.list (operator)", `select r.id, r.session_id, r.agent, r.status, u.name, r.created_at from responses r join users u on u.id = r.user_id order by r.created_at desc limit 100`],
-  ["responses.list (member)", `select r.id, r.session_id, r.agent, r.status, u.name, r.created_at from responses r join users u on u.id = r.user_id where r.user_id = 'user_seed_1' order by r.created_at desc limit 100`],
-  ["responses.get trajectory (10 events)", `select * from response_events where response_id = 'resp_seed_500' order by seq`],
-  ["responses.get trajectory (long)", `select * from response_events where response_id = 'resp_seed_long' order by seq`],
-];
+type TCase = { label: string; proc: string; input?: (i: number) => unknown; member?: boolean };
 
-/** Item 7: console queries over tRPC HTTP on a seeded database; p95 per query and the plans of equivalent SQL. */
+/** The procedures the console calls: the original lists and the keyset-paginated ones. */
+function cases(r: number, long: number): TCase[] {
+  const random = (i: number) => `resp_seed_${((i * 7919) % r) + 1}`;
+  return [
+    { label: "approvals.list pending (inbox)", proc: "approvals.list", input: () => ({ status: "pending" }) },
+    { label: "approvals.list decided", proc: "approvals.list", input: () => ({ status: "decided" }) },
+    { label: "inbox.list pending, keyset page", proc: "inbox.list", input: () => ({ status: "pending" }) },
+    { label: "inbox.list decided, keyset page", proc: "inbox.list", input: () => ({ status: "decided" }) },
+    { label: "responses.list (all users)", proc: "responses.list" },
+    { label: "responses.list as a member (own only)", proc: "responses.list", member: true },
+    { label: "audit.responses, keyset page", proc: "audit.responses", input: () => ({}) },
+    { label: "responses.get (10-event trajectory)", proc: "responses.get", input: (i) => ({ responseId: random(i) }) },
+    { label: `responses.get (${long.toLocaleString("en-US")}-event trajectory)`, proc: "responses.get", input: () => ({ responseId: "resp_seed_long" }) },
+    { label: `audit.trajectory first page (${long.toLocaleString("en-US")} events)`, proc: "audit.trajectory", input: () => ({ responseId: "resp_seed_long" }) },
+    { label: "audit.trajectory middle page", proc: "audit.trajectory", input: () => ({ responseId: "resp_seed_long", cursor: Math.floor(long / 2) }) },
+  ];
+}
+
+/** Not the procedure's own SQL: auth lookups, and the host's expiry sweep running meanwhile. */
+const SKIP = /from "(api_keys|users|login_sessions|accounts)"\s+where|"expires_at" <= \$2\) limit/i;
+
+/** A drizzle instance over the same client that records the SQL the app sends while `on`. */
+function capturingDb(handle: DbHandle) {
+  const state = { on: false, queries: [] as Array<{ sql: string; params: unknown[] }> };
+  const logger = { logQuery: (sql: string, params: unknown[]) => void (state.on && !SKIP.test(sql) && state.queries.push({ sql, params })) };
+  const db = handle.kind === "postgres" ? drizzlePostgres(handle.sql as never, { schema, logger }) : drizzlePglite((handle.db as unknown as { $client: PGlite }).$client, { schema, logger });
+  return { state, handle: { ...handle, db: db as unknown as Db } };
+}
+
+/** Item 7: console queries over tRPC HTTP on a seeded database; p95 per query and the plans of the SQL each one sent. */
 export async function benchConsole(ctx: TCtx): Promise<TOutcome> {
   const r = ctx.kind === "postgres" ? size(ctx, 100_000, 5_000) : size(ctx, 10_000, 1_000);
   const long = size(ctx, 10_000, 500);
@@ -59,45 +84,46 @@ export async function benchConsole(ctx: TCtx): Promise<TOutcome> {
   await migrateDb(handle);
   const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 2 });
   const warnings: string[] = [];
-  const app = await createApp({ db: handle, dataDir: fresh.dataDir, log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });
+  const capture = capturingDb(handle);
+  const app = await createApp({ db: capture.handle, dataDir: fresh.dataDir, log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });
+  const db = ctx.kind;
+  const problems: string[] = [];
   try {
     const seedStart = now();
     await seed(raw, r, long);
     const seedSeconds = (now() - seedStart) / 1000;
     const operator = await addUser(handle.db, app.deps.auth, { name: "Bench Operator", role: "operator" });
     const member = await createApiKey(handle.db, "user_seed_1");
-    const q = (proc: string, input?: unknown) => `/api/trpc/${proc}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
-    const cases: Array<[string, string, string]> = [
-      ["approvals.list pending (inbox), operator", q("approvals.list", { status: "pending" }), operator.apiKey],
-      ["approvals.list decided, operator", q("approvals.list", { status: "decided" }), operator.apiKey],
-      ["responses.list, operator", q("responses.list"), operator.apiKey],
-      ["responses.list, member", q("responses.list"), member.apiKey],
-      ["responses.get (10-event trajectory)", "", operator.apiKey],
-      [`responses.get (${long.toLocaleString("en-US")}-event trajectory)`, q("responses.get", { responseId: "resp_seed_long" }), operator.apiKey],
-    ];
+    const path = (c: TCase, i: number) => `/api/trpc/${c.proc}${c.input ? `?input=${encodeURIComponent(JSON.stringify(c.input(i)))}` : ""}`;
     const rows: TRow[] = [];
-    const db = ctx.kind;
-    for (const [label, path, key] of cases) {
-      const client = new Client(app.url, key, 1);
-      const at = (i: number) => path || q("responses.get", { responseId: `resp_seed_${((i * 7919) % r) + 1}` });
-      const times: number[] = [];
-      let bytes = 0;
-      for (let i = 0; i < samples + 5; i++) {
-        const t0 = now();
-        const res = await client.request("GET", at(i));
-        if (res.status !== 200) throw new Error(`${label} → ${res.status}: ${res.text.slice(0, 200)}`);
-        if (i >= 5) times.push(now() - t0);
-        bytes = res.text.length;
-      }
-      client.close();
-      rows.push({ bench: "7 console at scale", db, measure: `${label} p95`, value: percentile(times, 95), unit: "ms", target: { kind: "maxValue", x: 50 }, note: `p50 ${percentile(times, 50).toFixed(1)} ms, ${(bytes / 1024).toFixed(0)} KiB` });
-    }
     const notes = [`console/${db}: seeded ${r.toLocaleString("en-US")} responses, ${r.toLocaleString("en-US")} approvals (2% pending), ${(r * 10 + long).toLocaleString("en-US")} events in ${seedSeconds.toFixed(1)} s`];
-    for (const [label, sql] of PLANS) {
-      const plan = await raw.query(`explain (analyze, buffers) ${sql}`);
-      notes.push(`plan ${db} — ${label}:\n${plan.map((p) => Object.values(p)[0]).join("\n")}`);
+    for (const c of cases(r, long)) {
+      const client = new Client(app.url, c.member ? member.apiKey : operator.apiKey, 1);
+      try {
+        const times: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < samples + 5; i++) {
+          capture.state.on = i === 0;
+          const t0 = now();
+          const res = await client.request("GET", path(c, i));
+          capture.state.on = false;
+          if (res.status !== 200) throw new Error(`${res.status}: ${res.text.slice(0, 200)}`);
+          if (i >= 5) times.push(now() - t0);
+          bytes = res.text.length;
+        }
+        rows.push({ bench: "7 console at scale", db, measure: `${c.label} p95`, value: percentile(times, 95), unit: "ms", target: { kind: "maxValue", x: 50 }, note: `p50 ${percentile(times, 50).toFixed(1)} ms, ${(bytes / 1024).toFixed(0)} KiB` });
+        for (const q of capture.state.queries.splice(0)) {
+          const plan = await raw.query(`explain (analyze, buffers) ${q.sql}`, q.params).catch((e: unknown) => [{ error: String(e) }]);
+          notes.push(`plan ${db} — ${c.label}:\n${q.sql}\n${plan.map((p) => Object.values(p)[0]).join("\n")}`);
+        }
+      } catch (error) {
+        capture.state.queries.length = 0;
+        problems.push(`console/${db}: ${c.label} failed: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        client.close();
+      }
     }
-    return { rows, notes, problems: warnings.map((l) => `console/${db}: ${l.trim().slice(0, 300)}`) };
+    return { rows, notes, problems: [...problems, ...warnings.map((l) => `console/${db}: ${l.trim().slice(0, 300)}`)] };
   } finally {
     await app.close();
     if (handle.kind === "postgres") await raw.close();

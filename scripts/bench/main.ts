@@ -13,10 +13,21 @@ import { benchCapacity } from "./capacity";
 import { benchConsole } from "./console";
 import { benchFanout } from "./fanout";
 import { benchIngest } from "./ingest";
-import { freshDatabase, serverProblems, startBare, startServer, type TBare, type TCtx, type TKind } from "./lib/env";
+import { freshDatabase, killChildren, serverProblems, startBare, startServer, type TBare, type TCtx, type TKind } from "./lib/env";
 import { Client, loadProblems } from "./lib/http";
 import { judge, markdownTable, type TOutcome, type TRow } from "./lib/stats";
 import { benchPoll } from "./poll";
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killChildren();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
+// The per-key rate limit (default 1000 req/s per process) is a policy, not a capacity: the bench
+// keeps the guard in the path but out of reach, unless COUNTERSIGN_RATE_LIMIT is set explicitly.
+process.env.COUNTERSIGN_RATE_LIMIT ??= "1000000:1000000,ip=1000000:1000000";
 
 const ALL = ["approvals", "poll", "fanout", "capacity", "ingest", "console"] as const;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -11,9 +11,10 @@ export type TKind = "pglite" | "postgres";
 
 /** Child processes still running; killed if the bench exits early so no server is left behind. */
 const children = new Set<ChildProcess>();
-process.once("exit", () => {
+export const killChildren = (): void => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
-});
+};
+process.once("exit", killChildren);
 
 /** What a benchmark module gets: the database kind, sizes, and where PostgreSQL lives. */
 export type TCtx = { kind: TKind; quick: boolean; adminUrl: string };
@@ -62,6 +63,7 @@ export function serverProblems(output: string): string[] {
   return output
     .split("\n")
     .filter((l) => /"level":(40|50|60)/.test(l) || /Error|Warning|ECONN|uncaught/i.test(l))
+    .filter((l) => !l.startsWith("(Use `node --trace-warnings"))
     .map((l) => l.slice(0, 400));
 }
 
