@@ -8,7 +8,7 @@ import {
   emitAttemptEvent,
   runAgentEndSideEffects,
 } from "../core/runtime";
-import { appendEvents } from "../../db/repositories/events";
+import { recordEvents } from "./transact";
 import { getResponse } from "../../db/repositories/responses";
 import type { Attempt } from "./attempt";
 import type { TDeps } from "./deps";
@@ -98,20 +98,14 @@ export async function settleAttempt(
   await runAgentEndSideEffects<TAgentEndPayload>({
     prepareTranscriptAnchors: async () => {
       const row = await getResponse(deps.db, r.id);
-      await deps.db.transaction(async (tx) => {
-        await appendEvents(tx as never, r.id, [{ type: "transcript.anchor", data: { status: row?.status ?? null, lastSeq: (row?.nextSeq ?? 1) - 1, outputItems: row?.output.length ?? 0 }, frame: false }]);
-      });
+      await recordEvents(deps, r.id, [{ type: "transcript.anchor", data: { status: row?.status ?? null, lastSeq: (row?.nextSeq ?? 1) - 1, outputItems: row?.output.length ?? 0 }, frame: false }]);
     },
     releaseTurnLease,
     hooks,
     payload: { event: { responseId: r.id, sessionId: r.sessionId, agent: r.agent }, ctx: { userId: r.userId } },
     onHookError: (error, { index }) => {
       deps.log.warn({ err: error, responseId: r.id, hook: index }, "an agent_end hook failed; the result stands");
-      void deps.db
-        .transaction(async (tx) => {
-            await appendEvents(tx as never, r.id, [{ type: "agent_end.hook_failed", data: { hook: index, message: error instanceof Error ? error.message : String(error) }, frame: false }]);
-        })
-        .catch(() => {});
+      void recordEvents(deps, r.id, [{ type: "agent_end.hook_failed", data: { hook: index, message: error instanceof Error ? error.message : String(error) }, frame: false }]).catch(() => {});
     },
     onAnchorError: (error) => deps.log.warn({ err: error, responseId: r.id }, "could not prepare the transcript anchor"),
   });

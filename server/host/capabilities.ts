@@ -1,4 +1,4 @@
-import { appendEvents } from "../../db/repositories/events";
+import { recordEvents } from "./transact";
 import { DomainError } from "../core/errors";
 import type { TNewEvent } from "../core/frames";
 import { boundAndRedact } from "../core/redact";
@@ -47,9 +47,7 @@ export function createHostCapabilities(input: {
     if (buffer.length === 0) return;
     const batch = buffer;
     buffer = [];
-    await input.deps.db.transaction(async (tx) => {
-      await appendEvents(tx as never, input.responseId, batch);
-    });
+    await recordEvents(input.deps, input.responseId, batch);
   };
   return {
     version: 2,

@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { appendEvents } from "../../db/repositories/events";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
 import { agentSessions } from "../../db/schema";
 import { findAgent } from "../agents/config";
@@ -179,12 +178,5 @@ export class Host {
     if (error instanceof DomainError) return { code: error.code, message: error.message };
     if (error instanceof HarnessFailure) return { code: error.code, message: error.message };
     return { code: "harness_error", message: error instanceof Error ? error.message : String(error) };
-  }
-
-  /** Records a trajectory event outside any attempt (e.g. an agent-end hook failure after settlement). */
-  async recordAfterSettlement(responseId: string, type: string, data: Record<string, unknown>): Promise<void> {
-    await this.deps.db.transaction(async (tx) => {
-      await appendEvents(tx as never, responseId, [{ type, data, frame: false }]);
-    });
   }
 }

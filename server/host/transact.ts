@@ -22,3 +22,8 @@ export async function transact<T>(deps: Pick<TDeps, "db" | "bus">, fn: (tx: Db, 
   for (const [responseId, frames] of published) deps.bus.publishFrames(responseId, frames);
   return result;
 }
+
+/** Appends events to one response's trajectory in a transaction of their own (frames published after commit). */
+export async function recordEvents(deps: Pick<TDeps, "db" | "bus">, responseId: string, events: readonly TNewEvent[]): Promise<void> {
+  await transact(deps, (_tx, emit) => emit(responseId, events));
+}

@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { appendEvents } from "../../db/repositories/events";
+import { recordEvents } from "../host/transact";
 import type { TAgentConfig } from "../agents/config";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
@@ -23,9 +23,7 @@ export type TMcpAttempt = {
 function recorder(deps: TDeps, responseId: string): (type: string, data: Record<string, unknown>) => Promise<void> {
   return async (type, data) => {
     try {
-      await deps.db.transaction(async (tx) => {
-        await appendEvents(tx as never, responseId, [{ type, data, frame: false }]);
-      });
+      await recordEvents(deps, responseId, [{ type, data, frame: false }]);
     } catch (error) {
       deps.log.warn({ err: error, responseId, type }, "could not record an MCP event");
     }
