@@ -29,6 +29,13 @@ export const approvals = pgTable(
     reviewer: text("reviewer"),
     reviewerRationale: text("reviewer_rationale"),
     status: approvalStatusEnum("status").notNull().default("pending"),
+    /** Edit before approve: the arguments and binding as the agent asked, when an approver changed them. */
+    originalArguments: jsonb("original_arguments").$type<unknown>(),
+    originalBindingHash: text("original_binding_hash"),
+    /** Reply instead: a denial whose message the agent receives as the tool's result (the run goes on). */
+    replyMessage: text("reply_message"),
+    /** The standing grant this approval created (decision with `grant`). */
+    grantId: text("grant_id"),
     decidedBy: text("decided_by"),
     decidedVia: transportEnum("decided_via"),
     decidedAt: timestamp("decided_at", { withTimezone: true }),

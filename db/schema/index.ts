@@ -4,3 +4,5 @@ export * from "./responses";
 export * from "./questions";
 export * from "./steering";
 export * from "./devices";
+export * from "./grants";
+export * from "./notifications";
