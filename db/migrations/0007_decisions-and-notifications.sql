@@ -3,6 +3,7 @@ CREATE TYPE "public"."notification_status" AS ENUM('pending', 'delivered', 'fail
 CREATE TYPE "public"."notify_channel_type" AS ENUM('webhook', 'slack', 'email');--> statement-breakpoint
 CREATE TYPE "public"."notify_event" AS ENUM('requested', 'reminder', 'escalation');--> statement-breakpoint
 CREATE TYPE "public"."notify_subject" AS ENUM('approval', 'question');--> statement-breakpoint
+ALTER TYPE "public"."transport" ADD VALUE 'link';--> statement-breakpoint
 CREATE TABLE "grants" (
 	"id" text PRIMARY KEY NOT NULL,
 	"user_id" text NOT NULL,

@@ -1,10 +1,12 @@
+import type { TTransport } from "./vocabulary";
+
 /** An event to append to a response's trajectory; `frame: true` also makes it a wire frame. */
 export type TNewEvent = {
   type: string;
   data: Record<string, unknown>;
   frame: boolean;
   actorUserId?: string | null;
-  transport?: "http" | "websocket" | "console" | "system" | null;
+  transport?: TTransport | null;
 };
 
 /** A frame as clients receive it over SSE, WebSocket or tRPC. */

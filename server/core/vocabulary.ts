@@ -29,8 +29,8 @@ export type TClientToolStatus = (typeof CLIENT_TOOL_STATUSES)[number];
 export const RISKS = ["low", "medium", "high"] as const;
 export type TRisk = (typeof RISKS)[number];
 
-/** Where a decision or submission came from; recorded in the trajectory. */
-export const TRANSPORTS = ["http", "websocket", "console", "system"] as const;
+/** Where a decision or submission came from; recorded in the trajectory (`link`: a single-use link from a notification). */
+export const TRANSPORTS = ["http", "websocket", "console", "system", "link"] as const;
 export type TTransport = (typeof TRANSPORTS)[number];
 
 export const STEP_STATUSES = ["running", "completed"] as const;
