@@ -48,6 +48,16 @@ export type TAgentConfig = {
    * `mcp:*`; an unnamed MCP tool needs a person). See server/mcp.
    */
   mcpServers?: TMcpServersSource;
+  /**
+   * Standing grants an approver may give when approving (off unless set): `session` allows the
+   * exact operation for the rest of the session, `maxDays` allows it for up to that many days.
+   */
+  grants?: { session?: boolean; maxDays?: number };
+  /**
+   * Whether the exec reviewer re-reviews arguments an approver edited before the edit is accepted.
+   * Default: when the tool's policy is `review`.
+   */
+  reviewEdits?: boolean;
 };
 
 /** What every scripted agent shares: the deterministic model, its tools and expiry times. */
@@ -63,6 +73,8 @@ export const AGENTS: readonly TAgentConfig[] = [
     tools: SCRIPTED_TOOLS,
     approval: { exec: "always", echo: "never" },
     fallbackModel: "scripted-fallback",
+    // The demo and test agent lets approvers give standing grants; other agents keep them off.
+    grants: { session: true, maxDays: 30 },
   },
   {
     name: "scripted-reviewed",

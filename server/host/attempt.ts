@@ -9,7 +9,6 @@ import type { TQuestionTool, TSettledQuestion } from "../tools/types";
 import type { TAgentConfig } from "../agents/config";
 import { bindingHash } from "../core/binding";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
-import { DomainError } from "../core/errors";
 import type { TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
@@ -18,6 +17,8 @@ import { snapshotNodeCommands, type TNodeInvokeArgs } from "../devices/node-invo
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
 import { approvalPolicyFor } from "../mcp/policy";
 import { findMcpTool } from "../mcp/tools";
+import { operationHash } from "../core/decision";
+import { approvedOutcome, claimGrant, RepliedInstead, replyResult, type TApprovalOutcome, type TApprovedEdit, withEditNotice } from "./approval-outcome";
 import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
 import type { SteeringDesk, TTakenSteering } from "./steering";
@@ -222,11 +223,30 @@ export class Attempt {
     const args = parsed.data;
     if (tool.kind === "client") return this.awaitClientTool(call, args, tool);
     if (tool.kind === "question") return this.awaitQuestion(call, args, tool);
-    if (tool.kind === "device") return runDeviceTool(this.deviceToolHost(call), args as TNodeInvokeArgs);
-    const cwd = tool.cwdOf(args, this.workspaceDir);
+    if (tool.kind === "device") {
+      return runDeviceTool(this.deviceToolHost(call), args as TNodeInvokeArgs).catch((error: unknown) => {
+        if (error instanceof RepliedInstead) return this.recordToolResult(call, replyResult(error.reply));
+        throw error;
+      });
+    }
+    let args2 = args;
+    let cwd = tool.cwdOf(args, this.workspaceDir);
+    let edit: TApprovedEdit | null = null;
     const policy = approvalPolicyFor(this.agent, tool);
-    if (policy === "always") await this.awaitApproval(call, args, cwd, tool, null);
-    else if (policy === "review") {
+    const authorize = async (verdict: TReviewVerdict | null) => {
+      const outcome = await this.awaitApproval(call, args, cwd, tool, verdict);
+      if ("reply" in outcome) return outcome.reply;
+      if (outcome.edit) {
+        args2 = outcome.edit.arguments;
+        cwd = outcome.edit.cwd;
+        edit = outcome.edit;
+      }
+      return null;
+    };
+    if (policy === "always") {
+      const reply = await authorize(null);
+      if (reply !== null) return this.recordToolResult(call, replyResult(reply));
+    } else if (policy === "review") {
       const verdict = await this.review(call, args, cwd, tool, context);
       // deny is final and goes back to the agent; it is never escalated to a person.
       if (verdict.decision === "deny") {
@@ -238,19 +258,23 @@ export class Attempt {
           guidance: verdict.guidance,
         });
       }
-      if (verdict.decision === "ask") await this.awaitApproval(call, args, cwd, tool, verdict);
+      if (verdict.decision === "ask") {
+        const reply = await authorize(verdict);
+        if (reply !== null) return this.recordToolResult(call, replyResult(reply));
+      }
     }
     await this.write(async (tx) => {
       await tx.insert(responseSteps).values({ responseId: this.response.id, key, status: "running" });
     });
     let failed = false;
     const output = await tool
-      .execute(args, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId, responseId: this.response.id })
+      .execute(args2, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId, responseId: this.response.id })
       .catch((error: unknown) => {
         failed = true;
         return { error: error instanceof Error ? error.message : String(error) };
       });
-    return this.recordToolResult(call, await this.applyMiddleware(call, output, failed || isFailedResult(output)));
+    const result = await this.applyMiddleware(call, output, failed || isFailedResult(output));
+    return this.recordToolResult(call, edit ? withEditNotice(result, args, edit) : result);
   }
 
   /**
@@ -285,7 +309,10 @@ export class Attempt {
       callId: call.id,
       signal: this.signal,
       requiredNodeCommands: this.requiredNodeCommands,
-      awaitApproval: (args, target) => this.awaitApproval(call, args, null, target, null),
+      awaitApproval: async (args, target) => {
+        const outcome = await this.awaitApproval(call, args, null, target, null);
+        if ("reply" in outcome) throw new RepliedInstead(outcome.reply);
+      },
       markRunning: () =>
         this.write(async (tx) => {
           await tx.insert(responseSteps).values({ responseId: this.response.id, key: `tool:${call.id}`, status: "running" });
@@ -313,24 +340,21 @@ export class Attempt {
     cwd: string | null,
     tool: { name: string; action: string; describe: (a: unknown, c: string | null) => string; risk: (a: unknown) => "low" | "medium" | "high" },
     verdict: TReviewVerdict | null,
-  ): Promise<void> {
+  ): Promise<TApprovalOutcome> {
     const r = this.response;
     const hash = bindingHash({ userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id, action: tool.action, arguments: args, cwd });
     const [existing] = await this.deps.db
       .select()
       .from(approvals)
       .where(and(eq(approvals.responseId, r.id), eq(approvals.callId, call.id)));
-    if (existing?.status === "approved") {
-      if (existing.bindingHash !== hash) {
-        throw new DomainError("binding_changed", "The approved operation no longer matches the pending one; it was not run.");
-      }
-      return;
-    }
+    if (existing?.status === "approved") return approvedOutcome(existing, hash);
+    if (existing?.status === "denied" && existing.replyMessage !== null) return { reply: existing.replyMessage };
     if (existing?.status === "pending") {
       await this.suspendAgain();
       throw new AttemptSuspended();
     }
     if (existing) throw new AttemptTerminated();
+    if (await this.spendGrant(call, tool.action, args)) return { edit: null };
     await this.write(async (tx, emit, row) => {
       const [approval] = await tx
         .insert(approvals)
@@ -357,6 +381,31 @@ export class Attempt {
     });
     this.deps.bus.publishInbox({ kind: "approval", responseId: r.id });
     throw new AttemptSuspended();
+  }
+
+  /**
+   * Runs a call without a prompt when a standing grant covers this exact operation; the use is a
+   * step (a resumed attempt does not count it twice) and a `grant.used` trajectory event naming the grant.
+   */
+  private async spendGrant(call: TToolCall, action: string, args: unknown): Promise<boolean> {
+    const key = `grant:${call.id}`;
+    if (this.steps.get(key)?.status === "completed") return true;
+    if (!this.agent.grants?.session && !this.agent.grants?.maxDays) return false;
+    const r = this.response;
+    const hash = operationHash({ userId: r.userId, agent: this.agent.name, action, arguments: args });
+    const used = await this.write(async (tx, emit, row) => {
+      const grant = await claimGrant(tx, { userId: r.userId, agent: this.agent.name, operationHash: hash, sessionId: r.sessionId, now: this.deps.now() });
+      if (!grant) return null;
+      const result = { grantId: grant.id };
+      await tx.insert(responseSteps).values({ responseId: row.id, key, status: "completed", result, completedAt: new Date() });
+      await emit(row.id, [
+        { type: "grant.used", data: { grantId: grant.id, callId: call.id, toolName: call.name, action, scope: grant.scope, uses: grant.uses }, frame: false },
+      ]);
+      return result;
+    });
+    if (!used) return false;
+    this.steps.set(key, { responseId: r.id, key, status: "completed", result: used, createdAt: new Date(), completedAt: new Date() });
+    return true;
   }
 
   private async awaitClientTool(call: TToolCall, args: unknown, tool: { name: string; handlePrivateInput?: unknown; inputJsonSchema?: unknown }): Promise<never> {

@@ -1,20 +1,17 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
-import { agentSessions } from "../../db/schema";
 import { findAgent } from "../agents/config";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
 import {
   AttemptCancelledError,
+  createAttemptCancellation,
+  createRunUsageAccumulator,
+  createToolResultMiddlewareRegistry,
   type TAttemptCancellation,
   type TAttemptLifecycleEvent,
   type TAttemptObserver,
   type TRunUsageAccumulator,
-  createAttemptCancellation,
-  createRunUsageAccumulator,
-  createToolResultMiddlewareRegistry,
 } from "../core/runtime";
 import { HarnessFailure } from "../harnesses/errors";
 import { runHarness } from "../harnesses/registry";
@@ -23,6 +20,7 @@ import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
 import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
 import type { TDeps } from "./deps";
 import { SteeringDesk } from "./steering";
+import { sessionWorkspace } from "./workspace";
 
 type TRunning = { cancellation: TAttemptCancellation; rerun: boolean; usage: TRunUsageAccumulator };
 
@@ -126,8 +124,7 @@ export class Host {
 
   /** Runs one attempt; returns true when the response settled (its lease was released by agent-end). */
   private async runAttempt(row: TResponseRow, entry: TRunning): Promise<boolean> {
-    const [session] = await this.deps.db.select().from(agentSessions).where(eq(agentSessions.id, row.sessionId));
-    const workspaceDir = session?.workspaceDir ?? join(this.deps.config.dataDir, "workspaces", row.sessionId);
+    const workspaceDir = await sessionWorkspace(this.deps, row.sessionId);
     mkdirSync(workspaceDir, { recursive: true });
     const agent = findAgent(row.agent);
     const runtime = { cancellation: entry.cancellation, steering: this.steering, middleware: this.middleware, usage: entry.usage };

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { z } from "zod";
 import type { TActor } from "../../core/actor";
+import { ZDecisionOptions } from "../../core/decision";
 import { DomainError } from "../../core/errors";
 import type { TFrame } from "../../core/frames";
 import { cancelResponse } from "../../services/cancel-response";
@@ -26,7 +27,7 @@ const ZClientFrame = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional() }),
   z.strictObject({ type: z.literal("response.cancel"), responseId: ZId }),
   z.strictObject({ type: z.literal("response.steer"), responseId: ZId, text: z.string().trim().min(1).max(10_000) }),
-  z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]) }),
+  z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]), ...ZDecisionOptions }),
   z.strictObject({ type: z.literal("client_tool.result"), requestId: ZId, output: z.unknown() }),
   z.strictObject({ type: z.literal("session.close") }),
   // Countersign extension: follow a response from a sequence (e.g. after reconnecting to another replica).
@@ -135,7 +136,8 @@ class LiveConnection {
         const steered = await steerResponse(this.deps, this.actor, { responseId: frame.responseId, text: frame.text, via: "websocket", authorityKind: "source-bound", assertCurrent: () => ws.readyState === ws.OPEN });
         this.follow(frame.responseId, steered.sequence - 1);
       } else if (frame.type === "approval.decision") {
-        const decided = await decideApproval(this.deps, this.actor, { approvalId: frame.approvalId, decision: frame.decision, via: "websocket", expectedResponseId: frame.responseId });
+        const { type: _type, responseId, ...decision } = frame;
+        const decided = await decideApproval(this.deps, this.actor, { ...decision, via: "websocket", expectedResponseId: responseId });
         this.follow(decided.responseId, decided.resolvedSequence - 1);
       } else {
         const submitted = await submitClientToolResult(this.deps, this.actor, { requestId: frame.requestId, output: frame.output, via: "websocket" });

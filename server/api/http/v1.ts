@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { TAuth } from "../../auth/auth";
+import { ZDecisionBody } from "../../core/decision";
 import { DomainError } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
 import type { Host } from "../../host/host";
@@ -8,6 +9,7 @@ import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
 import { getResponseEnvelope } from "../../services/get-response";
+import { listGrants, revokeGrant } from "../../services/grants";
 import { invokeResponse } from "../../services/invoke-response";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
@@ -28,7 +30,6 @@ export const ZCreateResponseBody = z.strictObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   stream: z.boolean().optional(),
 });
-export const ZDecisionBody = z.strictObject({ decision: z.enum(["approve", "deny"]) });
 const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
 const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
 const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
@@ -118,14 +119,31 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZDecisionBody, await readJson(req));
-      const decided = await decideApproval(deps, actor, { approvalId: params[0] as string, decision: body.decision, via: "http" });
-      if (body.decision === "deny") {
+      const decided = await decideApproval(deps, actor, { ...body, approvalId: params[0] as string, via: "http" });
+      if (!decided.continues) {
         sendJson(res, 200, { id: decided.approvalId, status: "denied" });
         return;
       }
+      // Approve (as asked or edited) and reply-instead both resume the run: answer with its next boundary.
       const envelope = await waitForBoundary(deps, decided.responseId, decided.resolvedSequence);
-      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId });
+      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId, ...(decided.grantId ? { grantId: decided.grantId } : {}) });
     },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/grants$/,
+    auth: true,
+    handle: async ({ deps, res, url, actor }) => {
+      const status = url.searchParams.get("status") ?? "active";
+      if (status !== "active" && status !== "all") throw new DomainError("invalid_request", 'status must be "active" or "all".');
+      sendJson(res, 200, { grants: await listGrants(deps, actor, { status }) });
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: /^\/v1\/grants\/([^/]+)$/,
+    auth: true,
+    handle: async ({ deps, res, params, actor }) => sendJson(res, 200, await revokeGrant(deps, actor, params[0] as string)),
   },
   { method: "POST", pattern: /^\/v1\/agui$/, auth: true, handle: async ({ deps, req, res, actor }) => handleAgui(deps, req, res, actor) },
   {

@@ -8,6 +8,7 @@ import { consoleRouter } from "./routers/console";
 import { inboxRouter } from "./routers/inbox";
 import { auditRouter } from "./routers/audit";
 import { adminRouter } from "./routers/admin";
+import { grantsRouter } from "./routers/grants";
 import { authenticatedProcedure, router } from "./init";
 
 export const appRouter = router({
@@ -22,6 +23,7 @@ export const appRouter = router({
   inbox: inboxRouter,
   audit: auditRouter,
   admin: adminRouter,
+  grants: grantsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,9 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { approvals, responses, users } from "../../../../db/schema";
 import { READ_ALL_ROLES } from "../../../core/vocabulary";
+import { ZDecisionOptions } from "../../../core/decision";
 import { decideApproval } from "../../../services/decide-approval";
+import { decisionOptionsFor } from "../../../services/decision-options";
 import { authenticatedProcedure, router } from "../init";
 
 /** Approvals inbox: list, decide, and a live change feed. */
@@ -37,6 +39,11 @@ export const approvalsRouter = router({
         reviewerRationale: a.reviewerRationale,
         bindingHash: a.bindingHash,
         status: a.status,
+        originalArguments: a.originalArguments ?? null,
+        replyMessage: a.replyMessage,
+        grantId: a.grantId,
+        /** What the approver may add to a decision for this agent and tool. */
+        options: decisionOptionsFor(agent, a.toolName),
         decidedBy: a.decidedBy,
         decidedVia: a.decidedVia,
         decidedAt: a.decidedAt?.toISOString() ?? null,
@@ -45,10 +52,11 @@ export const approvalsRouter = router({
       }));
     }),
   decide: authenticatedProcedure
-    .input(z.strictObject({ approvalId: z.string().min(1), decision: z.enum(["approve", "deny"]), bindingHash: z.string().min(1) }))
+    .input(z.strictObject({ approvalId: z.string().min(1), decision: z.enum(["approve", "deny"]), bindingHash: z.string().min(1), ...ZDecisionOptions }))
     .mutation(async ({ ctx, input }) => {
-      const decided = await decideApproval(ctx.deps, ctx.actor, { approvalId: input.approvalId, decision: input.decision, via: "console", expectedBindingHash: input.bindingHash });
-      return { approvalId: decided.approvalId, responseId: decided.responseId, decision: decided.decision };
+      const { bindingHash, ...decision } = input;
+      const decided = await decideApproval(ctx.deps, ctx.actor, { ...decision, via: "console", expectedBindingHash: bindingHash });
+      return { approvalId: decided.approvalId, responseId: decided.responseId, decision: decided.decision, edited: decided.edited, grantId: decided.grantId };
     }),
   /** Emits whenever an approval, client-tool request or response changes; the client refetches. */
   onChange: authenticatedProcedure.subscription(async function* ({ ctx, signal }) {

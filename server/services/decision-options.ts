@@ -1,0 +1,110 @@
+import type { TAgentConfig } from "../agents/config";
+import { findAgent } from "../agents/config";
+import { bindingHash, canonicalJson } from "../core/binding";
+import type { TGrantRequest } from "../core/decision";
+import { DomainError } from "../core/errors";
+import type { TDeps } from "../host/deps";
+import { sessionWorkspace } from "../host/workspace";
+import { approvalPolicyFor } from "../mcp/policy";
+import { reviewWithFallback } from "../reviewer";
+import type { TReviewVerdict } from "../reviewer/types";
+import type { THostTool } from "../tools/types";
+import type { TApprovalRow } from "./decide-approval";
+
+/** What an approver's edit turns the approval into: the new operation, re-bound (new hash). */
+export type TEdit = {
+  arguments: unknown;
+  cwd: string | null;
+  bindingHash: string;
+  message: string;
+  risk: "low" | "medium" | "high";
+  /** The exec reviewer's verdict on the edited operation, when the agent re-reviews edits. */
+  review: TReviewVerdict | null;
+};
+
+/** Cross-field rules of a decision, the same for every transport; a violation changes nothing. */
+export function checkDecisionShape(input: { decision: "approve" | "deny"; arguments?: unknown; message?: string; grant?: TGrantRequest }): void {
+  if (input.decision === "deny" && input.arguments !== undefined) {
+    throw new DomainError("invalid_request", "arguments (an edit) can only come with decision approve.");
+  }
+  if (input.decision === "deny" && input.grant !== undefined) throw new DomainError("invalid_request", "grant can only come with decision approve.");
+  if (input.decision === "approve" && input.message !== undefined) {
+    throw new DomainError("invalid_request", 'message (a reply to the agent) can only come with decision deny: {"decision":"deny","message":"..."}.');
+  }
+  if (input.message !== undefined && input.message.trim() === "") throw new DomainError("invalid_request", "message must not be empty.");
+}
+
+/** The host tool behind an approval, when its arguments can be checked here (the agent's own host tools). */
+function editableTool(agent: TAgentConfig | undefined, approval: TApprovalRow): THostTool | null {
+  const tool = agent?.tools.find((t) => t.name === approval.toolName);
+  return tool && tool.kind === "host" ? tool : null;
+}
+
+/**
+ * Validates an approver's edit against the tool's own argument schema, re-binds the approval to
+ * the edited operation and, when the agent says so, has the exec reviewer look at it first (a
+ * reviewer denial rejects the edit; nothing is approved). Returns null when nothing changed.
+ */
+export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName: string, edited: Record<string, unknown>): Promise<TEdit | null> {
+  const agent = findAgent(agentName);
+  const tool = editableTool(agent, approval);
+  if (!agent || !tool) {
+    throw new DomainError("validation_failed", `The arguments of ${approval.toolName} cannot be edited here; approve or deny it as asked.`);
+  }
+  const parsed = tool.argsSchema.safeParse(edited);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
+    throw new DomainError("validation_failed", `The edited arguments are not valid for ${tool.name}: ${issues}. Nothing was approved.`);
+  }
+  const args = parsed.data;
+  const cwd = tool.cwdOf(args, await sessionWorkspace(deps, approval.sessionId));
+  if (canonicalJson(args) === canonicalJson(approval.arguments) && cwd === approval.cwd) return null;
+  const reReview = agent.reviewEdits ?? approvalPolicyFor(agent, tool) === "review";
+  let review: TReviewVerdict | null = null;
+  if (reReview) {
+    const command = typeof (args as { command?: unknown }).command === "string" ? (args as { command: string }).command : JSON.stringify(args);
+    review = await reviewWithFallback(deps.reviewer, { command, cwd, agent: agent.name, toolName: tool.name, arguments: args });
+    if (review.decision === "deny") {
+      throw new DomainError(
+        "validation_failed",
+        `The exec reviewer denied the edited operation (${review.risk} risk): ${review.rationale}. Nothing was approved; the request is still pending.`,
+      );
+    }
+  }
+  return {
+    arguments: args,
+    cwd,
+    bindingHash: bindingHash({
+      userId: approval.userId,
+      sessionId: approval.sessionId,
+      responseId: approval.responseId,
+      callId: approval.callId,
+      action: approval.action,
+      arguments: args,
+      cwd,
+    }),
+    message: tool.describe(args, cwd),
+    risk: review?.risk ?? tool.risk(args),
+    review,
+  };
+}
+
+/** Checks a requested standing grant against the agent's settings; returns when the grant expires (null: session). */
+export function grantTerms(agentName: string, grant: TGrantRequest, now: Date): { scope: "session" | "days"; expiresAt: Date | null } {
+  const settings = findAgent(agentName)?.grants;
+  if (grant === "session") {
+    if (!settings?.session) throw new DomainError("validation_failed", `The agent ${agentName} does not allow standing grants for a session.`);
+    return { scope: "session", expiresAt: null };
+  }
+  const max = settings?.maxDays ?? 0;
+  if (max < 1) throw new DomainError("validation_failed", `The agent ${agentName} does not allow standing grants for days.`);
+  if (grant.days > max) throw new DomainError("validation_failed", `The agent ${agentName} allows standing grants of at most ${max} days.`);
+  return { scope: "days", expiresAt: new Date(now.getTime() + grant.days * 86_400_000) };
+}
+
+/** What the console offers beside approve/deny for one approval: editing, and the grants the agent allows. */
+export function decisionOptionsFor(agentName: string, toolName: string): { editable: boolean; grantSession: boolean; grantMaxDays: number } {
+  const agent = findAgent(agentName);
+  const tool = agent?.tools.find((t) => t.name === toolName);
+  return { editable: tool?.kind === "host", grantSession: Boolean(agent?.grants?.session), grantMaxDays: agent?.grants?.maxDays ?? 0 };
+}

@@ -1,0 +1,80 @@
+import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
+import { approvals, grants, users } from "../../db/schema";
+import { type TActor, canDecide, canRead } from "../core/actor";
+import { DomainError, notFound } from "../core/errors";
+import { READ_ALL_ROLES } from "../core/vocabulary";
+import type { TDeps } from "../host/deps";
+import { recordEvents } from "../host/transact";
+
+type TGrantRow = typeof grants.$inferSelect;
+
+/** A standing grant as the console and `/v1/grants` show it. */
+export type TGrantRecord = ReturnType<typeof grantRecord>;
+
+export function grantRecord(g: TGrantRow, now: Date, userName: string | null = null) {
+  const status = g.revokedAt ? "revoked" : g.expiresAt && g.expiresAt.getTime() <= now.getTime() ? "expired" : "active";
+  return {
+    id: g.id,
+    status,
+    userId: g.userId,
+    user: userName,
+    agent: g.agent,
+    toolName: g.toolName,
+    action: g.action,
+    arguments: g.arguments,
+    cwd: g.cwd,
+    scope: g.scope,
+    sessionId: g.sessionId,
+    expiresAt: g.expiresAt?.toISOString() ?? null,
+    approvalId: g.approvalId,
+    createdBy: g.createdBy,
+    createdVia: g.createdVia,
+    createdAt: g.createdAt.toISOString(),
+    uses: g.uses,
+    lastUsedAt: g.lastUsedAt?.toISOString() ?? null,
+    revokedAt: g.revokedAt?.toISOString() ?? null,
+    revokedBy: g.revokedBy,
+  } as const;
+}
+
+/** Grants the actor may see (its own; every user's for operators, admins and auditors), newest first. */
+export async function listGrants(deps: TDeps, actor: TActor, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
+  const now = deps.now();
+  const where: SQL[] = [];
+  if (!READ_ALL_ROLES.includes(actor.role)) where.push(eq(grants.userId, actor.userId));
+  if ((options.status ?? "active") === "active") {
+    where.push(isNull(grants.revokedAt), or(isNull(grants.expiresAt), gt(grants.expiresAt, now)) as SQL);
+  }
+  const rows = await deps.db
+    .select({ grant: grants, userName: users.name })
+    .from(grants)
+    .leftJoin(users, eq(users.id, grants.userId))
+    .where(and(...where))
+    .orderBy(desc(grants.createdAt), desc(grants.id))
+    .limit(Math.min(options.limit ?? 200, 500));
+  return rows.map((r) => grantRecord(r.grant, now, r.userName));
+}
+
+/**
+ * Revokes a grant: one conditional update, so a use already in progress finishes first and every
+ * later use sees the revocation. Recorded on the trajectory of the run whose approval created it.
+ */
+export async function revokeGrant(deps: TDeps, actor: TActor, grantId: string): Promise<TGrantRecord> {
+  const [grant] = await deps.db.select().from(grants).where(eq(grants.id, grantId));
+  if (!grant || !canRead(actor, grant.userId)) throw notFound("grant", grantId);
+  if (!canDecide(actor, grant.userId)) throw new DomainError("forbidden", "Your role cannot revoke grants.");
+  const [revoked] = await deps.db
+    .update(grants)
+    .set({ revokedAt: deps.now(), revokedBy: actor.userId })
+    .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
+    .returning();
+  if (!revoked) throw new DomainError("conflict", "This grant was already revoked.");
+  const [origin] = await deps.db.select({ responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, grant.approvalId));
+  if (origin) {
+    await recordEvents(deps, origin.responseId, [
+      { type: "grant.revoked", data: { grantId, action: grant.action, uses: revoked.uses }, frame: false, actorUserId: actor.userId },
+    ]);
+  }
+  deps.log.info({ grantId, by: actor.userId }, "grant revoked");
+  return grantRecord(revoked, deps.now());
+}
