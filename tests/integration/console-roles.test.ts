@@ -27,6 +27,7 @@ type TFixture = {
   keyId: string;
   userId: string;
   deviceId: string;
+  grantId: string;
 };
 
 type TRow = {
@@ -71,6 +72,8 @@ const MATRIX: TRow[] = [
   { path: "devices.list", kind: "query", expect: WORKSPACE_READERS },
   { path: "devices.createPairing", kind: "mutation", expect: ADMIN_ONLY, input: () => ({ name: `dev-${Math.random().toString(36).slice(2, 8)}` }) },
   { path: "devices.revoke", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ deviceId: f.deviceId }) },
+  { path: "grants.list", kind: "query", expect: ALL_OK, input: () => ({ status: "all" }) },
+  { path: "grants.revoke", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ grantId: f.grantId }) },
   { path: "sessions.get", kind: "query", expect: OWNER_READ, input: (f) => ({ sessionId: f.sessionId }) },
   { path: "sessions.setAccess", kind: "mutation", expect: [401, "ok", 404, 403, 403, "ok"], fresh: true, input: (f) => ({ sessionId: f.sessionId, access: "default" }) },
   // ── console: home, usage, people, agents ─────────────────────────────────────────────
@@ -114,6 +117,9 @@ async function fixture(): Promise<TFixture> {
   expect(asked.requiredAction?.type).toBe("question");
   const key = await createApiKey(app.deps.db, owner.userId, "matrix target");
   const target = await app.user("member");
+  const granted = await invokeApproval(app, owner.apiKey, "echo granted");
+  const grantRes = await app.api(`/v1/approvals/${granted.approval.id}`, { key: owner.apiKey, body: { decision: "approve", grant: "session" } });
+  const grantId = ((await grantRes.json()) as { grantId: string }).grantId;
   const device = await createPairing(app.deps.db, { userId: users.admin.userId, role: "admin", name: "admin" }, { name: `matrix-${Math.random().toString(36).slice(2, 10)}`, now: new Date() });
   return {
     responseId: env.id,
@@ -124,6 +130,7 @@ async function fixture(): Promise<TFixture> {
     keyId: key.id,
     userId: target.userId,
     deviceId: device.deviceId,
+    grantId,
   };
 }
 

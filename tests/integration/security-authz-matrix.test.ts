@@ -38,6 +38,8 @@ const V1: Record<string, TRow> = {
   "POST /v1/client-tools/{id}":                      [200,      200,      404,         403,         401,    200],
   "POST /v1/client-tools/{id} (private input)":      [403,      403,      404,         403,         401,    200],
   "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
+  "GET /v1/grants":                                  [200,      200,      200,         200,         401,    200],
+  "DELETE /v1/grants/{id}":                          [200,      200,      404,         403,         401,    200],
   "POST /v1/gateway/question.request":               [200,      200,      200,         403,         401,    200],
   "POST /v1/gateway/question.get":                   [200,      200,      400,         200,         401,    200],
   "POST /v1/gateway/question.list":                  [200,      200,      200,         200,         401,    200],
@@ -95,6 +97,8 @@ const TRPC: Record<string, TRow> = {
   "admin.createApiKey":                              [200,      200,      200,         403,         401,    200],
   "admin.createApiKey (for the owner)":              [200,      403,      403,         403,         401,    200],
   "admin.revokeApiKey (the owner's key)":            [200,      404,      404,         403,         401,    200],
+  "grants.list":                                     [200,      200,      200,         200,         401,    200],
+  "grants.revoke":                                   [200,      200,      404,         403,         401,    200],
 };
 
 let app: TTestApp;
@@ -122,6 +126,13 @@ async function suspended(): Promise<{ id: string; sessionId: string; approvalId:
   const env = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: exec } })).json()) as { id: string; sessionId: string; requiredAction: { id: string } };
   const [row] = await app.deps.db.select({ bindingHash: approvals.bindingHash }).from(approvals).where(eq(approvals.id, env.requiredAction.id));
   return { id: env.id, sessionId: env.sessionId, approvalId: env.requiredAction.id, bindingHash: row?.bindingHash as string };
+}
+
+/** A fresh standing grant of the owner's (a session grant given when approving). */
+async function ownerGrant(): Promise<string> {
+  const run = await suspended();
+  const res = await app.api(`/v1/approvals/${run.approvalId}`, { key: users.owner.apiKey, body: { decision: "approve", grant: "session" } });
+  return ((await res.json()) as { grantId: string }).grantId;
 }
 
 /** A fresh client-tool request of the owner. */
@@ -185,6 +196,8 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
     v1(r, "POST", `/v1/client-tools/${(await clientTool("collect_card_details")).id}`, { output: { number: "4111111111111111", expiry: "12/29", name: "Ada" } }),
   "POST /v1/agui": (r) =>
     v1(r, "POST", "/v1/agui", { threadId: `thread-${r}`, runId: `run-${r}-${Date.now()}`, messages: [{ id: "m1", role: "user", content: "hi" }], tools: [], context: [], state: {}, forwardedProps: {} }),
+  "GET /v1/grants": (r) => v1(r, "GET", "/v1/grants"),
+  "DELETE /v1/grants/{id}": async (r) => v1(r, "DELETE", `/v1/grants/${await ownerGrant()}`),
   "POST /v1/gateway/question.request": (r) => v1(r, "POST", "/v1/gateway/question.request", { questions: QUESTIONS }),
   "POST /v1/gateway/question.get": (r) => v1(r, "POST", "/v1/gateway/question.get", { id: ownerQuestion }),
   "POST /v1/gateway/question.list": (r) => v1(r, "POST", "/v1/gateway/question.list", {}),
@@ -275,6 +288,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
     const { id } = await createApiKey(app.deps.db, users.owner.userId, `to revoke by ${r}`);
     return trpcStatus(trpcPost(app, caller(r), "admin.revokeApiKey", { keyId: id }));
   },
+  "grants.list": (r) => trpcStatus(trpcGet(app, caller(r), "grants.list")),
+  "grants.revoke": async (r) => trpcStatus(trpcPost(app, caller(r), "grants.revoke", { grantId: await ownerGrant() })),
 };
 
 /** Runs every cell of a table; returns the observed table. */
@@ -304,6 +319,8 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "POST /v1/approvals/{id}": "/v1/approvals/x",
       "POST /v1/client-tools/{id}": "/v1/client-tools/x",
       "POST /v1/agui": "/v1/agui",
+      "GET /v1/grants": "/v1/grants",
+      "DELETE /v1/grants/{id}": "/v1/grants/x",
       "POST /v1/gateway/question.request": "/v1/gateway/question.request",
     };
     for (const route of declared) {
