@@ -24,6 +24,8 @@ import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
 import { loadSecretKey } from "./host/secret-store";
 import { closeMcpManager } from "./mcp/manager";
+import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
+import { startNotifier } from "./notify/notifier";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -39,6 +41,8 @@ export type TAppOptions = {
   reviewer?: TExecReviewer | null;
   /** Per-credential rate limits; default from COUNTERSIGN_RATE_LIMIT (see server/api/http/guard.ts); null turns them off. */
   rateLimit?: TRateLimitConfig | null;
+  /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
+  notify?: TNotifyConfig | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
@@ -71,6 +75,8 @@ function parseRequestUrl(target: string | undefined): URL | null {
  */
 export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
+  // A bad notification config stops the boot before anything listens.
+  const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
   const starting = (_req: IncomingMessage, res: ServerResponse) => {
@@ -154,11 +160,13 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   });
 
   await host.start();
+  const notifier = notifyConfig ? startNotifier(deps, notifyConfig, { publicUrl: notifyConfig.publicUrl ?? url }) : null;
   return {
     server,
     deps,
     url,
     close: async () => {
+      await notifier?.stop();
       await host.stop();
       live.close();
       devices.close();

@@ -7,6 +7,7 @@ import { registerAgent, type TAgentConfig } from "../agents/config";
 import { createApp, type TApp } from "../app";
 import { addUser } from "../auth/users";
 import type { TRole } from "../core/vocabulary";
+import type { TNotifyConfig } from "../notify/config";
 import type { TExecReviewer } from "../reviewer";
 
 export type TTestUser = { userId: string; apiKey: string; email: string; password: string };
@@ -25,7 +26,7 @@ let userCounter = 0;
 
 /** A whole server (without Next pages) on a fresh database and a temporary data directory. */
 export async function startTestApp(
-  options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null; agents?: TAgentConfig[] } = {},
+  options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null; agents?: TAgentConfig[]; notify?: TNotifyConfig | null } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;
   const db = await createTestDb();

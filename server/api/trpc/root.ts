@@ -9,6 +9,8 @@ import { inboxRouter } from "./routers/inbox";
 import { auditRouter } from "./routers/audit";
 import { adminRouter } from "./routers/admin";
 import { grantsRouter } from "./routers/grants";
+import { linkRouter } from "./routers/link";
+import { notificationsRouter } from "./routers/notifications";
 import { authenticatedProcedure, router } from "./init";
 
 export const appRouter = router({
@@ -23,6 +25,8 @@ export const appRouter = router({
   inbox: inboxRouter,
   audit: auditRouter,
   admin: adminRouter,
+  notifications: notificationsRouter,
+  link: linkRouter,
   grants: grantsRouter,
 });
 

@@ -1,0 +1,121 @@
+import { and, eq, sql } from "drizzle-orm";
+import { approvals, notificationAttempts, notifications, questions } from "../../db/schema";
+import { actorOf } from "../auth/users";
+import { canDecide } from "../core/actor";
+import type { TDeps } from "../host/deps";
+import { createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } from "./channels";
+import type { TNotifyConfig } from "./config";
+import { mintLinkToken, voidLinkTokens } from "./links";
+import { consoleLink, emailMessage, slackMessage, type TNotificationPayload, webhookBody } from "./render";
+import { backoffMs } from "./route";
+
+type TNotificationRow = typeof notifications.$inferSelect;
+
+/** How many due deliveries one pass claims (sent concurrently). */
+const DELIVERY_BATCH = 10;
+
+export type TDeliveryContext = { config: TNotifyConfig; publicUrl: string; mailer: TMailer | null };
+
+export function createDeliveryContext(config: TNotifyConfig, publicUrl: string): TDeliveryContext {
+  return { config, publicUrl, mailer: createMailer(config) };
+}
+
+/**
+ * Claims due deliveries with one conditional update (`FOR UPDATE SKIP LOCKED`): the claim counts
+ * the attempt and pushes `next_attempt_at` past the send timeout, so no other replica takes the
+ * same row while it is being sent, and a replica that dies mid-send leaves it to be retried.
+ */
+async function claimDue(deps: TDeps, ctx: TDeliveryContext): Promise<TNotificationRow[]> {
+  const now = deps.now();
+  const leaseUntil = new Date(now.getTime() + ctx.config.timeoutMs * 2 + 5000);
+  return deps.db
+    .update(notifications)
+    .set({ attempts: sql`${notifications.attempts} + 1`, nextAttemptAt: leaseUntil })
+    .where(
+      sql`${notifications.id} in (select id from notifications where status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz order by next_attempt_at, id limit ${DELIVERY_BATCH} for update skip locked)`,
+    )
+    .returning();
+}
+
+/** The subject's state now: a settled approval or question is not announced any more. */
+async function subjectState(deps: TDeps, row: TNotificationRow): Promise<{ status: string; userId: string; expiresAt: Date } | null> {
+  if (row.subjectKind === "approval") {
+    const [a] = await deps.db.select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt }).from(approvals).where(eq(approvals.id, row.subjectId));
+    return a ?? null;
+  }
+  const [q] = await deps.db.select({ status: questions.status, userId: questions.userId, expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, row.subjectId));
+  return q ?? null;
+}
+
+async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: { userId: string; expiresAt: Date }): Promise<TSendResult> {
+  const channel = ctx.config.channels[row.channel];
+  const payload = row.payload as unknown as TNotificationPayload;
+  if (!channel || channel.type !== row.channelType) return { ok: false, statusCode: null, error: `the channel "${row.channel}" is no longer configured` };
+  if (channel.type === "webhook") {
+    const body = JSON.stringify(webhookBody(row.id, payload));
+    return sendWebhook(channel.url, ctx.config.webhookSecrets[row.channel] ?? "", body, { deliveryId: row.id, event: `${row.subjectKind}.${row.event}`, now: deps.now(), timeoutMs: ctx.config.timeoutMs });
+  }
+  if (channel.type === "slack") return sendSlack(channel.url, slackMessage(payload), ctx.config.timeoutMs);
+  if (!ctx.mailer) return { ok: false, statusCode: null, error: "no SMTP server is configured" };
+  // A person who may act gets a single-use link; anyone else the console page behind the login.
+  const actor = row.recipientUserId ? await actorOf(deps.db, row.recipientUserId) : null;
+  let link = { url: consoleLink(ctx.publicUrl, row.subjectKind, row.subjectId), singleUse: false, expiresAt: undefined as Date | undefined };
+  if (actor && canDecide(actor, owner.userId)) {
+    const minted = await mintLinkToken(deps.db, {
+      subjectKind: row.subjectKind,
+      subjectId: row.subjectId,
+      userId: actor.userId,
+      notificationId: row.id,
+      ttlMs: ctx.config.linkTtlMs,
+      subjectExpiresAt: owner.expiresAt,
+      now: deps.now(),
+    });
+    link = { url: `${ctx.publicUrl.replace(/\/+$/, "")}/l/${minted.token}`, singleUse: true, expiresAt: minted.expiresAt };
+  }
+  const result = await ctx.mailer.send({ to: row.recipient, ...emailMessage(payload, link) });
+  // A failed send leaves no usable link behind (a retry mints a fresh one).
+  if (!result.ok) await voidLinkTokens(deps.db, row.id, deps.now());
+  return result;
+}
+
+/** Sends one claimed delivery and records the attempt; the row's next state depends on the outcome. */
+async function deliverOne(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow): Promise<void> {
+  const started = Date.now();
+  const state = await subjectState(deps, row);
+  let result: TSendResult;
+  let skipped = false;
+  if (state?.status !== "pending" || state.expiresAt.getTime() <= deps.now().getTime()) {
+    skipped = true;
+    const what = row.subjectKind === "approval" ? "approval" : "question";
+    result = { ok: false, statusCode: null, error: `skipped: the ${what} is ${state ? (state.status === "pending" ? "expired" : `already ${state.status}`) : "gone"}` };
+  } else {
+    result = await send(deps, ctx, row, state).catch((error: unknown) => ({ ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) }));
+  }
+  const durationMs = Date.now() - started;
+  const now = deps.now();
+  const final = result.ok || skipped || row.attempts >= ctx.config.retry.maxAttempts;
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(notificationAttempts).values({ notificationId: row.id, attempt: row.attempts, ok: result.ok, statusCode: result.statusCode, error: result.error, durationMs, at: now });
+    await tx
+      .update(notifications)
+      .set({
+        status: result.ok ? "delivered" : final ? "failed" : "pending",
+        lastError: result.error,
+        lastStatusCode: result.statusCode,
+        deliveredAt: result.ok ? now : null,
+        nextAttemptAt: final ? now : new Date(now.getTime() + backoffMs(ctx.config.retry, row.attempts)),
+      })
+      // Only the claim that counted this attempt records it.
+      .where(and(eq(notifications.id, row.id), eq(notifications.attempts, row.attempts), eq(notifications.status, "pending")));
+  });
+  const log = { notificationId: row.id, channel: row.channel, attempt: row.attempts, statusCode: result.statusCode, error: result.error };
+  if (result.ok) deps.log.debug(log, "notification delivered");
+  else deps.log.warn(log, final ? "notification not delivered" : "notification delivery failed; will retry");
+}
+
+/** Claims and sends what is due; returns how many deliveries were attempted. */
+export async function deliverDue(deps: TDeps, ctx: TDeliveryContext): Promise<number> {
+  const claimed = await claimDue(deps, ctx);
+  await Promise.all(claimed.map((row) => deliverOne(deps, ctx, row).catch((error: unknown) => deps.log.error({ err: error, notificationId: row.id }, "notification delivery crashed"))));
+  return claimed.length;
+}

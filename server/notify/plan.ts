@@ -1,0 +1,126 @@
+import { eq, inArray } from "drizzle-orm";
+import { approvals, notificationPlans, notifications, questions, responses, users } from "../../db/schema";
+import { newId } from "../core/ids";
+import type { TRisk } from "../core/vocabulary";
+import type { TDeps } from "../host/deps";
+import type { TNotifyConfig } from "./config";
+import { approvalView, consoleLink, questionView, type TNotificationPayload, type TSubjectView } from "./render";
+import { dueEvents, type TDelivery, type TNotifyEvent, type TRoutedSubject } from "./route";
+
+/** How many pending subjects one planning pass looks at (oldest first). */
+const PLAN_BATCH = 500;
+
+type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null; view: TSubjectView };
+
+async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
+  const a = await deps.db
+    .select({ approval: approvals, agent: responses.agent })
+    .from(approvals)
+    .innerJoin(responses, eq(responses.id, approvals.responseId))
+    .where(eq(approvals.status, "pending"))
+    .orderBy(approvals.createdAt)
+    .limit(PLAN_BATCH);
+  const q = await deps.db
+    .select({ question: questions, agent: responses.agent })
+    .from(questions)
+    .leftJoin(responses, eq(responses.id, questions.responseId))
+    .where(eq(questions.status, "pending"))
+    .orderBy(questions.createdAt)
+    .limit(PLAN_BATCH);
+  return [
+    ...a.map(({ approval, agent }) => ({
+      kind: "approval" as const,
+      id: approval.id,
+      responseId: approval.responseId,
+      agent,
+      risk: approval.risk as TRisk,
+      createdAt: approval.createdAt,
+      expiresAt: approval.expiresAt,
+      view: approvalView({ ...approval, agent }),
+    })),
+    ...q.map(({ question, agent }) => ({
+      kind: "question" as const,
+      id: question.id,
+      responseId: question.responseId,
+      agent: agent ?? null,
+      risk: null,
+      createdAt: question.createdAt,
+      expiresAt: question.expiresAt,
+      view: questionView({ ...question, agent: agent ?? null }),
+    })),
+  ];
+}
+
+/**
+ * Plans what is due: for each pending approval or question, every event (request, reminder,
+ * escalation) whose time has come and that has no plan row yet. The plan row and its outbox rows
+ * are one transaction, and the plan row's primary key makes the first replica to insert it win.
+ */
+export async function planDue(deps: TDeps, config: TNotifyConfig, publicUrl: string): Promise<number> {
+  const subjects = await pendingSubjects(deps);
+  if (subjects.length === 0) return 0;
+  const plans = await deps.db
+    .select({ subjectId: notificationPlans.subjectId, event: notificationPlans.event })
+    .from(notificationPlans)
+    .where(inArray(notificationPlans.subjectId, subjects.map((s) => s.id)));
+  const planned = new Map<string, Set<TNotifyEvent>>();
+  for (const p of plans) planned.set(p.subjectId, (planned.get(p.subjectId) ?? new Set()).add(p.event));
+  const now = deps.now();
+  let written = 0;
+  for (const subject of subjects) {
+    for (const { event, deliveries } of dueEvents(config, subject, now, planned.get(subject.id) ?? new Set())) {
+      written += await planEvent(deps, subject, event, await withRecipients(deps, deliveries), publicUrl);
+    }
+  }
+  return written;
+}
+
+type TAddressed = TDelivery & { userId: string | null };
+
+/** Email deliveries get their user; addresses that belong to no user are logged and dropped. */
+async function withRecipients(deps: TDeps, deliveries: TDelivery[]): Promise<TAddressed[]> {
+  const emails = [...new Set(deliveries.filter((d) => d.channelType === "email").map((d) => d.recipient))];
+  const known = emails.length ? await deps.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails)) : [];
+  const byEmail = new Map(known.map((u) => [u.email.toLowerCase(), u.id]));
+  const out: TAddressed[] = [];
+  for (const d of deliveries) {
+    if (d.channelType !== "email") {
+      out.push({ ...d, userId: null });
+      continue;
+    }
+    const userId = byEmail.get(d.recipient);
+    if (userId) out.push({ ...d, userId });
+    else deps.log.warn({ channel: d.channel, recipient: d.recipient }, "notification recipient is not a user; skipped");
+  }
+  return out;
+}
+
+async function planEvent(deps: TDeps, subject: TPendingSubject, event: TNotifyEvent, deliveries: TAddressed[], publicUrl: string): Promise<number> {
+  const payload: TNotificationPayload = { event, subject: subject.view, links: { console: consoleLink(publicUrl, subject.kind, subject.id) } };
+  const now = deps.now();
+  return deps.db.transaction(async (tx) => {
+    const [won] = await tx
+      .insert(notificationPlans)
+      .values({ subjectId: subject.id, event, subjectKind: subject.kind, deliveries: deliveries.length, createdAt: now })
+      .onConflictDoNothing()
+      .returning();
+    if (!won || deliveries.length === 0) return 0;
+    await tx.insert(notifications).values(
+      deliveries.map((d) => ({
+        id: newId("notif"),
+        subjectKind: subject.kind,
+        subjectId: subject.id,
+        responseId: subject.responseId,
+        event,
+        channel: d.channel,
+        channelType: d.channelType,
+        recipient: d.recipient,
+        recipientUserId: d.userId,
+        payload: payload as unknown as Record<string, unknown>,
+        nextAttemptAt: now,
+        createdAt: now,
+      })),
+    );
+    return deliveries.length;
+  });
+}

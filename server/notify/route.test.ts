@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { parseNotifyConfig } from "./config";
+import { backoffMs, deliveriesOf, dueEvents, matchingRules, type TRoutedSubject } from "./route";
+
+const config = parseNotifyConfig(
+  {
+    smtp: { host: "127.0.0.1", port: 2525, from: "countersign@example.test" },
+    channels: { hook: { type: "webhook", url: "http://127.0.0.1:9/hook", secret: "0123456789abcdef-secret" }, chat: { type: "slack", url: "http://127.0.0.1:9/slack" }, mail: { type: "email" } },
+    groups: { oncall: ["Ops@Example.test", "dev@example.test"], security: ["sec@example.test"], leads: ["lead@example.test"] },
+    rules: [
+      { agents: ["scripted"], kinds: ["approval"], notify: ["oncall"], channels: ["hook", "mail"], remindBeforeMs: 60_000 },
+      { risks: ["high"], notify: ["security"], channels: ["mail", "chat"], escalateAfterMs: 30_000, escalateTo: ["leads"] },
+      { kinds: ["question"], notify: ["oncall"], channels: ["mail"] },
+    ],
+  },
+  {},
+);
+
+const t0 = new Date("2030-01-01T00:00:00Z");
+const approval = (risk: "low" | "medium" | "high", agent = "scripted"): TRoutedSubject => ({ kind: "approval", agent, risk, createdAt: t0, expiresAt: new Date(t0.getTime() + 300_000) });
+const at = (ms: number) => new Date(t0.getTime() + ms);
+
+describe("routing", () => {
+  it("matches rules by agent, risk and kind; questions match only rules without risks", () => {
+    expect(matchingRules(config, approval("medium"))).toHaveLength(1);
+    expect(matchingRules(config, approval("high"))).toHaveLength(2);
+    expect(matchingRules(config, approval("high", "other"))).toHaveLength(1);
+    expect(matchingRules(config, approval("medium", "other"))).toHaveLength(0);
+    const question: TRoutedSubject = { kind: "question", agent: null, risk: null, createdAt: t0, expiresAt: at(300_000) };
+    expect(matchingRules(config, question)).toEqual([config.rules[2]]);
+  });
+
+  it("sends one message per channel-wide channel and one email per person, deduplicated and lower-cased", () => {
+    const d = deliveriesOf(config, matchingRules(config, approval("high")), (r) => r.notify);
+    expect(d).toEqual([
+      { channel: "hook", channelType: "webhook", recipient: "hook" },
+      { channel: "mail", channelType: "email", recipient: "ops@example.test" },
+      { channel: "mail", channelType: "email", recipient: "dev@example.test" },
+      { channel: "mail", channelType: "email", recipient: "sec@example.test" },
+      { channel: "chat", channelType: "slack", recipient: "chat" },
+    ]);
+    // A medium-risk approval never reaches the high-risk group.
+    expect(deliveriesOf(config, matchingRules(config, approval("medium")), (r) => r.notify).map((x) => x.recipient)).not.toContain("sec@example.test");
+  });
+
+  it("plans the request at once, the reminder before expiry and the escalation after its delay, each once", () => {
+    const s = approval("high");
+    expect(dueEvents(config, s, t0, new Set()).map((e) => e.event)).toEqual(["requested"]);
+    expect(dueEvents(config, s, at(30_000), new Set(["requested"])).map((e) => e.event)).toEqual(["escalation"]);
+    const escalation = dueEvents(config, s, at(30_000), new Set(["requested"]))[0];
+    expect(escalation?.deliveries.map((d) => d.recipient)).toEqual(["lead@example.test", "chat"]);
+    expect(dueEvents(config, s, at(239_999), new Set(["requested", "escalation"]))).toEqual([]);
+    const reminder = dueEvents(config, s, at(240_000), new Set(["requested", "escalation"]));
+    expect(reminder.map((e) => e.event)).toEqual(["reminder"]);
+    expect(reminder[0]?.deliveries.map((d) => d.recipient)).toEqual(["hook", "ops@example.test", "dev@example.test"]);
+    expect(dueEvents(config, s, at(250_000), new Set(["requested", "escalation", "reminder"]))).toEqual([]);
+  });
+
+  it("a reminder whose moment is before creation is planned with no deliveries", () => {
+    const s = { ...approval("medium"), expiresAt: at(10_000) };
+    const due = dueEvents(config, s, t0, new Set(["requested"]));
+    expect(due).toEqual([{ event: "reminder", deliveries: [] }]);
+  });
+
+  it("backs off exponentially, with jitter only when asked", () => {
+    expect([1, 2, 3, 4].map((n) => backoffMs({ baseMs: 100, jitter: false }, n))).toEqual([100, 200, 400, 800]);
+    expect(backoffMs({ baseMs: 100, jitter: true }, 3, () => 0)).toBe(200);
+    expect(backoffMs({ baseMs: 100, jitter: true }, 3, () => 0.999)).toBeLessThanOrEqual(600);
+    expect(backoffMs({ baseMs: 1000, jitter: false }, 40)).toBe(3_600_000);
+  });
+});
+
+describe("config", () => {
+  it("names the field of a bad file", () => {
+    expect(() => parseNotifyConfig({ channels: { a: { type: "webhook", url: "ftp://x" , secret: "0123456789abcdef" } } }, {})).toThrow(/channels\.a\.url/);
+    expect(() => parseNotifyConfig({ channels: {}, rules: [{ channels: ["nope"] }] }, {})).toThrow(/rules\.0\.channels: unknown channel "nope"/);
+    expect(() => parseNotifyConfig({ channels: { m: { type: "email" } }, rules: [{ channels: ["m"] }] }, {})).toThrow(/smtp: an email channel needs smtp settings/);
+    expect(() => parseNotifyConfig({ channels: {}, extra: 1 }, {})).toThrow(/Unrecognized key/);
+    expect(() => parseNotifyConfig({ channels: { h: { type: "webhook", url: "http://x", secretEnv: "HOOK_SECRET" } } }, {})).toThrow(/channels\.h\.secretEnv/);
+  });
+
+  it("reads webhook secrets from the environment and fills defaults", () => {
+    const c = parseNotifyConfig({ channels: { h: { type: "webhook", url: "http://x", secretEnv: "HOOK_SECRET" } } }, { HOOK_SECRET: "a-long-enough-secret" });
+    expect(c.webhookSecrets).toEqual({ h: "a-long-enough-secret" });
+    expect(c.retry).toEqual({ baseMs: 1000, maxAttempts: 6, jitter: true });
+    expect(c.linkTtlMs).toBe(900_000);
+  });
+});

@@ -1,0 +1,71 @@
+import { eq } from "drizzle-orm";
+import { approvals, questions, responses, users } from "../../db/schema";
+import { actorOf } from "../auth/users";
+import type { TActor } from "../core/actor";
+import { DomainError } from "../core/errors";
+import type { TAnswers, TQuestion } from "../core/questions/schema";
+import type { TDeps } from "../host/deps";
+import { consumeLinkToken, peekLinkToken, releaseLinkToken, type TLinkToken } from "../notify/links";
+import { approvalView } from "../notify/render";
+import { decideApproval, type TDecideResult, type TDecision } from "./decide-approval";
+import { resolveQuestion, type TResolveResult } from "./questions/resolve-question";
+
+/** What a link page shows: the recipient, the link's expiry and the approval (redacted) or the question (never its answers). */
+export type TLinkView = {
+  recipient: { name: string };
+  linkExpiresAt: string;
+  subject:
+    | { kind: "approval"; id: string; status: string; agent: string | null; tool: string; action: string; risk: string; message: string; arguments: unknown; expiresAt: string }
+    | { kind: "question"; id: string; status: string; agent: string | null; questions: TQuestion[]; expiresAt: string };
+};
+
+const gone = () => new DomainError("not_found", "What this link was for no longer exists. Sign in to the console to see what is waiting.");
+
+/** Shows what a link is for, without using it up (link previews must not burn it). */
+export async function getLinkView(deps: TDeps, token: string): Promise<TLinkView> {
+  const row = await peekLinkToken(deps.db, token, deps.now());
+  const [user] = await deps.db.select({ name: users.name }).from(users).where(eq(users.id, row.userId));
+  if (!user) throw gone();
+  const base = { recipient: { name: user.name }, linkExpiresAt: row.expiresAt.toISOString() };
+  if (row.subjectKind === "approval") {
+    const [found] = await deps.db.select({ approval: approvals, agent: responses.agent }).from(approvals).innerJoin(responses, eq(responses.id, approvals.responseId)).where(eq(approvals.id, row.subjectId));
+    if (!found) throw gone();
+    const view = approvalView({ ...found.approval, agent: found.agent });
+    if (view.kind !== "approval") throw gone();
+    const { kind: _kind, ...fields } = view;
+    return { ...base, subject: { kind: "approval", ...fields, status: found.approval.status } };
+  }
+  const [found] = await deps.db.select({ question: questions, agent: responses.agent }).from(questions).leftJoin(responses, eq(responses.id, questions.responseId)).where(eq(questions.id, row.subjectId));
+  if (!found) throw gone();
+  const q = found.question;
+  return { ...base, subject: { kind: "question", id: q.id, status: q.status, agent: found.agent ?? null, questions: q.questions, expiresAt: q.expiresAt.toISOString() } };
+}
+
+/**
+ * Uses a link once, acting as its recipient. When the action fails and the approval or question
+ * is still pending (e.g. an answer that does not fit), the link is given back: a refused attempt
+ * changes nothing.
+ */
+async function withLink<T>(deps: TDeps, token: string, kind: "approval" | "question", act: (actor: TActor, row: TLinkToken) => Promise<T>): Promise<T> {
+  const row = await consumeLinkToken(deps.db, token, kind, deps.now());
+  try {
+    const actor = await actorOf(deps.db, row.userId);
+    if (!actor) throw gone();
+    return await act(actor, row);
+  } catch (error) {
+    const table = kind === "approval" ? approvals : questions;
+    const [now] = await deps.db.select({ status: table.status }).from(table).where(eq(table.id, row.subjectId));
+    if (now?.status === "pending") await releaseLinkToken(deps.db, row).catch(() => {});
+    throw error;
+  }
+}
+
+/** Approves or denies through a single-use link (`via: "link"`). */
+export function decideByLink(deps: TDeps, input: { token: string; decision: TDecision }): Promise<TDecideResult> {
+  return withLink(deps, input.token, "approval", (actor, row) => decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link" }));
+}
+
+/** Answers a question through a single-use link (`via: "link"`). */
+export function answerByLink(deps: TDeps, input: { token: string; answers: TAnswers }): Promise<TResolveResult> {
+  return withLink(deps, input.token, "question", (actor, row) => resolveQuestion(deps, actor, { id: row.subjectId, answers: input.answers, via: "link" }));
+}
