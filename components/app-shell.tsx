@@ -15,6 +15,7 @@ const NAV: TNavItem[] = [
   { href: "/questions", label: "Questions", count: "questions", testId: "nav-questions-count" },
   { href: "/responses", label: "Responses" },
   { href: "/sessions", label: "Sessions" },
+  { href: "/grants", label: "Grants" },
   { href: "/usage", label: "Usage" },
   { href: "/admin", label: "Admin" },
 ];

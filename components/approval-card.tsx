@@ -5,6 +5,7 @@ import Link from "next/link";
 import { forwardRef, useId, useState } from "react";
 import type { TInboxRow } from "./api-types";
 import { ArgsView } from "./args-view";
+import { DecisionOptions, type TDecisionExtra } from "./decision-options";
 import { RiskBadge } from "./badges";
 import { Kbd } from "./filters";
 import { Countdown, TimeAgo } from "./time-labels";
@@ -12,6 +13,7 @@ import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
 
 export type TDecision = "approve" | "deny";
+export type { TDecisionExtra };
 
 type TProps = {
   approval: TInboxRow;
@@ -22,7 +24,7 @@ type TProps = {
   error: string | null;
   bulkChecked: boolean;
   onSelect: () => void;
-  onDecide: (decision: TDecision) => void;
+  onDecide: (decision: TDecision, extra?: TDecisionExtra) => void;
   onBulkToggle: () => void;
 };
 
@@ -157,6 +159,17 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           {busy ? <span className="muted">Sending decision…</span> : null}
           {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
         </div>
+      ) : null}
+      {canDecide ? (
+        <DecisionOptions
+          approvalId={a.id}
+          arguments={a.arguments}
+          options={a.options}
+          busy={busy}
+          disabled={expired}
+          onApprove={(extra) => onDecide("approve", extra)}
+          onReply={(message) => onDecide("deny", { message })}
+        />
       ) : (
         <p className="notice read-only" data-testid="read-only">
           Read-only: your role can see this request but cannot decide it.

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useActivity } from "./activity";
 import type { TInboxFilter, TInboxRow } from "./api-types";
-import { ApprovalCard, type TDecision } from "./approval-card";
+import { ApprovalCard, type TDecision, type TDecisionExtra } from "./approval-card";
 import { useMe } from "./app-shell";
 import { RiskBadge } from "./badges";
 import { ConfirmDialog } from "./confirm-dialog";
@@ -70,7 +70,7 @@ export function ApprovalsInbox() {
   const [bulk, setBulk] = useState<Set<string>>(new Set());
   const [help, setHelp] = useState(false);
   const [announcement, setAnnouncement] = useState("");
-  const [confirming, setConfirming] = useState<TInboxRow | null>(null);
+  const [confirming, setConfirming] = useState<{ a: TInboxRow; extra: TDecisionExtra } | null>(null);
   const [busy, setBusy] = useState<Set<string>>(new Set());
   const [errors, setErrors] = useState<Record<string, string>>({});
   const pendingHeading = useRef<HTMLHeadingElement>(null);
@@ -123,12 +123,13 @@ export function ApprovalsInbox() {
   const decideOne = useMutation(trpc.approvals.decide.mutationOptions());
   const decideMany = useMutation(trpc.inbox.decideMany.mutationOptions());
 
-  const send = async (a: TInboxRow, decision: TDecision) => {
+  const send = async (a: TInboxRow, decision: TDecision, extra: TDecisionExtra = {}) => {
     setBusy((b) => new Set(b).add(a.id));
     setErrors(({ [a.id]: _, ...rest }) => rest);
     try {
-      await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash });
-      setAnnouncement(`${decision === "approve" ? "Approved" : "Denied"}: ${a.message}`);
+      await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash, ...extra });
+      const what = decision === "approve" ? (extra.arguments ? "Approved as edited" : "Approved") : extra.message ? "Denied with a reply" : "Denied";
+      setAnnouncement(`${what}${extra.grant ? " with a standing grant" : ""}: ${a.message}`);
       // The decided card leaves the list; keep keyboard focus in a safe place (never on the next Approve).
       if (document.activeElement && cards.current.get(a.id)?.contains(document.activeElement)) pendingHeading.current?.focus();
     } catch (error) {
@@ -143,10 +144,10 @@ export function ApprovalsInbox() {
     }
   };
 
-  const decide = (a: TInboxRow, decision: TDecision) => {
+  const decide = (a: TInboxRow, decision: TDecision, extra: TDecisionExtra = {}) => {
     if (!canDecide || busy.has(a.id)) return;
-    if (decision === "approve" && a.risk === "high") setConfirming(a);
-    else void send(a, decision);
+    if (decision === "approve" && a.risk === "high") setConfirming({ a, extra });
+    else void send(a, decision, extra);
   };
 
   const bulkRows = rows.filter((r) => bulk.has(r.id));
@@ -353,7 +354,7 @@ export function ApprovalsInbox() {
                 error={errors[a.id] ?? null}
                 bulkChecked={bulk.has(a.id)}
                 onSelect={() => select(a.id, false)}
-                onDecide={(d) => decide(a, d)}
+                onDecide={(d, extra) => decide(a, d, extra)}
                 onBulkToggle={() =>
                   setBulk((prev) => {
                     const next = new Set(prev);
@@ -396,21 +397,29 @@ export function ApprovalsInbox() {
         confirmLabel="Approve high-risk action"
         onCancel={() => setConfirming(null)}
         onConfirm={() => {
-          const a = confirming;
+          const pending = confirming;
           setConfirming(null);
-          if (a) void send(a, "approve");
+          if (pending) void send(pending.a, "approve", pending.extra);
         }}
         testId="confirm-high-risk"
       >
         {confirming ? (
           <>
             <p>
-              <RiskBadge risk="high" /> <code>{confirming.action}</code> for {confirming.user} ({confirming.agent})
+              <RiskBadge risk="high" /> <code>{confirming.a.action}</code> for {confirming.a.user} ({confirming.a.agent})
             </p>
-            <p className="approval-message">{confirming.message}</p>
-            {confirming.reviewerRationale ? <p className="reviewer-note">Reviewer: {confirming.reviewerRationale}</p> : null}
-            <ArgsView value={confirming.arguments} />
-            <p className="muted small">It runs once, exactly as shown, in {confirming.cwd ?? "no particular directory"}.</p>
+            <p className="approval-message">{confirming.a.message}</p>
+            {confirming.a.reviewerRationale ? <p className="reviewer-note">Reviewer: {confirming.a.reviewerRationale}</p> : null}
+            {confirming.extra.arguments ? <p className="muted small">You edited the arguments; this runs instead:</p> : null}
+            <ArgsView value={confirming.extra.arguments ?? confirming.a.arguments} />
+            {confirming.extra.grant ? (
+              <p className="notice">
+                With a standing grant: the same operation then runs without asking{" "}
+                {confirming.extra.grant === "session" ? "for the rest of this session" : `for ${confirming.extra.grant.days} days`}.
+              </p>
+            ) : (
+              <p className="muted small">It runs once, exactly as shown{confirming.extra.arguments ? "" : `, in ${confirming.a.cwd ?? "no particular directory"}`}.</p>
+            )}
           </>
         ) : null}
       </ConfirmDialog>

@@ -17,9 +17,12 @@ type TDecidedRow = {
   decidedVia: string | null;
   decidedAt: string | null;
   responseId: string;
+  originalArguments?: unknown;
+  replyMessage?: string | null;
+  grantId?: string | null;
 };
 
-const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system" };
+const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link" };
 
 /** Decided (or expired / cancelled) approvals: what, for whom, who decided, when and through which transport. */
 export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
@@ -49,6 +52,21 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
                 <code>{r.action}</code> <RiskBadge risk={r.risk} />
                 <div className="muted small clamp">{r.message}</div>
                 {r.reviewer ? <div className="muted small">reviewed by {r.reviewer}</div> : null}
+                {r.originalArguments !== null && r.originalArguments !== undefined ? (
+                  <div className="small" data-testid="decided-edited">
+                    Edited before approval (requested: <code>{JSON.stringify(r.originalArguments)}</code>)
+                  </div>
+                ) : null}
+                {r.replyMessage ? (
+                  <div className="small" data-testid="decided-reply">
+                    Replied instead: “{r.replyMessage}”
+                  </div>
+                ) : null}
+                {r.grantId ? (
+                  <div className="small" data-testid="decided-grant">
+                    With a standing grant (<Link href="/grants">grants</Link>)
+                  </div>
+                ) : null}
               </td>
               <td className="nowrap">{r.user}</td>
               <td className="nowrap">{r.decidedBy ? nameOf(r.decidedBy) : r.status === "expired" ? "(expired)" : "—"}</td>

@@ -6,6 +6,7 @@ import { canRead } from "../../../core/actor";
 import { notFound } from "../../../core/errors";
 import { RISKS } from "../../../core/vocabulary";
 import { decideMany } from "../../../services/console/bulk-decide";
+import { decisionOptionsFor } from "../../../services/decision-options";
 import { authenticatedProcedure, router } from "../init";
 import { scopeOf, writerProcedure } from "./console-procedures";
 
@@ -34,6 +35,8 @@ export const inboxRouter = router({
         nextCursor: page.nextCursor,
         rows: page.rows.map(({ cursorAt: _, ...a }) => ({
           ...a,
+          /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
+          options: decisionOptionsFor(a.agent, a.toolName),
           decidedAt: a.decidedAt?.toISOString() ?? null,
           expiresAt: a.expiresAt.toISOString(),
           createdAt: a.createdAt.toISOString(),
