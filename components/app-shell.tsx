@@ -7,7 +7,7 @@ import { type ReactNode, useEffect, useState } from "react";
 import { ActivityProvider } from "./activity";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 
-type TNavItem = { href: string; label: string; count?: "approvals" | "questions"; testId?: string };
+type TNavItem = { href: string; label: string; count?: "approvals" | "questions"; testId?: string; roles?: readonly string[] };
 
 const NAV: TNavItem[] = [
   { href: "/", label: "Home" },
@@ -17,6 +17,7 @@ const NAV: TNavItem[] = [
   { href: "/sessions", label: "Sessions" },
   { href: "/grants", label: "Grants" },
   { href: "/usage", label: "Usage" },
+  { href: "/notifications", label: "Notifications", roles: ["admin", "operator", "auditor"] },
   { href: "/admin", label: "Admin" },
 ];
 
@@ -64,7 +65,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           </Link>
           <nav aria-label="Main">
             <ul className="nav">
-              {NAV.map((item) => {
+              {NAV.filter((item) => !item.roles || (me.data && item.roles.includes(me.data.role))).map((item) => {
                 const n = countOf(item);
                 return (
                   <li key={item.href}>

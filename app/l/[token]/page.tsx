@@ -1,0 +1,16 @@
+import type { Metadata } from "next";
+import { LinkPage } from "@/components/link-page";
+
+type TProps = { params: Promise<{ token: string }> };
+
+export const metadata: Metadata = {
+  title: "Decide or answer",
+  // The URL is a single-use credential: never send it on as a Referer, never index it.
+  referrer: "no-referrer",
+  robots: { index: false, follow: false },
+};
+
+export default async function SingleUseLinkPage({ params }: TProps) {
+  const { token } = await params;
+  return <LinkPage token={token} />;
+}

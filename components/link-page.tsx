@@ -1,0 +1,181 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
+import type { TQuestionView } from "./api-types";
+import { ArgsView } from "./args-view";
+import { RiskBadge, StatusBadge } from "./badges";
+import { QuestionInput } from "./question-inputs";
+import { buildAnswers, checkDrafts, initialDrafts, type TDraft } from "./question-model";
+import { Countdown } from "./time-labels";
+import { useTRPC } from "./trpc-provider";
+
+/**
+ * The page behind a single-use link from an email: shows the approval or question the link is
+ * for and lets its recipient decide or answer once, without signing in. Any failure points to
+ * the login, where the console shows the same item.
+ */
+export function LinkPage({ token }: { token: string }) {
+  const trpc = useTRPC();
+  // Link previews and reloads must not use the link up: `get` only reads.
+  const view = useQuery(trpc.link.get.queryOptions({ token }, { retry: false, refetchOnWindowFocus: false, staleTime: Number.POSITIVE_INFINITY }));
+  const [done, setDone] = useState<string | null>(null);
+  let content: ReactNode;
+  if (done) content = <Outcome title="Done" text={done} />;
+  else if (view.error) content = <Outcome title="This link does not work" text={view.error.message} failed />;
+  else if (!view.data) content = <p className="muted">Loading…</p>;
+  else {
+    const { subject, recipient, linkExpiresAt } = view.data;
+    content = (
+      <article className="card answer-card" data-testid="link-card" data-kind={subject.kind} data-status={subject.status}>
+        <p className="muted small">
+          For <strong data-testid="link-recipient">{recipient.name}</strong> · this link works once, <Countdown iso={linkExpiresAt} />
+        </p>
+        {subject.status !== "pending" ? (
+          <>
+            <h1>Already settled</h1>
+            <p>
+              This {subject.kind} is <StatusBadge status={subject.status} /> already; nothing is left to do.
+            </p>
+          </>
+        ) : subject.kind === "approval" ? (
+          <ApprovalDecision token={token} subject={subject} onDone={setDone} />
+        ) : (
+          <QuestionAnswer token={token} questions={subject.questions as TQuestionView[]} onDone={setDone} />
+        )}
+      </article>
+    );
+  }
+  return (
+    <>
+      <header className="topbar">
+        <div className="topbar-inner answer-topbar">
+          <span className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ✓
+            </span>
+            Countersign
+          </span>
+        </div>
+      </header>
+      <main id="main" className="answer-main">
+        {content}
+      </main>
+    </>
+  );
+}
+
+function Outcome({ title, text, failed = false }: { title: string; text: string; failed?: boolean }) {
+  return (
+    <section className="card answer-card" data-testid="link-outcome" data-failed={failed || undefined}>
+      <h1>{title}</h1>
+      <p role={failed ? "alert" : "status"}>{text}</p>
+      <p>
+        <Link className="btn" href="/login">
+          Sign in to the console
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+type TApprovalSubject = { id: string; tool: string; action: string; risk: string; message: string; arguments?: unknown; expiresAt: string; agent: string | null };
+
+function ApprovalDecision({ token, subject, onDone }: { token: string; subject: TApprovalSubject; onDone: (text: string) => void }) {
+  const trpc = useTRPC();
+  const [failure, setFailure] = useState<string | null>(null);
+  const decide = useMutation(
+    trpc.link.decide.mutationOptions({
+      onSuccess: (r) => onDone(r.decision === "approve" ? "Approved. The agent goes on." : "Denied. The operation was not run."),
+      onError: (error) => setFailure(error.message),
+    }),
+  );
+  return (
+    <>
+      <h1>
+        Approval needed <RiskBadge risk={subject.risk} />
+      </h1>
+      <p data-testid="link-message">{subject.message}</p>
+      <dl className="small">
+        <dt>Action</dt>
+        <dd>
+          <code>{subject.action}</code>
+          {subject.agent ? ` · agent ${subject.agent}` : null}
+        </dd>
+        <dt>Expires</dt>
+        <dd>
+          <Countdown iso={subject.expiresAt} />
+        </dd>
+      </dl>
+      <ArgsView value={subject.arguments} />
+      {failure ? (
+        <p role="alert" className="error-box">
+          {failure} <Link href="/login">Sign in</Link>
+        </p>
+      ) : null}
+      <div className="actions">
+        <button type="button" className="btn btn-approve" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "approve" })}>
+          Approve
+        </button>
+        <button type="button" className="btn btn-deny" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "deny" })}>
+          Deny
+        </button>
+      </div>
+    </>
+  );
+}
+
+function QuestionAnswer({ token, questions, onDone }: { token: string; questions: TQuestionView[]; onDone: (text: string) => void }) {
+  const trpc = useTRPC();
+  const prefix = useId().replace(/[^a-zA-Z0-9_-]/g, "");
+  const [drafts, setDrafts] = useState<Record<string, TDraft>>(() => initialDrafts(questions));
+  const [checked, setChecked] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const answer = useMutation(
+    trpc.link.answer.mutationOptions({
+      // The variables may hold a secret: keep no settled mutation in the cache.
+      gcTime: 0,
+      onSuccess: () => {
+        setDrafts(initialDrafts(questions));
+        onDone("Your answer was sent. The agent goes on.");
+      },
+      onError: (error) => setFailure(error.message),
+    }),
+  );
+  const errors = checked ? checkDrafts(questions, drafts) : {};
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setChecked(true);
+    setFailure(null);
+    if (Object.keys(checkDrafts(questions, drafts)).length > 0) return;
+    answer.mutate({ token, answers: buildAnswers(questions, drafts) }, { onSettled: () => answer.reset() });
+  }
+  return (
+    <form className="answer-form" onSubmit={onSubmit} noValidate data-testid="link-answer-form">
+      <h1>{questions.length > 1 ? `${questions.length} questions for you` : "A question for you"}</h1>
+      {questions.map((q, i) => (
+        <QuestionInput
+          key={q.questionId}
+          q={q}
+          draft={drafts[q.questionId] as TDraft}
+          onChange={(next) => setDrafts((d) => ({ ...d, [q.questionId]: next }))}
+          errors={errors}
+          disabled={answer.isPending}
+          prefix={prefix}
+          index={i}
+          total={questions.length}
+          urlButtons={false}
+        />
+      ))}
+      {failure ? (
+        <p role="alert" className="error-box">
+          {failure}
+        </p>
+      ) : null}
+      <button type="submit" className="btn btn-primary" disabled={answer.isPending}>
+        Send answer
+      </button>
+    </form>
+  );
+}
