@@ -9,7 +9,33 @@ type TExecResult = { exitCode?: unknown; stdout?: unknown; stderr?: unknown };
 const isExecResult = (v: unknown): v is TExecResult =>
   typeof v === "object" && v !== null && ("stdout" in v || "stderr" in v) && "exitCode" in v;
 
+type TApproverEdit = { requestedArguments?: unknown; arguments?: unknown };
+const approverEditOf = (v: unknown): TApproverEdit | null =>
+  typeof v === "object" && v !== null && "approverEdit" in v && typeof (v as { approverEdit: unknown }).approverEdit === "object"
+    ? ((v as { approverEdit: TApproverEdit }).approverEdit ?? null)
+    : null;
+
+/** An approver changed the arguments before approving: say so, with what the agent asked. */
+function EditNotice({ edit }: { edit: TApproverEdit }) {
+  return (
+    <div className="reviewer-note" data-testid="approver-edit">
+      <strong>Edited by an approver before running.</strong> Requested: <code>{JSON.stringify(edit.requestedArguments)}</code> · ran:{" "}
+      <code>{JSON.stringify(edit.arguments)}</code>
+    </div>
+  );
+}
+
 function ToolOutput({ output }: { output: unknown }) {
+  const edit = approverEditOf(output);
+  if (edit) {
+    const { approverEdit: _, ...rest } = output as Record<string, unknown>;
+    return (
+      <>
+        <EditNotice edit={edit} />
+        <ToolOutput output={rest} />
+      </>
+    );
+  }
   if (!isExecResult(output)) return <JsonView value={output} />;
   const stdout = typeof output.stdout === "string" ? output.stdout : toPrettyJson(output.stdout ?? "");
   const stderr = typeof output.stderr === "string" ? output.stderr : toPrettyJson(output.stderr ?? "");

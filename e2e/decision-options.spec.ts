@@ -32,7 +32,7 @@ test("an approver edits the command and approves it with a session grant; the sa
 
   await page.goto(`/responses/${run.responseId}`);
   await expect(page.getByTestId("status").first()).toHaveAttribute("data-status", "completed");
-  await expect(page.getByTestId("tool-result").filter({ hasText: `edited-${marker}` })).toContainText("approverEdit");
+  await expect(page.getByTestId("tool-result").filter({ hasText: `edited-${marker}` })).toContainText("Edited by an approver before running");
 
   // The same (edited) operation in the same session runs without a prompt.
   const again = await request.post("/v1/responses", {
