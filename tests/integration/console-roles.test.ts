@@ -100,6 +100,13 @@ const MATRIX: TRow[] = [
   { path: "admin.apiKeys", kind: "query", expect: ALL_OK },
   { path: "admin.createApiKey", kind: "mutation", expect: [401, "ok", "ok", "ok", 403, "ok"], input: () => ({ name: "matrix" }) },
   { path: "admin.revokeApiKey", kind: "mutation", expect: [401, "ok", 404, 404, 403, "ok"], fresh: true, input: (f) => ({ keyId: f.keyId }) },
+  // ── notifications: the delivery log (workspace readers); single-use links (the token is the only credential) ──
+  { path: "notifications.list", kind: "query", expect: WORKSPACE_READERS, input: () => ({ status: "failed", limit: 10 }) },
+  { path: "notifications.attempts", kind: "query", expect: WORKSPACE_READERS, input: () => ({ notificationId: "notif_none" }) },
+  { path: "notifications.channels", kind: "query", expect: WORKSPACE_READERS },
+  { path: "link.get", kind: "query", expect: [404, 404, 404, 404, 404, 404], input: () => ({ token: "A".repeat(43) }) },
+  { path: "link.decide", kind: "mutation", expect: [404, 404, 404, 404, 404, 404], input: () => ({ token: "A".repeat(43), decision: "approve" }) },
+  { path: "link.answer", kind: "mutation", expect: [404, 404, 404, 404, 404, 404], input: () => ({ token: "A".repeat(43), answers: { env: ["prod"] } }) },
 ];
 
 let app: TTestApp;

@@ -99,6 +99,13 @@ const TRPC: Record<string, TRow> = {
   "admin.revokeApiKey (the owner's key)":            [200,      404,      404,         403,         401,    200],
   "grants.list":                                     [200,      200,      200,         200,         401,    200],
   "grants.revoke":                                   [200,      200,      404,         403,         401,    200],
+  "notifications.list":                              [200,      200,      403,         200,         401,    403],
+  "notifications.attempts":                          [200,      200,      403,         200,         401,    403],
+  "notifications.channels":                          [200,      200,      403,         200,         401,    403],
+  // Single-use links authenticate by their token alone: every caller gets the same answer.
+  "link.get (unknown token)":                        [404,      404,      404,         404,         404,    404],
+  "link.decide (unknown token)":                     [404,      404,      404,         404,         404,    404],
+  "link.answer (unknown token)":                     [404,      404,      404,         404,         404,    404],
 };
 
 let app: TTestApp;
@@ -290,6 +297,12 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   },
   "grants.list": (r) => trpcStatus(trpcGet(app, caller(r), "grants.list")),
   "grants.revoke": async (r) => trpcStatus(trpcPost(app, caller(r), "grants.revoke", { grantId: await ownerGrant() })),
+  "notifications.list": (r) => trpcStatus(trpcGet(app, caller(r), "notifications.list", { limit: 5 })),
+  "notifications.attempts": (r) => trpcStatus(trpcGet(app, caller(r), "notifications.attempts", { notificationId: "notif_none" })),
+  "notifications.channels": (r) => trpcStatus(trpcGet(app, caller(r), "notifications.channels")),
+  "link.get (unknown token)": (r) => trpcStatus(trpcGet(app, caller(r), "link.get", { token: "A".repeat(43) })),
+  "link.decide (unknown token)": (r) => trpcStatus(trpcPost(app, caller(r), "link.decide", { token: "A".repeat(43), decision: "approve" })),
+  "link.answer (unknown token)": (r) => trpcStatus(trpcPost(app, caller(r), "link.answer", { token: "A".repeat(43), answers: { env: ["prod"] } })),
 };
 
 /** Runs every cell of a table; returns the observed table. */
