@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test: static checks, unit and integration tests
-# on PGlite, the integration suite again on PostgreSQL when TEST_DATABASE_URL is set, then the
-# Playwright end-to-end tests in the system Chromium.
+# on PGlite, the integration suite again on PostgreSQL when TEST_DATABASE_URL is set, the
+# benchmarks at --quick sizes (they must run, not be fast), then the Playwright end-to-end tests
+# in the system Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -33,6 +34,9 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
 else
   echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
 fi
+
+echo "== benchmarks, --quick (small sizes: proves every benchmark still runs; speed is judged by npm run bench, not here)"
+npm run bench -- --quick
 
 echo "== build and end-to-end tests (Playwright, system Chromium)"
 npx next build
