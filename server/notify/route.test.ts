@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseNotifyConfig } from "./config";
 import { backoffMs, deliveriesOf, dueEvents, matchingRules, type TRoutedSubject } from "./route";
@@ -84,5 +85,12 @@ describe("config", () => {
     expect(c.webhookSecrets).toEqual({ h: "a-long-enough-secret" });
     expect(c.retry).toEqual({ baseMs: 1000, maxAttempts: 6, jitter: true });
     expect(c.linkTtlMs).toBe(900_000);
+  });
+
+  it("the shipped sample (docs/notify.example.json) is valid", () => {
+    const sample = JSON.parse(readFileSync(new URL("../../docs/notify.example.json", import.meta.url), "utf8")) as unknown;
+    const c = parseNotifyConfig(sample, { COUNTERSIGN_HOOK_SECRET: "a-hook-secret-of-some-length", COUNTERSIGN_SMTP_PASSWORD: "smtp-password" });
+    expect(Object.keys(c.channels)).toEqual(["ops-hook", "ops-slack", "mail"]);
+    expect(c.smtpPassword).toBe("smtp-password");
   });
 });
