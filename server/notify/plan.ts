@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { type AnyColumn, eq, inArray, sql } from "drizzle-orm";
 import { approvals, notificationPlans, notifications, questions, responses, users } from "../../db/schema";
 import { newId } from "../core/ids";
 import type { TRisk } from "../core/vocabulary";
@@ -10,6 +10,9 @@ import { dueEvents, type TDelivery, type TNotifyEvent, type TRoutedSubject } fro
 /** How many pending subjects one planning pass looks at (oldest first). */
 const PLAN_BATCH = 500;
 
+/** Items not announced yet come first, so a backlog beyond one batch cannot starve new ones. */
+const unplannedFirst = (id: AnyColumn) => sql`exists (select 1 from notification_plans p where p.subject_id = ${id} and p.event = 'requested')`;
+
 type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null; view: TSubjectView };
 
 async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
@@ -18,14 +21,14 @@ async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
     .where(eq(approvals.status, "pending"))
-    .orderBy(approvals.createdAt)
+    .orderBy(unplannedFirst(approvals.id), approvals.createdAt)
     .limit(PLAN_BATCH);
   const q = await deps.db
     .select({ question: questions, agent: responses.agent })
     .from(questions)
     .leftJoin(responses, eq(responses.id, questions.responseId))
     .where(eq(questions.status, "pending"))
-    .orderBy(questions.createdAt)
+    .orderBy(unplannedFirst(questions.id), questions.createdAt)
     .limit(PLAN_BATCH);
   return [
     ...a.map(({ approval, agent }) => ({
