@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
 import type { TResponseStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
+import { prepared } from "../prepared";
 import { approvals, clientToolRequests, questions, responses } from "../schema";
 
 export type TResponseRow = typeof responses.$inferSelect;
@@ -20,7 +21,14 @@ export async function lockActive(tx: Db, responseId: string): Promise<TResponseR
 }
 
 export async function getResponse(db: Db, responseId: string): Promise<TResponseRow | null> {
-  const [row] = await db.select().from(responses).where(eq(responses.id, responseId));
+  const statement = prepared(db, "get_response", (root) =>
+    root
+      .select()
+      .from(responses)
+      .where(eq(responses.id, sql.placeholder("id")))
+      .prepare("get_response"),
+  );
+  const [row] = statement ? await statement.execute({ id: responseId }) : await db.select().from(responses).where(eq(responses.id, responseId));
   return row ?? null;
 }
 

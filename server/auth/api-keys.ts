@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { apiKeys } from "../../db/schema";
+import { prepared } from "../../db/prepared";
+import { apiKeys, users } from "../../db/schema";
+import type { TActor } from "../core/actor";
 import { newId, newSecret } from "../core/ids";
 
 const KEY_PREFIX = "cs_";
@@ -17,12 +19,18 @@ export async function createApiKey(db: Db, userId: string, name = "default"): Pr
   return { id, apiKey };
 }
 
-/** The user owning an unrevoked key, or null. */
-export async function userIdForApiKey(db: Db, apiKey: string): Promise<string | null> {
+/** The actor owning an unrevoked key, or null: one query (key and user joined), on every API request. */
+export async function actorForApiKey(db: Db, apiKey: string): Promise<TActor | null> {
   if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
-  const [row] = await db
-    .select({ userId: apiKeys.userId })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashKey(apiKey)), isNull(apiKeys.revokedAt)));
-  return row?.userId ?? null;
+  const query = (on: Db) =>
+    on
+      .select({ userId: users.id, role: users.role, name: users.name })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)));
+  const statement = prepared(db, "actor_for_api_key", (root) => query(root).prepare("actor_for_api_key"));
+  const params = { hash: hashKey(apiKey) };
+  const [row] = statement ? await statement.execute(params) : await query(db).prepare("actor_for_api_key_tx").execute(params);
+  return row ?? null;
 }
+

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { userIdForApiKey } from "../../auth/api-keys";
+import { actorForApiKey } from "../../auth/api-keys";
 import { sessionUserId, type TAuth } from "../../auth/auth";
 import { actorOf } from "../../auth/users";
 import type { TActor } from "../../core/actor";
@@ -19,8 +19,7 @@ export async function identify(db: Db, auth: TAuth, req: IncomingMessage, url: U
   const key = bearer ?? url.searchParams.get("access_token");
   if (header && !bearer) return null;
   if (key) {
-    const userId = await userIdForApiKey(db, key);
-    const actor = userId ? await actorOf(db, userId) : null;
+    const actor = await actorForApiKey(db, key);
     return actor ? { actor, via: "api_key" } : null;
   }
   const userId = await sessionUserId(auth, req.headers);
