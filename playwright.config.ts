@@ -1,8 +1,31 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
 
 /** End-to-end tests of the operator console against the real server (run `npm run build` first). */
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const E2E_DATA_DIR = ".data-e2e";
+
+/**
+ * Notifications in the end-to-end run: high-risk approvals are mailed to the demo operator
+ * through an SMTP sink that e2e/notify-link.spec.ts starts on this port (its HTTP side on PORT + 26) (until then,
+ * deliveries fail and are retried, as they would against a mail server that is down).
+ */
+const E2E_SMTP_PORT = PORT + 25;
+const NOTIFY_CONFIG = join(tmpdir(), `countersign-e2e-notify-${PORT}.json`);
+writeFileSync(
+  NOTIFY_CONFIG,
+  JSON.stringify({
+    publicUrl: `http://127.0.0.1:${PORT}`,
+    smtp: { host: "127.0.0.1", port: E2E_SMTP_PORT, from: "Countersign <countersign@e2e.local>" },
+    channels: { mail: { type: "email" } },
+    groups: { approvers: ["operator@countersign.local"] },
+    rules: [{ kinds: ["approval"], risks: ["high"], notify: ["approvers"], channels: ["mail"] }],
+    retry: { baseMs: 250, maxAttempts: 12, jitter: false },
+    pollMs: 200,
+  }),
+);
 
 export default defineConfig({
   testDir: "./e2e",
@@ -61,6 +84,7 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       DATABASE_URL: "",
       COUNTERSIGN_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+      COUNTERSIGN_NOTIFY_CONFIG: NOTIFY_CONFIG,
     },
   },
 });
