@@ -8,6 +8,8 @@ export function RiskBadge({ risk }: { risk: string }) {
 const STATUS_TONE: Record<string, string> = {
   completed: "ok",
   approved: "ok",
+  active: "ok",
+  revoked: "bad",
   answered: "ok",
   in_progress: "info",
   requires_action: "warn",

@@ -79,10 +79,9 @@ export function GrantsPage() {
               {rows.map((g) => (
                 <tr key={g.id} data-testid="grant" data-grant-id={g.id} data-status={g.status}>
                   <td>
-                    <StatusBadge status={g.status === "active" ? "approved" : g.status} />
-                    <span className="visually-hidden">{g.status}</span>
+                    <StatusBadge status={g.status} />
                   </td>
-                  <td className="request-cell">
+                  <td className="request-cell grant-operation">
                     <code>{g.action}</code>
                     <ArgsView value={g.arguments} />
                   </td>
@@ -106,7 +105,7 @@ export function GrantsPage() {
                     {g.uses}
                     {g.lastUsedAt ? (
                       <div className="muted small">
-                        last <TimeAgo iso={g.lastUsedAt} />
+                        last used <TimeAgo iso={g.lastUsedAt} />
                       </div>
                     ) : null}
                   </td>

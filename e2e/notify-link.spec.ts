@@ -12,7 +12,8 @@ type TMail = { to: string[]; subject: string; text: string; html: string };
 let sink: ChildProcess;
 
 test.beforeAll(async () => {
-  sink = spawn("npx", ["tsx", "tests/fixtures/smtp-sink.ts"], { env: { ...process.env, SINK_SMTP_PORT: String(SMTP_PORT), SINK_HTTP_PORT: String(SINK_HTTP_PORT) }, stdio: ["ignore", "pipe", "inherit"] });
+  // node itself (not npx): killing it must stop the sink, not only a wrapper.
+  sink = spawn(process.execPath, ["--import", "tsx", "tests/fixtures/smtp-sink.ts"], { env: { ...process.env, SINK_SMTP_PORT: String(SMTP_PORT), SINK_HTTP_PORT: String(SINK_HTTP_PORT) }, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve, reject) => {
     sink.stdout?.once("data", () => resolve());
     sink.once("exit", (code) => reject(new Error(`the SMTP sink exited with ${code}`)));
@@ -22,6 +23,7 @@ test.afterAll(() => {
   sink?.kill("SIGTERM");
 });
 
+/** The mail about one approval (its id is the mail's Reference). */
 async function mailFor(marker: string): Promise<TMail> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -47,7 +49,7 @@ test.describe("signed out", () => {
     const run = (await res.json()) as { id: string; sessionId: string; requiredAction: { id: string; risk: string } };
     expect(run.requiredAction.risk).toBe("high");
 
-    const mail = await mailFor(marker);
+    const mail = await mailFor(run.requiredAction.id);
     expect(mail.to).toEqual(["operator@countersign.local"]);
     const link = mail.text.match(/http:\/\/127\.0\.0\.1:\d+\/l\/[A-Za-z0-9_-]+/)?.[0];
     expect(link, mail.text).toBeTruthy();
@@ -61,8 +63,13 @@ test.describe("signed out", () => {
     await card.getByRole("button", { name: "Approve" }).click();
     await expect(page.getByTestId("link-outcome")).toContainText("Approved");
 
-    const after = await request.get(`/v1/responses/${run.id}?sessionId=${run.sessionId}`, { headers: { authorization: `Bearer ${creds.apiKey}` } });
-    expect(((await after.json()) as { status: string }).status).toBe("completed");
+    // The run resumes in the background once the link's decision committed.
+    await expect
+      .poll(async () => {
+        const after = await request.get(`/v1/responses/${run.id}?sessionId=${run.sessionId}`, { headers: { authorization: `Bearer ${creds.apiKey}` } });
+        return ((await after.json()) as { status: string }).status;
+      })
+      .toBe("completed");
 
     // The same link again: refused with a way to sign in, and nothing changes.
     await page.goto(link as string);
@@ -80,10 +87,12 @@ test("the console's Notifications page shows each delivery with its attempts", a
     data: { input: { script: [{ toolCalls: [{ name: "exec", arguments: { command: `sudo rm -rf /tmp/${marker}` } }] }, { text: "Done." }] } },
   });
   expect(res.status()).toBe(200);
-  await mailFor(marker);
+  await mailFor(((await res.json()) as { requiredAction: { id: string } }).requiredAction.id);
   await page.goto("/notifications");
   await expect(page.getByRole("heading", { name: "Notifications", level: 1 })).toBeVisible();
-  await expect(page.getByText("operator@countersign.local").first()).toBeVisible();
-  await expect(page.getByText("delivered").first()).toBeVisible();
+  const row = page.locator('[data-testid="notification-row"][data-status="delivered"]').filter({ hasText: "operator@countersign.local" }).first();
+  await expect(row).toBeVisible();
+  await row.getByTestId("show-attempts").click();
+  await expect(page.getByTestId("attempt-row").first()).toBeVisible();
   await screenshot(page, "notifications-log");
 });

@@ -22,6 +22,12 @@ describe("scrubbing", () => {
   it("keeps ordinary commands and our own ids readable", () => {
     expect(scrubText("ls -la /tmp/workspaces/session_0123456789abcdef0123456789abcdef")).toBe("ls -la /tmp/workspaces/session_0123456789abcdef0123456789abcdef");
     expect(scrubText("rm -rf build && npm test")).toBe("rm -rf build && npm test");
+    // Long hyphenated names people write stay; random-looking tokens of the same length go.
+    expect(scrubText("rm -rf ./build-e2e-mx3ie8vd-h5tbom-marker")).toBe("rm -rf ./build-e2e-mx3ie8vd-h5tbom-marker");
+    expect(scrubText("cp release-notes-for-version-two-final.md out/")).toBe("cp release-notes-for-version-two-final.md out/");
+    for (const token of ["kXKRWrh-X9Hft0Nrhys_VubMqbjHMceNnYccRAHD6GM", "q8w7e6r5t4y3u2i1o0p9a8s7d6f5g4h3", "9F8E7D6C5B4A39281706F5E4D3C2B1A0"]) {
+      expect(scrubText(`curl -d ${token} https://x`)).toBe("curl -d [redacted] https://x");
+    }
   });
 });
 

@@ -33,9 +33,22 @@ const TEXT_SECRETS: Array<[RegExp, string]> = [
   [/\bAKIA[0-9A-Z]{16}\b/g, REDACTED],
   [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}/g, REDACTED],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
-  // long opaque tokens mixing letters and digits (our own ids such as session_<hex> stay)
-  [/\b(?![a-z]+_[0-9a-f]{32}\b)(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b/g, REDACTED],
 ];
+
+/** Long opaque tokens mixing letters and digits; our own ids such as session_<hex> stay. */
+const OPAQUE = /\b(?![a-z]+_[0-9a-f]{32}\b)(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b/g;
+
+/**
+ * Whether a long word looks random rather than written by someone: mixed case with several digits
+ * (base64-like), all hex, or dense in digits (base36-like). `build-e2e-mx3ie8vd-h5tbom-marker` is
+ * shown; `kXKRWrh-X9Hft0Nrhys_VubMqbjHMceN` is not.
+ */
+function looksRandom(word: string): boolean {
+  const digits = word.replace(/\D/g, "").length;
+  if (/[A-Z]/.test(word) && /[a-z]/.test(word) && digits >= 3) return true;
+  if (/^[0-9a-f]+$/i.test(word)) return true;
+  return digits / word.length >= 0.25;
+}
 
 /**
  * Removes secret-looking parts of free text (a command such as `export API_TOKEN=sk-live-…`):
@@ -45,7 +58,7 @@ const TEXT_SECRETS: Array<[RegExp, string]> = [
 export function scrubText(text: string): string {
   let out = text;
   for (const [pattern, replacement] of TEXT_SECRETS) out = out.replace(pattern, replacement);
-  return out;
+  return out.replace(OPAQUE, (word) => (looksRandom(word) ? REDACTED : word));
 }
 
 /** Bounds and redacts structured data (secret keys, card numbers), then scrubs every string in it. */
