@@ -74,7 +74,7 @@ export function DecisionOptions({ approvalId, arguments: args, options, busy, di
 
   return (
     <details className="decision-options" data-testid="decision-options">
-      <summary>More options: edit, grant, reply instead</summary>
+      <summary className="options-summary">More options: edit, grant, reply instead</summary>
       {options.editable ? (
         <div className="field">
           <label htmlFor={ids.edit}>Arguments (edit before approving)</label>
@@ -95,16 +95,16 @@ export function DecisionOptions({ approvalId, arguments: args, options, busy, di
       {grantsAllowed ? (
         <fieldset className="field grant-choice">
           <legend>Standing grant for this exact operation</legend>
-          <label>
+          <label className="plain-label">
             <input type="radio" name={`${ids.grant}-${approvalId}`} checked={grantKind === "none"} onChange={() => setGrantKind("none")} /> Only this once
           </label>
           {options.grantSession ? (
-            <label>
+            <label className="plain-label">
               <input type="radio" name={`${ids.grant}-${approvalId}`} checked={grantKind === "session"} onChange={() => setGrantKind("session")} data-testid="grant-session" /> For the rest of this session
             </label>
           ) : null}
           {options.grantMaxDays > 0 ? (
-            <label>
+            <label className="plain-label">
               <input type="radio" name={`${ids.grant}-${approvalId}`} checked={grantKind === "days"} onChange={() => setGrantKind("days")} data-testid="grant-days" /> For{" "}
               <input
                 id={ids.days}

@@ -11,7 +11,10 @@ const statements = new WeakMap<object, Map<string, unknown>>();
 export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T | null {
   if (db instanceof PgTransaction) return null;
   let byName = statements.get(db);
-  if (!byName) statements.set(db, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    statements.set(db, byName);
+  }
   let statement = byName.get(name) as T | undefined;
   if (statement === undefined) {
     statement = build(db);
