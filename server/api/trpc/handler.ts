@@ -4,6 +4,7 @@ import { MAX_BODY_BYTES } from "../http/body";
 import type { TV1Deps } from "../http/v1";
 import { createContext } from "./context";
 import { appRouter } from "./root";
+import { createSubscriptionResponder } from "./subscriptions";
 
 /** The `/api/trpc` handler (queries, mutations, SSE subscriptions). */
 export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -17,7 +18,12 @@ export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: Se
       if (error.code === "INTERNAL_SERVER_ERROR") deps.log.error({ err: error, path }, "tRPC internal error");
     },
   });
+  const subscriptions = createSubscriptionResponder(deps, (error, path) => {
+    if ((error as { code?: string }).code === "INTERNAL_SERVER_ERROR") deps.log.error({ err: error, path }, "tRPC internal error");
+  });
   return async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (req.method === "GET" && (await subscriptions(req, res, url))) return;
     handler(req, res);
   };
 }

@@ -1,0 +1,100 @@
+import { once } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AnyTRPCProcedure } from "@trpc/server";
+import { createCallerFactory, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope } from "@trpc/server/unstable-core-do-not-import";
+import type { TV1Deps } from "../http/v1";
+import { createContext } from "./context";
+import { appRouter } from "./root";
+
+const SSE_HEADERS = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache, no-transform",
+  "X-Accel-Buffering": "no",
+  Connection: "keep-alive",
+};
+
+const createCaller = createCallerFactory()(appRouter);
+const config = appRouter._def._config;
+// Flat at run time ("responses.onFrames"), whatever the nested type says.
+const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
+
+const isAbortError = (error: unknown): boolean => error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "ABORT_ERR");
+
+/**
+ * Serves tRPC subscriptions (`GET /api/trpc/<subscription>?input=`) as SSE in tRPC's own wire
+ * format (`connected`, `id`/`data` per tracked value, `serialized-error`, `return`), writing each
+ * event straight to the socket. tRPC's adapter runs every event through a chain of web streams
+ * whose promise hops starve the socket writes of 1,000 subscribers until all are encoded (see
+ * docs/benchmarks.md, item 5); this path writes each one as it is produced. Anything this path
+ * does not recognise, and any call that fails before it streams, is left to tRPC (returns false),
+ * so errors keep tRPC's exact status and shape.
+ */
+export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unknown, path: string) => void) {
+  return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
+    if (req.method !== "GET") return false;
+    const path = url.pathname.slice("/api/trpc/".length);
+    const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
+    if (procedure?._def.type !== "subscription" || url.searchParams.has("batch")) return false;
+    let input: unknown;
+    try {
+      const raw = url.searchParams.get("input");
+      input = raw === null ? undefined : config.transformer.input.deserialize(JSON.parse(raw));
+    } catch {
+      return false;
+    }
+    const lastEventId = req.headers["last-event-id"] ?? url.searchParams.get("lastEventId") ?? url.searchParams.get("Last-Event-Id");
+    if (typeof lastEventId === "string" && lastEventId !== "") {
+      if (input !== null && typeof input === "object" && !Array.isArray(input)) input = { ...input, lastEventId };
+      else input ??= { lastEventId };
+    }
+    const abort = new AbortController();
+    let iterable: AsyncIterable<unknown>;
+    let ctx: Awaited<ReturnType<typeof createContext>>;
+    try {
+      ctx = await createContext(deps, req);
+      let target: unknown = createCaller(ctx, { signal: abort.signal });
+      for (const part of path.split(".")) target = (target as Record<string, unknown>)[part];
+      const result = await (target as (i: unknown) => Promise<unknown>)(input);
+      if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) return false;
+      iterable = result as AsyncIterable<unknown>;
+    } catch {
+      // Unauthenticated, bad input, ...: tRPC answers it again, with its own status and shape.
+      abort.abort();
+      return false;
+    }
+
+    res.on("close", () => abort.abort());
+    res.writeHead(200, SSE_HEADERS);
+    const write = async (text: string) => {
+      if (!res.write(text) && !res.destroyed) await Promise.race([once(res, "drain"), once(res, "close")]);
+    };
+    await write(`event: connected\ndata: ${JSON.stringify(config.sse?.client ?? {})}\n\n`);
+    let lastId: string | null = typeof lastEventId === "string" && !/[\0\n\r]/.test(lastEventId) ? lastEventId : null;
+    try {
+      for await (const value of iterable) {
+        if (abort.signal.aborted) break;
+        if (isTrackedEnvelope(value)) {
+          const [id, data] = value;
+          lastId = String(id);
+          await write(`id: ${lastId}\ndata: ${JSON.stringify(config.transformer.output.serialize(data))}\n\n`);
+        } else {
+          const data = JSON.stringify(config.transformer.output.serialize(value));
+          // An untracked value after a tracked one keeps the client's last id (tRPC's restore-id).
+          await write(lastId === null ? `data: ${data}\n\n` : `id: \ndata: ${data}\n\nevent: restore-id\ndata: \nid: ${lastId}\n\n`);
+        }
+      }
+      if (!abort.signal.aborted) await write("event: return\ndata: \n\n");
+    } catch (cause) {
+      if (!abort.signal.aborted && !isAbortError(cause)) {
+        const error = getTRPCErrorFromUnknown(cause);
+        onError(error, path);
+        const shape = getErrorShape({ config, ctx, error, input, path, type: "subscription" });
+        await write(`event: serialized-error\ndata: ${JSON.stringify(config.transformer.output.serialize(shape))}\n\n`);
+      }
+    } finally {
+      abort.abort();
+      res.end();
+    }
+    return true;
+  };
+}
