@@ -23,7 +23,7 @@ writeFileSync(
     groups: { approvers: ["operator@countersign.local"] },
     rules: [{ kinds: ["approval"], risks: ["high"], notify: ["approvers"], channels: ["mail"] }],
     retry: { baseMs: 250, maxAttempts: 12, jitter: false },
-    pollMs: 200,
+    pollMs: 1000,
   }),
 );
 

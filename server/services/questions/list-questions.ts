@@ -3,11 +3,17 @@ import { questions } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import { READ_ALL_ROLES } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
+import { expireQuestion } from "./expire-question";
 import { type TQuestionRecord, toRecords, visibleQuestion } from "./records";
 
 /** `question.get`: one record the caller may see. */
 export async function getQuestion(deps: TDeps, actor: TActor, id: string): Promise<TQuestionRecord> {
-  const row = await visibleQuestion(deps.db, actor, id);
+  let row = await visibleQuestion(deps.db, actor, id);
+  // Past its expiry but not yet swept: expire it now, so a read never shows a dead question as pending.
+  if (row.status === "pending" && row.expiresAt.getTime() <= deps.now().getTime()) {
+    await expireQuestion(deps, id);
+    row = await visibleQuestion(deps.db, actor, id);
+  }
   const [record] = await toRecords(deps.db, [row]);
   return record as TQuestionRecord;
 }
