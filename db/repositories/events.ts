@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { type TFrame, type TNewEvent, toFrame } from "../../server/core/frames";
 import type { Db } from "../client";
 import { responseEvents, responses } from "../schema";
@@ -70,6 +70,17 @@ export async function boundaryAfter(db: Db, responseId: string, afterSequence: n
 }
 
 /** The whole trajectory of a response (every event, frames or not), in order. */
+/**
+ * The last `limit` events of a response, in order, and how many it has in all (`seq` is gap-free
+ * from 0, so the newest `seq` + 1). Bounded, so a response with a long trajectory costs the same;
+ * the audit procedures page through all of it.
+ */
+export async function trajectoryTail(db: Db, responseId: string, limit: number) {
+  const newestFirst = await db.select().from(responseEvents).where(eq(responseEvents.responseId, responseId)).orderBy(desc(responseEvents.seq)).limit(limit);
+  const total = newestFirst[0] ? newestFirst[0].seq + 1 : 0;
+  return { events: newestFirst.reverse(), total };
+}
+
 export async function trajectoryOf(db: Db, responseId: string) {
   return db.select().from(responseEvents).where(eq(responseEvents.responseId, responseId)).orderBy(asc(responseEvents.seq));
 }

@@ -1,7 +1,7 @@
 import { tracked } from "@trpc/server";
 import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { trajectoryOf } from "../../../../db/repositories/events";
+import { trajectoryTail } from "../../../../db/repositories/events";
 import { envelopeOf, getResponse, requiredActionOf } from "../../../../db/repositories/responses";
 import { responses, users } from "../../../../db/schema";
 import { canRead } from "../../../core/actor";
@@ -11,6 +11,9 @@ import { cancelResponse } from "../../../services/cancel-response";
 import { steerResponse } from "../../../services/steer-response";
 import { followFrames, isTerminalFrame } from "../../../services/follow-frames";
 import { authenticatedProcedure, router } from "../init";
+
+/** The most trajectory events `responses.get` returns (the newest ones). */
+const TRAJECTORY_TAIL = 1000;
 
 /** Responses: list, one with its trajectory, cancel, and a live frame feed. */
 export const responsesRouter = router({
@@ -30,11 +33,14 @@ export const responsesRouter = router({
     if (!row || !canRead(ctx.actor, row.userId)) throw notFound("response", input.responseId);
     const action = row.status === "requires_action" ? await requiredActionOf(ctx.deps.db, row.id) : null;
     const envelope = row.envelope ?? envelopeOf(row, row.status, action);
-    const trajectory = await trajectoryOf(ctx.deps.db, row.id);
+    const { events: trajectory, total } = await trajectoryTail(ctx.deps.db, row.id, TRAJECTORY_TAIL);
     return {
       envelope,
       agent: row.agent,
       createdAt: row.createdAt.toISOString(),
+      /** How many trajectory events the response has; `trajectory` holds the last 1,000 (audit.trajectory pages through all). */
+      trajectoryTotal: total,
+      trajectoryTruncated: total > trajectory.length,
       trajectory: trajectory.map((e) => ({
         seq: e.seq,
         frameSeq: e.frameSeq,
