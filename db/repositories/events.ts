@@ -1,39 +1,37 @@
 import { and, asc, desc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { type TFrame, type TNewEvent, toFrame } from "../../server/core/frames";
 import type { Db } from "../client";
-import { responseEvents, responses } from "../schema";
+import { responseEvents } from "../schema";
 
 /**
- * Appends events to a response's trajectory inside the caller's transaction. Sequence numbers
- * come from counters on the response row, so the UPDATE also serializes concurrent writers.
+ * Appends events to a response's trajectory in ONE statement: a CTE advances the counters on the
+ * response row (which also serializes concurrent writers) and inserts the rows numbered from
+ * them. Atomic on its own, so a caller without other writes needs no transaction; inside the
+ * caller's transaction it commits with it.
  */
 export async function appendEvents(tx: Db, responseId: string, events: readonly TNewEvent[]): Promise<TFrame[]> {
   if (events.length === 0) return [];
-  const frameCount = events.filter((e) => e.frame).length;
-  const [row] = await tx
-    .update(responses)
-    .set({
-      nextSeq: sql`${responses.nextSeq} + ${events.length}`,
-      nextFrameSeq: sql`${responses.nextFrameSeq} + ${frameCount}`,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(responses.id, responseId))
-    .returning({ nextSeq: responses.nextSeq, nextFrameSeq: responses.nextFrameSeq, sessionId: responses.sessionId });
-  if (!row) throw new Error(`appendEvents: response ${responseId} does not exist`);
-  let seq = row.nextSeq - events.length;
-  let frameSeq = row.nextFrameSeq - frameCount;
-  const rows = events.map((e) => ({
-    responseId,
-    sessionId: row.sessionId,
-    seq: seq++,
-    frameSeq: e.frame ? frameSeq++ : null,
-    type: e.type,
-    data: e.data,
-    actorUserId: e.actorUserId ?? null,
-    transport: e.transport ?? null,
-  }));
-  await tx.insert(responseEvents).values(rows);
-  return rows.flatMap((r) => (r.frameSeq === null ? [] : [toFrame({ ...r, frameSeq: r.frameSeq })]));
+  let frameOrdinal = 0;
+  const rows = events.map((e, o) => ({ o, f: e.frame ? frameOrdinal++ : null, t: e.type, d: e.data, a: e.actorUserId ?? null, tr: e.transport ?? null }));
+  const frameCount = frameOrdinal;
+  const result = (await tx.execute(sql`
+    with c as (
+      update responses
+      set next_seq = next_seq + ${events.length}, next_frame_seq = next_frame_seq + ${frameCount}, updated_at = now()
+      where id = ${responseId}
+      returning next_seq - ${events.length} as base, next_frame_seq - ${frameCount} as frame_base, session_id
+    )
+    insert into response_events (response_id, session_id, seq, frame_seq, type, data, actor_user_id, transport)
+    select ${responseId}, c.session_id, c.base + v.o, c.frame_base + v.f, v.t, v.d, v.a, v.tr::transport
+    from c, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(o int, f int, t text, d jsonb, a text, tr text)
+    order by v.o
+    returning session_id, frame_seq`)) as unknown;
+  const inserted = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ session_id: string; frame_seq: number | null }>;
+  const sessionId = inserted[0]?.session_id;
+  if (sessionId === undefined) throw new Error(`appendEvents: response ${responseId} does not exist`);
+  // Frames in order: frame_seq is the frame base plus each frame's ordinal among the events.
+  const frameBase = inserted.reduce((min, r) => (r.frame_seq === null ? min : Math.min(min, r.frame_seq)), Number.POSITIVE_INFINITY);
+  return rows.flatMap((r) => (r.f === null ? [] : [toFrame({ type: r.t, frameSeq: frameBase + r.f, responseId, sessionId, data: r.d })]));
 }
 
 /** Stored frames of a response after `afterSequence`, in order. */

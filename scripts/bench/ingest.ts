@@ -1,6 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { type DbHandle, migrateDb, openDb } from "../../db/client";
-import { appendEvents } from "../../db/repositories/events";
+import { recordEvents } from "../../server/host/transact";
 import type { TNewEvent } from "../../server/core/frames";
 import { freshDatabase, openRaw, rawFromPglite, type TCtx, type TRaw, size } from "./lib/env";
 import { now, type TRow } from "./lib/stats";
@@ -38,9 +38,14 @@ async function perWriter(ids: string[], total: number, b: number, write: (id: st
   return (perWriterTx * ids.length * b * 1000) / (now() - t0);
 }
 
-/** The host path: one transaction per batch, appendEvents (counter UPDATE + multi-row INSERT). */
-const hostPath = (handle: DbHandle, ids: string[], total: number, b: number) =>
-  perWriter(ids, total, b, (id, k) => handle.db.transaction(async (tx) => void (await appendEvents(tx as never, id, batchOf(b, k)))));
+/**
+ * The host path: what the trajectory capability's flush calls, `recordEvents` (one statement:
+ * counter UPDATE + multi-row INSERT in a CTE; frames then go to the bus, a no-op here).
+ */
+const hostPath = (handle: DbHandle, ids: string[], total: number, b: number) => {
+  const deps = { db: handle.db, bus: { publishFrames: () => {} } } as unknown as Parameters<typeof recordEvents>[0];
+  return perWriter(ids, total, b, (id, k) => recordEvents(deps, id, batchOf(b, k)));
+};
 
 /** Next seq per response in the scratch table (shared across calls so rows never collide). */
 const seqs = new Map<string, number>();
@@ -77,7 +82,7 @@ export async function benchIngest(ctx: TCtx): Promise<TRow[]> {
       rows.push({
         bench: "4 trajectory ingest",
         db: ctx.kind,
-        measure: `appendEvents, ${b} events/tx, ${WRITERS} writers`,
+        measure: `recordEvents (trajectory flush), ${b} events per batch, ${WRITERS} writers`,
         value: host,
         unit: "events/s",
         limit: base,

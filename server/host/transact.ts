@@ -23,7 +23,11 @@ export async function transact<T>(deps: Pick<TDeps, "db" | "bus">, fn: (tx: Db, 
   return result;
 }
 
-/** Appends events to one response's trajectory in a transaction of their own (frames published after commit). */
+/**
+ * Appends events to one response's trajectory on their own: `appendEvents` is one atomic
+ * statement, so no transaction is needed; frames are published after it committed.
+ */
 export async function recordEvents(deps: Pick<TDeps, "db" | "bus">, responseId: string, events: readonly TNewEvent[]): Promise<void> {
-  await transact(deps, (_tx, emit) => emit(responseId, events));
+  const frames = await appendEvents(deps.db, responseId, events);
+  if (frames.length > 0) deps.bus.publishFrames(responseId, frames);
 }
