@@ -85,9 +85,12 @@ type TApprovalSubject = { id: string; tool: string; action: string; risk: string
 function ApprovalDecision({ token, subject, onDone }: { token: string; subject: TApprovalSubject; onDone: (text: string) => void }) {
   const trpc = useTRPC();
   const [failure, setFailure] = useState<string | null>(null);
+  const [reply, setReply] = useState("");
+  const replyId = useId();
   const decide = useMutation(
     trpc.link.decide.mutationOptions({
-      onSuccess: (r) => onDone(r.decision === "approve" ? "Approved. The agent goes on." : "Denied. The operation was not run."),
+      onSuccess: (r) =>
+        onDone(r.decision === "approve" ? "Approved. The agent goes on." : r.continues ? "Denied with your reply. The agent received it and goes on." : "Denied. The operation was not run."),
       onError: (error) => setFailure(error.message),
     }),
   );
@@ -121,6 +124,21 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
         <button type="button" className="btn btn-deny" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "deny" })}>
           Deny
         </button>
+      </div>
+      <div className="field">
+        <label htmlFor={replyId}>Or reply instead (deny; the agent receives your message)</label>
+        <textarea id={replyId} className="input" rows={2} maxLength={4000} value={reply} onChange={(e) => setReply(e.target.value)} placeholder="e.g. use the staging database instead" data-testid="link-reply" />
+        <div className="actions">
+          <button
+            type="button"
+            className="btn btn-deny"
+            disabled={decide.isPending || reply.trim() === ""}
+            onClick={() => decide.mutate({ token, decision: "deny", message: reply.trim() })}
+            data-testid="link-deny-reply"
+          >
+            Deny and reply
+          </button>
+        </div>
       </div>
     </>
   );

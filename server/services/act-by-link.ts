@@ -60,9 +60,11 @@ async function withLink<T>(deps: TDeps, token: string, kind: "approval" | "quest
   }
 }
 
-/** Approves or denies through a single-use link (`via: "link"`). */
-export function decideByLink(deps: TDeps, input: { token: string; decision: TDecision }): Promise<TDecideResult> {
-  return withLink(deps, input.token, "approval", (actor, row) => decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link" }));
+/** Approves, denies or replies instead through a single-use link (`via: "link"`). */
+export function decideByLink(deps: TDeps, input: { token: string; decision: TDecision; message?: string }): Promise<TDecideResult> {
+  return withLink(deps, input.token, "approval", (actor, row) =>
+    decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link", ...(input.message !== undefined ? { message: input.message } : {}) }),
+  );
 }
 
 /** Answers a question through a single-use link (`via: "link"`). */

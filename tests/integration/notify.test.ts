@@ -200,6 +200,26 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect((await rows<{ status: string; decided_by: string }>(app, `select status, decided_by from approvals where id = '${approval.id}'`))[0]).toEqual({ status: "denied", decided_by: sam.userId });
   });
 
+  it("a link can reply instead of a plain denial: the agent receives the message and the run goes on", async () => {
+    const { env, approval } = await invokeApproval(app, owner.apiKey, "echo prod-migration", { followedBy: [{ text: "Using staging." }] });
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 1 ? mailsFor(approval.id) : null), 10_000, "mails");
+    const token = linkToken(mails[0] as TSinkMail);
+    const bad = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve", message: "hi" });
+    expect(bad.status).toBe(400);
+    const replied = await trpcPublic(app, "mutation", "link.decide", { token, decision: "deny", message: "use the staging database instead" });
+    expect(replied.status).toBe(200);
+    expect(replied.body.result?.data).toMatchObject({ decision: "deny", continues: true });
+    const done = await waitUntil(async () => {
+      const got = (await (await app.api(`/v1/responses/${env.id}?sessionId=${env.sessionId}`, { key: owner.apiKey })).json()) as { status: string; output: Array<{ type: string; output?: unknown }> };
+      return got.status === "completed" ? got : null;
+    });
+    expect(done.output.find((i) => i.type === "tool_result")?.output).toMatchObject({ denied: true, reply: "use the staging database instead" });
+    expect((await rows<{ reply_message: string; decided_via: string }>(app, `select reply_message, decided_via from approvals where id = '${approval.id}'`))[0]).toEqual({
+      reply_message: "use the staging database instead",
+      decided_via: "link",
+    });
+  });
+
   it("questions: notified without answers; answered once through the link; a secret answer never appears", async () => {
     const env = await invoke(app, owner.apiKey, askScript([{ id: "env", header: "Target", question: "Which environment?", options: [{ label: "staging" }, { label: "production" }] }], { more: [{ toolCalls: [{ name: "request_secret", arguments: { name: "deploy_key", prompt: "Paste the deploy key" } }] }, { text: "Deployed." }] }));
     expect(env.status).toBe("requires_action");
