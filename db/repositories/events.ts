@@ -20,17 +20,16 @@ export async function appendEvents(tx: Db, responseId: string, events: readonly 
       set next_seq = next_seq + ${events.length}, next_frame_seq = next_frame_seq + ${frameCount}, updated_at = now()
       where id = ${responseId}
       returning next_seq - ${events.length} as base, next_frame_seq - ${frameCount} as frame_base, session_id
+    ), inserted as (
+      insert into response_events (response_id, session_id, seq, frame_seq, type, data, actor_user_id, transport)
+      select ${responseId}, c.session_id, c.base + v.o, c.frame_base + v.f, v.t, v.d, v.a, v.tr::transport
+      from c, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(o int, f int, t text, d jsonb, a text, tr text)
+      order by v.o
     )
-    insert into response_events (response_id, session_id, seq, frame_seq, type, data, actor_user_id, transport)
-    select ${responseId}, c.session_id, c.base + v.o, c.frame_base + v.f, v.t, v.d, v.a, v.tr::transport
-    from c, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(o int, f int, t text, d jsonb, a text, tr text)
-    order by v.o
-    returning session_id, frame_seq`)) as unknown;
-  const inserted = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ session_id: string; frame_seq: number | null }>;
-  const sessionId = inserted[0]?.session_id;
-  if (sessionId === undefined) throw new Error(`appendEvents: response ${responseId} does not exist`);
-  // Frames in order: frame_seq is the frame base plus each frame's ordinal among the events.
-  const frameBase = inserted.reduce((min, r) => (r.frame_seq === null ? min : Math.min(min, r.frame_seq)), Number.POSITIVE_INFINITY);
+    select session_id, frame_base from c`)) as unknown;
+  const [counters] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ session_id: string; frame_base: number }>;
+  if (!counters) throw new Error(`appendEvents: response ${responseId} does not exist`);
+  const { session_id: sessionId, frame_base: frameBase } = counters;
   return rows.flatMap((r) => (r.f === null ? [] : [toFrame({ type: r.t, frameSeq: frameBase + r.f, responseId, sessionId, data: r.d })]));
 }
 
