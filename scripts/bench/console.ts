@@ -64,7 +64,7 @@ function cases(r: number, long: number): TCase[] {
 }
 
 /** Not the procedure's own SQL: auth lookups, and the host's expiry sweep running meanwhile. */
-const SKIP = /from "(api_keys|users|login_sessions|accounts)"\s+where|"expires_at" <= \$2\) limit/i;
+const SKIP = /from "(api_keys|users|login_sessions|accounts)"\s+(inner join "users" on .*?)?where|"expires_at" <= \$2\) limit/i;
 
 /** A drizzle instance over the same client that records the SQL the app sends while `on`. */
 function capturingDb(handle: DbHandle) {
