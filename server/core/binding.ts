@@ -24,3 +24,7 @@ export type TApprovalBinding = {
 /** SHA-256 over the canonical binding; stored with the approval and recomputed before a decision and before execution. */
 export const bindingHash = (binding: TApprovalBinding): string =>
   createHash("sha256").update(canonicalJson(binding)).digest("hex");
+
+/** The binding hash of a stored approval (or of one with edited arguments): the fields it binds, nothing else. */
+export const approvalBindingHash = (a: TApprovalBinding): string =>
+  bindingHash({ userId: a.userId, sessionId: a.sessionId, responseId: a.responseId, callId: a.callId, action: a.action, arguments: a.arguments, cwd: a.cwd });

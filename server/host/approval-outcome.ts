@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type approvals, grants } from "../../db/schema";
-import { bindingHash } from "../core/binding";
+import { approvalBindingHash } from "../core/binding";
 import { DomainError } from "../core/errors";
 
 type TApprovalRow = typeof approvals.$inferSelect;
@@ -51,16 +51,7 @@ export function approvedOutcome(approval: TApprovalRow, requestedHash: string): 
     return { edit: null };
   }
   if (approval.originalBindingHash !== requestedHash) throw changed();
-  const edited = bindingHash({
-    userId: approval.userId,
-    sessionId: approval.sessionId,
-    responseId: approval.responseId,
-    callId: approval.callId,
-    action: approval.action,
-    arguments: approval.arguments,
-    cwd: approval.cwd,
-  });
-  if (edited !== approval.bindingHash) throw changed();
+  if (approvalBindingHash(approval) !== approval.bindingHash) throw changed();
   return { edit: { arguments: approval.arguments, cwd: approval.cwd, originalArguments: approval.originalArguments } };
 }
 

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { finishResponse } from "../../db/repositories/responses";
 import { approvals, grants, responses } from "../../db/schema";
 import { type TActor, canDecide, canRead } from "../core/actor";
-import { bindingHash } from "../core/binding";
+import { approvalBindingHash } from "../core/binding";
 import { operationHash, type TGrantRequest } from "../core/decision";
 import { DomainError, notFound } from "../core/errors";
 import { newId } from "../core/ids";
@@ -69,15 +69,7 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
     await expireApproval(deps, approval.id);
     throw new DomainError("expired", "This approval has expired; the operation was not run.");
   }
-  const current = bindingHash({
-    userId: approval.userId,
-    sessionId: approval.sessionId,
-    responseId: approval.responseId,
-    callId: approval.callId,
-    action: approval.action,
-    arguments: approval.arguments,
-    cwd: approval.cwd,
-  });
+  const current = approvalBindingHash(approval);
   if (current !== approval.bindingHash || (input.expectedBindingHash !== undefined && input.expectedBindingHash !== approval.bindingHash)) {
     throw new DomainError("binding_changed", "The pending operation no longer matches what was approved; the decision was not applied.");
   }

@@ -1,6 +1,6 @@
 import type { TAgentConfig } from "../agents/config";
 import { findAgent } from "../agents/config";
-import { bindingHash, canonicalJson } from "../core/binding";
+import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError } from "../core/errors";
 import type { TDeps } from "../host/deps";
@@ -74,15 +74,7 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   return {
     arguments: args,
     cwd,
-    bindingHash: bindingHash({
-      userId: approval.userId,
-      sessionId: approval.sessionId,
-      responseId: approval.responseId,
-      callId: approval.callId,
-      action: approval.action,
-      arguments: args,
-      cwd,
-    }),
+    bindingHash: approvalBindingHash({ ...approval, arguments: args, cwd }),
     message: tool.describe(args, cwd),
     risk: review?.risk ?? tool.risk(args),
     review,
