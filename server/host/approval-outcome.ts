@@ -62,7 +62,7 @@ export function approvedOutcome(approval: TApprovalRow, requestedHash: string): 
  */
 export async function claimGrant(
   tx: Db,
-  match: { userId: string; agent: string; operationHash: string; sessionId: string; now: Date },
+  match: { userId: string; agent: string; operationHash: string; sessionId: string; scopes: ReadonlyArray<"session" | "days">; now: Date },
 ): Promise<TGrantRow | null> {
   const [candidate] = await tx
     .select({ id: grants.id })
@@ -73,7 +73,10 @@ export async function claimGrant(
         eq(grants.agent, match.agent),
         eq(grants.operationHash, match.operationHash),
         isNull(grants.revokedAt),
-        or(and(eq(grants.scope, "session"), eq(grants.sessionId, match.sessionId)), and(eq(grants.scope, "days"), gt(grants.expiresAt, match.now))),
+        or(
+          match.scopes.includes("session") ? and(eq(grants.scope, "session"), eq(grants.sessionId, match.sessionId)) : undefined,
+          match.scopes.includes("days") ? and(eq(grants.scope, "days"), gt(grants.expiresAt, match.now)) : undefined,
+        ),
       ),
     )
     .orderBy(asc(grants.createdAt))

@@ -229,7 +229,7 @@ export class Attempt {
         throw error;
       });
     }
-    let args2 = args;
+    let runArgs = args;
     let cwd = tool.cwdOf(args, this.workspaceDir);
     let edit: TApprovedEdit | null = null;
     const policy = approvalPolicyFor(this.agent, tool);
@@ -237,7 +237,7 @@ export class Attempt {
       const outcome = await this.awaitApproval(call, args, cwd, tool, verdict);
       if ("reply" in outcome) return outcome.reply;
       if (outcome.edit) {
-        args2 = outcome.edit.arguments;
+        runArgs = outcome.edit.arguments;
         cwd = outcome.edit.cwd;
         edit = outcome.edit;
       }
@@ -268,7 +268,7 @@ export class Attempt {
     });
     let failed = false;
     const output = await tool
-      .execute(args2, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId, responseId: this.response.id })
+      .execute(runArgs, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId, responseId: this.response.id })
       .catch((error: unknown) => {
         failed = true;
         return { error: error instanceof Error ? error.message : String(error) };
@@ -390,11 +390,13 @@ export class Attempt {
   private async spendGrant(call: TToolCall, action: string, args: unknown): Promise<boolean> {
     const key = `grant:${call.id}`;
     if (this.steps.get(key)?.status === "completed") return true;
-    if (!this.agent.grants?.session && !this.agent.grants?.maxDays) return false;
+    // Only the kinds of grant the agent allows now: turning one off stops the existing ones too.
+    const scopes = [...(this.agent.grants?.session ? (["session"] as const) : []), ...(this.agent.grants?.maxDays ? (["days"] as const) : [])];
+    if (scopes.length === 0) return false;
     const r = this.response;
     const hash = operationHash({ userId: r.userId, agent: this.agent.name, action, arguments: args });
     const used = await this.write(async (tx, emit, row) => {
-      const grant = await claimGrant(tx, { userId: r.userId, agent: this.agent.name, operationHash: hash, sessionId: r.sessionId, now: this.deps.now() });
+      const grant = await claimGrant(tx, { userId: r.userId, agent: this.agent.name, operationHash: hash, sessionId: r.sessionId, scopes, now: this.deps.now() });
       if (!grant) return null;
       const result = { grantId: grant.id };
       await tx.insert(responseSteps).values({ responseId: row.id, key, status: "completed", result, completedAt: new Date() });
