@@ -19,17 +19,21 @@ const ZSlackChannel = z.strictObject({ type: z.literal("slack"), url: ZHttpUrl }
 const ZEmailChannel = z.strictObject({ type: z.literal("email") });
 const ZChannel = z.discriminatedUnion("type", [ZWebhookChannel, ZSlackChannel, ZEmailChannel]);
 
+/** A group name, or one person's email address. */
+const ZAudience = z.union([ZName, z.email()], { error: "must be a group name or an email address" });
+
 const ZRule = z.strictObject({
   /** Agent names this rule applies to; omitted: every agent (and gateway questions without a run). */
   agents: z.array(z.string().min(1).max(64)).min(1).optional(),
   /** Approval risks; omitted: every risk. Questions have no risk and match only rules without `risks`. */
   risks: z.array(z.enum(RISKS)).min(1).optional(),
   kinds: z.array(z.enum(["approval", "question"])).min(1).optional(),
-  notify: z.array(ZName).default([]),
+  /** Who is told: group names from `groups`, or people by email address. */
+  notify: z.array(ZAudience).default([]),
   channels: z.array(ZName).min(1),
   remindBeforeMs: ZMs.optional(),
   escalateAfterMs: ZMs.optional(),
-  escalateTo: z.array(ZName).min(1).optional(),
+  escalateTo: z.array(ZAudience).min(1).optional(),
 });
 
 export const ZNotifyConfig = z
@@ -69,7 +73,9 @@ export const ZNotifyConfig = z
   .superRefine((c, ctx) => {
     c.rules.forEach((rule, i) => {
       for (const name of rule.channels) if (!c.channels[name]) ctx.addIssue({ code: "custom", path: ["rules", i, "channels"], message: `unknown channel "${name}"` });
-      for (const name of [...rule.notify, ...(rule.escalateTo ?? [])]) if (!c.groups[name]) ctx.addIssue({ code: "custom", path: ["rules", i, "notify"], message: `unknown group "${name}"` });
+      for (const name of [...rule.notify, ...(rule.escalateTo ?? [])]) {
+        if (!c.groups[name] && !name.includes("@")) ctx.addIssue({ code: "custom", path: ["rules", i, "notify"], message: `unknown group "${name}"` });
+      }
       if ((rule.escalateAfterMs === undefined) !== (rule.escalateTo === undefined)) ctx.addIssue({ code: "custom", path: ["rules", i, "escalateTo"], message: "escalateAfterMs and escalateTo go together" });
       const email = rule.channels.some((name) => c.channels[name]?.type === "email");
       if (email && !c.smtp) ctx.addIssue({ code: "custom", path: ["smtp"], message: "an email channel needs smtp settings" });

@@ -63,6 +63,23 @@ describe("routing", () => {
     expect(due).toEqual([{ event: "reminder", deliveries: [] }]);
   });
 
+  it("a rule may name people by email address beside groups, for requests and escalations", () => {
+    const people = parseNotifyConfig(
+      {
+        smtp: { host: "127.0.0.1", port: 2525, from: "countersign@example.test" },
+        channels: { mail: { type: "email" } },
+        groups: { oncall: ["ops@example.test"] },
+        rules: [{ notify: ["oncall", "Ada@Example.test"], channels: ["mail"], escalateAfterMs: 1000, escalateTo: ["boss@example.test"] }],
+      },
+      {},
+    );
+    const rules = matchingRules(people, approval("low"));
+    expect(deliveriesOf(people, rules, (r) => r.notify).map((d) => d.recipient).sort()).toEqual(["ada@example.test", "ops@example.test"]);
+    expect(deliveriesOf(people, rules, (r) => r.escalateTo ?? []).map((d) => d.recipient)).toEqual(["boss@example.test"]);
+    expect(() => parseNotifyConfig({ channels: { m: { type: "webhook", url: "http://x", secret: "0123456789abcdef" } }, rules: [{ notify: ["nobody"], channels: ["m"] }] }, {})).toThrow(/unknown group "nobody"/);
+    expect(() => parseNotifyConfig({ channels: { m: { type: "webhook", url: "http://x", secret: "0123456789abcdef" } }, rules: [{ notify: ["not an@address"], channels: ["m"] }] }, {})).toThrow(/group name or an email address/);
+  });
+
   it("backs off exponentially, with jitter only when asked", () => {
     expect([1, 2, 3, 4].map((n) => backoffMs({ baseMs: 100, jitter: false }, n))).toEqual([100, 200, 400, 800]);
     expect(backoffMs({ baseMs: 100, jitter: true }, 3, () => 0)).toBe(200);

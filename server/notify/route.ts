@@ -22,7 +22,7 @@ export function matchingRules(config: TRouting, subject: TRoutedSubject): TNotif
   });
 }
 
-/** The deliveries of some rules to some of their groups, one per channel or per (email channel, address). */
+/** The deliveries of some rules to some of their groups or people, one per channel or per (email channel, address). */
 export function deliveriesOf(config: TRouting, rules: readonly TNotifyRule[], groupsOf: (rule: TNotifyRule) => readonly string[]): TDelivery[] {
   const out = new Map<string, TDelivery>();
   for (const rule of rules) {
@@ -33,8 +33,9 @@ export function deliveriesOf(config: TRouting, rules: readonly TNotifyRule[], gr
         out.set(`${name}\u0000`, { channel: name, channelType: channel.type, recipient: name });
         continue;
       }
-      for (const group of groupsOf(rule)) {
-        for (const email of config.groups[group] ?? []) {
+      for (const audience of groupsOf(rule)) {
+        // A group's members, or one person named by address.
+        for (const email of config.groups[audience] ?? (audience.includes("@") ? [audience] : [])) {
           const address = email.toLowerCase();
           out.set(`${name}\u0000${address}`, { channel: name, channelType: "email", recipient: address });
         }
