@@ -70,9 +70,19 @@ export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unkn
     };
     await write(`event: connected\ndata: ${JSON.stringify(config.sse?.client ?? {})}\n\n`);
     let lastId: string | null = typeof lastEventId === "string" && !/[\0\n\r]/.test(lastEventId) ? lastEventId : null;
+    // Each wait for the next value also ends when the client goes away, whether or not the
+    // procedure itself listens to its signal; the iterator is then closed.
+    const iterator = iterable[Symbol.asyncIterator]();
+    const gone = new Promise<"gone">((resolve) => abort.signal.addEventListener("abort", () => resolve("gone"), { once: true }));
     try {
-      for await (const value of iterable) {
-        if (abort.signal.aborted) break;
+      for (;;) {
+        const step = await Promise.race([iterator.next(), gone]);
+        if (step === "gone") {
+          void Promise.resolve(iterator.return?.()).catch(() => {});
+          break;
+        }
+        if (step.done) break;
+        const value = step.value;
         if (isTrackedEnvelope(value)) {
           const [id, data] = value;
           lastId = String(id);
