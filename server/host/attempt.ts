@@ -12,7 +12,7 @@ import type { TOutputItem, TRequiredAction } from "../core/envelope";
 import type { TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
-import { reviewWithFallback, type TReviewVerdict } from "../reviewer";
+import { reviewRequestFor, reviewWithFallback, type TReviewVerdict } from "../reviewer";
 import { snapshotNodeCommands, type TNodeInvokeArgs } from "../devices/node-invoke-tool";
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
 import { approvalPolicyFor } from "../mcp/policy";
@@ -327,8 +327,8 @@ export class Attempt {
    */
   private async review(call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
     return this.step(`review:${call.id}`, async (record) => {
-      const command = typeof (args as { command?: unknown }).command === "string" ? (args as { command: string }).command : JSON.stringify(args);
-      const verdict = await reviewWithFallback(this.deps.reviewer, { command, cwd, agent: this.agent.name, toolName: tool.name, arguments: args, context }, this.signal);
+      const request = reviewRequestFor({ cwd, agent: this.agent.name, toolName: tool.name, arguments: args, context });
+      const verdict = await reviewWithFallback(this.deps.reviewer, request, this.signal);
       record.frame("review.verdict", { callId: call.id, toolName: tool.name, ...verdict });
       return verdict;
     });

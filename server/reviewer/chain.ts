@@ -64,3 +64,13 @@ export async function reviewWithFallback(reviewer: TExecReviewer | null, request
   if (!reviewer) return askVerdict({ reviewer: "none", risk: null, rationale: "No reviewer is configured.", latencyMs: 0 });
   return (await runStage(reviewer, request, signal)).verdict;
 }
+
+/**
+ * The review request for one tool call: the shell command when the arguments carry one (`exec`),
+ * otherwise the arguments as JSON, so every tool is reviewed the same way.
+ */
+export function reviewRequestFor(call: Omit<TReviewRequest, "command">): TReviewRequest {
+  const args = call.arguments as { command?: unknown } | null;
+  const command = typeof args?.command === "string" ? args.command : JSON.stringify(call.arguments);
+  return { ...call, command };
+}

@@ -7,7 +7,7 @@
  * // allow-once → run once; deny → return rationale + guidance to the agent; ask → human approval
  * ```
  */
-export { createReviewerChain, reviewWithFallback, type TReviewerChainOptions } from "./chain";
+export { createReviewerChain, reviewRequestFor, reviewWithFallback, type TReviewerChainOptions } from "./chain";
 export { createConfiguredReviewer, REVIEWER_MODES, reviewerConfigFromEnv, type TReviewerConfig, ZReviewerConfig } from "./config";
 export { detectReviewerInjection, findReviewerInjection, type TInjectionFinding, type TInjectionSource, type TRequestInjection } from "./injection";
 export { createModelReviewer, type TModelReviewerOptions, type TResponseFormat } from "./model-reviewer";

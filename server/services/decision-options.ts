@@ -6,7 +6,7 @@ import { DomainError } from "../core/errors";
 import type { TDeps } from "../host/deps";
 import { sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
-import { reviewWithFallback } from "../reviewer";
+import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
 import type { THostTool } from "../tools/types";
 import type { TApprovalRow } from "./decide-approval";
@@ -35,8 +35,8 @@ export function checkDecisionShape(input: { decision: "approve" | "deny"; argume
 }
 
 /** The host tool behind an approval, when its arguments can be checked here (the agent's own host tools). */
-function editableTool(agent: TAgentConfig | undefined, approval: TApprovalRow): THostTool | null {
-  const tool = agent?.tools.find((t) => t.name === approval.toolName);
+function editableTool(agent: TAgentConfig | undefined, toolName: string): THostTool | null {
+  const tool = agent?.tools.find((t) => t.name === toolName);
   return tool && tool.kind === "host" ? tool : null;
 }
 
@@ -47,7 +47,7 @@ function editableTool(agent: TAgentConfig | undefined, approval: TApprovalRow): 
  */
 export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName: string, edited: Record<string, unknown>): Promise<TEdit | null> {
   const agent = findAgent(agentName);
-  const tool = editableTool(agent, approval);
+  const tool = editableTool(agent, approval.toolName);
   if (!agent || !tool) {
     throw new DomainError("validation_failed", `The arguments of ${approval.toolName} cannot be edited here; approve or deny it as asked.`);
   }
@@ -62,8 +62,7 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   const reReview = agent.reviewEdits ?? approvalPolicyFor(agent, tool) === "review";
   let review: TReviewVerdict | null = null;
   if (reReview) {
-    const command = typeof (args as { command?: unknown }).command === "string" ? (args as { command: string }).command : JSON.stringify(args);
-    review = await reviewWithFallback(deps.reviewer, { command, cwd, agent: agent.name, toolName: tool.name, arguments: args });
+    review = await reviewWithFallback(deps.reviewer, reviewRequestFor({ cwd, agent: agent.name, toolName: tool.name, arguments: args }));
     if (review.decision === "deny") {
       throw new DomainError(
         "validation_failed",
@@ -97,6 +96,5 @@ export function grantTerms(agentName: string, grant: TGrantRequest, now: Date): 
 /** What the console offers beside approve/deny for one approval: editing, and the grants the agent allows. */
 export function decisionOptionsFor(agentName: string, toolName: string): { editable: boolean; grantSession: boolean; grantMaxDays: number } {
   const agent = findAgent(agentName);
-  const tool = agent?.tools.find((t) => t.name === toolName);
-  return { editable: tool?.kind === "host", grantSession: Boolean(agent?.grants?.session), grantMaxDays: agent?.grants?.maxDays ?? 0 };
+  return { editable: editableTool(agent, toolName) !== null, grantSession: Boolean(agent?.grants?.session), grantMaxDays: agent?.grants?.maxDays ?? 0 };
 }
