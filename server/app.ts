@@ -141,7 +141,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       });
     if (path === "/v1" || path.startsWith("/v1/")) return done(handleV1(deps, req, res, reqUrl));
     if (path === "/internal/cli") return done(handleControl(deps, req, res));
-    if (path.startsWith("/api/trpc")) return done(trpc(req, res));
+    if (path.startsWith("/api/trpc")) return done(trpc(req, res, reqUrl));
     if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
     if (path.startsWith("/api/auth")) return done(authHandler(req, res));
     if (options.pages) return done(options.pages.handle(req, res));

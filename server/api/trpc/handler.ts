@@ -7,7 +7,7 @@ import { appRouter } from "./root";
 import { createSubscriptionResponder } from "./subscriptions";
 
 /** The `/api/trpc` handler (queries, mutations, SSE subscriptions). */
-export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -21,8 +21,7 @@ export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: Se
   const subscriptions = createSubscriptionResponder(deps, (error, path) => {
     if ((error as { code?: string }).code === "INTERNAL_SERVER_ERROR") deps.log.error({ err: error, path }, "tRPC internal error");
   });
-  return async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+  return async (req, res, url) => {
     if (req.method === "GET" && (await subscriptions(req, res, url))) return;
     handler(req, res);
   };
