@@ -7,6 +7,7 @@ import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
 import { formatDuration, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
+import { TwoStepAction } from "./two-step-action";
 
 type TTab = "users" | "keys" | "agents" | "devices";
 const ROLES = ["member", "auditor", "operator", "admin"] as const;
@@ -216,20 +217,16 @@ function KeysPanel() {
                 <td>{k.revokedAt ? <span className="badge tone-muted">revoked</span> : <span className="badge tone-ok">active</span>}</td>
                 <td className="nowrap">
                   {!readOnly && !k.revokedAt && (k.userId === me?.userId || me?.role === "admin") ? (
-                    confirmRevoke === k.id ? (
-                      <>
-                        <button type="button" className="btn btn-deny btn-small" onClick={() => revoke.mutate({ keyId: k.id }, { onSettled: () => setConfirmRevoke(null) })}>
-                          Yes, revoke
-                        </button>{" "}
-                        <button type="button" className="btn btn-quiet btn-small" onClick={() => setConfirmRevoke(null)}>
-                          Keep
-                        </button>
-                      </>
-                    ) : (
-                      <button type="button" className="btn btn-outline-bad btn-small" onClick={() => setConfirmRevoke(k.id)} aria-label={`Revoke key ${k.name} (${k.prefix})`}>
-                        Revoke
-                      </button>
-                    )
+                    <TwoStepAction
+                      asking={confirmRevoke === k.id}
+                      onAsk={() => setConfirmRevoke(k.id)}
+                      onCancel={() => setConfirmRevoke(null)}
+                      onConfirm={() => revoke.mutate({ keyId: k.id }, { onSettled: () => setConfirmRevoke(null) })}
+                      label="Revoke"
+                      confirmLabel="Yes, revoke"
+                      askClassName="btn btn-outline-bad btn-small"
+                      ariaLabel={`Revoke key ${k.name} (${k.prefix})`}
+                    />
                   ) : null}
                 </td>
               </tr>

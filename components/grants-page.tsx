@@ -8,6 +8,7 @@ import { useMe } from "./app-shell";
 import { StatusBadge } from "./badges";
 import { formatTimestamp, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
+import { TwoStepAction } from "./two-step-action";
 import { useUserNames } from "./use-user-names";
 
 /**
@@ -120,20 +121,17 @@ export function GrantsPage() {
                   </td>
                   <td className="nowrap">
                     {g.status === "active" && !readOnly ? (
-                      confirming === g.id ? (
-                        <span className="actions">
-                          <button type="button" className="btn btn-deny btn-small" onClick={() => revoke.mutate({ grantId: g.id }, { onSettled: () => setConfirming(null) })} disabled={revoke.isPending}>
-                            Revoke now
-                          </button>
-                          <button type="button" className="btn btn-quiet btn-small" onClick={() => setConfirming(null)}>
-                            Keep
-                          </button>
-                        </span>
-                      ) : (
-                        <button type="button" className="btn btn-quiet btn-small" onClick={() => setConfirming(g.id)} data-testid="revoke-grant">
-                          Revoke…
-                        </button>
-                      )
+                      <TwoStepAction
+                        asking={confirming === g.id}
+                        onAsk={() => setConfirming(g.id)}
+                        onCancel={() => setConfirming(null)}
+                        onConfirm={() => revoke.mutate({ grantId: g.id }, { onSettled: () => setConfirming(null) })}
+                        label="Revoke…"
+                        confirmLabel="Revoke now"
+                        askClassName="btn btn-quiet btn-small"
+                        busy={revoke.isPending}
+                        testId="revoke-grant"
+                      />
                     ) : null}
                   </td>
                 </tr>
