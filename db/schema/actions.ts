@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { APPROVAL_STATUSES, CLIENT_TOOL_STATUSES, RISKS } from "../../server/core/vocabulary";
 import { transportEnum, responses } from "./responses";
 
@@ -36,6 +36,8 @@ export const approvals = pgTable(
     replyMessage: text("reply_message"),
     /** The standing grant this approval created (decision with `grant`). */
     grantId: text("grant_id"),
+    /** Distinct approvers needed (quorum for high risk; the requester never counts). 1 = one decision settles it. */
+    requiredApprovals: integer("required_approvals").notNull().default(1),
     decidedBy: text("decided_by"),
     decidedVia: transportEnum("decided_via"),
     decidedAt: timestamp("decided_at", { withTimezone: true }),
@@ -80,14 +82,34 @@ export const clientToolRequests = pgTable(
   ],
 );
 
-/** The application handler's own store for `collect_card_details`: the only table private card input reaches. */
+/**
+ * One approver's vote on an approval that needs a quorum: the approval settles when enough distinct
+ * approvers (never its requester) approved, or at the first denial.
+ */
+export const approvalVotes = pgTable(
+  "approval_votes",
+  {
+    approvalId: text("approval_id")
+      .notNull()
+      .references(() => approvals.id),
+    userId: text("user_id").notNull(),
+    decision: text("decision", { enum: ["approve", "deny"] }).notNull(),
+    via: transportEnum("via").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.approvalId, t.userId] })],
+);
+
+/**
+ * The application handler's own store for `collect_card_details`: the only table private card
+ * input reaches, and only as `last4` plus the rest sealed (AES-256-GCM with the secret key).
+ */
 export const paymentCards = pgTable("payment_cards", {
   id: text("id").primaryKey(),
   userId: text("user_id").notNull(),
   sessionId: text("session_id").notNull(),
-  number: text("number").notNull(),
-  expiry: text("expiry").notNull(),
-  holderName: text("holder_name").notNull(),
   last4: text("last4").notNull(),
+  /** `{number, expiry, name}` as JSON, encrypted with the secret key (additional data: the card id). */
+  sealed: text("sealed").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,4 +1,4 @@
-import { boolean, index, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { ROLES } from "../../server/core/vocabulary";
 
 export const roleEnum = pgEnum("role", ROLES);
@@ -11,6 +11,10 @@ export const users = pgTable("users", {
   emailVerified: boolean("email_verified").notNull().default(false),
   image: text("image"),
   role: roleEnum("role").notNull().default("member"),
+  /** A disabled user's keys, console sessions and sockets stop working at once; its history stays. */
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  /** A deleted user: credentials removed, name and email replaced; the id stays for the audit trail. */
+  deletedAt: timestamp("deleted_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
@@ -77,4 +81,34 @@ export const apiKeys = pgTable(
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
   (t) => [index("api_keys_user_idx").on(t.userId)],
+);
+
+/**
+ * Failed console sign-ins per account (lower-cased email), for the per-account backoff: kept in
+ * the database so every replica sees the same count; cleared by a successful sign-in.
+ */
+export const signInFailures = pgTable("sign_in_failures", {
+  account: text("account").primaryKey(),
+  failures: integer("failures").notNull().default(0),
+  lastFailureAt: timestamp("last_failure_at", { withTimezone: true }).notNull().defaultNow(),
+  blockedUntil: timestamp("blocked_until", { withTimezone: true }),
+});
+
+/**
+ * The admin trail: who changed what about users, keys and access (disable, delete, role change,
+ * key revocation, Full access granted or revoked). Rows are never updated or deleted.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    /** Null when the CLI acted without a user (it runs with the data directory's authority). */
+    actorUserId: text("actor_user_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index("audit_log_target_idx").on(t.targetType, t.targetId, t.at), index("audit_log_at_idx").on(t.at)],
 );

@@ -56,7 +56,7 @@ export async function submitClientToolResult(
       .returning();
     if (!row) throw new DomainError("conflict", "The response is no longer waiting for this client tool.");
     const output = tool.handlePrivateInput
-      ? await tool.handlePrivateInput(parsed.data, { tx, userId: request.userId, sessionId: request.sessionId })
+      ? await tool.handlePrivateInput(parsed.data, { tx, userId: request.userId, sessionId: request.sessionId, secretKey: deps.secretKey })
       : parsed.data;
     await tx.update(clientToolRequests).set({ publicOutput: output }).where(eq(clientToolRequests.id, request.id));
     await tx.update(responses).set({ output: [...row.output, { type: "tool_result", callId: request.callId, name: request.name, output }] }).where(eq(responses.id, row.id));

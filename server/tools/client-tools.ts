@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { paymentCards } from "../../db/schema";
 import { newId } from "../core/ids";
+import { encryptSecret } from "../host/secret-store";
 import type { TClientTool } from "./types";
 
 /** An ordinary client tool: the browser reports the page it shows. */
@@ -35,18 +36,13 @@ export const collectCardDetailsTool: TClientTool = {
       name: { type: "string", minLength: 1, description: "Name on the card" },
     },
   },
-  handlePrivateInput: async (input, { tx, userId, sessionId }) => {
+  handlePrivateInput: async (input, { tx, userId, sessionId, secretKey }) => {
     const card = ZCardInput.parse(input);
     const last4 = card.number.slice(-4);
-    await tx.insert(paymentCards).values({
-      id: newId("card"),
-      userId,
-      sessionId,
-      number: card.number,
-      expiry: card.expiry,
-      holderName: card.name,
-      last4,
-    });
+    const id = newId("card");
+    // Only last4 is stored readable; number, expiry and name are sealed, so no table, WAL page or dump holds them in plain text.
+    const sealed = encryptSecret(secretKey, JSON.stringify({ number: card.number, expiry: card.expiry, name: card.name }), id);
+    await tx.insert(paymentCards).values({ id, userId, sessionId, last4, sealed });
     return { cardOnFile: true, last4 };
   },
 };

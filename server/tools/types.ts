@@ -37,7 +37,7 @@ export type TClientTool = {
    * The application handler for private input: the only code that sees it. It runs inside the
    * submission's transaction and returns the public response the model receives.
    */
-  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string }) => Promise<unknown>;
+  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string; secretKey: Buffer }) => Promise<unknown>;
 };
 
 /** A tool that asks a person through a Gateway question and suspends the run until it settles. */
