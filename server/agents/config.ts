@@ -7,6 +7,7 @@ import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
 import type { TTool } from "../tools/types";
 import type { TModelEndpoint } from "../harnesses/openai-compatible";
+import { DEFAULT_SELF_APPROVAL, type TDecisionPolicy, type TQuorum, type TSelfApproval } from "../core/separation-of-duties";
 import { modelAgentFromEnv } from "./model-agent";
 
 /** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
@@ -58,6 +59,13 @@ export type TAgentConfig = {
    * Default: when the tool's policy is `review`.
    */
   reviewEdits?: boolean;
+  /**
+   * Whether the person who started a run may decide its approvals (default `operators`): `never`,
+   * `operators` (operators and admins may, members need someone else) or `always`.
+   */
+  selfApproval?: TSelfApproval;
+  /** Distinct approvers a high-risk approval needs (e.g. `{ high: 2 }`); the requester never counts. */
+  quorum?: TQuorum;
 };
 
 /** What every scripted agent shares: the deterministic model, its tools and expiry times. */
@@ -122,5 +130,8 @@ export function registerAgent(agent: TAgentConfig): () => void {
 /** Looks up an agent by name. */
 export const findAgent = (name: string): TAgentConfig | undefined =>
   AGENTS.find((a) => a.name === name) ?? ENV_AGENTS.find((a) => a.name === name) ?? registered.get(name);
+
+/** The separation-of-duties policy of an agent by name (the defaults for one no longer configured). */
+export const decisionPolicyOf = (name: string): TDecisionPolicy => ({ agent: name, selfApproval: findAgent(name)?.selfApproval ?? DEFAULT_SELF_APPROVAL });
 
 export const ZAgentName = z.string().min(1).max(64);

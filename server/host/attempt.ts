@@ -18,6 +18,7 @@ import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool"
 import { approvalPolicyFor } from "../mcp/policy";
 import { findMcpTool } from "../mcp/tools";
 import { operationHash } from "../core/decision";
+import { requiredApprovalsFor } from "../core/separation-of-duties";
 import { approvedOutcome, claimGrant, RepliedInstead, replyResult, type TApprovalOutcome, type TApprovedEdit, withEditNotice } from "./approval-outcome";
 import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
@@ -355,6 +356,7 @@ export class Attempt {
     }
     if (existing) throw new AttemptTerminated();
     if (await this.spendGrant(call, tool.action, args)) return { edit: null };
+    const risk = verdict?.risk ?? tool.risk(args);
     await this.write(async (tx, emit, row) => {
       const [approval] = await tx
         .insert(approvals)
@@ -369,7 +371,8 @@ export class Attempt {
           arguments: args,
           cwd,
           bindingHash: hash,
-          risk: verdict?.risk ?? tool.risk(args),
+          risk,
+          requiredApprovals: requiredApprovalsFor(this.agent.quorum, risk),
           message: tool.describe(args, cwd),
           reviewer: verdict?.reviewer ?? null,
           reviewerRationale: verdict?.rationale ?? null,
