@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { paymentCards } from "../../db/schema";
-import { newId } from "../core/ids";
-import { encryptSecret } from "../host/secret-store";
+import { storePaymentCard, ZCardDetails } from "./payment-cards";
 import type { TClientTool } from "./types";
 
 /** An ordinary client tool: the browser reports the page it shows. */
@@ -13,19 +11,13 @@ export const getPageContextTool: TClientTool = {
   outputSchema: z.object({ url: z.string(), title: z.string(), text: z.string().optional() }),
 };
 
-const ZCardInput = z.object({
-  number: z.string().regex(/^\d{13,19}$/, "number must be 13 to 19 digits"),
-  expiry: z.string().regex(/^(0[1-9]|1[0-2])\/\d{2}$/, "expiry must be MM/YY"),
-  name: z.string().min(1, "name is required").max(200),
-});
-
 /** A private-input client tool: card details reach only this handler; the model sees `last4`. */
 export const collectCardDetailsTool: TClientTool = {
   kind: "client",
   name: "collect_card_details",
   description: "Collect payment card details privately from the user.",
   argsSchema: z.strictObject({}),
-  outputSchema: ZCardInput,
+  outputSchema: ZCardDetails,
   inputJsonSchema: {
     type: "object",
     additionalProperties: false,
@@ -37,12 +29,7 @@ export const collectCardDetailsTool: TClientTool = {
     },
   },
   handlePrivateInput: async (input, { tx, userId, sessionId, secretKey }) => {
-    const card = ZCardInput.parse(input);
-    const last4 = card.number.slice(-4);
-    const id = newId("card");
-    // Only last4 is stored readable; number, expiry and name are sealed, so no table, WAL page or dump holds them in plain text.
-    const sealed = encryptSecret(secretKey, JSON.stringify({ number: card.number, expiry: card.expiry, name: card.name }), id);
-    await tx.insert(paymentCards).values({ id, userId, sessionId, last4, sealed });
+    const { last4 } = await storePaymentCard(tx, secretKey, { userId, sessionId }, ZCardDetails.parse(input));
     return { cardOnFile: true, last4 };
   },
 };

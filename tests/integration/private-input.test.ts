@@ -2,7 +2,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { clientToolRequests, paymentCards } from "../../db/schema";
+import { loadSecretKey } from "../../server/host/secret-store";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { readPaymentCard } from "../../server/tools/payment-cards";
 import { expectError, getResponse, LiveClient, ok200, readSse, rows, script, type TBody } from "./helpers";
 
 let app: TTestApp;
@@ -36,7 +38,7 @@ async function tablesContaining(needle: string): Promise<string[]> {
 
 const submit = (id: string, output: unknown) => app.api(`/v1/client-tools/${id}`, { key: member.apiKey, body: { output } });
 
-describe(`rule 6: private client input reaches only the application handler (${testDbKind()})`, () => {
+describe(`rule 6: private client input reaches only the application handler, sealed (${testDbKind()})`, () => {
   let first: TBody;
   let done: TBody;
 
@@ -76,13 +78,24 @@ describe(`rule 6: private client input reaches only the application handler (${t
     expect(results).toEqual([{ type: "tool_result", callId: "call_0_0", name: "collect_card_details", output: { cardOnFile: true, last4: "1111" } }]);
     const cards = await app.deps.db.select().from(paymentCards);
     expect(cards).toHaveLength(1);
-    expect(cards[0]).toMatchObject({ userId: member.userId, sessionId: first.sessionId, number: CARD.number, last4: "1111", holderName: CARD.name });
+    expect(cards[0]).toMatchObject({ userId: member.userId, sessionId: first.sessionId, last4: "1111" });
+    expect(Object.keys(cards[0] ?? {}).sort()).toEqual(["createdAt", "id", "last4", "sealed", "sessionId", "userId"]);
     await expectError(await submit(requestId, CARD), 409, "already_submitted");
   });
 
-  it("the card number is stored only in payment_cards and never streamed", async () => {
-    expect(await tablesContaining(CARD.number)).toEqual(["payment_cards"]);
-    expect(await tablesContaining(CARD.name)).toEqual(["payment_cards"]);
+  it("the application handler reads the whole card back with the secret key, and only with it", async () => {
+    const [card] = await app.deps.db.select().from(paymentCards);
+    expect(card?.sealed).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(await readPaymentCard(app.deps.db, app.deps.secretKey, card?.id as string)).toEqual(CARD);
+    expect(await readPaymentCard(app.deps.db, app.deps.secretKey, "card_missing")).toBeNull();
+    const otherKey = loadSecretKey(app.dataDir, Buffer.alloc(32, 7).toString("base64"));
+    await expect(readPaymentCard(app.deps.db, otherKey, card?.id as string)).rejects.toThrow();
+  });
+
+  it("the card number, expiry and name are in no table in plain text, and never streamed", async () => {
+    expect(await tablesContaining(CARD.number)).toEqual([]);
+    expect(await tablesContaining(CARD.name)).toEqual([]);
+    expect(await tablesContaining(CARD.expiry)).toEqual([]);
 
     const replay = readSse(await app.api(`/v1/responses/${first.id}/events?sessionId=${first.sessionId}`, { key: member.apiKey }));
     await replay.done;
@@ -104,7 +117,9 @@ describe(`rule 6: private client input reaches only the application handler (${t
       const completed = await live.waitFor((f) => f.type === "response.completed" && f.status === "completed");
       expect(completed.output).toContainEqual({ type: "tool_result", callId: "call_0_0", name: "collect_card_details", output: { cardOnFile: true, last4: "0004" } });
       expect(JSON.stringify(live.frames)).not.toContain("5500000000000004");
-      expect(await tablesContaining("5500000000000004")).toEqual(["payment_cards"]);
+      expect(await tablesContaining("5500000000000004")).toEqual([]);
+      const [card] = await rows<{ id: string }>(app, `select id from payment_cards where session_id = '${live.sessionId}'`);
+      expect(await readPaymentCard(app.deps.db, app.deps.secretKey, card?.id as string)).toEqual({ ...CARD, number: "5500000000000004" });
       expect(app.logs()).not.toContain("5500000000000004");
     } finally {
       live.close();
