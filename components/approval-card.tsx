@@ -4,6 +4,7 @@ import { skipToken, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { forwardRef, useId, useState } from "react";
 import type { TInboxRow } from "./api-types";
+import { useMe } from "./app-shell";
 import { ArgsView } from "./args-view";
 import { DecisionOptions, type TDecisionExtra } from "./decision-options";
 import { RiskBadge } from "./badges";
@@ -18,7 +19,7 @@ export type { TDecisionExtra };
 type TProps = {
   approval: TInboxRow;
   selected: boolean;
-  /** False for auditors: the card is read-only (the server refuses their decisions too). */
+  /** False for auditors: the card is read-only (the server refuses their decisions too). Per card, `approval.refusal` says why the caller may not decide it. */
   canDecide: boolean;
   busy: boolean;
   error: string | null;
@@ -54,6 +55,30 @@ function SessionContext({ approvalId }: { approvalId: string }) {
   );
 }
 
+const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link" };
+
+/** A quorum's progress: how many of the needed approvals are in, and who voted how. */
+function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
+  const approvals = a.votes.filter((v) => v.decision === "approve").length;
+  return (
+    <div className="quorum" data-testid="quorum-progress">
+      <strong>
+        {approvals} of {a.requiredApprovals} approvals
+      </strong>{" "}
+      <span className="muted small">(distinct people; the requester never counts)</span>
+      {a.votes.length > 0 ? (
+        <ul className="quorum-votes">
+          {a.votes.map((v) => (
+            <li key={v.userId} data-testid="quorum-vote">
+              {v.decision === "approve" ? "Approved" : "Denied"} by {v.name} via {VIA[v.via] ?? v.via}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 /** One pending approval with everything needed to decide it: action, arguments, directory, reviewer, context. */
 export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCard({ approval: a, selected, canDecide, busy, error, bulkChecked, onSelect, onDecide, onBulkToggle }, ref) {
   const titleId = useId();
@@ -61,6 +86,11 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
   const now = useNow(1000);
   const expired = new Date(a.expiresAt).getTime() <= now;
   const high = a.risk === "high";
+  const me = useMe();
+  const myVote = a.votes.find((v) => v.userId === me?.userId);
+  // The server's own reasons: a button that would be refused is replaced by the sentence why.
+  const notMine = a.refusal ?? (myVote ? `You already ${myVote.decision === "approve" ? "approved" : "denied"} this; it needs approvals from other people.` : null);
+  const mayAct = canDecide && notMine === null;
 
   return (
     <article
@@ -76,7 +106,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
       onMouseDown={() => (selected ? null : onSelect())}
     >
       <header className="approval-head">
-        {canDecide ? (
+        {mayAct ? (
           <label className="bulk-check" title={high ? "High-risk requests are decided one by one." : "Select for a bulk decision (x)"}>
             <input type="checkbox" checked={bulkChecked} disabled={high || expired} onChange={onBulkToggle} aria-label={`Select ${a.action} for a bulk decision`} />
           </label>
@@ -140,12 +170,13 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         <ArgsView value={a.arguments} />
       </div>
       <SessionContext approvalId={a.id} />
+      {a.requiredApprovals > 1 ? <QuorumProgress approval={a} /> : null}
       {error ? (
         <p role="alert" className="error-box">
           {error}
         </p>
       ) : null}
-      {canDecide ? (
+      {mayAct ? (
         <div className="actions">
           <button type="button" className="btn btn-approve" onClick={() => onDecide("approve")} disabled={busy || expired} aria-describedby={messageId}>
             Approve
@@ -160,7 +191,12 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
         </div>
       ) : null}
-      {canDecide ? (
+      {canDecide && notMine !== null ? (
+        <p className="notice read-only" data-testid="decide-refusal">
+          {notMine}
+        </p>
+      ) : null}
+      {mayAct ? (
         <DecisionOptions
           approvalId={a.id}
           arguments={a.arguments}
@@ -170,7 +206,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           onApprove={(extra) => onDecide("approve", extra)}
           onReply={(message) => onDecide("deny", { message })}
         />
-      ) : (
+      ) : canDecide ? null : (
         <p className="notice read-only" data-testid="read-only">
           Read-only: your role can see this request but cannot decide it.
         </p>

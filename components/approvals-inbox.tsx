@@ -29,6 +29,9 @@ const isTyping = (target: EventTarget | null): boolean => {
   return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 };
 
+/** Whether the caller may put a row in a bulk decision: never high risk, never one the server would refuse. */
+const bulkable = (r: TInboxRow): boolean => r.risk !== "high" && r.refusal === null;
+
 /** The approvals inbox: filters, keyboard triage (j/k, a, d, x), bulk decisions for low/medium risk, and the decided history. */
 export function ApprovalsInbox() {
   const trpc = useTRPC();
@@ -100,7 +103,7 @@ export function ApprovalsInbox() {
     }
     else setSelectedId(rows[Math.min(lastIndex.current, rows.length - 1)]?.id ?? null);
     setBulk((prev) => {
-      const next = new Set([...prev].filter((id) => rows.some((r) => r.id === id && r.risk !== "high")));
+      const next = new Set([...prev].filter((id) => rows.some((r) => r.id === id && bulkable(r))));
       return next.size === prev.size ? prev : next;
     });
   }, [rows, selectedId]);
@@ -127,9 +130,10 @@ export function ApprovalsInbox() {
     setBusy((b) => new Set(b).add(a.id));
     setErrors(({ [a.id]: _, ...rest }) => rest);
     try {
-      await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash, ...extra });
+      const decided = await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash, ...extra });
       const what = decision === "approve" ? (extra.arguments ? "Approved as edited" : "Approved") : extra.message ? "Denied with a reply" : "Denied";
-      setAnnouncement(`${what}${extra.grant ? " with a standing grant" : ""}: ${a.message}`);
+      if (!decided.settled) setAnnouncement(`Your approval was recorded (${decided.approvals} of ${decided.requiredApprovals}); it runs once enough other people approve: ${a.message}`);
+      else setAnnouncement(`${what}${extra.grant ? " with a standing grant" : ""}: ${a.message}`);
       // The decided card leaves the list; keep keyboard focus in a safe place (never on the next Approve).
       if (document.activeElement && cards.current.get(a.id)?.contains(document.activeElement)) pendingHeading.current?.focus();
     } catch (error) {
@@ -146,6 +150,11 @@ export function ApprovalsInbox() {
 
   const decide = (a: TInboxRow, decision: TDecision, extra: TDecisionExtra = {}) => {
     if (!canDecide || busy.has(a.id)) return;
+    // The card shows why instead of the buttons; a shortcut must not send what the server refuses.
+    if (a.refusal !== null) {
+      setAnnouncement(a.refusal);
+      return;
+    }
     if (decision === "approve" && a.risk === "high") setConfirming({ a, extra });
     else void send(a, decision, extra);
   };
@@ -190,7 +199,7 @@ export function ApprovalsInbox() {
           h.decide(selected, event.key === "a" ? "approve" : "deny");
           break;
         case "x":
-          if (!selected || selected.risk === "high") return;
+          if (!selected || !bulkable(selected)) return;
           h.setBulk((prev) => {
             const next = new Set(prev);
             if (next.has(selected.id)) next.delete(selected.id);

@@ -20,6 +20,8 @@ type TDecidedRow = {
   originalArguments?: unknown;
   replyMessage?: string | null;
   grantId?: string | null;
+  /** A quorum's votes (empty without one). */
+  votes?: Array<{ userId: string; name: string; decision: string }>;
 };
 
 const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link" };
@@ -69,7 +71,17 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
                 ) : null}
               </td>
               <td className="nowrap">{r.user}</td>
-              <td className="nowrap">{r.decidedBy ? nameOf(r.decidedBy) : r.status === "expired" ? "(expired)" : "—"}</td>
+              <td className="nowrap">
+                {r.votes && r.votes.length > 0 ? (
+                  <span data-testid="decided-votes">{r.votes.map((v) => `${v.name}${v.decision === "deny" ? " (denied)" : ""}`).join(", ")}</span>
+                ) : r.decidedBy ? (
+                  nameOf(r.decidedBy)
+                ) : r.status === "expired" ? (
+                  "(expired)"
+                ) : (
+                  "—"
+                )}
+              </td>
               <td className="nowrap">{r.decidedVia ? (VIA[r.decidedVia] ?? r.decidedVia) : "—"}</td>
               <td className="nowrap">{r.decidedAt ? <span title={formatTimestamp(r.decidedAt)}><TimeAgo iso={r.decidedAt} /></span> : "—"}</td>
               <td className="nowrap">

@@ -90,7 +90,15 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
   const decide = useMutation(
     trpc.link.decide.mutationOptions({
       onSuccess: (r) =>
-        onDone(r.decision === "approve" ? "Approved. The agent goes on." : r.continues ? "Denied with your reply. The agent received it and goes on." : "Denied. The operation was not run."),
+        onDone(
+          !r.settled
+            ? `Your approval was recorded (${r.approvals} of ${r.requiredApprovals}). The operation runs once enough other people approve.`
+            : r.decision === "approve"
+              ? "Approved. The agent goes on."
+              : r.continues
+                ? "Denied with your reply. The agent received it and goes on."
+                : "Denied. The operation was not run.",
+        ),
       onError: (error) => setFailure(error.message),
     }),
   );

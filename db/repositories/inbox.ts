@@ -49,10 +49,11 @@ export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typ
   return filter.status === "pending" ? { rows: page.rows, nextCursor: null } : page;
 }
 
-/** Approvals by id (for bulk decisions). */
+/** Approvals by id with their response's agent (for bulk decisions). */
 export async function approvalsByIds(db: Db, ids: readonly string[]) {
   if (ids.length === 0) return [];
-  return db.select().from(approvals).where(inArray(approvals.id, [...ids]));
+  const rows = await db.select({ a: approvals, agent: responses.agent }).from(approvals).innerJoin(responses, eq(responses.id, approvals.responseId)).where(inArray(approvals.id, [...ids]));
+  return rows.map((r) => ({ ...r.a, agent: r.agent }));
 }
 
 export type TContextTurn = { responseId: string; role: "user" | "assistant" | "tool" | "result"; text: string; at: string };

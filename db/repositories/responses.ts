@@ -62,6 +62,7 @@ export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredActio
   expiresAt: a.expiresAt.toISOString(),
   cwd: a.cwd,
   ...(a.reviewerRationale ? { reviewer: a.reviewer, reviewerRationale: a.reviewerRationale } : {}),
+  ...(a.requiredApprovals > 1 ? { requiredApprovals: a.requiredApprovals } : {}),
 });
 
 export const clientToolAction = (r: typeof clientToolRequests.$inferSelect): TRequiredAction => ({

@@ -70,7 +70,16 @@ export async function interruptOf(deps: TDeps, responseId: string, action: TRequ
       responseSchema: APPROVAL_SCHEMA,
       expiresAt: action.expiresAt,
       metadata: {
-        countersign: { type: "human_approval", responseId, toolName: row?.toolName, action: action.action, arguments: action.arguments, risk: action.risk, cwd: action.cwd ?? null },
+        countersign: {
+          type: "human_approval",
+          responseId,
+          toolName: row?.toolName,
+          action: action.action,
+          arguments: action.arguments,
+          risk: action.risk,
+          cwd: action.cwd ?? null,
+          ...(action.requiredApprovals ? { requiredApprovals: action.requiredApprovals } : {}),
+        },
       },
     };
   }
@@ -124,6 +133,8 @@ const payloadError = (id: string, error: z.ZodError): DomainError =>
  * as every other transport (each decision, result or answer is used exactly once). All entries
  * must answer interrupts of one response of this thread. Returns that response and the frame
  * sequence to follow from. An entry that cancels an interrupt that is already settled is a no-op.
+ * An approve that is one vote of an incomplete quorum settles nothing: the run ends again with
+ * the same interrupt (its boundary frame is replayed).
  */
 export async function applyResume(
   deps: TDeps & { host: Host },
@@ -147,16 +158,19 @@ export async function applyResume(
   });
   const [row] = await deps.db.select({ nextFrameSeq: responses.nextFrameSeq }).from(responses).where(eq(responses.id, responseId));
   const after = (row?.nextFrameSeq ?? 1) - 1;
+  let settledNothing = false;
   for (const { target, payload } of plans) {
     // Cancelling what is no longer pending changes nothing.
     if (payload === null && target.status !== "pending") continue;
     if (target.kind === "approval") {
-      await decideApproval(deps, actor, { approvalId: target.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId });
+      const decided = await decideApproval(deps, actor, { approvalId: target.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId });
+      settledNothing ||= !decided.settled;
     } else if (target.kind === "client_tool") {
       if (payload === null) await cancelResponse(deps, actor, { responseId, reason: "The client cancelled the tool call.", via: "http" });
       else await submitClientToolResult(deps, actor, { requestId: target.id, output: payload.output, via: "http" });
     } else if (payload === null) await resolveQuestion(deps, actor, { id: target.id, cancel: true, via: "http" });
     else await resolveQuestion(deps, actor, { id: target.id, answers: payload.answers as z.infer<typeof ZAnswers>, via: "http" });
   }
-  return { responseId, after };
+  // The last stored frame of a response waiting for an approval is its requires_action boundary.
+  return { responseId, after: settledNothing ? after - 1 : after };
 }

@@ -28,6 +28,8 @@ export type TApprovalAction = {
   cwd?: string | null;
   reviewer?: string | null;
   reviewerRationale?: string;
+  /** Only for a quorum: how many distinct approvers (never the requester) must approve. */
+  requiredApprovals?: number;
 };
 
 export type TClientToolAction = {

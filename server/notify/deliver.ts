@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import { approvals, notificationAttempts, notifications, questions } from "../../db/schema";
+import { approvals, notificationAttempts, notifications, questions, responses } from "../../db/schema";
+import { decisionPolicyOf } from "../agents/config";
 import { actorOf } from "../auth/users";
-import { canDecide } from "../core/actor";
+import { type TActor, canDecide } from "../core/actor";
+import { decisionRefusal } from "../core/separation-of-duties";
 import type { TDeps } from "../host/deps";
 import { createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } from "./channels";
 import type { TNotifyConfig } from "./config";
@@ -37,17 +39,29 @@ async function claimDue(deps: TDeps, ctx: TDeliveryContext): Promise<TNotificati
     .returning();
 }
 
+type TSubjectState = { status: string; userId: string; expiresAt: Date; approval?: { requiredApprovals: number; agent: string } };
+
 /** The subject's state now: a settled approval or question is not announced any more. */
-async function subjectState(deps: TDeps, row: TNotificationRow): Promise<{ status: string; userId: string; expiresAt: Date } | null> {
+async function subjectState(deps: TDeps, row: TNotificationRow): Promise<TSubjectState | null> {
   if (row.subjectKind === "approval") {
-    const [a] = await deps.db.select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt }).from(approvals).where(eq(approvals.id, row.subjectId));
-    return a ?? null;
+    const [a] = await deps.db
+      .select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt, requiredApprovals: approvals.requiredApprovals, agent: responses.agent })
+      .from(approvals)
+      .innerJoin(responses, eq(responses.id, approvals.responseId))
+      .where(eq(approvals.id, row.subjectId));
+    return a ? { status: a.status, userId: a.userId, expiresAt: a.expiresAt, approval: { requiredApprovals: a.requiredApprovals, agent: a.agent } } : null;
   }
   const [q] = await deps.db.select({ status: questions.status, userId: questions.userId, expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, row.subjectId));
   return q ?? null;
 }
 
-async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: { userId: string; expiresAt: Date }): Promise<TSendResult> {
+/** Whether the link would work for this recipient: an approval by the separation-of-duties rule, a question by role. */
+function mayAct(actor: TActor, owner: TSubjectState): boolean {
+  if (owner.approval) return decisionRefusal(actor, { userId: owner.userId, requiredApprovals: owner.approval.requiredApprovals }, decisionPolicyOf(owner.approval.agent)) === null;
+  return canDecide(actor, owner.userId);
+}
+
+async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: TSubjectState): Promise<TSendResult> {
   const channel = ctx.config.channels[row.channel];
   const payload = row.payload as unknown as TNotificationPayload;
   if (!channel || channel.type !== row.channelType) return { ok: false, statusCode: null, error: `the channel "${row.channel}" is no longer configured` };
@@ -57,10 +71,11 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
   }
   if (channel.type === "slack") return sendSlack(channel.url, slackMessage(payload), ctx.config.timeoutMs);
   if (!ctx.mailer) return { ok: false, statusCode: null, error: "no SMTP server is configured" };
-  // A person who may act gets a single-use link; anyone else the console page behind the login.
+  // A person who may act gets a single-use link; anyone else (e.g. the requester of an approval
+  // it may not decide itself) the console page behind the login.
   const actor = row.recipientUserId ? await actorOf(deps.db, row.recipientUserId) : null;
   let link = { url: consoleLink(ctx.publicUrl, row.subjectKind, row.subjectId), singleUse: false, expiresAt: undefined as Date | undefined };
-  if (actor && canDecide(actor, owner.userId)) {
+  if (actor && mayAct(actor, owner)) {
     const minted = await mintLinkToken(deps.db, {
       subjectKind: row.subjectKind,
       subjectId: row.subjectId,

@@ -1,16 +1,19 @@
 import { and, eq } from "drizzle-orm";
 import { finishResponse } from "../../db/repositories/responses";
 import { approvals, grants, responses } from "../../db/schema";
-import { type TActor, canDecide, canRead } from "../core/actor";
+import { decisionPolicyOf, findAgent } from "../agents/config";
+import { type TActor, canRead } from "../core/actor";
 import { approvalBindingHash } from "../core/binding";
 import { operationHash, type TGrantRequest } from "../core/decision";
 import { DomainError, notFound } from "../core/errors";
+import { decisionRefusal, requiredApprovalsFor } from "../core/separation-of-duties";
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import type { TTransport } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { cancelQueuedSteering } from "../host/steering";
 import { transact } from "../host/transact";
+import { castVote } from "./approval-votes";
 import { checkDecisionShape, grantTerms, prepareEdit, type TEdit } from "./decision-options";
 import { expireApproval } from "./expire-pending";
 
@@ -43,6 +46,11 @@ export type TDecideResult = {
   continues: boolean;
   edited: boolean;
   grantId: string | null;
+  /** False when this was one approve vote of a quorum that is not complete yet: nothing settled, the run still waits. */
+  settled: boolean;
+  /** Distinct approvals recorded so far (this one included), and how many the approval needs. */
+  approvals: number;
+  requiredApprovals: number;
 };
 
 /**
@@ -60,7 +68,9 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
     .where(eq(approvals.id, input.approvalId));
   const approval = found?.approval;
   if (!found || !approval || !canRead(actor, approval.userId)) throw notFound("approval", input.approvalId);
-  if (!canDecide(actor, approval.userId)) throw new DomainError("forbidden", "Your role cannot decide approvals.");
+  // Separation of duties: the one rule, before anything else is looked at or changed.
+  const refusal = decisionRefusal(actor, approval, decisionPolicyOf(found.agent));
+  if (refusal !== null) throw new DomainError("forbidden", refusal);
   if (input.expectedResponseId !== undefined && input.expectedResponseId !== approval.responseId) {
     throw new DomainError("binding_changed", "This approval belongs to a different response; the decision was not applied.");
   }
@@ -73,13 +83,39 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
   if (current !== approval.bindingHash || (input.expectedBindingHash !== undefined && input.expectedBindingHash !== approval.bindingHash)) {
     throw new DomainError("binding_changed", "The pending operation no longer matches what was approved; the decision was not applied.");
   }
+  const quorum = approval.requiredApprovals > 1;
+  if (quorum && (input.arguments !== undefined || input.grant !== undefined)) {
+    throw new DomainError(
+      "validation_failed",
+      `This approval needs ${approval.requiredApprovals} approvals from different people, so it cannot be edited or carry a standing grant; approve it as asked or deny it.`,
+    );
+  }
   const terms = input.grant !== undefined ? grantTerms(found.agent, input.grant, deps.now()) : null;
   const edit = input.arguments !== undefined ? await prepareEdit(deps, approval, found.agent, input.arguments) : null;
+  // An edit must not turn a single approval into an operation that would have needed a quorum.
+  const editNeeds = edit ? requiredApprovalsFor(findAgent(found.agent)?.quorum, edit.risk) : 1;
+  if (editNeeds > approval.requiredApprovals) {
+    throw new DomainError(
+      "validation_failed",
+      `The edited operation is ${edit?.risk} risk and would need ${editNeeds} approvals from different people; approve it as asked or deny it. Nothing was approved.`,
+    );
+  }
   const reply = input.decision === "deny" && input.message !== undefined ? input.message.trim() : null;
   const continues = input.decision === "approve" || reply !== null;
   const grantId = terms ? newId("grant") : null;
 
-  const result = await transact(deps, async (tx, emit) => {
+  const result = await transact(deps, async (tx, emit): Promise<{ sequence: number; approvals: number } | { pending: number } | null> => {
+    let approvalsSoFar = input.decision === "approve" ? 1 : 0;
+    if (quorum) {
+      const tally = await castVote(tx, { id: approval.id, bindingHash: current }, actor, { decision: input.decision, via: input.via });
+      if (tally === null) return null;
+      approvalsSoFar = tally;
+      if (input.decision === "approve" && tally < approval.requiredApprovals) {
+        const data = { approvalId: approval.id, decision: input.decision, approvals: tally, requiredApprovals: approval.requiredApprovals };
+        await emit(approval.responseId, [{ type: "approval.voted", data, frame: false, actorUserId: actor.userId, transport: input.via }]);
+        return { pending: tally };
+      }
+    }
     const [won] = await tx
       .update(approvals)
       .set({
@@ -132,24 +168,17 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
       const envelope = await finishResponse(tx, row, "denied");
       await emit(row.id, [{ type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
     }
-    return frame?.sequence ?? 0;
+    return { sequence: frame?.sequence ?? 0, approvals: approvalsSoFar };
   });
   if (result === null) {
     const [now] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, approval.id));
     throw alreadySettled(now?.status ?? "approved");
   }
   deps.bus.publishInbox({ kind: "approval", responseId: approval.responseId, id: approval.id });
+  const base = { approvalId: approval.id, responseId: approval.responseId, sessionId: approval.sessionId, decision: input.decision, requiredApprovals: approval.requiredApprovals };
+  if ("pending" in result) return { ...base, resolvedSequence: 0, continues: false, edited: false, grantId: null, settled: false, approvals: result.pending };
   if (continues) deps.bus.publishWake(approval.responseId, "resume");
-  return {
-    approvalId: approval.id,
-    responseId: approval.responseId,
-    sessionId: approval.sessionId,
-    decision: input.decision,
-    resolvedSequence: result,
-    continues,
-    edited: edit !== null,
-    grantId,
-  };
+  return { ...base, resolvedSequence: result.sequence, continues, edited: edit !== null, grantId, settled: true, approvals: result.approvals };
 }
 
 /** The approval re-bound to the edited operation; the requested one is kept beside it. */

@@ -138,7 +138,12 @@ class LiveConnection {
       } else if (frame.type === "approval.decision") {
         const { type: _type, responseId, ...decision } = frame;
         const decided = await decideApproval(this.deps, this.actor, { ...decision, via: "websocket", expectedResponseId: responseId });
-        this.follow(decided.responseId, decided.resolvedSequence - 1);
+        if (decided.settled) this.follow(decided.responseId, decided.resolvedSequence - 1);
+        else {
+          // One vote of a quorum: only this socket hears of it (not a stored frame); the run keeps waiting.
+          const { approvalId, sessionId, approvals, requiredApprovals } = decided;
+          this.send({ type: "approval.voted", responseId, sessionId, approvalId, decision: decided.decision, status: "pending", approvals, requiredApprovals });
+        }
       } else {
         const submitted = await submitClientToolResult(this.deps, this.actor, { requestId: frame.requestId, output: frame.output, via: "websocket" });
         this.follow(submitted.responseId, submitted.resultSequence - 1);

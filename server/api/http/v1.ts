@@ -120,6 +120,11 @@ const routes: TRoute[] = [
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZDecisionBody, await readJson(req));
       const decided = await decideApproval(deps, actor, { ...body, approvalId: params[0] as string, via: "http" });
+      if (!decided.settled) {
+        // One vote of a quorum: recorded, the run keeps waiting for the other approvers.
+        sendJson(res, 202, { id: decided.approvalId, status: "pending", approvals: decided.approvals, requiredApprovals: decided.requiredApprovals });
+        return;
+      }
       if (!decided.continues) {
         sendJson(res, 200, { id: decided.approvalId, status: "denied" });
         return;

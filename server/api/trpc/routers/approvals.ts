@@ -56,7 +56,9 @@ export const approvalsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { bindingHash, ...decision } = input;
       const decided = await decideApproval(ctx.deps, ctx.actor, { ...decision, via: "console", expectedBindingHash: bindingHash });
-      return { approvalId: decided.approvalId, responseId: decided.responseId, decision: decided.decision, edited: decided.edited, grantId: decided.grantId };
+      const { approvalId, responseId, edited, grantId, settled, approvals: votes, requiredApprovals } = decided;
+      // `settled: false`: one vote of a quorum was recorded; the approval is still pending.
+      return { approvalId, responseId, decision: decided.decision, edited, grantId, settled, approvals: votes, requiredApprovals };
     }),
   /** Emits whenever an approval, client-tool request or response changes; the client refetches. */
   onChange: authenticatedProcedure.subscription(async function* ({ ctx, signal }) {

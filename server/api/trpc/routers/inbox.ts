@@ -2,9 +2,12 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { listInbox, sessionContext } from "../../../../db/repositories/inbox";
 import { approvals } from "../../../../db/schema";
+import { decisionPolicyOf } from "../../../agents/config";
 import { canRead } from "../../../core/actor";
 import { notFound } from "../../../core/errors";
+import { decisionRefusal } from "../../../core/separation-of-duties";
 import { RISKS } from "../../../core/vocabulary";
+import { votesOf } from "../../../services/approval-votes";
 import { decideMany } from "../../../services/console/bulk-decide";
 import { decisionOptionsFor } from "../../../services/decision-options";
 import { authenticatedProcedure, router } from "../init";
@@ -31,12 +34,18 @@ export const inboxRouter = router({
     )
     .query(async ({ ctx, input }) => {
       const page = await listInbox(ctx.deps.db, { ...input, scopeUserId: scopeOf(ctx.actor), now: ctx.deps.now() });
+      const votes = await votesOf(ctx.deps.db, page.rows.filter((a) => a.requiredApprovals > 1).map((a) => a.id));
       return {
         nextCursor: page.nextCursor,
         rows: page.rows.map(({ cursorAt: _, ...a }) => ({
           ...a,
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
-          options: decisionOptionsFor(a.agent, a.toolName),
+          // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
+          options: a.requiredApprovals > 1 ? { editable: false, grantSession: false, grantMaxDays: 0 } : decisionOptionsFor(a.agent, a.toolName),
+          /** Why the caller may not decide this approval (the server's own rule), or null. */
+          refusal: decisionRefusal(ctx.actor, a, decisionPolicyOf(a.agent)),
+          /** A quorum's votes so far, oldest first (empty without a quorum). */
+          votes: votes.get(a.id) ?? [],
           decidedAt: a.decidedAt?.toISOString() ?? null,
           expiresAt: a.expiresAt.toISOString(),
           createdAt: a.createdAt.toISOString(),
