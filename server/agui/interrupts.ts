@@ -133,8 +133,8 @@ const payloadError = (id: string, error: z.ZodError): DomainError =>
  * as every other transport (each decision, result or answer is used exactly once). All entries
  * must answer interrupts of one response of this thread. Returns that response and the frame
  * sequence to follow from. An entry that cancels an interrupt that is already settled is a no-op.
- * An approve that is one vote of an incomplete quorum settles nothing: the run ends again with
- * the same interrupt (its boundary frame is replayed).
+ * The thread is the caller's own, so its approvals are decided by their requester: the agent's
+ * selfApproval rule applies, and a quorum approval is refused (it needs other people).
  */
 export async function applyResume(
   deps: TDeps & { host: Host },
@@ -158,19 +158,16 @@ export async function applyResume(
   });
   const [row] = await deps.db.select({ nextFrameSeq: responses.nextFrameSeq }).from(responses).where(eq(responses.id, responseId));
   const after = (row?.nextFrameSeq ?? 1) - 1;
-  let settledNothing = false;
   for (const { target, payload } of plans) {
     // Cancelling what is no longer pending changes nothing.
     if (payload === null && target.status !== "pending") continue;
     if (target.kind === "approval") {
-      const decided = await decideApproval(deps, actor, { approvalId: target.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId });
-      settledNothing ||= !decided.settled;
+      await decideApproval(deps, actor, { approvalId: target.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId });
     } else if (target.kind === "client_tool") {
       if (payload === null) await cancelResponse(deps, actor, { responseId, reason: "The client cancelled the tool call.", via: "http" });
       else await submitClientToolResult(deps, actor, { requestId: target.id, output: payload.output, via: "http" });
     } else if (payload === null) await resolveQuestion(deps, actor, { id: target.id, cancel: true, via: "http" });
     else await resolveQuestion(deps, actor, { id: target.id, answers: payload.answers as z.infer<typeof ZAnswers>, via: "http" });
   }
-  // The last stored frame of a response waiting for an approval is its requires_action boundary.
-  return { responseId, after: settledNothing ? after - 1 : after };
+  return { responseId, after };
 }
