@@ -5,8 +5,11 @@
  * (Allowing uses the strict reader in `read-only.ts` instead.)
  */
 
-/** One command found in the line: its base name, its words and whether a privilege wrapper ran it. */
-export type TLooseCommand = { name: string; args: string[]; elevated: boolean };
+/**
+ * One command found in the line: its base name, its words, whether a privilege wrapper ran it and
+ * whether `xargs` adds operands read from its input (so its operands are not all on the line).
+ */
+export type TLooseCommand = { name: string; args: string[]; elevated: boolean; fromStdin?: boolean };
 
 const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g;
 const PRIVILEGE_WRAPPERS = new Set(["sudo", "doas", "pkexec", "runuser", "sudoedit"]);
@@ -31,31 +34,50 @@ export function dangerViews(command: string): string[] {
   return dequoted === normalized ? [normalized] : [normalized, dequoted];
 }
 
+/**
+ * One simple command's words with wrappers (`sudo`, `env`, `xargs`, `timeout`, …) and variable
+ * assignments peeled off: the privilege wrappers met on the way, then either the command that runs
+ * or, for `sh -c …`, the words after the shell's options (the script and its arguments).
+ */
+export function peelWrappers(words: string[]): { wrappers: TLooseCommand[]; command: TLooseCommand | null; shellArgs: string[] | null } {
+  const wrappers: TLooseCommand[] = [];
+  let elevated = false;
+  let fromStdin = false;
+  let rest = words;
+  while (rest.length > 0) {
+    const word = rest[0] ?? "";
+    const base = word.slice(word.lastIndexOf("/") + 1);
+    if (PRIVILEGE_WRAPPERS.has(base) || PREFIXES.has(base)) {
+      if (PRIVILEGE_WRAPPERS.has(base)) {
+        elevated = true;
+        wrappers.push({ name: base, args: rest.slice(1), elevated: true });
+      }
+      fromStdin ||= base === "xargs";
+      rest = skipOptions(rest.slice(1), VALUE_FLAGS[base] ?? []);
+      if (base === "timeout" && /^\d/.test(rest[0] ?? "")) rest = rest.slice(1);
+    } else if (/^[A-Za-z_]\w*=/.test(word)) {
+      rest = rest.slice(1);
+    } else if (SHELLS.test(base) && rest.slice(1).some((w) => /^-[a-z]*c[a-z]*$/.test(w))) {
+      const flagEnd = rest.findIndex((w, i) => i > 0 && !w.startsWith("-"));
+      return { wrappers, command: null, shellArgs: flagEnd < 0 ? [] : rest.slice(flagEnd) };
+    } else {
+      return { wrappers, command: { name: base, args: rest.slice(1), elevated, ...(fromStdin ? { fromStdin } : {}) }, shellArgs: null };
+    }
+  }
+  return { wrappers, command: null, shellArgs: null };
+}
+
 /** The commands of a line, read loosely (see the module comment). */
 export function looseCommands(view: string): TLooseCommand[] {
   const commands: TLooseCommand[] = [];
   for (const segment of view.split(/\|\||&&|\$\(|[;&|\n`()]/)) {
     let words = segment.trim().split(/\s+/).filter(Boolean);
-    let elevated = false;
     while (words.length > 0) {
-      const word = words[0] ?? "";
-      const base = word.slice(word.lastIndexOf("/") + 1);
-      if (PRIVILEGE_WRAPPERS.has(base) || PREFIXES.has(base)) {
-        if (PRIVILEGE_WRAPPERS.has(base)) {
-          elevated = true;
-          commands.push({ name: base, args: words.slice(1), elevated: true });
-        }
-        words = skipOptions(words.slice(1), VALUE_FLAGS[base] ?? []);
-        if (base === "timeout" && /^\d/.test(words[0] ?? "")) words = words.slice(1);
-      } else if (/^[A-Za-z_]\w*=/.test(word)) {
-        words = words.slice(1);
-      } else if (SHELLS.test(base) && words.slice(1).some((w) => /^-[a-z]*c[a-z]*$/.test(w))) {
-        const flagEnd = words.findIndex((w, i) => i > 0 && !w.startsWith("-"));
-        words = flagEnd < 0 ? [] : words.slice(flagEnd);
-      } else {
-        commands.push({ name: base, args: words.slice(1), elevated });
-        break;
-      }
+      const peeled = peelWrappers(words);
+      commands.push(...peeled.wrappers);
+      if (peeled.command) commands.push(peeled.command);
+      // Read loosely, a shell's `-c` script is already split into words: the command continues there.
+      words = peeled.shellArgs ?? [];
     }
   }
   return commands;

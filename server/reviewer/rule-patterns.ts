@@ -1,7 +1,9 @@
 import { dangerViews, isBroadTarget, isRootOrHome, isSystemFile, looseCommands, operands, type TLooseCommand } from "./rule-commands";
+import type { TPathScope } from "./rule-paths";
+import { findScopeDanger } from "./rule-scope";
 
 /** Why the rule reviewer denies a command. */
-export type TDangerCategory = "destructive" | "exfiltration" | "privilege escalation" | "remote code";
+export type TDangerCategory = "destructive" | "exfiltration" | "privilege escalation" | "remote code" | "credential access" | "obfuscated";
 export type TDanger = { category: TDangerCategory; rationale: string };
 
 type TCommandRule = { category: TDangerCategory; check: (command: TLooseCommand) => string | null };
@@ -149,13 +151,28 @@ const LINE_RULES: TLineRule[] = [
   { category: "destructive", re: />\s*\/dev\/(?:sd[a-z]|nvme|hd[a-z]|vd[a-z]|xvd|mmcblk|disk\d|mapper\/|md\d|dm-)/, rationale: "The command overwrites a block device." },
   { category: "destructive", re: />{1,2}\s*\/(?:etc|boot|usr|bin|sbin|lib\w*|var\/lib|var\/log|sys|proc)\//, rationale: "The command overwrites a system file through a redirection." },
   { category: "exfiltration", re: /\/dev\/(?:tcp|udp)\//, rationale: "The command opens a raw network connection through /dev/tcp or /dev/udp." },
-  { category: "exfiltration", re: /\|\s*(?:[\w./-]*\/)?(?:nc|ncat|netcat|socat|telnet)\b|\b(?:nc|ncat|netcat)\b[^;&|\n]*<\s*\S/, rationale: "The command sends data to a raw network socket." },
+  { category: "exfiltration", re: /\|\s*(?:[\w./-]*\/)?(?:nc|ncat|netcat|socat|telnet)\b|\b(?:nc|ncat|netcat|socat)\b[^;&|\n]*<\s*\S/, rationale: "The command sends data to a raw network socket." },
+  { category: "exfiltration", re: /\bsocat\b[^;&|\n]*\b(?:FILE|OPEN|GOPEN|EXEC|SYSTEM):[^;&|\n]*\b(?:TCP|UDP|SSL|OPENSSL|SCTP)[46]?(?:-CONNECT)?:/i, rationale: "`socat` connects a local file or program to a remote host." },
   { category: "remote code", re: new RegExp(`\\b(?:curl|wget)\\b[^;&\\n]*${SHELL_SINK}|\\b(?:ba|z)?sh\\s+<\\(\\s*(?:curl|wget)\\b`), rationale: "The command runs code downloaded from the network." },
   { category: "remote code", re: new RegExp(`\\bbase64\\s+(?:-d|--decode|-D)\\b[^;&\\n]*${SHELL_SINK}`), rationale: "The command decodes and runs hidden code." },
+  {
+    category: "remote code",
+    re: /(?:\beval|\b(?:ba|z|da|k)?sh\s+-[a-z]*c)\s+["']?(?:\$\(|`)\s*(?:curl|wget)\b/,
+    rationale: "The command runs code downloaded from the network.",
+  },
+  {
+    // `sh -c "$(echo … | base64 -d)"`, `eval …`, or a decoded word run as the command itself.
+    category: "remote code",
+    re: /(?:(?:\beval|\b(?:ba|z|da|k)?sh\s+-[a-z]*c)\s+["']?|(?:^|[;&|\n]\s*)["']?)(?:\$\(|`)[^)`]*\b(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r)\b/,
+    rationale: "The command decodes and runs hidden code.",
+  },
 ];
 
-/** The first dangerous pattern in a command, or null. */
-export function findDanger(command: string): TDanger | null {
+/**
+ * The first dangerous pattern in a command, or null. With a scope, changes outside the workspace,
+ * uploads of files from outside it and reads of credential stores are dangerous too.
+ */
+export function findDanger(command: string, scope?: TPathScope): TDanger | null {
   for (const view of dangerViews(command)) {
     const commands = looseCommands(view);
     for (const rule of LINE_RULES) if (rule.re.test(view)) return { category: rule.category, rationale: rule.rationale };
@@ -171,5 +188,5 @@ export function findDanger(command: string): TDanger | null {
       return { category: "exfiltration", rationale: "The command sends credentials or secrets (SSH keys, .env files, tokens, /etc/shadow) over the network." };
     }
   }
-  return null;
+  return scope ? findScopeDanger(command, scope) : null;
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { findReviewerInjection } from "./injection";
 import { isClearlyReadOnly } from "./read-only";
+import { scopeOf } from "./rule-paths";
 import { findDanger } from "./rule-patterns";
 import type { TExecReviewer, TReviewRequest, TReviewVerdict } from "./types";
 import { allowOnceVerdict, askVerdict, denyVerdict, elapsedSince } from "./verdicts";
@@ -10,8 +11,10 @@ export type TRuleReviewerOptions = {
   /** Recorded as the verdict's `reviewer`; default `rules`. */
   name?: string;
   /**
-   * When set, read-only commands are allowed only if their working directory lies inside this
-   * directory (for example the host's workspaces directory); otherwise they are asked about.
+   * The host's workspaces directory (`<data dir>/workspaces`). Read-only commands are allowed only
+   * if their working directory lies inside it; the session workspace a command may change is
+   * `<root>/<session>`, and the rest of the data directory counts as a credential store. Without
+   * it, the working directory itself is the boundary.
    */
   workspaceRoot?: string;
 };
@@ -33,7 +36,7 @@ function reviewByRules(request: TReviewRequest, name: string, options: TRuleRevi
       rationale: `Reviewer-directed prompt injection in the ${injection.field}: ${injection.evidence}.`,
     });
   }
-  const danger = findDanger(request.command);
+  const danger = findDanger(request.command, scopeOf(request.cwd, options.workspaceRoot));
   if (danger) {
     const category = danger.category[0]?.toUpperCase() + danger.category.slice(1);
     return denyVerdict({ ...verdict, risk: "high", rationale: `${category}: ${danger.rationale}` });
@@ -49,9 +52,11 @@ function reviewByRules(request: TReviewRequest, name: string, options: TRuleRevi
 }
 
 /**
- * The deterministic reviewer: reviewer-directed injection, destructive commands, exfiltration and
- * privilege escalation are denied with high risk; plain reads of the working directory are allowed
- * once with low risk; everything else is `ask`, so it never allows what it does not understand.
+ * The deterministic reviewer: reviewer-directed injection, destructive commands, deleting or
+ * changing anything outside the session workspace, uploads of local files, reads of credential
+ * stores, exfiltration and privilege escalation are denied with high risk; plain reads of the
+ * working directory are allowed once with low risk; everything else is `ask`, so it never allows
+ * what it does not understand.
  */
 export function createRuleReviewer(options: TRuleReviewerOptions = {}): TExecReviewer {
   const name = options.name ?? "rules";
