@@ -9,11 +9,14 @@ import { guardRequest, guardUpgrade, parseRateLimit, RateLimiter, setSecurityHea
 import { createLiveServer } from "./api/http/live";
 import { createDeviceServer } from "./api/http/devices";
 import { createDeviceHub } from "./devices/hub";
-import { sendError } from "./api/http/errors";
+import { isClientGone, sendError } from "./api/http/errors";
 import { handleV1, type TV1Deps } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
 import { handleControl } from "./api/http/control";
 import { handleExport } from "./api/http/export";
+import { armBodyDeadline, parseBodyTimeout } from "./api/http/body-deadline";
+import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
+import { createEmailSignIn } from "./api/http/sign-in";
 import { createAuth } from "./auth/auth";
 import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
@@ -41,6 +44,10 @@ export type TAppOptions = {
   reviewer?: TExecReviewer | null;
   /** Per-credential rate limits; default from COUNTERSIGN_RATE_LIMIT (see server/api/http/guard.ts); null turns them off. */
   rateLimit?: TRateLimitConfig | null;
+  /** Proxies whose X-Forwarded-For names the client; default from COUNTERSIGN_TRUSTED_PROXIES (none: the peer is the client). */
+  trustedProxies?: TTrustedProxies;
+  /** How long a request body may take to arrive before 408; default from COUNTERSIGN_BODY_TIMEOUT_MS (30 s). */
+  bodyTimeoutMs?: number;
   /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
   notify?: TNotifyConfig | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
@@ -77,6 +84,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   // A bad notification config stops the boot before anything listens.
   const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
+  const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
   const starting = (_req: IncomingMessage, res: ServerResponse) => {
@@ -116,10 +125,11 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const host = new Host(base);
   const deps: TV1Deps = { ...base, host, auth };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
-  const limiter = rateLimit ? new RateLimiter(rateLimit) : null;
+  const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });
   const devices = createDeviceServer(deps, createDeviceHub(deps));
   const authHandler = toNodeHandler(auth);
+  const emailSignIn = createEmailSignIn(deps, trustedProxies);
   const trpc = createTrpcHandler(deps);
 
   server.off("request", starting);
@@ -134,15 +144,19 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/") || path === "/internal/cli";
     // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
     if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
+    armBodyDeadline(req, res, bodyTimeoutMs);
     const done = (p: Promise<void>) =>
       p.catch((error: unknown) => {
-        log.error({ err: error, path }, "request failed");
+        // A client that went away mid-request is routine, not a server failure.
+        if (isClientGone(error, req)) log.debug({ path }, "the client went away before the response");
+        else log.error({ err: error, path }, "request failed");
         sendError(res, error);
       });
     if (path === "/v1" || path.startsWith("/v1/")) return done(handleV1(deps, req, res, reqUrl));
     if (path === "/internal/cli") return done(handleControl(deps, req, res));
     if (path.startsWith("/api/trpc")) return done(trpc(req, res, reqUrl));
     if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
+    if (path === "/api/auth/sign-in/email" && req.method === "POST") return done(emailSignIn(req, res));
     if (path.startsWith("/api/auth")) return done(authHandler(req, res));
     if (options.pages) return done(options.pages.handle(req, res));
     sendError(res, new DomainError("not_found", `There is no page ${path}.`));

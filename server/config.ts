@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseBodyTimeout } from "./api/http/body-deadline";
+import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
 import { parseRateLimit, type TRateLimitConfig } from "./api/http/guard";
 
 const ZEnv = z.object({
@@ -26,6 +28,10 @@ export type TServerConfig = {
   leaseMs: number;
   dbPool: number;
   rateLimit: TRateLimitConfig | null;
+  /** COUNTERSIGN_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (server/api/http/client-address.ts). */
+  trustedProxies: TTrustedProxies;
+  /** COUNTERSIGN_BODY_TIMEOUT_MS: how long a request body may take to arrive (408 past it). */
+  bodyTimeoutMs: number;
   logLevel: string;
 };
 
@@ -47,6 +53,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
     leaseMs: e.COUNTERSIGN_LEASE_MS,
     dbPool: e.COUNTERSIGN_DB_POOL,
     rateLimit: parseRateLimit(e.COUNTERSIGN_RATE_LIMIT),
+    trustedProxies: parseTrustedProxies(env.COUNTERSIGN_TRUSTED_PROXIES),
+    bodyTimeoutMs: parseBodyTimeout(env.COUNTERSIGN_BODY_TIMEOUT_MS),
     logLevel: e.LOG_LEVEL,
   };
 }

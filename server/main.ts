@@ -38,6 +38,8 @@ async function main(): Promise<void> {
     boundaryTimeoutMs: config.boundaryTimeoutMs,
     leaseMs: config.leaseMs,
     rateLimit: config.rateLimit,
+    trustedProxies: config.trustedProxies,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     log,
     pages,
   });

@@ -5,6 +5,12 @@ import { fromNodeHeaders } from "better-auth/node";
 import type { Db } from "../../db/client";
 import { accounts, loginSessions, users, verifications } from "../../db/schema";
 
+/**
+ * How the sign-in route hands better-auth the client address it resolved (server/api/http/
+ * client-address.ts); the route overwrites whatever a client sent in it.
+ */
+export const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
+
 /** Console login (email + password, session cookie) through better-auth on our own tables. */
 export function createAuth(options: { db: Db; secret: string; baseURL: string }) {
   return betterAuth({
@@ -28,6 +34,12 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string })
       const host = request?.headers.get("host");
       return host ? [`http://${host}`, `https://${host}`] : [];
     },
+    // Sign-ins are limited per client address and per account by our own routes (guard.ts,
+    // server/auth/sign-in-backoff.ts): better-auth's limiter keys on X-Forwarded-For, which any
+    // client can write, and answers 429 without Retry-After.
+    rateLimit: { enabled: false },
+    // The address recorded with a login session is the one our sign-in route resolved.
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
     telemetry: { enabled: false },
     logger: { disabled: true },
   });

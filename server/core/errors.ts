@@ -17,6 +17,7 @@ export const DOMAIN_ERROR_CODES = [
   "capacity",
   "rate_limited",
   "timeout",
+  "request_timeout",
   "internal",
 ] as const;
 

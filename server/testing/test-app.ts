@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { createTestDb } from "../../db/testing";
 import { registerAgent, type TAgentConfig } from "../agents/config";
-import { createApp, type TApp } from "../app";
+import { createApp, type TApp, type TAppOptions } from "../app";
 import { addUser } from "../auth/users";
 import type { TRole } from "../core/vocabulary";
 import type { TNotifyConfig } from "../notify/config";
@@ -26,7 +26,7 @@ let userCounter = 0;
 
 /** A whole server (without Next pages) on a fresh database and a temporary data directory. */
 export async function startTestApp(
-  options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null; agents?: TAgentConfig[]; notify?: TNotifyConfig | null } = {},
+  options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null; agents?: TAgentConfig[]; notify?: TNotifyConfig | null; rateLimit?: TAppOptions["rateLimit"]; trustedProxies?: TAppOptions["trustedProxies"]; bodyTimeoutMs?: number } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;
   const db = await createTestDb();

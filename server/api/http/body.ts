@@ -1,16 +1,19 @@
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
 import { DomainError } from "../../core/errors";
+import { isClientGone } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Reads a JSON body: 415 unless JSON, 413 past 1 MiB (checked while reading), 400 if malformed. */
-export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/json" && !type?.endsWith("+json")) {
-    req.resume();
-    throw new DomainError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
-  }
+/** Decodes strictly: a byte sequence that is not UTF-8 is refused, never replaced by U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads a whole body as UTF-8 text: 413 past `maxBytes` (declared, or counted while reading), 400
+ * when the bytes are not UTF-8 (JSON text must be; silently replacing them would store something
+ * the client never sent).
+ */
+export async function readBodyText(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > maxBytes) {
     req.resume();
@@ -18,15 +21,35 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      req.resume();
-      throw new DomainError("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        req.resume();
+        throw new DomainError("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    // Nobody is left to answer: a client going away mid-body is routine, not a server error to log.
+    if (isClientGone(error, req)) throw new DomainError("invalid_request", "The connection closed before the request body arrived.");
+    throw error;
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new DomainError("invalid_json", "The body is not valid UTF-8; send JSON text encoded as UTF-8.");
+  }
+}
+
+/** Reads a JSON body: 415 unless JSON, 413 past 1 MiB (checked while reading), 400 if malformed or not UTF-8. */
+export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json" && !type?.endsWith("+json")) {
+    req.resume();
+    throw new DomainError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+  }
+  const text = await readBodyText(req, maxBytes);
   let value: unknown;
   try {
     value = JSON.parse(text);

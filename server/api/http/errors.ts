@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError, type TDomainErrorCode } from "../../core/errors";
 
 /** The one table mapping domain error codes to HTTP statuses on `/v1`. */
@@ -20,6 +20,7 @@ export const HTTP_STATUS: Record<TDomainErrorCode, number> = {
   capacity: 503,
   rate_limited: 429,
   timeout: 504,
+  request_timeout: 408,
   internal: 500,
 };
 
@@ -47,6 +48,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+const CLIENT_GONE_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
+
+/**
+ * Did this request fail only because its client went away (closed the tab, dropped the
+ * connection mid-body)? Such failures are routine, not server errors. The socket must be gone
+ * too, so a reset of the database connection still counts as a failure.
+ */
+export function isClientGone(error: unknown, req: IncomingMessage): boolean {
+  if (!req.socket.destroyed && !req.destroyed) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return (typeof code === "string" && CLIENT_GONE_CODES.has(code)) || (error instanceof Error && error.message === "aborted");
+}
+
 /** Normalizes anything thrown into a DomainError; unknown errors become a generic 500 without internals. */
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
@@ -58,6 +72,9 @@ export function toDomainError(error: unknown): DomainError {
   return new DomainError("internal", "Something went wrong on the server; the request was not applied.");
 }
 
+/** The `Retry-After` of a 429 whose cause names no time of its own (e.g. too many open streams). */
+export const RETRY_AFTER_FALLBACK_SECONDS = 5;
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
@@ -68,6 +85,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(payload),
     "cache-control": "no-store",
+    // Every 429 tells the client when to come back; limiters that know the exact wait pass their own.
+    ...(status === 429 ? { "retry-after": String(RETRY_AFTER_FALLBACK_SECONDS) } : {}),
     ...headers,
   });
   res.end(payload);

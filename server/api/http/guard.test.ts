@@ -9,12 +9,14 @@ const url = (path = "/v1/x") => new URL(path, "http://localhost");
 describe("COUNTERSIGN_RATE_LIMIT", () => {
   test("parses rate, burst and the ip part; off disables; bad values are clear errors", () => {
     expect(parseRateLimit(undefined)).toEqual(parseRateLimit(DEFAULT_RATE_LIMIT));
-    expect(parseRateLimit("50:200")).toEqual({ key: { perSecond: 50, burst: 200 }, ip: { perSecond: 50, burst: 200 } });
-    expect(parseRateLimit("500")).toEqual({ key: { perSecond: 500, burst: 1000 }, ip: { perSecond: 100, burst: 400 } });
-    expect(parseRateLimit("10:20,ip=1:5")).toEqual({ key: { perSecond: 10, burst: 20 }, ip: { perSecond: 1, burst: 5 } });
-    expect(parseRateLimit("0.5/3")).toEqual({ key: { perSecond: 0.5, burst: 3 }, ip: { perSecond: 0.5, burst: 3 } });
+    const signIn = { perSecond: 0.2, burst: 10 };
+    expect(parseRateLimit("50:200")).toEqual({ key: { perSecond: 50, burst: 200 }, ip: { perSecond: 50, burst: 200 }, signIn });
+    expect(parseRateLimit("500")).toEqual({ key: { perSecond: 500, burst: 1000 }, ip: { perSecond: 100, burst: 400 }, signIn });
+    expect(parseRateLimit("10:20,ip=1:5")).toEqual({ key: { perSecond: 10, burst: 20 }, ip: { perSecond: 1, burst: 5 }, signIn });
+    expect(parseRateLimit("0.5/3")).toEqual({ key: { perSecond: 0.5, burst: 3 }, ip: { perSecond: 0.5, burst: 3 }, signIn });
+    expect(parseRateLimit("10:20, signin=1:3 ,ip=1:5")).toEqual({ key: { perSecond: 10, burst: 20 }, ip: { perSecond: 1, burst: 5 }, signIn: { perSecond: 1, burst: 3 } });
     for (const off of ["off", "OFF", "0", "none"]) expect(parseRateLimit(off)).toBeNull();
-    for (const bad of ["fast", "-1", "10:0", "10:20,foo=1", "10:20,ip=x"]) expect(() => parseRateLimit(bad), bad).toThrow(/COUNTERSIGN_RATE_LIMIT/);
+    for (const bad of ["fast", "-1", "10:0", "10:20,foo=1", "10:20,ip=x", "10:20,signin=0"]) expect(() => parseRateLimit(bad), bad).toThrow(/COUNTERSIGN_RATE_LIMIT/);
   });
 });
 
@@ -47,10 +49,11 @@ describe("token buckets", () => {
 
 describe("rate limiter", () => {
   test("unverified credentials spend the IP bucket too; verified ones only their own", () => {
-    const limiter = new RateLimiter({ key: { perSecond: 0.001, burst: 100 }, ip: { perSecond: 0.001, burst: 3 } });
+    const signIn = { perSecond: 0.001, burst: 1 };
+    const limiter = new RateLimiter({ key: { perSecond: 0.001, burst: 100 }, ip: { perSecond: 0.001, burst: 3 }, signIn });
     const outcomes = Array.from({ length: 5 }, (_, i) => limiter.admit(req({ authorization: `Bearer cs_fake${i}` }), url()).ok);
     expect(outcomes).toEqual([true, true, true, false, false]);
-    const good = new RateLimiter({ key: { perSecond: 0.001, burst: 100 }, ip: { perSecond: 0.001, burst: 1 } });
+    const good = new RateLimiter({ key: { perSecond: 0.001, burst: 100 }, ip: { perSecond: 0.001, burst: 1 }, signIn });
     const first = good.admit(req({ authorization: "Bearer cs_good" }), url());
     expect(first.ok).toBe(true);
     if (first.ok) first.settle(200);

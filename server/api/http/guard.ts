@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES, type TTrustedProxies } from "./client-address";
 import { sendJson } from "./errors";
 
 /**
@@ -10,11 +11,21 @@ import { sendJson } from "./errors";
  */
 
 export type TBucketRate = { perSecond: number; burst: number };
-/** `key`: per API key / console session; `ip`: anonymous requests and credentials not yet seen to work. */
-export type TRateLimitConfig = { key: TBucketRate; ip: TBucketRate };
+/**
+ * `key`: per API key / console session; `ip`: anonymous requests and credentials not yet seen to
+ * work; `signIn`: password sign-ins per client address (on top of `ip`).
+ */
+export type TRateLimitConfig = { key: TBucketRate; ip: TBucketRate; signIn: TBucketRate };
 
 /** Generous enough that no test suite or single console comes near it; per process (per replica). */
 export const DEFAULT_RATE_LIMIT = "1000:2000,ip=100:400";
+
+/**
+ * Sign-ins per client address: a burst of 10, then one every 5 s. A person mistyping never meets
+ * it; a password sprayer trying many accounts from one address is slowed to 12 a minute (each
+ * account also has its own backoff, server/auth/sign-in-backoff.ts).
+ */
+export const DEFAULT_SIGN_IN_RATE = "0.2:10";
 
 const ZERO_WAIT = 0;
 
@@ -28,19 +39,22 @@ function parseRate(text: string, what: string): TBucketRate {
 }
 
 /**
- * `COUNTERSIGN_RATE_LIMIT`: `off`, or `<rps>[:<burst>][,ip=<rps>[:<burst>]]` (default
- * `1000:2000,ip=100:400`). Without `ip=` anonymous callers get the smaller of the key rate and 100:400.
+ * `COUNTERSIGN_RATE_LIMIT`: `off`, or `<rps>[:<burst>][,ip=<rps>[:<burst>]][,signin=<rps>[:<burst>]]`
+ * (default `1000:2000,ip=100:400`, sign-ins `0.2:10`). Without `ip=` anonymous callers get the
+ * smaller of the key rate and 100:400.
  */
 export function parseRateLimit(value: string | undefined): TRateLimitConfig | null {
   const text = (value === undefined || value.trim() === "" ? DEFAULT_RATE_LIMIT : value).trim().toLowerCase();
   if (text === "off" || text === "0" || text === "false" || text === "none") return null;
-  const [keyPart = "", ...rest] = text.split(",");
+  const [keyPart = "", ...rest] = text.split(",").map((r) => r.trim());
   const key = parseRate(keyPart, "rate");
-  const ipPart = rest.map((r) => r.trim()).find((r) => r.startsWith("ip="));
-  const unknown = rest.map((r) => r.trim()).filter((r) => !r.startsWith("ip="));
+  const ipPart = rest.find((r) => r.startsWith("ip="));
+  const signInPart = rest.find((r) => r.startsWith("signin="));
+  const unknown = rest.filter((r) => !r.startsWith("ip=") && !r.startsWith("signin="));
   if (unknown.length > 0) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT: unknown part "${unknown[0]}".`);
   const ip = ipPart ? parseRate(ipPart.slice(3), "ip rate") : { perSecond: Math.min(key.perSecond, 100), burst: Math.min(key.burst, 400) };
-  return { key, ip };
+  const signIn = parseRate(signInPart ? signInPart.slice(7) : DEFAULT_SIGN_IN_RATE, "signin rate");
+  return { key, ip, signIn };
 }
 
 type TBucket = { tokens: number; at: number; verified: boolean };
@@ -108,9 +122,6 @@ export function credentialOf(req: IncomingMessage, url: URL): string | null {
 
 const hash = (text: string): string => createHash("sha256").update(text).digest("base64url").slice(0, 32);
 
-/** The client address (the socket's peer; no proxy header is trusted). */
-export const clientIp = (req: IncomingMessage): string => req.socket.remoteAddress ?? "unknown";
-
 export type TAdmission = { ok: true; settle: (status: number) => void } | { ok: false; retryAfter: number };
 
 /**
@@ -121,15 +132,33 @@ export type TAdmission = { ok: true; settle: (status: number) => void } | { ok: 
 export class RateLimiter {
   private readonly keys: TokenBuckets;
   private readonly ips: TokenBuckets;
+  private readonly signIns: TokenBuckets;
 
-  constructor(readonly config: TRateLimitConfig) {
+  constructor(
+    readonly config: TRateLimitConfig,
+    readonly trustedProxies: TTrustedProxies = NO_TRUSTED_PROXIES,
+  ) {
     this.keys = new TokenBuckets(config.key);
     this.ips = new TokenBuckets(config.ip);
+    this.signIns = new TokenBuckets(config.signIn);
+  }
+
+  /** The bucket key of the request's client address (see client-address.ts for whom it believes). */
+  private addressKey(req: IncomingMessage): string {
+    return addressBucketKey(clientAddress(req, this.trustedProxies));
+  }
+
+  /** One password sign-in from the request's client address; 0 when admitted, else seconds to wait. */
+  admitSignIn(req: IncomingMessage): number {
+    const bucket = this.signIns.bucket(this.addressKey(req));
+    if (bucket.tokens < 1) return this.signIns.waitSeconds(bucket);
+    bucket.tokens -= 1;
+    return ZERO_WAIT;
   }
 
   admit(req: IncomingMessage, url: URL): TAdmission {
     const credential = credentialOf(req, url);
-    const ip = this.ips.bucket(clientIp(req));
+    const ip = this.ips.bucket(this.addressKey(req));
     if (credential === null) {
       if (ip.tokens < 1) return { ok: false, retryAfter: this.ips.waitSeconds(ip) };
       ip.tokens -= 1;
@@ -151,7 +180,7 @@ export class RateLimiter {
   /** A per-connection frame admitter for `/v1/live`: spends from the socket's credential bucket. */
   frames(req: IncomingMessage, url: URL): () => number {
     const credential = credentialOf(req, url);
-    const id = credential === null ? `ip:${clientIp(req)}` : hash(credential);
+    const id = credential === null ? `ip:${this.addressKey(req)}` : hash(credential);
     return () => {
       const bucket = credential === null ? this.ips.bucket(id.slice(3)) : this.keys.bucket(id);
       if (bucket.tokens < 1) return credential === null ? this.ips.waitSeconds(bucket) : this.keys.waitSeconds(bucket);
@@ -261,6 +290,14 @@ export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, 
       return true;
     }
     res.once("finish", () => admission.settle(res.statusCode));
+    if (req.method === "POST" && url.pathname.startsWith("/api/auth/sign-in/")) {
+      const wait = limiter.admitSignIn(req);
+      if (wait > 0) {
+        req.resume();
+        sendRateLimited(res, wait);
+        return true;
+      }
+    }
   }
   if (url.pathname.startsWith("/api/auth/") && !isSafeMethod(req.method)) {
     if (!isSameOriginRequest(req)) {

@@ -25,6 +25,7 @@ const TRPC_CODE: Record<TDomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   capacity: "SERVICE_UNAVAILABLE",
   rate_limited: "TOO_MANY_REQUESTS",
   timeout: "TIMEOUT",
+  request_timeout: "TIMEOUT",
   internal: "INTERNAL_SERVER_ERROR",
 };
 
