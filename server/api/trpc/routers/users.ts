@@ -1,13 +1,11 @@
-import { inArray } from "drizzle-orm";
 import { z } from "zod";
-import { users } from "../../../../db/schema";
+import { userNames } from "../../../services/console/user-names";
 import { authenticatedProcedure, router } from "../init";
 
 /** Display names for user ids shown in the console (deciders, trajectory actors). */
 export const usersRouter = router({
-  names: authenticatedProcedure.input(z.strictObject({ ids: z.array(z.string().min(1)).max(200) })).query(async ({ ctx, input }) => {
-    if (input.ids.length === 0) return {} as Record<string, string>;
-    const rows = await ctx.deps.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, input.ids));
-    return Object.fromEntries(rows.map((r) => [r.id, r.name])) as Record<string, string>;
-  }),
+  /** Names of the ids the caller may know (members: itself and who acted on its objects); others are left out. */
+  names: authenticatedProcedure
+    .input(z.strictObject({ ids: z.array(z.string().min(1)).max(200) }))
+    .query(({ ctx, input }) => userNames(ctx.deps.db, ctx.actor, input.ids)),
 });
