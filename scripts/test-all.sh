@@ -7,10 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "== installing Chromium (Debian package) for the end-to-end tests"
+# Chromium for the end-to-end tests; bubblewrap, the sandbox approved commands run in (the tests
+# prove confinement in it; without it the server falls back to a weaker mode and says so).
+MISSING=""
+command -v chromium >/dev/null 2>&1 || MISSING="$MISSING chromium"
+command -v bwrap >/dev/null 2>&1 || MISSING="$MISSING bubblewrap"
+if [ -n "$MISSING" ]; then
+  echo "== installing Debian packages:$MISSING"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq $MISSING >/dev/null
 fi
 
 echo "== npm ci"

@@ -12,11 +12,12 @@ import { createDeviceHub } from "./devices/hub";
 import { isClientGone, sendError } from "./api/http/errors";
 import { handleV1, type TV1Deps } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
-import { handleControl } from "./api/http/control";
 import { handleExport } from "./api/http/export";
+import { answerPathQuestionId, exchangeAnswerLink } from "./api/http/answer-link";
 import { armBodyDeadline, parseBodyTimeout } from "./api/http/body-deadline";
 import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
 import { createEmailSignIn } from "./api/http/sign-in";
+import { OpenConnections, parseMaxStreams } from "./api/http/open-connections";
 import { createAuth } from "./auth/auth";
 import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
@@ -29,6 +30,8 @@ import { loadSecretKey } from "./host/secret-store";
 import { closeMcpManager } from "./mcp/manager";
 import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
+import { detectExecSandbox, type TExecSandbox } from "./tools/exec-sandbox";
+import { secureDataDir } from "./host/workspace";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -48,6 +51,12 @@ export type TAppOptions = {
   trustedProxies?: TTrustedProxies;
   /** How long a request body may take to arrive before 408; default from COUNTERSIGN_BODY_TIMEOUT_MS (30 s). */
   bodyTimeoutMs?: number;
+  /** Open SSE streams, WebSockets and tRPC subscriptions per user; default from COUNTERSIGN_MAX_STREAMS_PER_USER; null: no cap. */
+  maxStreamsPerUser?: number | null;
+  /** How often open connections re-check their credential without an announcement (default 30 s). */
+  credentialRecheckMs?: number;
+  /** Where approved commands run; default detected from COUNTERSIGN_EXEC_SANDBOX / COUNTERSIGN_EXEC_USER (server/tools/exec-sandbox.ts). */
+  sandbox?: TExecSandbox;
   /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
   notify?: TNotifyConfig | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
@@ -82,10 +91,13 @@ function parseRequestUrl(target: string | undefined): URL | null {
  */
 export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
-  // A bad notification config stops the boot before anything listens.
+  // A bad notification config or an impossible sandbox setting stops the boot before anything listens.
   const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
   const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
+  const sandbox = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
+  secureDataDir(options.dataDir);
+  (sandbox.mode === "none" ? log.warn : log.info).call(log, { sandbox: sandbox.mode }, `approved commands run in sandbox mode "${sandbox.mode}": ${sandbox.reason}`);
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
   const starting = (_req: IncomingMessage, res: ServerResponse) => {
@@ -99,9 +111,10 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const url = options.publicUrl ?? `http://127.0.0.1:${port}`;
-  const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url });
   // Replicas share one PostgreSQL: notifications reach the others. PGlite is one process.
   const bus = options.db.kind === "postgres" && options.db.sql ? await createPgBus(options.db.sql, log) : createLocalBus();
+  // A sign-out (or any ended login session) ends the connections it opened, on every replica.
+  const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url, onSessionEnded: (userId) => bus.publishCredentials({ userId }) });
   const base = {
     db: options.db.db,
     dbKind: options.db.kind,
@@ -110,6 +123,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     now: () => new Date(),
     secretKey: loadSecretKey(options.dataDir),
     receipts: new ReceiptStore(),
+    sandbox,
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {
       dataDir: options.dataDir,
@@ -123,7 +137,9 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     if (change.resolutionId) base.receipts.record(change.questionId, change.resolutionId);
   });
   const host = new Host(base);
-  const deps: TV1Deps = { ...base, host, auth };
+  const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
+  const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
+  const deps: TV1Deps = { ...base, host, auth, connections };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });
@@ -141,7 +157,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       return sendError(res, new DomainError("invalid_request", "The request target is not a valid URL."));
     }
     const path = reqUrl.pathname;
-    const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/") || path === "/internal/cli";
+    const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/");
     // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
     if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
     armBodyDeadline(req, res, bodyTimeoutMs);
@@ -153,11 +169,14 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
         sendError(res, error);
       });
     if (path === "/v1" || path.startsWith("/v1/")) return done(handleV1(deps, req, res, reqUrl));
-    if (path === "/internal/cli") return done(handleControl(deps, req, res));
     if (path.startsWith("/api/trpc")) return done(trpc(req, res, reqUrl));
     if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
     if (path === "/api/auth/sign-in/email" && req.method === "POST") return done(emailSignIn(req, res));
     if (path.startsWith("/api/auth")) return done(authHandler(req, res));
+    // An API key in an answer link is exchanged for a question-bound cookie before any page sees it.
+    if (req.method === "GET" && reqUrl.searchParams.has("access_token") && answerPathQuestionId(path) !== null) {
+      return done(exchangeAnswerLink(deps, res, reqUrl, url.startsWith("https:")));
+    }
     if (options.pages) return done(options.pages.handle(req, res));
     sendError(res, new DomainError("not_found", `There is no page ${path}.`));
   });
@@ -183,6 +202,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       await notifier?.stop();
       await host.stop();
       live.close();
+      connections.close();
       devices.close();
       await closeMcpManager(base);
       if ("close" in bus) await (bus as { close: () => Promise<void> }).close();

@@ -58,3 +58,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
     logLevel: e.LOG_LEVEL,
   };
 }
+
+/** Where the CLI finds the server of a data directory: a Unix socket, owner-only (server/api/http/control.ts). */
+export const controlSocketPath = (dataDir: string): string => `${dataDir}/control.sock`;

@@ -1,13 +1,12 @@
-import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import next from "next";
 import pino from "pino";
 import { migrateDb, openDb } from "../db/client";
+import { startControlServer } from "./api/http/control";
 import { createApp } from "./app";
 import { loadConfig } from "./config";
-import { newSecret } from "./core/ids";
 import { ensureDemoOperator } from "./demo";
 
 /** Next.js serves the console pages; skipped with COUNTERSIGN_PAGES=off (API-only, e.g. tests). */
@@ -24,6 +23,8 @@ async function loadPages(port: number) {
 
 /** The Countersign process: config, database + migrations, host, and one HTTP server. */
 async function main(): Promise<void> {
+  // Everything the server creates (data directory, secrets, PGlite files, logs) is owner-only.
+  process.umask(0o077);
   const config = loadConfig();
   const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"), poolSize: config.dbPool });
@@ -47,17 +48,14 @@ async function main(): Promise<void> {
   const demo = await ensureDemoOperator(db.db, app.deps.auth, config.dataDir, url);
   if (demo) console.log(`\n${demo}`);
   // Lets the CLI reach this process instead of opening the same PGlite directory twice.
-  const controlToken = newSecret(32);
-  const controlFile = join(config.dataDir, "server.json");
-  if (db.kind === "pglite") writeFileSync(controlFile, JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, token: controlToken }), { mode: 0o600 });
-  app.deps.controlToken = controlToken;
-  log.info({ url, database: db.kind }, "Countersign is listening");
+  const control = db.kind === "pglite" ? await startControlServer(app.deps, config.dataDir) : null;
+  log.info({ url, database: db.kind, sandbox: app.deps.sandbox.mode }, "Countersign is listening");
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down");
-    rmSync(controlFile, { force: true });
+    await control?.close().catch(() => {});
     await app.close().catch(() => {});
     await db.close().catch(() => {});
     process.exit(0);

@@ -81,6 +81,8 @@ type TTarget = {
   beforeAudit: () => Promise<void>;
   cleanup: () => Promise<void>;
   describe: string;
+  /** The spawned servers' data directories (side effects are checked there); empty for --url targets. */
+  dataDirs: string[];
 };
 
 const postgresAudit = (url: string) => async () => {
@@ -114,6 +116,7 @@ async function spawnTarget(args: TArgs, n: number): Promise<TTarget> {
       urls: [server.url],
       key,
       describe: `1 server on PGlite (${dir})`,
+      dataDirs: dirs,
       beforeAudit: stop,
       openAudit: async () => {
         const pg = new PGlite(join(dir, "pglite"));
@@ -141,6 +144,7 @@ async function spawnTarget(args: TArgs, n: number): Promise<TTarget> {
       urls: servers.map((s) => s.url),
       key,
       describe: `${n} replica${n === 1 ? "" : "s"} on PostgreSQL (${database.url})`,
+      dataDirs: dirs,
       beforeAudit: async () => {},
       openAudit: postgresAudit(database.url),
       cleanup: async () => {
@@ -182,6 +186,7 @@ async function main(): Promise<number> {
       urls,
       key,
       describe: `${urls.length} replica${urls.length === 1 ? "" : "s"} at ${urls.join(", ")}`,
+      dataDirs: [],
       beforeAudit: async () => {},
       openAudit: databaseUrl ? postgresAudit(loopbackOnly(databaseUrl, "--database-url")) : null,
       cleanup: async () => {},
@@ -201,7 +206,7 @@ async function main(): Promise<number> {
       onProgress: (line) => process.stderr.write(`${line}\n`),
     });
     const settled = await quiesce({ urls: target.urls, key: target.key }, result.flows);
-    result.sideEffects = checkSideEffects(result.flows);
+    result.sideEffects = checkSideEffects(result.flows, target.dataDirs);
     const lines = formatLoad(result, target.urls.length);
     lines.push(`  after the run: ${settled.settled} open responses settled, ${settled.stillRunning.length} still in progress`);
     let audit: TAuditReport | null = null;

@@ -19,6 +19,8 @@ export type TLoadOptions = {
   sessions: number;
   concurrency: number;
   durationMs: number;
+  /** The servers' data directories, where the approved commands' side effects are checked (none: unchecked). */
+  dataDirs?: string[];
   /** Share of flows that ask a question instead of needing an approval (default 0.25). */
   questionShare?: number;
   /** Share of approval flows that deny (default 0.1). */
@@ -37,7 +39,6 @@ export type TFlow = {
   kind: "approval" | "question";
   responseId?: string;
   sessionId?: string;
-  cwd?: string;
   decision?: "approve" | "deny";
   duplicated: boolean;
   outcome: "completed" | "denied" | "waiting" | "aborted" | "error";
@@ -155,7 +156,7 @@ export async function runLoad(options: TLoadOptions): Promise<TLoadResult> {
     const created = await call("invoke", url(i), "POST", "/v1/responses", {
       input: { script: [{ toolCalls: [{ name: "exec", arguments: { command: `echo load-${i} >> load.txt` } }] }, { text: "done" }] },
     });
-    const action = created.body?.requiredAction as { type?: string; id?: string; cwd?: string } | undefined;
+    const action = created.body?.requiredAction as { type?: string; id?: string } | undefined;
     if (created.status !== 200 || created.body?.status !== "requires_action" || action?.type !== "human_approval" || !action.id) {
       if (!stop.signal.aborted) unexpected("invoke", created);
       flow.outcome = stop.signal.aborted ? "aborted" : "error";
@@ -164,7 +165,6 @@ export async function runLoad(options: TLoadOptions): Promise<TLoadResult> {
     }
     flow.responseId = created.body.id as string;
     flow.sessionId = created.body.sessionId as string;
-    flow.cwd = action.cwd;
     flow.outcome = "waiting";
     if (stop.signal.aborted) return;
     const decision = flow.decision as "approve" | "deny";
@@ -320,7 +320,7 @@ export async function runLoad(options: TLoadOptions): Promise<TLoadResult> {
     races,
     racesWithOneWinner,
     rateLimited,
-    sideEffects: checkSideEffects(flows),
+    sideEffects: checkSideEffects(flows, options.dataDirs ?? []),
   };
 }
 
@@ -329,13 +329,15 @@ export async function runLoad(options: TLoadOptions): Promise<TLoadResult> {
  * workspace (loopback: the same machine): completed → exactly one line, denied → none, a
  * decision that may or may not have committed → at most one.
  */
-export function checkSideEffects(flows: TFlow[]): TLoadResult["sideEffects"] {
+export function checkSideEffects(flows: TFlow[], dataDirs: readonly string[]): TLoadResult["sideEffects"] {
   let checked = 0;
   let exactlyOnce = 0;
   const violations: string[] = [];
   for (const f of flows) {
-    if (f.kind !== "approval" || !f.cwd || !existsSync(f.cwd)) continue;
-    const file = join(f.cwd, "load.txt");
+    // Clients only see workspace-relative paths: the session's workspace is in the data directory of the server that created it.
+    const workspace = f.kind === "approval" && f.sessionId ? dataDirs.map((dir) => join(dir, "workspaces", f.sessionId as string)).find((dir) => existsSync(dir)) : undefined;
+    if (!workspace) continue;
+    const file = join(workspace, "load.txt");
     const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0;
     checked++;
     const expected = f.outcome === "completed" ? [1] : f.outcome === "denied" || !f.decisionSent ? [0] : [0, 1];

@@ -60,6 +60,12 @@ export type TAgentConfig = {
    */
   reviewEdits?: boolean;
   /**
+   * What approved commands (`exec`) may use beyond the sandbox's minimum: `network` (default off;
+   * only the bubblewrap sandbox can take it away) and `env`, names of server environment variables
+   * passed through by name (nothing else of the server's environment reaches a command).
+   */
+  exec?: { network?: boolean; env?: string[] };
+  /**
    * Whether the person who started a run may decide its approvals (default `operators`): `never`,
    * `operators` (operators and admins may, members need someone else) or `always`.
    */

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { agentSessions } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import type { TDeps } from "../host/deps";
+import { prepareWorkspace } from "../host/workspace";
 
 /** The session an AG-UI thread of this user maps to when the thread id is not one of its sessions. */
 export const threadSessionId = (userId: string, threadId: string): string =>
@@ -22,7 +22,7 @@ export async function sessionForThread(deps: TDeps, actor: TActor, threadId: str
   const [existing] = await deps.db.select({ id: agentSessions.id }).from(agentSessions).where(eq(agentSessions.id, id));
   if (existing) return id;
   const workspaceDir = join(deps.config.dataDir, "workspaces", id);
-  mkdirSync(workspaceDir, { recursive: true });
+  prepareWorkspace(workspaceDir, deps.sandbox);
   // Two first runs of a thread may race: the second insert changes nothing.
   await deps.db.insert(agentSessions).values({ id, userId: actor.userId, agent, workspaceDir }).onConflictDoNothing();
   return id;

@@ -1,34 +1,39 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { migrateDb, openDb } from "../../db/client";
+import pino from "pino";
 import { createAuth } from "../auth/auth";
-import { loadConfig } from "../config";
+import { createLocalBus } from "../host/bus";
+import { createPgBus } from "../host/pg-bus";
+import { controlSocketPath, loadConfig } from "../config";
 import { DomainError } from "../core/errors";
 import { parseArgs, runCommand, USAGE } from "./commands";
 
-type TControl = { pid: number; url: string; token: string };
-
-/** The running server on this data directory, if any (PGlite allows one process per directory). */
-function runningServer(dataDir: string): TControl | null {
-  const file = join(dataDir, "server.json");
-  if (!existsSync(file)) return null;
-  try {
-    const control = JSON.parse(readFileSync(file, "utf8")) as TControl;
-    process.kill(control.pid, 0);
-    return control;
-  } catch {
-    return null;
-  }
-}
-
-async function viaServer(control: TControl, argv: string[]): Promise<Record<string, unknown>> {
-  const res = await fetch(`${control.url}/internal/cli`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-countersign-control": control.token },
-    body: JSON.stringify({ argv }),
+/**
+ * Runs the command in the server of this data directory through its control socket (PGlite admits
+ * one process per directory); null when no server listens there.
+ */
+async function viaServer(dataDir: string, argv: string[]): Promise<Record<string, unknown> | null> {
+  const socketPath = controlSocketPath(dataDir);
+  if (!existsSync(socketPath)) return null;
+  const payload = JSON.stringify({ argv });
+  const answer = await new Promise<{ status: number; body: string } | null>((resolve, reject) => {
+    const req = request({ socketPath, path: "/cli", method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    // Nobody listening (a socket left by a server that died): the CLI opens the database itself.
+    req.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNREFUSED" || error.code === "ENOENT" ? resolve(null) : reject(error)));
+    req.end(payload);
   });
-  const body = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new DomainError("invalid_request", String(body.detail ?? `The server answered ${res.status}.`));
+  if (!answer) return null;
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  if (answer.status !== 200) throw new DomainError("invalid_request", String(body.detail ?? `The server answered ${answer.status}.`));
   return body;
 }
 
@@ -39,7 +44,15 @@ async function direct(argv: string[]): Promise<Record<string, unknown>> {
     await migrateDb(db);
     const secret = process.env.BETTER_AUTH_SECRET ?? "cli-does-not-sign-sessions";
     const auth = createAuth({ db: db.db, secret, baseURL: "http://localhost" });
-    return await runCommand({ db: db.db, auth }, argv);
+    // Logs go to stderr so `--json` prints only JSON. On PostgreSQL, servers running on the same
+    // database hear credential changes (a disabled user) through NOTIFY, as from a replica.
+    const log = pino({ level: "warn" }, pino.destination(2));
+    const pgBus = db.kind === "postgres" && db.sql ? await createPgBus(db.sql, log) : null;
+    try {
+      return await runCommand({ db: db.db, auth, bus: pgBus ?? createLocalBus(), log, now: () => new Date() }, argv);
+    } finally {
+      await pgBus?.close();
+    }
   } finally {
     await db.close();
   }
@@ -53,8 +66,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
-  const control = config.databaseUrl ? null : runningServer(config.dataDir);
-  const result = control ? await viaServer(control, argv) : await direct(argv);
+  const result = (config.databaseUrl ? null : await viaServer(config.dataDir, argv)) ?? (await direct(argv));
   if (flags.json) console.log(JSON.stringify(result));
   else for (const [k, v] of Object.entries(result)) console.log(`${k}: ${v}`);
 }

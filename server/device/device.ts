@@ -98,6 +98,8 @@ export async function runDevice(options: TDeviceOptions): Promise<number> {
       const result = await runCommandForRun(frame.runId, {
         command: decision.shell,
         cwd: options.cwd,
+        // A device runs its owner's declared commands on its owner's machine, with the environment the owner started it with.
+        env: { ...process.env } as Record<string, string>,
         timeoutMs: Math.min(frame.timeoutMs, options.maxTimeoutMs),
         signal: controller.signal,
         onSpawn: ({ pid, marker }) => {

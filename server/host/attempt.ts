@@ -22,6 +22,7 @@ import { requiredApprovalsFor } from "../core/separation-of-duties";
 import { approvedOutcome, claimGrant, RepliedInstead, replyResult, type TApprovalOutcome, type TApprovedEdit, withEditNotice } from "./approval-outcome";
 import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
+import { confineCwd, confineToolCwd } from "./workspace";
 import type { SteeringDesk, TTakenSteering } from "./steering";
 import { type TEmit, transact } from "./transact";
 
@@ -231,7 +232,10 @@ export class Attempt {
       });
     }
     let runArgs = args;
-    let cwd = tool.cwdOf(args, this.workspaceDir);
+    // The working directory is confined to the workspace before anyone is asked; refused otherwise.
+    const requested = confineToolCwd(tool, args, this.workspaceDir);
+    if (!requested.ok) return this.recordToolResult(call, { error: `${requested.message} The command was not run.` });
+    let cwd = requested.cwd;
     let edit: TApprovedEdit | null = null;
     const policy = approvalPolicyFor(this.agent, tool);
     const authorize = async (verdict: TReviewVerdict | null) => {
@@ -268,14 +272,24 @@ export class Attempt {
       await tx.insert(responseSteps).values({ responseId: this.response.id, key, status: "running" });
     });
     let failed = false;
-    const output = await tool
-      .execute(runArgs, { cwd, workspaceDir: this.workspaceDir, signal: this.signal, userId: this.response.userId, sessionId: this.response.sessionId, responseId: this.response.id })
-      .catch((error: unknown) => {
-        failed = true;
-        return { error: error instanceof Error ? error.message : String(error) };
-      });
+    // Re-resolved right before the call: a directory swapped for a symlink since the approval is refused.
+    const runCwd = cwd === null ? null : confineCwd(this.workspaceDir, cwd);
+    const output =
+      runCwd !== null && !runCwd.ok
+        ? { error: `${runCwd.message} The command was not run.` }
+        : await tool.execute(runArgs, { ...this.toolContext(), cwd: runCwd?.absolute ?? null }).catch((error: unknown) => {
+            failed = true;
+            return { error: error instanceof Error ? error.message : String(error) };
+          });
     const result = await this.applyMiddleware(call, output, failed || isFailedResult(output));
     return this.recordToolResult(call, edit ? withEditNotice(result, args, edit) : result);
+  }
+
+  /** What a host tool may use while it runs: the run's identity, its workspace and the sandbox with the agent's allowances. */
+  private toolContext() {
+    const r = this.response;
+    const exec = { sandbox: this.deps.sandbox, network: this.agent.exec?.network ?? false, env: this.agent.exec?.env ?? [] };
+    return { workspaceDir: this.workspaceDir, signal: this.signal, userId: r.userId, sessionId: r.sessionId, responseId: r.id, exec };
   }
 
   /**
@@ -328,7 +342,7 @@ export class Attempt {
    */
   private async review(call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
     return this.step(`review:${call.id}`, async (record) => {
-      const request = reviewRequestFor({ cwd, agent: this.agent.name, toolName: tool.name, arguments: args, context });
+      const request = reviewRequestFor({ cwd, workspace: this.workspaceDir, agent: this.agent.name, toolName: tool.name, arguments: args, context });
       const verdict = await reviewWithFallback(this.deps.reviewer, request, this.signal);
       record.frame("review.verdict", { callId: call.id, toolName: tool.name, ...verdict });
       return verdict;

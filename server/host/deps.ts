@@ -3,6 +3,7 @@ import type { Db, DbKind } from "../../db/client";
 import type { EventBus } from "./bus";
 import type { TExecReviewer } from "../reviewer";
 import type { ReceiptStore } from "./receipts";
+import type { TExecSandbox } from "../tools/exec-sandbox";
 
 /** Process-wide settings the host and services read. */
 export type THostConfig = {
@@ -29,4 +30,6 @@ export type TDeps = {
   receipts: ReceiptStore;
   /** The configured exec reviewer for policy `review`; null means every review asks a person. */
   reviewer: TExecReviewer | null;
+  /** Where approved commands run (detected once at boot, see server/tools/exec-sandbox.ts). */
+  sandbox: TExecSandbox;
 };

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
 import { findAgent } from "../agents/config";
 import { DomainError } from "../core/errors";
@@ -20,7 +19,7 @@ import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
 import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
 import type { TDeps } from "./deps";
 import { SteeringDesk } from "./steering";
-import { sessionWorkspace } from "./workspace";
+import { sessionWorkspace, prepareWorkspace } from "./workspace";
 
 type TRunning = { cancellation: TAttemptCancellation; rerun: boolean; usage: TRunUsageAccumulator };
 
@@ -124,8 +123,7 @@ export class Host {
 
   /** Runs one attempt; returns true when the response settled (its lease was released by agent-end). */
   private async runAttempt(row: TResponseRow, entry: TRunning): Promise<boolean> {
-    const workspaceDir = await sessionWorkspace(this.deps, row.sessionId);
-    mkdirSync(workspaceDir, { recursive: true });
+    const workspaceDir = prepareWorkspace(await sessionWorkspace(this.deps, row.sessionId), this.deps.sandbox);
     const agent = findAgent(row.agent);
     const runtime = { cancellation: entry.cancellation, steering: this.steering, middleware: this.middleware, usage: entry.usage };
     const attempt = new Attempt(this.deps, row, agent ?? ({ name: row.agent, tools: [], approval: {} } as never), workspaceDir, runtime);

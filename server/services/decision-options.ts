@@ -4,7 +4,7 @@ import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError } from "../core/errors";
 import type { TDeps } from "../host/deps";
-import { sessionWorkspace } from "../host/workspace";
+import { confineToolCwd, sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
@@ -57,12 +57,15 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
     throw new DomainError("validation_failed", `The edited arguments are not valid for ${tool.name}: ${issues}. Nothing was approved.`);
   }
   const args = parsed.data;
-  const cwd = tool.cwdOf(args, await sessionWorkspace(deps, approval.sessionId));
+  const workspace = await sessionWorkspace(deps, approval.sessionId);
+  const confined = confineToolCwd(tool, args, workspace);
+  if (!confined.ok) throw new DomainError("validation_failed", `${confined.message} Nothing was approved.`);
+  const cwd = confined.cwd;
   if (canonicalJson(args) === canonicalJson(approval.arguments) && cwd === approval.cwd) return null;
   const reReview = agent.reviewEdits ?? approvalPolicyFor(agent, tool) === "review";
   let review: TReviewVerdict | null = null;
   if (reReview) {
-    review = await reviewWithFallback(deps.reviewer, reviewRequestFor({ cwd, agent: agent.name, toolName: tool.name, arguments: args }));
+    review = await reviewWithFallback(deps.reviewer, reviewRequestFor({ cwd, workspace, agent: agent.name, toolName: tool.name, arguments: args }));
     if (review.decision === "deny") {
       throw new DomainError(
         "validation_failed",

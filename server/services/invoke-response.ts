@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { agentSessions, responses } from "../../db/schema";
@@ -11,7 +10,9 @@ import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { transact } from "../host/transact";
 import type { TTransport } from "../core/vocabulary";
+import { isSessionIdMintedFor } from "../core/session-ids";
 import { pendingRunQuestion, routeTextAnswer } from "./questions/route-text-answer";
+import { prepareWorkspace } from "../host/workspace";
 
 export type TInvokeInput = { input: unknown; sessionId?: string; agent?: string; metadata?: Record<string, unknown> };
 
@@ -46,7 +47,9 @@ export async function invokeResponse(
     let sessionId = body.sessionId;
     if (sessionId) {
       const [session] = await tx.select().from(agentSessions).where(eq(agentSessions.id, sessionId));
-      if (!session || session.userId !== actor.userId) throw notFound("session", sessionId);
+      // An id handed out to this user by a bare WebSocket connect: its session is stored on first use.
+      if (!session && isSessionIdMintedFor(deps.secretKey, actor.userId, sessionId)) await createSession(tx, deps, actor.userId, agent.name, sessionId);
+      else if (!session || session.userId !== actor.userId) throw notFound("session", sessionId);
     } else {
       sessionId = await createSession(tx, deps, actor.userId, agent.name);
     }
@@ -68,11 +71,13 @@ export async function invokeResponse(
   return { responseId, sessionId, afterSequence: 0 };
 }
 
-/** Creates a session with its own workspace directory. */
-export async function createSession(tx: TDeps["db"], deps: TDeps, userId: string, agent: string): Promise<string> {
-  const sessionId = newId("sess");
+/**
+ * Creates a session with its own workspace directory; under a given (minted) id, a concurrent
+ * first run that stored it already is not an error.
+ */
+export async function createSession(tx: TDeps["db"], deps: TDeps, userId: string, agent: string, sessionId = newId("sess")): Promise<string> {
   const workspaceDir = join(deps.config.dataDir, "workspaces", sessionId);
-  mkdirSync(workspaceDir, { recursive: true });
-  await tx.insert(agentSessions).values({ id: sessionId, userId, agent, workspaceDir });
+  prepareWorkspace(workspaceDir, deps.sandbox);
+  await tx.insert(agentSessions).values({ id: sessionId, userId, agent, workspaceDir }).onConflictDoNothing({ target: agentSessions.id });
   return sessionId;
 }

@@ -1,7 +1,7 @@
-import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import type { TRisk } from "../core/vocabulary";
 import { runCommandForRun } from "../devices/process-cleanup";
+import { execEnvironment } from "./exec-sandbox";
 import type { THostTool } from "./types";
 
 const ZExecArgs = z.strictObject({
@@ -19,12 +19,8 @@ export const execTool: THostTool = {
   description: "Run a shell command in the session workspace.",
   argsSchema: ZExecArgs,
   action: "tool:exec",
-  cwdOf: (args, workspaceDir) => {
-    const cwd = (args as z.infer<typeof ZExecArgs>).cwd;
-    if (!cwd) return workspaceDir;
-    return isAbsolute(cwd) ? cwd : resolve(workspaceDir, cwd);
-  },
-  describe: (args, cwd) => `Run \`${(args as z.infer<typeof ZExecArgs>).command}\` in ${cwd}?`,
+  cwdOf: (args) => (args as z.infer<typeof ZExecArgs>).cwd ?? ".",
+  describe: (args, cwd) => `Run \`${(args as z.infer<typeof ZExecArgs>).command}\` in ${cwd === null || cwd === "." ? "the workspace" : `./${cwd}`}?`,
   risk: (args): TRisk => (DESTRUCTIVE.test((args as z.infer<typeof ZExecArgs>).command) ? "high" : "medium"),
   execute: async (args, ctx) => {
     const { command, timeoutMs } = args as z.infer<typeof ZExecArgs>;
@@ -34,6 +30,8 @@ export const execTool: THostTool = {
       cwd: ctx.cwd ?? ctx.workspaceDir,
       timeoutMs: timeoutMs ?? 30_000,
       signal: ctx.signal,
+      env: execEnvironment(ctx.workspaceDir, ctx.exec.env),
+      confinement: { sandbox: ctx.exec.sandbox, workspaceDir: ctx.workspaceDir, network: ctx.exec.network },
     });
     const out: Record<string, unknown> = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
     if (result.timedOut) out.timedOut = true;

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { execEnvironment, spawnPlan, type TConfinement } from "./exec-sandbox";
 
 /** Input for {@link runCommand}. */
 export type TRunCommandInput = {
@@ -10,7 +11,10 @@ export type TRunCommandInput = {
   timeoutMs: number; // then the whole process tree is killed
   maxOutputBytes?: number; // per stream, default 65536
   signal?: AbortSignal; // abort kills the tree; if already aborted, nothing is spawned
-  env?: Record<string, string>; // layered over process.env
+  /** The command's whole environment; default the minimal one (execEnvironment): nothing of the server's own is added. */
+  env?: Record<string, string>;
+  /** Runs the command inside the sandbox (server/tools/exec-sandbox.ts); absent: a plain child process (device hosts, tests). */
+  confinement?: TConfinement;
   /** The env marker the whole tree carries (minted by a cleanup owner, see server/devices/process-cleanup.ts); random when absent. */
   marker?: string;
   /** Called once spawned, with the pid and the env marker carried by the whole tree. */
@@ -128,13 +132,17 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
     cwdIsDir = statSync(input.cwd).isDirectory();
   } catch {}
   if (!cwdIsDir) {
-    return { ...base, stderr: `working directory does not exist: ${input.cwd}`, durationMs: Date.now() - started };
+    return { ...base, stderr: "The working directory does not exist.", durationMs: Date.now() - started };
   }
 
   const marker = input.marker ?? randomBytes(16).toString("hex");
-  const child = spawn("/bin/bash", ["-c", input.command], {
-    cwd: input.cwd,
-    env: { ...process.env, ...input.env, [MARKER_VAR]: marker },
+  const environment: Record<string, string> = { ...(input.env ?? execEnvironment(input.cwd)), [MARKER_VAR]: marker };
+  const plan = input.confinement ? spawnPlan(input.confinement, input.command, input.cwd) : { file: "/bin/bash", args: ["-c", input.command], cwd: input.cwd };
+  const child = spawn(plan.file, plan.args, {
+    cwd: plan.cwd,
+    // Exactly this environment (Next's typings make NODE_ENV look required in ProcessEnv).
+    env: environment as NodeJS.ProcessEnv,
+    ...(plan.uid !== undefined ? { uid: plan.uid, gid: plan.gid } : {}),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -3,9 +3,18 @@ import type { Db } from "../../db/client";
 import type { TQuestion } from "../core/questions/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeviceTool } from "../devices/node-invoke-tool";
+import type { TExecSandbox } from "./exec-sandbox";
 
 /** What a host tool may use while it runs. */
-export type THostToolContext = { workspaceDir: string; signal: AbortSignal; userId: string; sessionId: string; responseId: string };
+export type THostToolContext = {
+  workspaceDir: string;
+  signal: AbortSignal;
+  userId: string;
+  sessionId: string;
+  responseId: string;
+  /** The sandbox commands run in, with the agent's own allowances (network, named variables). */
+  exec: { sandbox: TExecSandbox; network: boolean; env: readonly string[] };
+};
 
 /** A tool the host runs itself (exec, echo, ...). */
 export type THostTool = {
@@ -15,11 +24,16 @@ export type THostTool = {
   argsSchema: z.ZodType;
   /** The action name an approval shows and binds to, e.g. `tool:exec`. */
   action: string;
-  /** The working directory the operation runs in, bound into the approval; null when irrelevant. */
-  cwdOf: (args: unknown, workspaceDir: string) => string | null;
-  /** The sentence an approver reads. */
+  /**
+   * The working directory the operation asks for, as the agent wrote it (relative to the session
+   * workspace, or absolute; "." for the workspace itself); null when the tool runs in no directory.
+   * The host confines it to the workspace before anyone is asked, and binds the approval to it.
+   */
+  cwdOf: (args: unknown) => string | null;
+  /** The sentence an approver reads; `cwd` is workspace-relative ("." or "sub/dir"). */
   describe: (args: unknown, cwd: string | null) => string;
   risk: (args: unknown) => TRisk;
+  /** `cwd` is the confined real path, re-checked right before the call; null when the tool has none. */
   execute: (args: unknown, ctx: THostToolContext & { cwd: string | null }) => Promise<unknown>;
 };
 

@@ -59,7 +59,7 @@ describe.skipIf(!onPostgres)("fault: PostgreSQL restarts under the replicas (own
     if (!own) return;
     const started = await call(`${url(0)}/v1/responses`, key, { input: execScript("echo one >> one.txt") });
     expect(started.status, started.text).toBe(200);
-    const action = started.body?.requiredAction as { id: string; cwd: string };
+    const action = { ...(started.body?.requiredAction as { id: string }), cwd: join(dirs[0] as string, "workspaces", started.body?.sessionId as string) };
     own.restart();
     const decided = await retrying(
       () => call(`${url(1)}/v1/approvals/${action.id}`, key, { decision: "approve" }),
@@ -100,7 +100,7 @@ describe.skipIf(!onPostgres)("fault: PostgreSQL restarts under the replicas (own
     expect(started.status, started.text).toBe(200);
     const id = started.body?.id as string;
     const sessionId = started.body?.sessionId as string;
-    const first = started.body?.requiredAction as { id: string; cwd: string };
+    const first = { ...(started.body?.requiredAction as { id: string }), cwd: join(dirs[0] as string, "workspaces", sessionId) };
     const decision = call(`${url(0)}/v1/approvals/${first.id}`, key, { decision: "approve" }, 90_000);
     // Once the command is running, take the database away for longer than a lease.
     const db = openQuery(databaseUrl);

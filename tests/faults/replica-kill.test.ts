@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startCluster, type TCluster } from "../replicas/cluster";
 import { call, expectAuditPasses, lines, onPostgres, openQuery, retrying } from "./support";
@@ -30,8 +31,10 @@ const execScript = (command: string) => ({ script: [{ toolCalls: [{ name: "exec"
 async function suspended(command: string) {
   const started = await call(`${url(SURVIVOR)}/v1/responses`, cluster.key, { input: execScript(command) });
   expect(started.status, started.text).toBe(200);
-  const action = started.body?.requiredAction as { id: string; cwd: string };
-  return { id: started.body?.id as string, sessionId: started.body?.sessionId as string, approvalId: action.id, cwd: action.cwd };
+  const action = started.body?.requiredAction as { id: string };
+  const sessionId = started.body?.sessionId as string;
+  // The survivor created the session: its workspace is in the survivor's data directory.
+  return { id: started.body?.id as string, sessionId, approvalId: action.id, cwd: join(cluster.dataDirs[SURVIVOR] as string, "workspaces", sessionId) };
 }
 
 async function approvalRow(id: string) {

@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, LiveClient, lineCount, ok200, readSse, rows, type TWireFrame } from "../integration/helpers";
+import { decide, LiveClient, lineCount, ok200, readSse, rows, type TWireFrame, workspaceOf } from "../integration/helpers";
 import { auditDatabase, formatAudit } from "../../scripts/load/audit";
 
 /**
@@ -93,7 +93,7 @@ describe(`fault: WebSockets drop mid-stream (${testDbKind()})`, () => {
     const approval = requested.approval as { id: string; cwd: string };
     const done = await ok200(await decide(app, alice.apiKey, approval.id, "approve"));
     expect(done.status).toBe("completed");
-    expect(lineCount(approval.cwd, "a.txt")).toBe(1);
+    expect(lineCount(workspaceOf(app, requested.sessionId), "a.txt")).toBe(1);
     const all = await replay(responseId, live.sessionId);
     expectContiguous(all);
     expect(bare(all.slice(0, seen.length))).toEqual(bare(seen));
@@ -115,7 +115,7 @@ describe(`fault: WebSockets drop mid-stream (${testDbKind()})`, () => {
     const rest = await replay(responseId, live.sessionId, lastSeen);
     expectContiguous(rest, lastSeen + 1);
     expect(rest.at(-1)).toMatchObject({ type: "response.completed", status: "completed" });
-    expect(lineCount((requested.approval as { cwd: string }).cwd, "b.txt")).toBe(1);
+    expect(lineCount(workspaceOf(app, requested.sessionId), "b.txt")).toBe(1);
     const all = await replay(responseId, live.sessionId);
     expect(bare(all)).toEqual(bare([...seen, ...rest]));
   });

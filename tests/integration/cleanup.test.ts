@@ -10,7 +10,7 @@ import { startTestApp, type TTestApp, type TTestUser } from "../../server/testin
 import { execTool } from "../../server/tools/host-tools";
 import { listMarkedProcesses, runCommand } from "../../server/tools/run-command";
 import { DeviceProcess, deviceSession, nodeTurn, runDeviceScript, toolResults } from "./devices-helpers";
-import { decide, getResponse, invoke, invokeApproval, ok200, rows, script, sleep, waitUntil } from "./helpers";
+import { decide, getResponse, invoke, invokeApproval, ok200, rows, script, sleep, waitUntil, workspaceOf } from "./helpers";
 
 let app: TTestApp;
 let admin: TTestUser;
@@ -48,6 +48,9 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** What execTool gets from the host: the server's sandbox, no network, no named variables. */
+const execContext = () => ({ sandbox: app.deps.sandbox, network: false, env: [] as string[] });
+
 const cancel = (id: string, reason: string) => app.api(`/v1/responses/${id}/cancel`, { key: member.apiKey, body: { reason } });
 
 describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
@@ -75,7 +78,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     await expect(
       execTool.execute(
         { command: "touch late.txt" },
-        { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id },
+        { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id, exec: execContext() },
       ),
     ).rejects.toBeInstanceOf(RunRevokedError);
     await expect(processCleanup.writeFile(env.id, join(cwd, "late-write.txt"), "x")).rejects.toBeInstanceOf(RunRevokedError);
@@ -91,7 +94,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     expect(done.status).toBe("completed");
     const result = toolResults(done)[0]?.output as { timedOut?: boolean; exitCode: number | null };
     expect(result.timedOut).toBe(true);
-    const marker = readFileSync(join(approval.cwd as string, "marker.txt"), "utf8").trim();
+    const marker = readFileSync(join(workspaceOf(app, env.sessionId), "marker.txt"), "utf8").trim();
     expect(marker).toMatch(/^[0-9a-f]{32}$/);
     expect(listMarkedProcesses(marker)).toEqual([]);
     expect(processCleanup.liveMarkers(env.id)).toEqual([]);
@@ -101,7 +104,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "sleep 30");
     const approving = decide(app, member.apiKey, approval.id, "approve");
     await waitUntil(() => processCleanup.liveMarkers(env.id).length === 1, 10_000, "the command to start");
-    const ctx = { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id };
+    const ctx = { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id, exec: execContext() };
     const [cancelled, ...late] = await Promise.allSettled([
       cancel(env.id, "revoke"),
       ...Array.from({ length: 5 }, (_, i) => sleep(20 + i * 10).then(() => execTool.execute({ command: `touch race-${i}.txt; sleep 30` }, ctx))),

@@ -6,7 +6,7 @@ import { approvals, grants, responseEvents } from "../../db/schema";
 import { testDbKind } from "../../db/testing";
 import { createRuleReviewer } from "../../server/reviewer";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { execTurn, expectError, invoke, invokeApproval, LiveClient, lineCount, ok200, script, type TBody, tableCounts } from "./helpers";
+import { execTurn, expectError, invoke, invokeApproval, LiveClient, lineCount, ok200, script, type TBody, tableCounts, workspaceOf } from "./helpers";
 
 let app: TTestApp;
 let member: TTestUser;
@@ -34,10 +34,11 @@ const trpc = async (key: string, path: string, input: unknown) => {
   return { status: res.status, body: (await res.json()) as { result?: { data: unknown }; error?: { message: string; data?: { code: string } } } };
 };
 
+// The member starts the runs; an operator decides them (a member never decides its own run's approvals).
 describe(`edit before approve (${testDbKind()})`, () => {
   it("runs the edited command only, once; both argument sets are recorded; the agent sees the edit", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo original >> ran.txt");
-    const res = await decideWith(member.apiKey, approval.id, { decision: "approve", arguments: { command: "echo edited >> ran.txt" } });
+    const res = await decideWith(operator.apiKey, approval.id, { decision: "approve", arguments: { command: "echo edited >> ran.txt" } });
     const body = await ok200(res);
     expect(body).toMatchObject({ id: env.id, status: "completed", approvalId: approval.id });
     expect(readFileSync(join(cwd, "ran.txt"), "utf8")).toBe("edited\n");
@@ -52,7 +53,7 @@ describe(`edit before approve (${testDbKind()})`, () => {
     expect(resolved?.data).toMatchObject({ decision: "approve", edited: { originalArguments: { command: "echo original >> ran.txt" }, arguments: { command: "echo edited >> ran.txt" } } });
     // The tool call item keeps what the agent asked; the result says what ran.
     expect(body.output.find((i) => i.type === "tool_call")).toMatchObject({ arguments: { command: "echo original >> ran.txt" } });
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "approve" }), 409, "already_decided");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "approve" }), 409, "already_decided");
     expect(lineCount(cwd, "ran.txt")).toBe(1);
   });
 
@@ -61,16 +62,16 @@ describe(`edit before approve (${testDbKind()})`, () => {
     const before = await approvalRow(approval.id);
     const counts = await tableCounts(app);
     for (const bad of [{ command: "" }, { command: 42 }, { cmd: "ls" }, { command: "ls", timeoutMs: -1 }]) {
-      const err = await expectError(await decideWith(member.apiKey, approval.id, { decision: "approve", arguments: bad }), 422, "validation_failed");
+      const err = await expectError(await decideWith(operator.apiKey, approval.id, { decision: "approve", arguments: bad }), 422, "validation_failed");
       expect(err.detail).toMatch(/not valid for exec/);
     }
     for (const bad of [{ decision: "approve", arguments: "ls" }, { decision: "approve", arguments: ["ls"] }, { decision: "approve", arguments: null }]) {
-      await expectError(await decideWith(member.apiKey, approval.id, bad), 400, "invalid_request");
+      await expectError(await decideWith(operator.apiKey, approval.id, bad), 400, "invalid_request");
     }
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "deny", arguments: { command: "ls" } }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "deny", arguments: { command: "ls" } }), 400, "invalid_request");
     expect(await tableCounts(app)).toEqual(counts);
     expect(await approvalRow(approval.id)).toEqual(before);
-    const body = await ok200(await decideWith(member.apiKey, approval.id, { decision: "approve" }));
+    const body = await ok200(await decideWith(operator.apiKey, approval.id, { decision: "approve" }));
     expect(body.status).toBe("completed");
     expect(readFileSync(join(cwd, "ran.txt"), "utf8")).toBe("first\n");
     expect(toolResults(body)[0]?.output.approverEdit).toBeUndefined();
@@ -79,7 +80,7 @@ describe(`edit before approve (${testDbKind()})`, () => {
 
   it("an edit identical to the request is a plain approval", async () => {
     const { approval } = await invokeApproval(app, member.apiKey, "echo same");
-    const body = await ok200(await decideWith(member.apiKey, approval.id, { decision: "approve", arguments: { command: "echo same" } }));
+    const body = await ok200(await decideWith(operator.apiKey, approval.id, { decision: "approve", arguments: { command: "echo same" } }));
     expect(toolResults(body)[0]?.output).toEqual({ exitCode: 0, stdout: "same\n", stderr: "" });
     expect((await approvalRow(approval.id))?.originalArguments).toBeNull();
   });
@@ -94,14 +95,15 @@ describe(`edit before approve (${testDbKind()})`, () => {
     expect((await approvalRow(approvalId))?.status).toBe("pending");
     const body = await ok200(await decideWith(operator.apiKey, approvalId, { decision: "approve", arguments: { command: "echo edited > reviewed.txt" } }));
     expect(body.status).toBe("completed");
-    expect(readFileSync(join(env.requiredAction.cwd, "reviewed.txt"), "utf8")).toBe("edited\n");
+    expect(readFileSync(join(workspaceOf(app, env.sessionId), "reviewed.txt"), "utf8")).toBe("edited\n");
     const verdicts = (await eventsOf(env.id)).filter((e) => e.type === "review.verdict");
     expect(verdicts).toHaveLength(2);
     expect(verdicts[1]?.data).toMatchObject({ edited: true, decision: "ask" });
   });
 
   it("edits arrive over the WebSocket frame and the console procedure too", async () => {
-    const live = await LiveClient.open(app, member.apiKey);
+    // An operator's own run: it may decide its own approvals (the demo agent's selfApproval "operators").
+    const live = await LiveClient.open(app, operator.apiKey);
     live.send({ type: "response.create", input: script([execTurn("echo ws-asked >> ws.txt"), { text: "done" }]) });
     const requested = await live.waitFor((f) => f.type === "approval.requested");
     const approval = (requested as unknown as { approval: { id: string; cwd: string } }).approval;
@@ -109,7 +111,7 @@ describe(`edit before approve (${testDbKind()})`, () => {
     const resolved = await live.waitFor((f) => f.type === "approval.resolved");
     expect(resolved).toMatchObject({ decision: "approve", edited: { arguments: { command: "echo ws-edited >> ws.txt" } } });
     await live.waitFor((f) => f.type === "response.completed" && (f as unknown as { status: string }).status === "completed");
-    expect(readFileSync(join(approval.cwd, "ws.txt"), "utf8")).toBe("ws-edited\n");
+    expect(readFileSync(join(workspaceOf(app, requested.sessionId), "ws.txt"), "utf8")).toBe("ws-edited\n");
     live.send({ type: "approval.decision", responseId: requested.responseId, approvalId: approval.id, decision: "approve", arguments: "nope" });
     expect(await live.waitFor((f) => f.type === "error")).toMatchObject({ error: { code: "invalid_request" } });
     live.close();
@@ -144,19 +146,19 @@ describe(`reply instead (${testDbKind()})`, () => {
   it("a message with approve, an empty message or a too-long one is 400 and changes nothing", async () => {
     const { approval } = await invokeApproval(app, member.apiKey, "echo nothing");
     const counts = await tableCounts(app);
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "approve", message: "hi" }), 400, "invalid_request");
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "deny", message: "   " }), 400, "invalid_request");
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "deny", message: "x".repeat(4001) }), 400, "invalid_request");
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "deny", message: 7 }), 400, "invalid_request");
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "deny", note: "x" }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "approve", message: "hi" }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "deny", message: "   " }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "deny", message: "x".repeat(4001) }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "deny", message: 7 }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "deny", note: "x" }), 400, "invalid_request");
     expect(await tableCounts(app)).toEqual(counts);
     expect((await approvalRow(approval.id))?.status).toBe("pending");
     // A plain denial still ends the response as before.
-    expect(await (await decideWith(member.apiKey, approval.id, { decision: "deny" })).json()).toEqual({ id: approval.id, status: "denied" });
+    expect(await (await decideWith(operator.apiKey, approval.id, { decision: "deny" })).json()).toEqual({ id: approval.id, status: "denied" });
   });
 
   it("a reply over the WebSocket continues the run on that socket", async () => {
-    const live = await LiveClient.open(app, member.apiKey);
+    const live = await LiveClient.open(app, operator.apiKey);
     live.send({ type: "response.create", input: script([execTurn("echo never >> ws-reply.txt"), { text: "ok" }]) });
     const requested = await live.waitFor((f) => f.type === "approval.requested");
     const approval = (requested as unknown as { approval: { id: string; cwd: string } }).approval;
@@ -165,7 +167,7 @@ describe(`reply instead (${testDbKind()})`, () => {
     expect(await live.waitFor((f) => f.type === "response.tool_result")).toMatchObject({ output: { denied: true, reply: "not today" } });
     const done = await live.waitFor((f) => f.type === "response.completed" && (f as unknown as { status: string }).status !== "requires_action");
     expect(done).toMatchObject({ status: "completed", outputText: "ok" });
-    expect(lineCount(approval.cwd, "ws-reply.txt")).toBe(0);
+    expect(lineCount(workspaceOf(app, requested.sessionId), "ws-reply.txt")).toBe(0);
     live.close();
   });
 });
@@ -176,7 +178,7 @@ describe(`standing grants (${testDbKind()})`, () => {
 
   it("a session grant runs the same operation without a prompt in that session only; other arguments still prompt", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo granted >> g.txt");
-    const body = await ok200(await decideWith(member.apiKey, approval.id, { decision: "approve", grant: "session" }));
+    const body = await ok200(await decideWith(operator.apiKey, approval.id, { decision: "approve", grant: "session" }));
     expect(body.status).toBe("completed");
     const grantId = (body as TBody & { grantId?: string }).grantId as string;
     expect(grantId).toMatch(/^grant_[0-9a-f]{32}$/);
@@ -197,7 +199,7 @@ describe(`standing grants (${testDbKind()})`, () => {
 
   it("a days grant applies across sessions until revoked; revocation stops the next use", async () => {
     const { approval } = await invokeApproval(app, member.apiKey, "echo days");
-    const decided = await ok200(await decideWith(member.apiKey, approval.id, { decision: "approve", grant: { days: 7 } }));
+    const decided = await ok200(await decideWith(operator.apiKey, approval.id, { decision: "approve", grant: { days: 7 } }));
     const grantId = (decided as TBody & { grantId: string }).grantId;
     const [row] = await app.deps.db.select().from(grants).where(eq(grants.id, grantId));
     expect(row?.scope).toBe("days");
@@ -227,7 +229,7 @@ describe(`standing grants (${testDbKind()})`, () => {
 
   it("an edited approval with a grant grants the edited operation", async () => {
     const { env, approval } = await invokeApproval(app, member.apiKey, "echo asked-grant");
-    await ok200(await decideWith(member.apiKey, approval.id, { decision: "approve", arguments: { command: "echo edited-grant" }, grant: "session" }));
+    await ok200(await decideWith(operator.apiKey, approval.id, { decision: "approve", arguments: { command: "echo edited-grant" }, grant: "session" }));
     expect((await runExec(member.apiKey, "echo edited-grant", env.sessionId)).status).toBe("completed");
     expect((await runExec(member.apiKey, "echo asked-grant", env.sessionId)).status).toBe("requires_action");
   });
@@ -236,11 +238,11 @@ describe(`standing grants (${testDbKind()})`, () => {
     const { approval } = await invokeApproval(app, member.apiKey, "echo bad-grant");
     const counts = await tableCounts(app);
     for (const grant of ["forever", { days: 0 }, { days: 1.5 }, { days: "3" }, { weeks: 1 }, { days: 1, extra: true }, 3]) {
-      await expectError(await decideWith(member.apiKey, approval.id, { decision: "approve", grant }), 400, "invalid_request");
+      await expectError(await decideWith(operator.apiKey, approval.id, { decision: "approve", grant }), 400, "invalid_request");
     }
-    const tooLong = await expectError(await decideWith(member.apiKey, approval.id, { decision: "approve", grant: { days: 31 } }), 422, "validation_failed");
+    const tooLong = await expectError(await decideWith(operator.apiKey, approval.id, { decision: "approve", grant: { days: 31 } }), 422, "validation_failed");
     expect(tooLong.detail).toMatch(/at most 30 days/);
-    await expectError(await decideWith(member.apiKey, approval.id, { decision: "deny", grant: "session" }), 400, "invalid_request");
+    await expectError(await decideWith(operator.apiKey, approval.id, { decision: "deny", grant: "session" }), 400, "invalid_request");
     expect(await tableCounts(app)).toEqual(counts);
     expect(await app.deps.db.select().from(grants).where(eq(grants.approvalId, approval.id))).toHaveLength(0);
     expect((await approvalRow(approval.id))?.status).toBe("pending");
@@ -248,14 +250,14 @@ describe(`standing grants (${testDbKind()})`, () => {
     // An agent without grants refuses them.
     const res = await app.api("/v1/responses", { key: member.apiKey, body: { agent: "scripted-device", input: script([execTurn("echo no-grants")]) } });
     const env = (await res.json()) as TBody & { requiredAction: { id: string } };
-    const refused = await expectError(await decideWith(member.apiKey, env.requiredAction.id, { decision: "approve", grant: "session" }), 422, "validation_failed");
+    const refused = await expectError(await decideWith(operator.apiKey, env.requiredAction.id, { decision: "approve", grant: "session" }), 422, "validation_failed");
     expect(refused.detail).toMatch(/does not allow standing grants/);
     expect((await approvalRow(env.requiredAction.id))?.status).toBe("pending");
   });
 
   it("the console lists and revokes grants through tRPC with the same rules", async () => {
     const { approval } = await invokeApproval(app, member.apiKey, "echo console-grant");
-    const decided = await ok200(await decideWith(member.apiKey, approval.id, { decision: "approve", grant: { days: 1 } }));
+    const decided = await ok200(await decideWith(operator.apiKey, approval.id, { decision: "approve", grant: { days: 1 } }));
     const grantId = (decided as TBody & { grantId: string }).grantId;
     const listed = await fetch(`${app.url}/api/trpc/grants.list`, { headers: { authorization: `Bearer ${auditor.apiKey}` } });
     const data = ((await listed.json()) as { result: { data: Array<{ id: string }> } }).result.data;

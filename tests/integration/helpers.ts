@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import WebSocket from "ws";
@@ -70,8 +70,13 @@ export async function invokeApproval(app: TTestApp, key: string, command: string
   expect(action.callId).toBe(env.id);
   expect(env.outputText).toBe("");
   expect(env.output).toEqual([]);
-  return { env, approval: action, cwd: action.cwd as string };
+  // Clients see the working directory relative to the workspace, never the server's paths.
+  expect(action.cwd).toBe(".");
+  return { env, approval: action, cwd: workspaceOf(app, env.sessionId) };
 }
+
+/** The session's workspace on the server's disk (tests read what commands wrote there). */
+export const workspaceOf = (app: { dataDir: string }, sessionId: string): string => realpathSync(join(app.dataDir, "workspaces", sessionId));
 
 export const decide = (app: TTestApp, key: string, approvalId: string, decision: "approve" | "deny") =>
   app.api(`/v1/approvals/${approvalId}`, { key, body: { decision } });
@@ -93,8 +98,11 @@ export async function waitUntil<T>(fn: () => T | Promise<T>, timeoutMs = 10_000,
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Lines in a file of the workspace, 0 when it does not exist. */
-export const lineCount = (dir: string, file: string): number =>
-  existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").split("\n").filter(Boolean).length : 0;
+export const lineCount = (dir: string, file: string): number => {
+  // A relative directory would silently read the test runner's own directory.
+  if (!isAbsolute(dir)) throw new Error(`lineCount needs the workspace's absolute path, got ${JSON.stringify(dir)}`);
+  return existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").split("\n").filter(Boolean).length : 0;
+};
 
 /** Rows of a raw SQL query on either driver. */
 export async function rows<T = Record<string, unknown>>(app: TTestApp, query: string): Promise<T[]> {
@@ -239,7 +247,7 @@ export class LiveClient {
   }
 
   /** Opens a socket; without `connect: false` it also sends the connect frame and waits for session.connected. */
-  static async open(app: TTestApp, key: string | null, opts: { sessionId?: string; connect?: boolean; query?: string; headers?: Record<string, string> } = {}): Promise<LiveClient> {
+  static async open(app: Pick<TTestApp, "url">, key: string | null, opts: { sessionId?: string; connect?: boolean; query?: string; headers?: Record<string, string> } = {}): Promise<LiveClient> {
     const url = `${app.url.replace(/^http/, "ws")}/v1/live${opts.query ? `?${opts.query}` : ""}`;
     const ws = new WebSocket(url, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers } });
     const client = new LiveClient(ws);

@@ -5,39 +5,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { approvals, clientToolRequests, responseSteps, responses } from "../../db/schema";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import {
-  decide,
-  execTurn,
-  expectError,
-  getResponse,
-  invoke,
-  invokeApproval,
-  lineCount,
-  ok200,
-  readSse,
-  script,
-  sleep,
-  type TBody,
-  waitUntil,
-} from "./helpers";
+import { waitForPid } from "./runtime-helpers";
+import { decide, execTurn, expectError, getResponse, invoke, invokeApproval, lineCount, ok200, readSse, script, sleep, type TBody, waitUntil, workspaceOf } from "./helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 
 beforeAll(async () => {
   app = await startTestApp({ expirySweepMs: 200 });
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   await app?.close();
 });
 
-const getBody = async (env: { id: string; sessionId: string }) => ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
+const getBody = async (env: { id: string; sessionId: string }) => ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
 
 describe(`rule 3: denied or expired never runs (${testDbKind()})`, () => {
   it("deny answers {id, status:denied}, the response is denied, the command never ran", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
-    const res = await decide(app, member.apiKey, approval.id, "deny");
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
+    const res = await decide(app, operator.apiKey, approval.id, "deny");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: approval.id, status: "denied" });
     const after = await getBody(env);
@@ -47,36 +35,36 @@ describe(`rule 3: denied or expired never runs (${testDbKind()})`, () => {
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
     const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(row?.status).toBe("denied");
-    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "already_decided");
+    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "already_decided");
   });
 
   it("an expired approval gets 409 expired, the response is denied, the command never ran", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
     expect(Date.parse(approval.expiresAt) - Date.now()).toBeLessThanOrEqual(1000);
     await sleep(1100);
-    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "expired");
+    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "expired");
     const after = await getBody(env);
     expect(after.status).toBe("denied");
-    await expectError(await decide(app, member.apiKey, approval.id, "deny"), 409, "expired");
+    await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, "expired");
     await sleep(200);
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
   });
 
   it("the expiry sweep settles an unattended approval as denied", async () => {
-    const { env, approval } = await invokeApproval(app, member.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
+    const { env, approval } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
     const denied = await waitUntil(async () => ((await getBody(env)).status === "denied" ? true : null), 5000, "sweep");
     expect(denied).toBe(true);
     const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(row?.status).toBe("expired");
-    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "expired");
+    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "expired");
   });
 
   it("an expired client-tool request gets 409 expired and the response fails", async () => {
-    const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "never" }], { clientToolTtlMs: 1000 }));
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "never" }], { clientToolTtlMs: 1000 }));
     expect(env.status).toBe("requires_action");
     const requestId = env.requiredAction?.id as string;
     await sleep(1100);
-    await expectError(await app.api(`/v1/client-tools/${requestId}`, { key: member.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "expired");
+    await expectError(await app.api(`/v1/client-tools/${requestId}`, { key: operator.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "expired");
     const after = await getBody(env);
     expect(after.status).toBe("failed");
     expect(after.error).toEqual({ code: "client_tool_expired", message: expect.any(String) });
@@ -92,14 +80,14 @@ describe(`rules 4 and 5: resume never replays; a later block asks again (${testD
       { text: "two ", toolCalls: [{ name: "echo", arguments: { text: "between" } }, { name: "exec", arguments: { command: "echo second >> second.txt; wc -l < count.txt" } }] },
       { text: "three" },
     ]);
-    const first = await invoke(app, member.apiKey, input);
+    const first = await invoke(app, operator.apiKey, input);
     expect(first.status).toBe("requires_action");
     const firstApproval = first.requiredAction as { id: string; cwd: string; arguments: unknown };
     expect(firstApproval.arguments).toEqual({ command: "echo first >> count.txt" });
-    const cwd = firstApproval.cwd;
+    const cwd = workspaceOf(app, first.sessionId);
     expect(lineCount(cwd, "count.txt")).toBe(0);
 
-    const second = await ok200(await decide(app, member.apiKey, firstApproval.id, "approve"));
+    const second = await ok200(await decide(app, operator.apiKey, firstApproval.id, "approve"));
     expect(second).toMatchObject({ id: first.id, status: "requires_action", approvalId: firstApproval.id, outputText: "", output: [] });
     const secondApproval = second.requiredAction as { id: string; arguments: unknown };
     expect(secondApproval.id).toMatch(/^approval_[0-9a-f]{32}$/);
@@ -107,7 +95,7 @@ describe(`rules 4 and 5: resume never replays; a later block asks again (${testD
     expect(secondApproval.arguments).toEqual({ command: "echo second >> second.txt; wc -l < count.txt" });
     expect(lineCount(cwd, "count.txt")).toBe(1);
 
-    const done = await ok200(await decide(app, member.apiKey, secondApproval.id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, secondApproval.id, "approve"));
     expect(done).toMatchObject({ id: first.id, status: "completed", approvalId: secondApproval.id, outputText: "one two three" });
     expect(readFileSync(join(cwd, "count.txt"), "utf8")).toBe("first\n");
     expect(readFileSync(join(cwd, "second.txt"), "utf8")).toBe("second\n");
@@ -137,7 +125,7 @@ describe(`rules 4 and 5: resume never replays; a later block asks again (${testD
     expect(countOf(toolResultFrames)).toBe(4);
 
     // The whole stored stream: every frame once, nothing replayed by the two resumes.
-    const replay = readSse(await app.api(`/v1/responses/${first.id}/events?sessionId=${first.sessionId}`, { key: member.apiKey }));
+    const replay = readSse(await app.api(`/v1/responses/${first.id}/events?sessionId=${first.sessionId}`, { key: operator.apiKey }));
     await replay.done;
     expect(replay.events.map((e) => e.event)).toEqual([
       "response.created",
@@ -164,14 +152,14 @@ describe(`rules 4 and 5: resume never replays; a later block asks again (${testD
   });
 
   it("a later response in the same session works in the same workspace", async () => {
-    const a = await invokeApproval(app, member.apiKey, "echo one >> shared.txt");
-    await ok200(await decide(app, member.apiKey, a.approval.id, "approve"));
-    const b = await invokeApproval(app, member.apiKey, "echo two >> shared.txt", { sessionId: a.env.sessionId });
+    const a = await invokeApproval(app, operator.apiKey, "echo one >> shared.txt");
+    await ok200(await decide(app, operator.apiKey, a.approval.id, "approve"));
+    const b = await invokeApproval(app, operator.apiKey, "echo two >> shared.txt", { sessionId: a.env.sessionId });
     expect(b.env.sessionId).toBe(a.env.sessionId);
     expect(b.env.id).not.toBe(a.env.id);
     expect(b.cwd).toBe(a.cwd);
     expect(b.approval.id).not.toBe(a.approval.id);
-    await ok200(await decide(app, member.apiKey, b.approval.id, "approve"));
+    await ok200(await decide(app, operator.apiKey, b.approval.id, "approve"));
     expect(readFileSync(join(a.cwd, "shared.txt"), "utf8")).toBe("one\ntwo\n");
   });
 });
@@ -179,10 +167,10 @@ describe(`rules 4 and 5: resume never replays; a later block asks again (${testD
 describe(`expiry defaults (${testDbKind()})`, () => {
   it("approvals expire after 15 minutes and client tools after 5 by default", async () => {
     const started = Date.now();
-    const { approval } = await invokeApproval(app, member.apiKey, "true");
+    const { approval } = await invokeApproval(app, operator.apiKey, "true");
     expect(Date.parse(approval.expiresAt) - started).toBeGreaterThan(15 * 60_000 - 5000);
     expect(Date.parse(approval.expiresAt) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
-    const ct = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }]));
+    const ct = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }]));
     const expiresAt = Date.parse(ct.requiredAction?.expiresAt as string);
     expect(expiresAt - started).toBeGreaterThan(5 * 60_000 - 5000);
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(5 * 60_000);
@@ -192,7 +180,7 @@ describe(`expiry defaults (${testDbKind()})`, () => {
 describe(`rule 7: the completed envelope is stored before the status turns terminal (${testDbKind()})`, () => {
   it("every poll that says completed carries the full output, and the stored envelope is what GET returns", async () => {
     const turns = Array.from({ length: 12 }, (_, i) => ({ text: `t${i} `, toolCalls: [{ name: "echo", arguments: { text: `e${i}` } }] }));
-    const first = await invoke(app, member.apiKey, script([execTurn("echo ok"), ...turns, { text: "end" }]));
+    const first = await invoke(app, operator.apiKey, script([execTurn("echo ok"), ...turns, { text: "end" }]));
     const approvalId = first.requiredAction?.id as string;
     const expectedText = `${turns.map((t) => t.text).join("")}end`;
 
@@ -200,7 +188,7 @@ describe(`rule 7: the completed envelope is stored before the status turns termi
     const polls: TBody[] = [];
     const poller = async () => {
       while (!stop) {
-        const res = await getResponse(app, member.apiKey, first.id, first.sessionId);
+        const res = await getResponse(app, operator.apiKey, first.id, first.sessionId);
         const body = (await res.json()) as TBody;
         expect(res.status).toBe(200);
         polls.push(body);
@@ -208,7 +196,7 @@ describe(`rule 7: the completed envelope is stored before the status turns termi
       }
     };
     const pollers = [poller(), poller(), poller(), poller()];
-    const approved = decide(app, member.apiKey, approvalId, "approve");
+    const approved = decide(app, operator.apiKey, approvalId, "approve");
     const done = await ok200(await approved);
     await Promise.race([Promise.all(pollers), sleep(10_000)]);
     stop = true;
@@ -237,14 +225,14 @@ describe(`rule 7: the completed envelope is stored before the status turns termi
 
 describe(`cancel (${testDbKind()})`, () => {
   it("cancelling while an approved `sleep 30` runs kills the process quickly and the response stays cancelled", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo $$ > pid.txt; exec sleep 30", { followedBy: [{ text: "never" }] });
-    const approving = decide(app, member.apiKey, approval.id, "approve");
-    const pid = await waitUntil(() => (existsSync(join(cwd, "pid.txt")) ? Number(readFileSync(join(cwd, "pid.txt"), "utf8").trim()) || null : null), 10_000, "pid.txt");
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo $$ > pid.txt; exec sleep 30", { followedBy: [{ text: "never" }] });
+    const approving = decide(app, operator.apiKey, approval.id, "approve");
+    const pid = await waitForPid(cwd);
     expect(alive(pid)).toBe(true);
     expect((await getBody(env)).status).toBe("in_progress");
 
     const started = Date.now();
-    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, method: "POST" }));
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, method: "POST" }));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(cancelled).toMatchObject({ id: env.id, sessionId: env.sessionId, status: "cancelled", outputText: "", output: [] });
     await waitUntil(() => !alive(pid), 3000, "the sleep to die");
@@ -254,18 +242,18 @@ describe(`cancel (${testDbKind()})`, () => {
     await sleep(500);
     const after = await getBody(env);
     expect(after.status).toBe("cancelled");
-    await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, method: "POST" }), 409, "conflict");
+    await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, method: "POST" }), 409, "conflict");
   });
 
   it("an approval of a cancelled response cannot be decided (409), and nothing runs", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
-    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: { reason: "changed my mind" } }));
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: { reason: "changed my mind" } }));
     expect(cancelled.status).toBe("cancelled");
-    const res = await decide(app, member.apiKey, approval.id, "approve");
+    const res = await decide(app, operator.apiKey, approval.id, "approve");
     expect(res.status).toBe(409);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toEqual({ detail: expect.any(String), code: expect.any(String) });
-    await expectError(await decide(app, member.apiKey, approval.id, "deny"), 409, body.code as string);
+    await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, body.code as string);
     await sleep(300);
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
     const [row] = await app.deps.db.select().from(approvals).where(and(eq(approvals.id, approval.id)));
@@ -274,10 +262,10 @@ describe(`cancel (${testDbKind()})`, () => {
   });
 
   it("cancel of an unknown response is 404 and of a finished one 409", async () => {
-    await expectError(await app.api("/v1/responses/resp_00000000000000000000000000000000/cancel", { key: member.apiKey, method: "POST" }), 404, "not_found");
-    const done = await invoke(app, member.apiKey, "hi");
+    await expectError(await app.api("/v1/responses/resp_00000000000000000000000000000000/cancel", { key: operator.apiKey, method: "POST" }), 404, "not_found");
+    const done = await invoke(app, operator.apiKey, "hi");
     expect(done.status).toBe("completed");
-    await expectError(await app.api(`/v1/responses/${done.id}/cancel`, { key: member.apiKey, method: "POST" }), 409, "conflict");
+    await expectError(await app.api(`/v1/responses/${done.id}/cancel`, { key: operator.apiKey, method: "POST" }), 409, "conflict");
   });
 });
 

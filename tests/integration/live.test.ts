@@ -3,15 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { approvals } from "../../db/schema";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, execTurn, expectOrdered, getResponse, invokeApproval, LiveClient, lineCount, ok200, script, sleep, type TWireFrame } from "./helpers";
+import { decide, execTurn, expectOrdered, getResponse, invokeApproval, LiveClient, lineCount, ok200, script, sleep, type TWireFrame, workspaceOf } from "./helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 const sockets: LiveClient[] = [];
 
 beforeAll(async () => {
   app = await startTestApp();
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   for (const s of sockets) s.close();
@@ -33,7 +34,7 @@ async function create(live: LiveClient, input: unknown, requestId: string): Prom
 
 describe(`WS /v1/live (${testDbKind()})`, () => {
   it("connect answers session.connected; response.create echoes requestId on every frame", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const connected = live.frames[0] as TWireFrame;
     expect(connected).toEqual({ type: "session.connected", sessionId: expect.stringMatching(/^sess_[0-9a-f]{32}$/) });
     const id = await create(live, script([{ text: "hi over ws" }]), "req-1");
@@ -44,12 +45,12 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     for (const f of frames) expect(f).toMatchObject({ requestId: "req-1", responseId: id, sessionId: live.sessionId });
     expect(done).toMatchObject({ status: "completed", outputText: "hi over ws" });
     // The same response is visible over HTTP in the socket's session.
-    expect((await ok200(await getResponse(app, member.apiKey, id, live.sessionId))).status).toBe("completed");
+    expect((await ok200(await getResponse(app, operator.apiKey, id, live.sessionId))).status).toBe("completed");
   });
 
   it("connect may name an existing session of the user; a foreign one is refused", async () => {
-    const first = await open(member.apiKey);
-    const again = await open(member.apiKey, { sessionId: first.sessionId });
+    const first = await open(operator.apiKey);
+    const again = await open(operator.apiKey, { sessionId: first.sessionId });
     expect(again.sessionId).toBe(first.sessionId);
     const other = await app.user("member");
     const foreign = await open(other.apiKey, { connect: false });
@@ -60,7 +61,7 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("approval on the socket: requested, requires_action, then resolved, tool_result, completed in order", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const id = await create(live, script([execTurn("echo x >> count.txt"), { text: "ran it" }]), "req-approve");
     const requested = await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
     const boundary = await live.waitFor((f) => f.type === "response.completed" && f.responseId === id);
@@ -86,13 +87,13 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     const resolved = frames[4] as TWireFrame;
     expect(resolved).toEqual({ type: "approval.resolved", sequence: 4, responseId: id, sessionId: live.sessionId, approvalId: approval.id, decision: "approve", requestId: "req-approve" });
     expect(frames[5]).toMatchObject({ callId: "call_0_0", name: "exec", output: { exitCode: 0 } });
-    expect(lineCount(approval.cwd, "count.txt")).toBe(1);
+    expect(lineCount(workspaceOf(app, requested.sessionId), "count.txt")).toBe(1);
     const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
-    expect(row).toMatchObject({ status: "approved", decidedVia: "websocket", decidedBy: member.userId });
+    expect(row).toMatchObject({ status: "approved", decidedVia: "websocket", decidedBy: operator.userId });
   });
 
   it("a client tool on the socket: client_tool.requested, no requires_action frame, result continues the run", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const id = await create(live, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "thanks" }]), "req-ct");
     const requested = await live.waitFor((f) => f.type === "client_tool.requested" && f.responseId === id);
     const clientTool = requested.clientTool as { id: string; name: string; privateInput?: boolean; inputSchema?: unknown };
@@ -117,7 +118,7 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("deny on the socket ends with response.completed denied; the command never runs", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const id = await create(live, script([execTurn("echo ran > side.txt")]), "req-deny");
     const requested = await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
     const approval = requested.approval as { id: string; cwd: string };
@@ -128,11 +129,11 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     expect(resolved).toMatchObject({ approvalId: approval.id, decision: "deny" });
     expect((resolved as TWireFrame).sequence).toBe(done.sequence - 1);
     await sleep(200);
-    expect(lineCount(approval.cwd, "side.txt")).toBe(0);
+    expect(lineCount(workspaceOf(app, requested.sessionId), "side.txt")).toBe(0);
   });
 
   it("response.cancel cancels a waiting response; an unknown id gets an error frame and the socket stays open", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const id = await create(live, script([execTurn("echo ran > side.txt")]), "req-cancel");
     await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
     live.send({ type: "response.cancel", responseId: id });
@@ -148,7 +149,7 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("an error for a failed response.create echoes its requestId", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     live.send({ type: "response.create", input: { script: [] }, requestId: "req-bad" });
     const error = await live.waitFor((f) => f.type === "error");
     expect(error).toMatchObject({ code: "invalid_request", requestId: "req-bad" });
@@ -156,20 +157,20 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("a first frame other than connect gets an error frame and close 1008", async () => {
-    const live = await open(member.apiKey, { connect: false });
+    const live = await open(operator.apiKey, { connect: false });
     live.send({ type: "response.create", input: "hi" });
     const error = await live.waitFor((f) => f.type === "error");
     expect(error.code).toBe("invalid_request");
     expect((await live.closed).code).toBe(1008);
 
-    const garbage = await open(member.apiKey, { connect: false });
+    const garbage = await open(operator.apiKey, { connect: false });
     garbage.send("not json");
     expect((await garbage.closed).code).toBe(1008);
     expect(garbage.frames.map((f) => f.type)).toEqual(["error"]);
   });
 
   it("malformed later frames get error frames and the socket stays open", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     live.send("{not json");
     live.send({ type: "nonsense" });
     live.send({ type: "response.create" });
@@ -184,7 +185,7 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("the 1025th frame on one connection closes it with 1008", async () => {
-    const live = await open(member.apiKey); // the connect frame is frame 1
+    const live = await open(operator.apiKey); // the connect frame is frame 1
     for (let i = 0; i < 1023; i++) live.send({ type: "bogus" });
     await live.waitForCount((f) => f.type === "error", 1023, 20_000);
     expect(live.isOpen).toBe(true);
@@ -201,12 +202,12 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     expect((await bad.closed).code).toBe(4401);
     const basic = await open(null, { connect: false, headers: { authorization: "Basic Zm9vOmJhcg==" } });
     expect((await basic.closed).code).toBe(4401);
-    const viaQuery = await open(null, { query: `access_token=${encodeURIComponent(member.apiKey)}` });
+    const viaQuery = await open(null, { query: `access_token=${encodeURIComponent(operator.apiKey)}` });
     expect(viaQuery.sessionId).toMatch(/^sess_/);
   });
 
   it("a socket that drops leaves the approval pending; it can be decided over HTTP", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const id = await create(live, script([execTurn("echo x >> count.txt"), { text: "finished" }]), "req-drop");
     const requested = await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
     const sessionId = live.sessionId;
@@ -214,19 +215,19 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     await live.closed;
     await sleep(200);
     const approval = requested.approval as { id: string; cwd: string };
-    const waiting = await ok200(await getResponse(app, member.apiKey, id, sessionId));
+    const waiting = await ok200(await getResponse(app, operator.apiKey, id, sessionId));
     expect(waiting.status).toBe("requires_action");
     expect(waiting.requiredAction?.id).toBe(approval.id);
-    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, approval.id, "approve"));
     expect(done).toMatchObject({ status: "completed", outputText: "finished", approvalId: approval.id });
-    expect(lineCount(approval.cwd, "count.txt")).toBe(1);
+    expect(lineCount(workspaceOf(app, requested.sessionId), "count.txt")).toBe(1);
   });
 
   it("a decision made over HTTP reaches the socket following the response as approval.resolved", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     const id = await create(live, script([execTurn("true"), { text: "ok" }]), "req-http");
     const requested = await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
-    const done = await ok200(await decide(app, member.apiKey, (requested.approval as { id: string }).id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, (requested.approval as { id: string }).id, "approve"));
     expect(done.status).toBe("completed");
     await live.waitFor((f) => f.type === "response.completed" && f.responseId === id && f.status === "completed");
     const frames = live.of(id);
@@ -235,9 +236,9 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("another socket of the same user may decide; it then receives the rest of the run", async () => {
-    const { env, approval } = await invokeApproval(app, member.apiKey, "true");
-    const bystander = await open(member.apiKey, { sessionId: env.sessionId });
-    const other = await open(member.apiKey);
+    const { env, approval } = await invokeApproval(app, operator.apiKey, "true");
+    const bystander = await open(operator.apiKey, { sessionId: env.sessionId });
+    const other = await open(operator.apiKey);
     other.send({ type: "approval.decision", responseId: env.id, approvalId: approval.id, decision: "approve" });
     const done = await other.waitFor((f) => f.type === "response.completed" && f.responseId === env.id);
     expect(done.status).toBe("completed");
@@ -247,7 +248,7 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("session.close closes the socket normally", async () => {
-    const live = await open(member.apiKey);
+    const live = await open(operator.apiKey);
     live.send({ type: "session.close" });
     expect((await live.closed).code).toBe(1000);
   });

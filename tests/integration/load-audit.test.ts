@@ -38,11 +38,12 @@ const exec = (sql: string) => rows(app, sql);
 
 describe(`load audit (${testDbKind()})`, () => {
   test("a short load run passes the audit, with every flow finished and every approved command run once", async () => {
-    const result = await runLoad({ urls: [app.url], key: alice.apiKey, sessions: 24, concurrency: 6, durationMs: 60_000, duplicateShare: 0.5 });
+    const result = await runLoad({ urls: [app.url], key: alice.apiKey, sessions: 24, concurrency: 6, durationMs: 60_000, duplicateShare: 0.5, dataDirs: [app.dataDir] });
     expect(result.errors).toEqual({});
     expect(result.outcomes.completed + result.outcomes.denied).toBe(24);
     expect(result.races).toBe(result.racesWithOneWinner);
     expect(result.sideEffects.violations).toEqual([]);
+    expect(result.sideEffects.checked).toBe(result.flows.filter((f) => f.kind === "approval").length);
     const report = await audit();
     expect(report.ok, formatAudit(report).join("\n")).toBe(true);
     expect(Object.values(report.counts.responses).reduce((a, b) => a + b, 0)).toBe(24);

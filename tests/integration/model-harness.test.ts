@@ -14,7 +14,7 @@ import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
 import { type TFakeModel, type TFakeRequest, httpError, startFakeModel, streamed, textReply, toolReply } from "./fake-openai";
-import { decide, expectError, expectHealthy, invoke, lineCount, ok200, readSse, type TBody, type TWireFrame, waitUntil } from "./helpers";
+import { decide, expectError, expectHealthy, invoke, lineCount, ok200, readSse, type TBody, type TWireFrame, waitUntil, workspaceOf } from "./helpers";
 import { eventsOf, replayFrames, steer, trajectory } from "./runtime-helpers";
 
 const SYSTEM = "You are a test agent.";
@@ -201,13 +201,13 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
     const action = env.requiredAction as { type: string; id: string; cwd: string; arguments: unknown };
     expect(action).toMatchObject({ type: "human_approval", arguments: { command: "echo ran >> ran.txt && wc -l < ran.txt" } });
     expect(received()).toHaveLength(1);
-    expect(lineCount(action.cwd, "ran.txt")).toBe(0);
+    expect(lineCount(workspaceOf(app, env.sessionId), "ran.txt")).toBe(0);
 
     fake.reply(textReply(["Done: one line."]));
     const done = await ok200(await decide(app, key, action.id, "approve"));
     expect(done.status).toBe("completed");
     expect(done.outputText).toBe("Running it. Done: one line.");
-    expect(lineCount(action.cwd, "ran.txt")).toBe(1);
+    expect(lineCount(workspaceOf(app, env.sessionId), "ran.txt")).toBe(1);
     // Turn 0 was replayed from the step log: the model was asked exactly twice.
     const [first, second] = received();
     expect(received()).toHaveLength(2);
@@ -272,7 +272,7 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
     const action = env.requiredAction as { id: string; cwd: string };
     const after = await ok200(await decide(app, key, action.id, "deny"));
     expect(after.status).toBe("denied");
-    expect(lineCount(action.cwd, "denied.txt")).toBe(0);
+    expect(lineCount(workspaceOf(app, env.sessionId), "denied.txt")).toBe(0);
     const [row] = await app.deps.db.select().from(approvals).where(and(eq(approvals.responseId, env.id), eq(approvals.callId, "call_0_0")));
     expect(row?.status).toBe("denied");
     expect(received()).toHaveLength(1);
@@ -517,7 +517,7 @@ describe(`the env-configured model agent across a server crash (${testDbKind()})
     const done = await (await post(`${server.url}/v1/approvals/${first.requiredAction.id}`, apiKey, { decision: "approve" })).json();
     expect(done.status).toBe("completed");
     expect(done.outputText).toBe("Starting. Wrote it.");
-    expect(readFileSync(join(first.requiredAction.cwd, "once.txt"), "utf8")).toBe("once\n");
+    expect(readFileSync(join(dataDir, "workspaces", first.sessionId, "once.txt"), "utf8")).toBe("once\n");
     const asked = fake.requests.slice(start);
     expect(asked).toHaveLength(2);
     expect(asked.map((r) => r.body.model)).toEqual(["env-model", "env-model"]);

@@ -38,7 +38,7 @@ test("a suspended run survives SIGKILL of the server and resumes without re-runn
   };
   const first = await (await post(`${server.url}/v1/responses`, key, { input: script })).json();
   expect(first.status).toBe("requires_action");
-  const workspace = first.requiredAction.cwd as string;
+  const workspace = join(dataDir, "workspaces", first.sessionId as string);
   const second = await (await post(`${server.url}/v1/approvals/${first.requiredAction.id}`, key, { decision: "approve" })).json();
   expect(second.status).toBe("requires_action");
   expect(second.requiredAction.id).not.toBe(first.requiredAction.id);

@@ -1,6 +1,4 @@
 import { existsSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -8,46 +6,20 @@ import { approvals, responseEvents } from "../../db/schema";
 import { testDbKind } from "../../db/testing";
 import { createModelReviewer, createReviewerChain, createRuleReviewer } from "../../server/reviewer";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
-
-type TFakeModel = { server: Server; url: string; requests: number; mode: "allow-low" | "allow-high" | "deny" | "ask" | "garbage" | "slow" | "500" };
-
-/** A local server that answers like an OpenAI-compatible chat endpoint. */
-async function fakeModel(): Promise<TFakeModel> {
-  const fake = { requests: 0, mode: "allow-low" } as TFakeModel;
-  fake.server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      fake.requests++;
-      if (fake.mode === "500") return res.writeHead(500).end("boom");
-      const verdicts = {
-        "allow-low": { decision: "allow-once", risk: "low", rationale: "Reads a file in the workspace." },
-        "allow-high": { decision: "allow-once", risk: "high", rationale: "Risky but allowed?" },
-        deny: { decision: "deny", risk: "high", rationale: "Deletes data outside the workspace." },
-        ask: { decision: "ask", risk: "medium", rationale: "Installs packages; a person should decide." },
-      } as Record<string, unknown>;
-      const content = fake.mode === "garbage" ? "I think it is probably fine!" : JSON.stringify(verdicts[fake.mode] ?? {});
-      const reply = () =>
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
-        );
-      if (fake.mode === "slow") setTimeout(reply, 3000);
-      else reply();
-    });
-  });
-  await new Promise<void>((r) => fake.server.listen(0, "127.0.0.1", r));
-  fake.url = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}/v1`;
-  return fake;
-}
+import { fakeModel, type TFakeModel } from "./fake-model";
+import { workspaceOf } from "./helpers";
 
 let app: TTestApp;
 let model: TFakeModel;
 let key: string;
+/** Decides the member's approvals: a member may not decide its own run's (separation of duties). */
+let approverKey: string;
 beforeAll(async () => {
   model = await fakeModel();
   const reviewer = createReviewerChain([createRuleReviewer(), createModelReviewer({ baseURL: model.url, model: "m", timeoutMs: 500 })]);
   app = await startTestApp({ reviewer });
   key = (await app.user("member")).apiKey;
+  approverKey = (await app.user("operator")).apiKey;
 });
 afterAll(async () => {
   await app?.close();
@@ -101,10 +73,10 @@ describe(`exec reviewer in the approval policy (${testDbKind()})`, () => {
     expect(res.requiredAction?.reviewerRationale).toBeTruthy();
     const [verdict] = await verdictsOf(res.id);
     expect(verdict).toMatchObject({ decision: "ask" });
-    expect(existsSync(join(res.requiredAction?.cwd ?? "", "asked.txt"))).toBe(false);
-    const approved = await app.api(`/v1/approvals/${res.requiredAction?.id}`, { key, body: { decision: "approve" } });
+    expect(existsSync(join(workspaceOf(app, res.sessionId), "asked.txt"))).toBe(false);
+    const approved = await app.api(`/v1/approvals/${res.requiredAction?.id}`, { key: approverKey, body: { decision: "approve" } });
     expect((await approved.json()).status).toBe("completed");
-    expect(existsSync(join(res.requiredAction?.cwd ?? "", "asked.txt"))).toBe(true);
+    expect(existsSync(join(workspaceOf(app, res.sessionId), "asked.txt"))).toBe(true);
   });
 
   test("reviewer-directed injection is denied with high risk without asking the model", async () => {

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, execTurn, expectError, invoke, invokeApproval, LiveClient, ok200, script, sleep, type TBody, waitUntil } from "./helpers";
+import { decide, execTurn, expectError, invoke, invokeApproval, LiveClient, ok200, script, sleep, type TBody, waitUntil, workspaceOf } from "./helpers";
 import { eventsOf, modelTurns, processAlive, replayFrames, runtimeScript, settledEnvelope, steer, steeringRows, stepResult, waitForPid } from "./runtime-helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 
 beforeAll(async () => {
   app = await startTestApp({ expirySweepMs: 200 });
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   await app?.close();
@@ -30,11 +31,11 @@ async function phasesByAttempt(responseId: string): Promise<string[][]> {
 
 describe(`execution deadline (${testDbKind()})`, () => {
   it("an approved command that outlives timeoutMs fails the response with deadline_exceeded and is killed", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([execTurn(SLEEPER), { text: "should never be said" }], { timeoutMs: 1500 }));
+    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn(SLEEPER), { text: "should never be said" }], { timeoutMs: 1500 }));
     expect(env.status).toBe("requires_action");
-    const cwd = (env.requiredAction as { cwd: string }).cwd;
+    const cwd = workspaceOf(app, env.sessionId);
     const started = Date.now();
-    const decided = decide(app, member.apiKey, env.requiredAction?.id as string, "approve");
+    const decided = decide(app, operator.apiKey, env.requiredAction?.id as string, "approve");
     const pid = await waitForPid(cwd);
     expect(processAlive(pid)).toBe(true);
     const body = await ok200(await decided);
@@ -46,33 +47,33 @@ describe(`execution deadline (${testDbKind()})`, () => {
     expect(body.outputText).not.toContain("should never be said");
     await waitUntil(() => !processAlive(pid), 5000, `process ${pid} to be gone`);
 
-    const final = await settledEnvelope(app, member.apiKey, env);
+    const final = await settledEnvelope(app, operator.apiKey, env);
     expect(final).toMatchObject({ status: "failed", error: { code: "deadline_exceeded" } });
     // The model never got a turn after the timeout.
     expect((await modelTurns(app, env.id)).map((t) => t.turn)).toEqual([0]);
-    const frames = await replayFrames(app, member.apiKey, env);
+    const frames = await replayFrames(app, operator.apiKey, env);
     expect(frames.filter((f) => f.type === "error").map((f) => (f.error as { code: string }).code)).toEqual(["deadline_exceeded"]);
     expect(frames.at(-1)).toMatchObject({ type: "response.completed", status: "failed" });
     // The timed-out attempt still settled exactly once.
     const attempts = await phasesByAttempt(env.id);
     expect(attempts.at(-1)).toEqual(["admitted", "preparing", "running", "settling", "settled"]);
-    await expectError(await steer(app, member.apiKey, env.id, "too late"), 409, "conflict");
+    await expectError(await steer(app, operator.apiKey, env.id, "too late"), 409, "conflict");
   });
 
   it("a run that finishes within its timeout completes normally", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([execTurn("sleep 0.2"), { text: "in time" }], { timeoutMs: 5000 }));
-    const body = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn("sleep 0.2"), { text: "in time" }], { timeoutMs: 5000 }));
+    const body = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(body).toMatchObject({ status: "completed", outputText: "in time" });
   });
 
   it("timeoutMs below the minimum is rejected at the door", async () => {
-    await expectError(await app.api("/v1/responses", { key: member.apiKey, body: { input: runtimeScript([{ text: "x" }], { timeoutMs: 10 }) } }), 400, "invalid_request");
+    await expectError(await app.api("/v1/responses", { key: operator.apiKey, body: { input: runtimeScript([{ text: "x" }], { timeoutMs: 10 }) } }), 400, "invalid_request");
   });
 });
 
 describe(`settlement happens once per attempt: no double beginSettlement (${testDbKind()})`, () => {
   it("a completed response has one settling and one settled phase per attempt", async () => {
-    const env = await invoke(app, member.apiKey, script([{ text: "hi" }]));
+    const env = await invoke(app, operator.apiKey, script([{ text: "hi" }]));
     expect(env.status).toBe("completed");
     await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
     expect(await phasesByAttempt(env.id)).toEqual([["admitted", "preparing", "running", "settling", "settled"]]);
@@ -82,8 +83,8 @@ describe(`settlement happens once per attempt: no double beginSettlement (${test
   });
 
   it("a run with an approval: the suspended attempt never settles; the resumed one settles once", async () => {
-    const { env, approval } = await invokeApproval(app, member.apiKey, "true");
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
+    const { env, approval } = await invokeApproval(app, operator.apiKey, "true");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
     await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
     expect(await phasesByAttempt(env.id)).toEqual([
       ["admitted", "preparing", "running", "suspended"],
@@ -98,7 +99,7 @@ describe(`settlement happens once per attempt: no double beginSettlement (${test
 
   it("a failed response (tool limit) also settles exactly once", async () => {
     const turns = Array.from({ length: 65 }, () => ({ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }));
-    const env = await invoke(app, member.apiKey, script(turns));
+    const env = await invoke(app, operator.apiKey, script(turns));
     expect(env.status).toBe("failed");
     await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
     expect(await phasesByAttempt(env.id)).toEqual([["admitted", "preparing", "running", "settling", "settled"]]);
@@ -107,12 +108,12 @@ describe(`settlement happens once per attempt: no double beginSettlement (${test
 
 describe(`cancel during a running command (${testDbKind()})`, () => {
   it("POST cancel while an approved command runs: cancelled quickly, the process is gone, later steering is 409", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, SLEEPER, { followedBy: [{ text: "never" }] });
-    const decided = decide(app, member.apiKey, approval.id, "approve");
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, SLEEPER, { followedBy: [{ text: "never" }] });
+    const decided = decide(app, operator.apiKey, approval.id, "approve");
     const pid = await waitForPid(cwd);
     expect(processAlive(pid)).toBe(true);
     const started = Date.now();
-    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: { reason: "taking too long" } }));
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: { reason: "taking too long" } }));
     expect(cancelled.status).toBe("cancelled");
     // The approval request, still waiting for the next boundary, sees the cancellation.
     const approvedBody: TBody = await ok200(await decided);
@@ -120,27 +121,27 @@ describe(`cancel during a running command (${testDbKind()})`, () => {
     await waitUntil(() => !processAlive(pid), 5000, `process ${pid} to be gone`);
     expect(Date.now() - started).toBeLessThan(5000);
     await sleep(200);
-    const final = await settledEnvelope(app, member.apiKey, env);
+    const final = await settledEnvelope(app, operator.apiKey, env);
     expect(final.status).toBe("cancelled");
     expect(final.outputText).not.toContain("never");
     expect((await modelTurns(app, env.id)).map((t) => t.turn)).toEqual([0]);
     // The interrupted tool result was not recorded against the cancelled response.
     expect(await stepResult(app, env.id, "tool:call_0_0")).toBeNull();
-    await expectError(await steer(app, member.apiKey, env.id, "after cancel"), 409, "conflict");
+    await expectError(await steer(app, operator.apiKey, env.id, "after cancel"), 409, "conflict");
     expect(await steeringRows(app, env.id)).toEqual([]);
-    await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} }), 409, "conflict");
+    await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: {} }), 409, "conflict");
     // The host let go of the attempt, whose lifecycle ended without a settlement of its own.
     await waitUntil(() => app.deps.host.activeCount === 0, 5000, "no running attempts");
     expect((await phasesByAttempt(env.id)).at(-1)).toEqual(["admitted", "preparing", "running", "settled"]);
   });
 
   it("WebSocket response.cancel during a running command kills it too", async () => {
-    const client = await LiveClient.open(app, member.apiKey);
+    const client = await LiveClient.open(app, operator.apiKey);
     client.send({ type: "response.create", input: script([execTurn(SLEEPER), { text: "never" }]) });
     const requested = await client.waitFor((f) => f.type === "approval.requested");
     const approvalInfo = requested.approval as { id: string; cwd: string };
     client.send({ type: "approval.decision", responseId: requested.responseId, approvalId: approvalInfo.id, decision: "approve" });
-    const pid = await waitForPid(approvalInfo.cwd);
+    const pid = await waitForPid(workspaceOf(app, requested.sessionId));
     client.send({ type: "response.cancel", responseId: requested.responseId });
     await client.waitFor((f) => f.type === "response.completed" && f.status === "cancelled");
     await waitUntil(() => !processAlive(pid), 5000, `process ${pid} to be gone`);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { expect } from "vitest";
@@ -82,18 +82,34 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** Waits for `pid.txt` written by a command in the workspace and returns the pid. */
+/**
+ * Waits for `pid.txt` written by a command in the workspace (it started), then returns the host pid
+ * of the process now running there. The pid the command wrote is its own view: inside the
+ * bubblewrap sandbox it has its own PID namespace, so the host pid is found by its working directory.
+ */
 export async function waitForPid(cwd: string, file = "pid.txt"): Promise<number> {
   const path = join(cwd, file);
-  return waitUntil(
-    () => {
-      if (!existsSync(path)) return null;
-      const pid = Number(readFileSync(path, "utf8").trim());
-      return Number.isInteger(pid) && pid > 0 ? pid : null;
-    },
-    10_000,
-    `${file} in ${cwd}`,
-  );
+  await waitUntil(() => existsSync(path) && readFileSync(path, "utf8").trim() !== "", 10_000, `${file} in ${cwd}`);
+  const workspace = realpathSync(cwd);
+  return waitUntil(() => processesIn(workspace).at(-1) ?? null, 10_000, `a process running in ${cwd}`);
+}
+
+/** Live host pids whose working directory is `dir` (the sandbox's own helpers excluded), oldest first. */
+export function processesIn(dir: string): number[] {
+  const found: Array<{ pid: number; start: number }> = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) !== dir) continue;
+      const comm = readFileSync(`/proc/${entry}/comm`, "utf8").trim();
+      if (comm === "bwrap" || comm === "setpriv" || !processAlive(Number(entry))) continue;
+      const start = Number(readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[19]);
+      found.push({ pid: Number(entry), start });
+    } catch {
+      // Exited mid-scan, or not ours to read.
+    }
+  }
+  return found.sort((a, b) => a.start - b.start).map((f) => f.pid);
 }
 
 /** A tRPC query over HTTP GET (`?input=` JSON) with an API key. */

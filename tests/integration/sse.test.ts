@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, execTurn, expectError, expectWellFormedSse, lineCount, ok200, readSse, script, type TSseEvent } from "./helpers";
+import { decide, execTurn, expectError, expectWellFormedSse, lineCount, ok200, readSse, script, type TSseEvent, workspaceOf } from "./helpers";
 
 let app: TTestApp;
 let member: TTestUser;
@@ -92,7 +92,7 @@ describe(`SSE streams (${testDbKind()})`, () => {
       expect(f.events[2]?.data).toMatchObject({ approvalId: approval.id, decision: "approve" });
       expect(f.events.at(-1)?.data).toMatchObject({ status: "completed", outputText: "Running. Done." });
     }
-    expect(lineCount(approval.cwd, "count.txt")).toBe(1);
+    expect(lineCount(workspaceOf(app, sessionId), "count.txt")).toBe(1);
 
     // After the end, a replay returns exactly the stored frames after N and closes.
     const full = readSse(await events(responseId, sessionId));

@@ -10,6 +10,8 @@ export type TCluster = {
   replicas: TServerProcess[];
   key: string;
   databaseUrl: string;
+  /** Each replica's data directory (a session's workspace lives in the one of the replica that created it). */
+  dataDirs: string[];
   /** Starts replica `i` again (after a kill) on its own port and data directory. */
   restart: (i: number) => Promise<TServerProcess>;
   close: () => Promise<void>;
@@ -38,6 +40,7 @@ export async function startCluster(n: number): Promise<TCluster> {
     replicas,
     key,
     databaseUrl: database.url,
+    dataDirs: dirs,
     restart: async (i) => {
       replicas[i] = await startServerProcess({ dataDir: dirs[i] as string, port: ports[i] as number, databaseUrl: database.url, env });
       return replicas[i] as TServerProcess;

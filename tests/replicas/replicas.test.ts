@@ -46,7 +46,7 @@ describe("replicas on one PostgreSQL", () => {
     const envelopes = await Promise.all([0, 1, 2].map((i) => get(i, started.id, started.sessionId)));
     expect(envelopes[1]).toEqual(envelopes[0]);
     expect(envelopes[2]).toEqual(envelopes[0]);
-    expect(readFileSync(join(started.requiredAction.cwd, "r.txt"), "utf8")).toBe("replica\n");
+    expect(readFileSync(join(cluster.dataDirs[0] as string, "workspaces", started.sessionId, "r.txt"), "utf8")).toBe("replica\n");
   });
 
   test("concurrent decisions spread over replicas: exactly one wins", async () => {
@@ -56,7 +56,7 @@ describe("replicas on one PostgreSQL", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(11);
     await waitUntil(async () => (await get(2, started.id, started.sessionId)).status === "completed");
-    expect(readFileSync(join(started.requiredAction.cwd, "once.txt"), "utf8")).toBe("once\n");
+    expect(readFileSync(join(cluster.dataDirs[0] as string, "workspaces", started.sessionId, "once.txt"), "utf8")).toBe("once\n");
   });
 
   test("a question answered on one replica reaches a waiter on another, with its receipt", async () => {
@@ -70,7 +70,7 @@ describe("replicas on one PostgreSQL", () => {
 
   test("a dead replica's attempts are adopted: suspended ones stay decidable, running ones resume without re-running tools", async () => {
     const started = await (await call(`${url(0)}/v1/responses`, cluster.key, { input: execScript("echo a >> a.txt", "sleep 3 && echo b >> b.txt", "echo c >> c.txt") })).json();
-    const cwd = started.requiredAction.cwd as string;
+    const cwd = join(cluster.dataDirs[0] as string, "workspaces", started.sessionId);
     const second = await (await call(`${url(0)}/v1/approvals/${started.requiredAction.id}`, cluster.key, { decision: "approve" })).json();
     expect(second.status).toBe("requires_action");
     // Approve the slow command, find the replica that runs it (the parent of the shell), and kill it mid-command.

@@ -1,26 +1,53 @@
-import { timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { chmodSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
 import { runCommand } from "../../cli/commands";
+import { controlSocketPath } from "../../config";
 import { DomainError } from "../../core/errors";
 import { parseBody, readJson } from "./body";
 import { sendError, sendJson } from "./errors";
 import type { TV1Deps } from "./v1";
 
-/**
- * Runs a CLI command for the CLI of the same data directory (PGlite admits one process).
- * Only from loopback, only with the per-start token the server wrote into the data directory.
- */
-export async function handleControl(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Unix socket paths are limited to about 108 bytes by the kernel. */
+const MAX_SOCKET_PATH = 100;
+
+async function handleControl(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
-    const token = String(req.headers["x-countersign-control"] ?? "");
-    const expected = deps.controlToken ?? "";
-    const loopback = ["127.0.0.1", "::1", "::ffff:127.0.0.1"].includes(req.socket.remoteAddress ?? "");
-    const ok = expected.length > 0 && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected));
-    if (req.method !== "POST" || !loopback || !ok) throw new DomainError("not_found", "There is no route /internal/cli.");
+    if (req.method !== "POST" || req.url !== "/cli") throw new DomainError("not_found", "The control socket answers POST /cli only.");
     const body = parseBody(z.strictObject({ argv: z.array(z.string().max(1000)).max(20) }), await readJson(req));
     sendJson(res, 200, await runCommand(deps, body.argv));
   } catch (error) {
     sendError(res, error);
   }
+}
+
+/**
+ * Lets the CLI of the same data directory run its commands in this process (PGlite admits one
+ * process per directory). It listens only on a Unix socket inside the 0700 data directory, itself
+ * 0600: only the server's own OS user (and root) can connect; approved commands, which run as
+ * another user or in a sandbox without the data directory, cannot. There is no TCP route and no
+ * token a command could read.
+ */
+export async function startControlServer(deps: TV1Deps, dataDir: string): Promise<{ path: string; close: () => Promise<void> } | null> {
+  const path = controlSocketPath(dataDir);
+  if (path.length > MAX_SOCKET_PATH) {
+    deps.log.warn({ path }, "the data directory path is too long for a Unix socket: the CLI works only while the server is stopped");
+    return null;
+  }
+  // A socket left by a process that died is stale: the CLI found nobody listening on it.
+  rmSync(path, { force: true });
+  const server: Server = createServer((req, res) => void handleControl(deps, req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => resolve());
+  });
+  chmodSync(path, 0o600);
+  return {
+    path,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(path, { force: true });
+    },
+  };
 }

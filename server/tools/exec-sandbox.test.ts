@@ -1,0 +1,122 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prepareWorkspace, secureDataDir } from "../host/workspace";
+import { detectExecSandbox, execEnvironment, parseExecUser, type TExecSandbox } from "./exec-sandbox";
+import { runCommand } from "./run-command";
+
+const isRoot = process.getuid?.() === 0;
+const detected = detectExecSandbox("auto", undefined);
+/** Every mode this machine can run: bwrap (when installed), user (as root), and none. */
+const modes: TExecSandbox[] = [
+  ...(detected.mode === "bwrap" ? [detected] : []),
+  ...(isRoot ? [detectExecSandbox("user", undefined)] : []),
+  detectExecSandbox("none", undefined),
+];
+
+let dataDir: string;
+let workspace: string;
+let listener: Server;
+let port = 0;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "exec-sandbox-"));
+  secureDataDir(dataDir);
+  writeFileSync(join(dataDir, "auth-secret"), "the-auth-secret", { mode: 0o600 });
+  mkdirSync(join(dataDir, "workspaces", "other"), { mode: 0o700 });
+  writeFileSync(join(dataDir, "workspaces", "other", "theirs.txt"), "another session's file");
+  listener = createServer((socket) => socket.end("hello\n"));
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  port = (listener.address() as { port: number }).port;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const SECRET_ENV = { DATABASE_URL: "postgres://u:dbpass@h/db", BETTER_AUTH_SECRET: "sekrit", COUNTERSIGN_SECRET_KEY: "key", OPENAI_API_KEY: "sk-x", GIT_TOKEN: "named-one" };
+
+describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sandbox %s", (mode, sandbox) => {
+  const run = (command: string, network = false) => {
+    workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${mode}`), sandbox);
+    return runCommand({
+      command,
+      cwd: workspace,
+      timeoutMs: 10_000,
+      env: execEnvironment(workspace, ["GIT_TOKEN"], SECRET_ENV),
+      confinement: { sandbox, workspaceDir: workspace, network },
+    });
+  };
+
+  it("writes in the workspace, with HOME there and only the allowlisted environment", async () => {
+    // In `user` mode the 0700 data directory above the workspace is closed to the exec user, so the
+    // workspace is reached relatively (the command starts in it); bwrap recreates its parents.
+    const r = await run(`echo hi > out.txt && cat ${mode === "user" ? "out.txt" : '"$HOME/out.txt"'} && env | sort`);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(workspace, "out.txt"), "utf8")).toBe("hi\n");
+    const names = r.stdout
+      .split("\n")
+      .slice(1)
+      .filter(Boolean)
+      .map((line) => line.split("=")[0]);
+    expect(names).toEqual(expect.arrayContaining(["PATH", "HOME", "LANG", "TERM", "GIT_TOKEN", "COUNTERSIGN_PROCESS_MARKER"]));
+    for (const leaked of ["DATABASE_URL", "BETTER_AUTH_SECRET", "COUNTERSIGN_SECRET_KEY", "OPENAI_API_KEY"]) expect(names).not.toContain(leaked);
+    expect(r.stdout).not.toMatch(/dbpass|sekrit|sk-x/);
+  });
+
+  it.runIf(mode !== "none")("cannot read the data directory, another session's workspace or the server's environment", async () => {
+    const r = await run(`cat ${dataDir}/auth-secret; ls ${dataDir}; cat ${dataDir}/workspaces/other/theirs.txt; cat ../other/theirs.txt; cat /proc/${process.pid}/environ; echo done`);
+    expect(r.stdout).not.toContain("the-auth-secret");
+    expect(r.stdout).not.toContain("another session's file");
+    expect(r.stdout).not.toContain("auth-secret");
+    expect(r.stdout).not.toMatch(/DATABASE_URL|BETTER_AUTH/);
+    expect(r.stdout.trim().endsWith("done")).toBe(true);
+  });
+
+  it.runIf(isRoot && mode !== "none")("does not run as root", async () => {
+    const r = await run("id -u; cat /etc/shadow > /dev/null 2>&1 && echo shadow-readable || echo shadow-refused");
+    expect(r.stdout.split("\n")[0]).toBe("65534");
+    expect(r.stdout).toContain("shadow-refused");
+  });
+
+  it.runIf(mode === "bwrap")("has no network unless the agent allows it", async () => {
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo unreachable`;
+    expect((await run(probe)).stdout).toContain("unreachable");
+    expect((await run(probe, true)).stdout).toContain("hello");
+  });
+
+  it.runIf(mode === "bwrap")("sees only its own processes and a private /tmp", async () => {
+    writeFileSync(join(tmpdir(), `host-only-${mode}.txt`), "host tmp");
+    const r = await run(`ls /proc | grep -c '^[0-9]'; ls /tmp; test -e ${tmpdir()}/host-only-${mode}.txt && echo host-tmp-visible || echo host-tmp-hidden`);
+    expect(Number(r.stdout.split("\n")[0])).toBeLessThan(10);
+    expect(r.stdout).toContain("host-tmp-hidden");
+  });
+});
+
+describe("data directory and workspace permissions", () => {
+  it("the data directory and its workspaces root are 0700; a workspace belongs to the exec user", () => {
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, "workspaces")).mode & 0o777).toBe(0o700);
+    chmodSync(dataDir, 0o755);
+    secureDataDir(dataDir);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    const sandbox = isRoot ? detectExecSandbox("user", undefined) : detectExecSandbox("none", undefined);
+    const ws = prepareWorkspace(join(dataDir, "workspaces", "owned"), sandbox);
+    expect(ws).toBe(realpathSync(ws));
+    expect(statSync(ws).mode & 0o777).toBe(0o700);
+    expect(statSync(ws).uid).toBe(isRoot ? 65534 : process.getuid?.());
+  });
+});
+
+describe("configuration", () => {
+  it("rejects unknown modes, root as the exec user and malformed users", () => {
+    expect(() => detectExecSandbox("docker", undefined)).toThrow(/COUNTERSIGN_EXEC_SANDBOX "docker": use auto, bwrap, user or none/);
+    expect(() => parseExecUser("0:0")).toThrow(/must not run as root/);
+    expect(() => parseExecUser("nobody")).toThrow(/use <uid>:<gid>/);
+    expect(parseExecUser("1000:1000")).toEqual({ uid: 1000, gid: 1000 });
+    expect(parseExecUser(undefined)).toEqual({ uid: 65534, gid: 65534 });
+  });
+});

@@ -1,0 +1,161 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+/**
+ * How approved commands are confined (`COUNTERSIGN_EXEC_SANDBOX`):
+ * - `bwrap`: bubblewrap: a private mount namespace holding only the read-only system, the session
+ *   workspace (writable) and a private /tmp; own PID, IPC and UTS namespaces; no network unless the
+ *   agent allows it. As root the command also drops to the unprivileged exec user inside.
+ * - `user`: no namespaces, but the command runs as the unprivileged exec user (root servers only);
+ *   the data directory (0700, owned by the server) is out of its reach.
+ * - `none`: the command runs as the server's own user with only the minimal environment and the
+ *   workspace check; it could read what that user can read. Chosen only when nothing else works
+ *   (or explicitly), and boot says so loudly.
+ */
+export const EXEC_SANDBOX_MODES = ["bwrap", "user", "none"] as const;
+export type TExecSandboxMode = (typeof EXEC_SANDBOX_MODES)[number];
+
+/** The sandbox this process runs approved commands in; detected once at boot. */
+export type TExecSandbox = {
+  mode: TExecSandboxMode;
+  /** The unprivileged user commands run as (`bwrap` and `user` when the server is root); null: the server's own user. */
+  runAs: { uid: number; gid: number } | null;
+  /** Why this mode: a sentence for the boot log. */
+  reason: string;
+};
+
+/** What one confined command may see and do. */
+export type TConfinement = {
+  sandbox: TExecSandbox;
+  /** The session workspace (absolute, real path): the only writable place. */
+  workspaceDir: string;
+  /** Whether the command may use the network (bwrap only; `user` and `none` cannot take it away). */
+  network: boolean;
+};
+
+/** How to spawn a command under a confinement: the executable, its arguments and the spawn options. */
+export type TSpawnPlan = { file: string; args: string[]; cwd: string; uid?: number; gid?: number };
+
+const BWRAP = "/usr/bin/bwrap";
+const SETPRIV = "/usr/bin/setpriv";
+const NOBODY = { uid: 65534, gid: 65534 };
+
+/** Read-only system paths mounted into the bubblewrap sandbox (when present); the rest of the host is absent. */
+const SYSTEM_PATHS = ["/usr", "/etc", "/opt"];
+/** Merged-/usr symlinks, recreated inside so /bin/bash etc. resolve. */
+const USR_LINKS: ReadonlyArray<[string, string]> = [
+  ["usr/bin", "/bin"],
+  ["usr/sbin", "/sbin"],
+  ["usr/lib", "/lib"],
+  ["usr/lib64", "/lib64"],
+];
+
+const isRoot = (): boolean => typeof process.getuid === "function" && process.getuid() === 0;
+
+/** Parses `COUNTERSIGN_EXEC_USER` (`uid:gid`, default 65534:65534 = nobody). */
+export function parseExecUser(value: string | undefined): { uid: number; gid: number } {
+  if (value === undefined || value.trim() === "") return NOBODY;
+  const match = value.trim().match(/^(\d+):(\d+)$/);
+  if (!match) throw new Error(`Invalid COUNTERSIGN_EXEC_USER "${value}": use <uid>:<gid>, e.g. 65534:65534.`);
+  const uid = Number(match[1]);
+  const gid = Number(match[2]);
+  if (uid === 0 || gid === 0) throw new Error("Invalid COUNTERSIGN_EXEC_USER: commands must not run as root (uid or gid 0).");
+  return { uid, gid };
+}
+
+/** Does bubblewrap run here (installed, and namespaces allowed by the kernel and the container)? */
+function bwrapWorks(runAs: { uid: number; gid: number } | null): boolean {
+  if (!existsSync(BWRAP)) return false;
+  if (runAs && !existsSync(SETPRIV)) return false;
+  const probe = bwrapArgs({ sandbox: { mode: "bwrap", runAs, reason: "" }, workspaceDir: "/", network: false }, "/", ["/bin/true"]);
+  const result = spawnSync(BWRAP, probe, { stdio: "ignore", timeout: 10_000 });
+  return result.status === 0;
+}
+
+/**
+ * Picks the sandbox: `auto` (default) takes bubblewrap when it works, else the unprivileged user
+ * when the server is root, else `none`. An explicit mode that cannot work is a boot error.
+ */
+export function detectExecSandbox(requested: string | undefined, execUser: string | undefined): TExecSandbox {
+  const wanted = (requested ?? "auto").trim().toLowerCase() || "auto";
+  if (wanted !== "auto" && !(EXEC_SANDBOX_MODES as readonly string[]).includes(wanted)) {
+    throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX "${requested}": use auto, bwrap, user or none.`);
+  }
+  const runAs = isRoot() ? parseExecUser(execUser) : null;
+  if (wanted === "none") return { mode: "none", runAs: null, reason: "COUNTERSIGN_EXEC_SANDBOX=none: commands run as the server's user with its file access" };
+  if (wanted === "bwrap" || wanted === "auto") {
+    if (bwrapWorks(runAs)) {
+      return { mode: "bwrap", runAs, reason: runAs ? `bubblewrap, commands run as uid ${runAs.uid}` : "bubblewrap, commands run as the server's user in a user namespace" };
+    }
+    if (wanted === "bwrap") throw new Error(`COUNTERSIGN_EXEC_SANDBOX=bwrap, but bubblewrap does not work here (install it with apt-get install bubblewrap, and allow user namespaces).`);
+  }
+  if (runAs) return { mode: "user", runAs, reason: `bubblewrap unavailable; commands run as uid ${runAs.uid} without namespaces (no network isolation)` };
+  if (wanted === "user") throw new Error("COUNTERSIGN_EXEC_SANDBOX=user needs the server to run as root (to switch to the exec user).");
+  return {
+    mode: "none",
+    runAs: null,
+    reason: "bubblewrap unavailable and the server is not root: commands run as the server's user and could read its data directory; install bubblewrap",
+  };
+}
+
+/** `/a/b/c` → `/a`, `/a/b` (not the root, not the path itself). */
+function ancestorsOf(path: string): string[] {
+  const parts = path.split("/").filter(Boolean);
+  return parts.slice(0, -1).map((_, i) => `/${parts.slice(0, i + 1).join("/")}`);
+}
+
+/** The bubblewrap command line (without the executable) for `command` run in `cwd`. */
+function bwrapArgs(confinement: TConfinement, cwd: string, command: string[]): string[] {
+  const { sandbox, workspaceDir, network } = confinement;
+  const args: string[] = ["--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"];
+  // As root bwrap sets up the namespaces itself and setpriv drops to the exec user; otherwise a user namespace does.
+  if (!sandbox.runAs) args.push("--unshare-user");
+  if (!network) args.push("--unshare-net");
+  for (const path of SYSTEM_PATHS) args.push("--ro-bind-try", path, path);
+  for (const [target, link] of USR_LINKS) if (existsSync(link)) args.push("--symlink", target, link);
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  if (workspaceDir !== "/") {
+    // The workspace keeps its real path; its parents are recreated empty and traversable (absolute
+    // paths such as $HOME work), so nothing else of the data directory exists inside.
+    for (const parent of ancestorsOf(workspaceDir)) args.push("--perms", "0755", "--dir", parent);
+    args.push("--bind", workspaceDir, workspaceDir);
+  }
+  args.push("--chdir", cwd);
+  if (sandbox.runAs) {
+    const { uid, gid } = sandbox.runAs;
+    args.push(SETPRIV, `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs");
+  }
+  return [...args, ...command];
+}
+
+/**
+ * How to start `/bin/bash -c command` in `cwd` under the confinement. The environment is passed
+ * to spawn as given (callers build it from an allowlist, see `execEnvironment`).
+ */
+export function spawnPlan(confinement: TConfinement, command: string, cwd: string): TSpawnPlan {
+  const shell = ["/bin/bash", "-c", command];
+  const { sandbox } = confinement;
+  if (sandbox.mode === "bwrap") return { file: BWRAP, args: bwrapArgs(confinement, cwd, shell), cwd: confinement.workspaceDir };
+  // Node changes directory before it drops to the exec user, so the command starts inside a workspace
+  // whose parents (the 0700 data directory) it could not traverse itself.
+  if (sandbox.mode === "user" && sandbox.runAs) return { file: shell[0] as string, args: shell.slice(1), cwd, uid: sandbox.runAs.uid, gid: sandbox.runAs.gid };
+  return { file: shell[0] as string, args: shell.slice(1), cwd };
+}
+
+/** Variables every command gets; nothing else of the server's environment reaches it. */
+const BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/**
+ * The whole environment of an approved command: `PATH`, `HOME` (the workspace), `LANG`, `TERM`,
+ * plus the variables the agent's configuration names explicitly (`exec.env`), read from the
+ * server's environment. None of the server's own secrets (database URL, auth secret, secret key,
+ * model keys) reach it unless an agent names them.
+ */
+export function execEnvironment(workspaceDir: string, named: readonly string[] = [], from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = { PATH: BASE_PATH, HOME: workspaceDir, LANG: "C.UTF-8", TERM: "dumb" };
+  for (const name of named) {
+    const value = from[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
