@@ -3,13 +3,13 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useState } from "react";
+import { safeNextPath } from "./safe-next";
 import { useTRPC } from "./trpc-provider";
 
-/** Only same-site paths may be a post-login destination. */
+/** The post-login destination from `?next=`, kept only when it stays on this origin (see safe-next.ts). */
 function nextPath(): string {
   if (typeof window === "undefined") return "/";
-  const next = new URLSearchParams(window.location.search).get("next");
-  return next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return safeNextPath(new URLSearchParams(window.location.search).get("next"), window.location.origin);
 }
 
 async function signIn(email: string, password: string): Promise<string | null> {
@@ -25,12 +25,13 @@ async function signIn(email: string, password: string): Promise<string | null> {
   }
   if (res.ok) return null;
   if (res.status === 401) return "Invalid email or password.";
+  const body = (await res.json().catch(() => null)) as { detail?: string; message?: string } | null;
   if (res.status === 429) {
-    const wait = res.headers.get("x-retry-after");
-    return `Too many sign-in attempts. Try again in ${wait ?? "a few"} seconds.`;
+    // The server's sentence names the wait (per address or per account); Retry-After is the same number.
+    const wait = res.headers.get("retry-after");
+    return body?.detail ?? `Too many sign-in attempts. Try again in ${wait ?? "a few"} seconds.`;
   }
-  const body = (await res.json().catch(() => null)) as { message?: string } | null;
-  return body?.message ?? `Sign-in failed (HTTP ${res.status}).`;
+  return body?.detail ?? body?.message ?? `Sign-in failed (HTTP ${res.status}).`;
 }
 
 /** Email + password sign-in for the console (better-auth session cookie). */
