@@ -11,13 +11,22 @@ export type TPathScope = { cwd: string | null; workspace: string | null; dataDir
 const inside = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
 
 /**
- * The scope of a request whose working directory is `cwd`, given the host's workspaces root. A
- * working directory outside every session workspace leaves no workspace: everything is outside.
+ * The scope of a request, given the host's workspaces root. The host names the session workspace
+ * (and a working directory relative to it); without that name, an absolute working directory under
+ * the root gives `<root>/<session>`, and one outside every session workspace leaves nothing writable.
  */
-export function scopeOf(cwd: string | null, workspaceRoot?: string): TPathScope {
+export function scopeOf(request: { cwd: string | null; workspace?: string }, workspaceRoot?: string): TPathScope {
   const root = workspaceRoot ? posix.resolve(workspaceRoot) : null;
   const dataDir = root ? posix.dirname(root) : null;
-  const resolvedCwd = cwd === null ? null : posix.resolve(root ?? "/", cwd);
+  const { cwd, workspace } = request;
+  if (workspace) {
+    const absolute = posix.resolve(workspace);
+    const resolved = posix.resolve(absolute, cwd ?? ".");
+    return { cwd: resolved, workspace: inside(absolute, resolved) ? absolute : null, dataDir };
+  }
+  // A relative working directory without its workspace: only `..`, `~` and absolute paths are known to leave.
+  if (cwd !== null && !posix.isAbsolute(cwd)) return { cwd: null, workspace: null, dataDir };
+  const resolvedCwd = cwd === null ? null : posix.resolve(cwd);
   if (!root) return { cwd: resolvedCwd, workspace: resolvedCwd, dataDir };
   if (resolvedCwd && inside(root, resolvedCwd) && resolvedCwd !== root) {
     const session = posix.relative(root, resolvedCwd).split("/")[0] as string;

@@ -1,4 +1,3 @@
-import { isAbsolute, relative, resolve } from "node:path";
 import { findReviewerInjection } from "./injection";
 import { isClearlyReadOnly } from "./read-only";
 import { scopeOf } from "./rule-paths";
@@ -19,13 +18,6 @@ export type TRuleReviewerOptions = {
   workspaceRoot?: string;
 };
 
-function insideWorkspace(cwd: string | null, workspaceRoot: string | undefined): boolean {
-  if (workspaceRoot === undefined) return true;
-  if (cwd === null) return false;
-  const path = relative(resolve(workspaceRoot), resolve(workspaceRoot, cwd));
-  return path === "" || (!path.startsWith("..") && !isAbsolute(path));
-}
-
 function reviewByRules(request: TReviewRequest, name: string, options: TRuleReviewerOptions): TReviewVerdict {
   const verdict = { reviewer: name, latencyMs: 0 };
   const injection = findReviewerInjection(request);
@@ -36,12 +28,15 @@ function reviewByRules(request: TReviewRequest, name: string, options: TRuleRevi
       rationale: `Reviewer-directed prompt injection in the ${injection.field}: ${injection.evidence}.`,
     });
   }
-  const danger = findDanger(request.command, scopeOf(request.cwd, options.workspaceRoot));
+  const scope = scopeOf(request, options.workspaceRoot);
+  const danger = findDanger(request.command, scope);
   if (danger) {
     const category = danger.category[0]?.toUpperCase() + danger.category.slice(1);
     return denyVerdict({ ...verdict, risk: "high", rationale: `${category}: ${danger.rationale}` });
   }
-  if (isClearlyReadOnly(request.command) && insideWorkspace(request.cwd, options.workspaceRoot)) {
+  // With a workspaces root, reads are allowed only from inside a session workspace.
+  const readsInside = options.workspaceRoot === undefined || (scope.workspace !== null && scope.cwd !== null);
+  if (isClearlyReadOnly(request.command) && readsInside) {
     return allowOnceVerdict({ ...verdict, risk: "low", rationale: "The command only reads files in the working directory." });
   }
   return askVerdict({

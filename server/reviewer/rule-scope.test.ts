@@ -186,6 +186,20 @@ describe("rule reviewer: the workspace boundary, uploads and credential stores",
     await expect(rules.review(request("rm -rf build", "/etc"))).resolves.toMatchObject({ decision: "deny" });
   });
 
+  it("uses the workspace the host names, with the working directory relative to it (how the host asks)", async () => {
+    const named = (command: string, cwd = ".") => rules.review({ ...request(command), cwd, workspace: `${ROOT}/s1` });
+    await expect(named("rm -rf build")).resolves.toMatchObject({ decision: "ask" });
+    await expect(named(`rm -rf ${ROOT}/s1/build`)).resolves.toMatchObject({ decision: "ask" });
+    await expect(named("rm -rf ../build", "src")).resolves.toMatchObject({ decision: "ask" });
+    await expect(named("rm -rf ../../build", "src")).resolves.toMatchObject({ decision: "deny" });
+    await expect(named("rm -rf /tmp/victim")).resolves.toMatchObject({ decision: "deny" });
+    await expect(named("cat ../s2/notes.txt")).resolves.toMatchObject({ decision: "deny" });
+    await expect(named("ls")).resolves.toMatchObject({ decision: "allow-once" });
+    // Without the workspace's name a relative working directory still cannot hide `..`, `~` or absolute paths.
+    await expect(rules.review(request("rm -rf ../x", "."))).resolves.toMatchObject({ decision: "deny" });
+    await expect(rules.review(request("rm -rf build", "."))).resolves.toMatchObject({ decision: "ask" });
+  });
+
   it("names the path and the reason", async () => {
     const verdict = await rules.review(request("rm -rf /tmp/victim"));
     expect(verdict.rationale).toBe("Destructive: `rm` deletes or changes files outside the workspace: `/tmp/victim` is outside the workspace.");
@@ -202,13 +216,16 @@ describe("rule reviewer: symbolic links that already exist in the workspace", ()
   const linked = createRuleReviewer({ workspaceRoot: root });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  it.each(["rm -rf out/", "rm -rf out/*", "echo x > out/file", "chmod -R 777 out/sub"])("denies %s through a link leading outside", async (command) => {
-    const verdict = await linked.review(request(command, join(root, "s1")));
+  const inS1 = (command: string): TReviewRequest => ({ ...request(command, "."), workspace: join(root, "s1") });
+
+  it.each(["rm -rf out/", "rm -rf out/*", "echo x > out/file", "chmod -R 777 out/sub", "cd out && rm -rf sub"])("denies %s through a link leading outside", async (command) => {
+    const verdict = await linked.review(inS1(command));
     expect(verdict).toMatchObject({ decision: "deny", risk: "high" });
     expect(verdict.rationale).toContain("symbolic link");
   });
 
   it("still leaves a real in-workspace directory alone", async () => {
+    await expect(linked.review(inS1("rm -rf build"))).resolves.toMatchObject({ decision: "ask" });
     await expect(linked.review(request("rm -rf build", join(root, "s1")))).resolves.toMatchObject({ decision: "ask" });
   });
 });

@@ -12,8 +12,13 @@ export const ALLOWABLE_RISKS = ["low", "medium"] as const;
 export type TReviewRequest = {
   /** The exact shell command that would run. */
   command: string;
-  /** The resolved working directory, or null when irrelevant. */
+  /** The working directory (relative to the workspace, or absolute), or null when irrelevant. */
   cwd: string | null;
+  /**
+   * The session workspace's absolute path: the only place the command may change. The rule
+   * reviewer denies changes outside it (and, without it, outside the working directory).
+   */
+  workspace?: string;
   /** The agent that asked for the command. */
   agent: string;
   /** The tool name, normally `exec`. */
