@@ -1,0 +1,35 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** How the fake model answers: one verdict, nonsense, slowly (3 s), or with an HTTP 500. */
+export type TFakeModelMode = "allow-low" | "allow-high" | "deny" | "ask" | "garbage" | "slow" | "500";
+export type TFakeModel = { server: Server; url: string; requests: number; mode: TFakeModelMode };
+
+const VERDICTS: Record<string, unknown> = {
+  "allow-low": { decision: "allow-once", risk: "low", rationale: "Reads a file in the workspace." },
+  "allow-high": { decision: "allow-once", risk: "high", rationale: "Risky but allowed?" },
+  deny: { decision: "deny", risk: "high", rationale: "Deletes data outside the workspace." },
+  ask: { decision: "ask", risk: "medium", rationale: "Installs packages; a person should decide." },
+};
+
+/** A local server that answers like an OpenAI-compatible chat endpoint and counts the requests it got. */
+export async function fakeModel(): Promise<TFakeModel> {
+  const fake = { requests: 0, mode: "allow-low" } as TFakeModel;
+  fake.server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      fake.requests++;
+      if (fake.mode === "500") return res.writeHead(500).end("boom");
+      const content = fake.mode === "garbage" ? "I think it is probably fine!" : JSON.stringify(VERDICTS[fake.mode] ?? {});
+      const reply = () =>
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+        );
+      if (fake.mode === "slow") setTimeout(reply, 3000);
+      else reply();
+    });
+  });
+  await new Promise<void>((r) => fake.server.listen(0, "127.0.0.1", r));
+  fake.url = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}/v1`;
+  return fake;
+}
