@@ -7,11 +7,12 @@ import { startTestApp, type TTestApp, type TTestUser } from "../../server/testin
 import { decide, expectError, expectHealthy, getResponse, invoke, invokeApproval, lineCount, ok200, script, tableCounts } from "./helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 
 beforeAll(async () => {
   app = await startTestApp();
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   await app?.close();
@@ -26,9 +27,9 @@ async function rejects(send: () => Promise<Response>, status: number, code: stri
   return body;
 }
 
-const post = (body: unknown) => app.api("/v1/responses", { key: member.apiKey, body });
+const post = (body: unknown) => app.api("/v1/responses", { key: operator.apiKey, body });
 const raw = (path: string, rawBody: string, contentType = "application/json") =>
-  app.api(path, { key: member.apiKey, rawBody, headers: { "content-type": contentType } });
+  app.api(path, { key: operator.apiKey, rawBody, headers: { "content-type": contentType } });
 
 describe(`POST /v1/responses rejects bad bodies without writing anything (${testDbKind()})`, () => {
   it("400 for unknown fields, wrong types, empty input and bad scripts", async () => {
@@ -73,7 +74,7 @@ describe(`POST /v1/responses rejects bad bodies without writing anything (${test
     await rejects(() => raw("/v1/responses", ""), 400, "invalid_json");
     await rejects(() => raw("/v1/responses", '{"input":"hi"}', "text/plain"), 415, "unsupported_media_type");
     await rejects(() => raw("/v1/responses", "input=hi", "application/x-www-form-urlencoded"), 415, "unsupported_media_type");
-    await rejects(() => app.api("/v1/responses", { key: member.apiKey, rawBody: '{"input":"hi"}' }), 415, "unsupported_media_type");
+    await rejects(() => app.api("/v1/responses", { key: operator.apiKey, rawBody: '{"input":"hi"}' }), 415, "unsupported_media_type");
     const big = JSON.stringify({ input: "x".repeat(1024 * 1024 + 10) });
     await rejects(() => raw("/v1/responses", big), 413, "payload_too_large");
     // A JSON body of exactly 1 MiB is still read (and then judged on its content).
@@ -88,7 +89,7 @@ describe(`POST /v1/responses rejects bad bodies without writing anything (${test
     const before = await tableCounts(app);
     const url = new URL("/v1/responses", app.url);
     const status = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(url, { method: "POST", headers: { authorization: `Bearer ${member.apiKey}`, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
+      const req = request(url, { method: "POST", headers: { authorization: `Bearer ${operator.apiKey}`, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
         let body = "";
         res.on("data", (c) => {
           body += c;
@@ -117,54 +118,54 @@ describe(`POST /v1/responses rejects bad bodies without writing anything (${test
 
 describe(`continuations reject bad input and keep state (${testDbKind()})`, () => {
   it("approvals: 400 for bad bodies, 404 for unknown ids, 409 for a second decision", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo x >> count.txt");
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo x >> count.txt");
     const path = `/v1/approvals/${approval.id}`;
     for (const body of [{}, { decision: "yes" }, { decision: "approve", reason: "x" }, { decision: true }, [], "approve"]) {
-      await rejects(() => app.api(path, { key: member.apiKey, body }), 400, "invalid_request");
+      await rejects(() => app.api(path, { key: operator.apiKey, body }), 400, "invalid_request");
     }
     await rejects(() => raw(path, "{decision:approve}"), 400, "invalid_json");
     await rejects(() => raw(path, '{"decision":"approve"}', "text/plain"), 415, "unsupported_media_type");
-    await rejects(() => decide(app, member.apiKey, "approval_00000000000000000000000000000000", "approve"), 404, "not_found");
-    await rejects(() => decide(app, member.apiKey, `approval_${"0".repeat(300)}`, "approve"), 404, "not_found");
-    await rejects(() => app.api(`/v1/client-tools/client_tool_${"0".repeat(300)}`, { key: member.apiKey, body: { output: {} } }), 404, "not_found");
+    await rejects(() => decide(app, operator.apiKey, "approval_00000000000000000000000000000000", "approve"), 404, "not_found");
+    await rejects(() => decide(app, operator.apiKey, `approval_${"0".repeat(300)}`, "approve"), 404, "not_found");
+    await rejects(() => app.api(`/v1/client-tools/client_tool_${"0".repeat(300)}`, { key: operator.apiKey, body: { output: {} } }), 404, "not_found");
     const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(row?.status).toBe("pending");
     expect(lineCount(cwd, "count.txt")).toBe(0);
 
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
-    await rejects(() => decide(app, member.apiKey, approval.id, "approve"), 409, "already_decided");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
+    await rejects(() => decide(app, operator.apiKey, approval.id, "approve"), 409, "already_decided");
     expect(lineCount(cwd, "count.txt")).toBe(1);
-    expect((await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId))).status).toBe("completed");
+    expect((await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId))).status).toBe("completed");
   });
 
   it("client tools: 400 without output, 422 for output failing the schema (stays pending), 404 unknown, 409 second", async () => {
-    const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "ok" }]));
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "ok" }]));
     const id = env.requiredAction?.id as string;
     const path = `/v1/client-tools/${id}`;
-    await rejects(() => app.api(path, { key: member.apiKey, body: {} }), 400, "invalid_request");
-    await rejects(() => app.api(path, { key: member.apiKey, body: { output: {}, extra: 1 } }), 400, "invalid_request");
+    await rejects(() => app.api(path, { key: operator.apiKey, body: {} }), 400, "invalid_request");
+    await rejects(() => app.api(path, { key: operator.apiKey, body: { output: {}, extra: 1 } }), 400, "invalid_request");
     for (const output of [{}, { url: "u" }, { url: 1, title: "t" }, "text", null]) {
-      const error = await rejects(() => app.api(path, { key: member.apiKey, body: { output } }), 422, "validation_failed");
+      const error = await rejects(() => app.api(path, { key: operator.apiKey, body: { output } }), 422, "validation_failed");
       expect(error.detail).toContain("get_page_context");
     }
-    await rejects(() => app.api("/v1/client-tools/client_tool_00000000000000000000000000000000", { key: member.apiKey, body: { output: { url: "u", title: "t" } } }), 404, "not_found");
+    await rejects(() => app.api("/v1/client-tools/client_tool_00000000000000000000000000000000", { key: operator.apiKey, body: { output: { url: "u", title: "t" } } }), 404, "not_found");
     const [row] = await app.deps.db.select().from(clientToolRequests).where(eq(clientToolRequests.id, id));
     expect(row?.status).toBe("pending");
-    expect((await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId))).status).toBe("requires_action");
+    expect((await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId))).status).toBe("requires_action");
 
-    expect((await ok200(await app.api(path, { key: member.apiKey, body: { output: { url: "u", title: "t" } } }))).status).toBe("completed");
-    await rejects(() => app.api(path, { key: member.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "already_submitted");
+    expect((await ok200(await app.api(path, { key: operator.apiKey, body: { output: { url: "u", title: "t" } } }))).status).toBe("completed");
+    await rejects(() => app.api(path, { key: operator.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "already_submitted");
   });
 
   it("GET responses: 400 without sessionId, 404 for unknown ids; unknown routes and methods are errors too", async () => {
-    const env = await invoke(app, member.apiKey, "hi");
-    await rejects(() => app.api(`/v1/responses/${env.id}`, { key: member.apiKey }), 400, "invalid_request");
-    await rejects(() => app.api(`/v1/responses/${env.id}?sessionId=`, { key: member.apiKey }), 400, "invalid_request");
-    await rejects(() => getResponse(app, member.apiKey, "resp_00000000000000000000000000000000", env.sessionId), 404, "not_found");
-    await rejects(() => app.api("/v1/nothing-here", { key: member.apiKey }), 404, "not_found");
-    await rejects(() => app.api("/v1/responses", { key: member.apiKey }), 405, "method_not_allowed");
-    await rejects(() => app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: { reason: 5 } }), 400, "invalid_request");
-    await rejects(() => app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: { why: "x" } }), 400, "invalid_request");
-    await rejects(() => app.api("/v1/responses/%zz?sessionId=x", { key: member.apiKey }), 400, "invalid_request");
+    const env = await invoke(app, operator.apiKey, "hi");
+    await rejects(() => app.api(`/v1/responses/${env.id}`, { key: operator.apiKey }), 400, "invalid_request");
+    await rejects(() => app.api(`/v1/responses/${env.id}?sessionId=`, { key: operator.apiKey }), 400, "invalid_request");
+    await rejects(() => getResponse(app, operator.apiKey, "resp_00000000000000000000000000000000", env.sessionId), 404, "not_found");
+    await rejects(() => app.api("/v1/nothing-here", { key: operator.apiKey }), 404, "not_found");
+    await rejects(() => app.api("/v1/responses", { key: operator.apiKey }), 405, "method_not_allowed");
+    await rejects(() => app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: { reason: 5 } }), 400, "invalid_request");
+    await rejects(() => app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: { why: "x" } }), 400, "invalid_request");
+    await rejects(() => app.api("/v1/responses/%zz?sessionId=x", { key: operator.apiKey }), 400, "invalid_request");
   });
 });

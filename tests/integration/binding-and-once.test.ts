@@ -20,11 +20,12 @@ import {
 } from "./helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 
 beforeAll(async () => {
   app = await startTestApp();
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   await app?.close();
@@ -34,13 +35,13 @@ const approvalStatus = async (id: string) => (await app.deps.db.select().from(ap
 
 describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`, () => {
   it("rejects an approval whose stored arguments were tampered with, and never runs either command", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
     await app.deps.db.update(approvals).set({ arguments: { command: "echo pwned > pwned.txt" } }).where(eq(approvals.id, approval.id));
 
-    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "binding_changed");
+    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "binding_changed");
 
     expect(await approvalStatus(approval.id)).toBe("pending");
-    const current = await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
+    const current = await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
     expect(current.status).toBe("requires_action");
     await new Promise((r) => setTimeout(r, 300));
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
@@ -48,17 +49,17 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
   });
 
   it("rejects an approval whose working directory was tampered with", async () => {
-    const { approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
+    const { approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
     await app.deps.db.update(approvals).set({ cwd: "/tmp" }).where(eq(approvals.id, approval.id));
-    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "binding_changed");
+    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "binding_changed");
     expect(await approvalStatus(approval.id)).toBe("pending");
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
   });
 
   it("a tampered approval is rejected over the WebSocket too", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo ran > side.txt");
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
     await app.deps.db.update(approvals).set({ arguments: { command: "echo ran > side.txt", timeoutMs: 5 } }).where(eq(approvals.id, approval.id));
-    const live = await LiveClient.open(app, member.apiKey);
+    const live = await LiveClient.open(app, operator.apiKey);
     try {
       live.send({ type: "approval.decision", responseId: env.id, approvalId: approval.id, decision: "approve" });
       const error = await live.waitFor((f) => f.type === "error");
@@ -72,9 +73,9 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
   });
 
   it("a WebSocket decision naming another response gets binding_changed; the approval stays pending and can be decided", async () => {
-    const a = await invokeApproval(app, member.apiKey, "echo a >> count.txt");
-    const b = await invokeApproval(app, member.apiKey, "echo b >> count.txt");
-    const live = await LiveClient.open(app, member.apiKey);
+    const a = await invokeApproval(app, operator.apiKey, "echo a >> count.txt");
+    const b = await invokeApproval(app, operator.apiKey, "echo b >> count.txt");
+    const live = await LiveClient.open(app, operator.apiKey);
     try {
       live.send({ type: "approval.decision", responseId: b.env.id, approvalId: a.approval.id, decision: "approve" });
       const error = await live.waitFor((f) => f.type === "error");
@@ -91,7 +92,7 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
       expect(done.status).toBe("completed");
       expect(lineCount(a.cwd, "count.txt")).toBe(1);
       // b is untouched and still decidable over HTTP.
-      const bDone = await ok200(await decide(app, member.apiKey, b.approval.id, "approve"));
+      const bDone = await ok200(await decide(app, operator.apiKey, b.approval.id, "approve"));
       expect(bDone.status).toBe("completed");
       expect(lineCount(b.cwd, "count.txt")).toBe(1);
     } finally {
@@ -102,15 +103,15 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
 
 describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => {
   it("20 concurrent approvals over HTTP and several sockets: one wins, the rest get already_decided, the command runs once", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo x >> count.txt", { followedBy: [{ text: "after" }] });
-    const sockets = await Promise.all([1, 2, 3, 4].map(() => LiveClient.open(app, member.apiKey)));
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo x >> count.txt", { followedBy: [{ text: "after" }] });
+    const sockets = await Promise.all([1, 2, 3, 4].map(() => LiveClient.open(app, operator.apiKey)));
     try {
       const frame = { type: "approval.decision", responseId: env.id, approvalId: approval.id, decision: "approve" };
       const http: Array<Promise<Response>> = [];
       // 12 HTTP calls and 8 WebSocket frames (2 per socket), interleaved.
       for (let i = 0; i < 20; i++) {
         if (i % 5 === 1 || i % 5 === 3) sockets[Math.floor(i / 5)]?.send(frame);
-        else http.push(decide(app, member.apiKey, approval.id, "approve"));
+        else http.push(decide(app, operator.apiKey, approval.id, "approve"));
       }
       expect(http).toHaveLength(12);
       const responses = await Promise.all(http);
@@ -143,13 +144,13 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
         await s.waitFor((f) => f.type === "error" && f.responseId === "resp_nope");
       }
       const done = await waitUntil(async () => {
-        const body = await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
+        const body = await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
         return body.status === "completed" ? body : null;
       });
       expect(done.outputText).toBe("after");
       expect(lineCount(cwd, "count.txt")).toBe(1);
       const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
-      expect(row).toMatchObject({ status: "approved", decidedBy: member.userId, decidedVia: httpWins.length === 1 ? "http" : "websocket" });
+      expect(row).toMatchObject({ status: "approved", decidedBy: operator.userId, decidedVia: httpWins.length === 1 ? "http" : "websocket" });
       const results = done.output.filter((i) => i.type === "tool_result");
       expect(results).toHaveLength(1);
     } finally {
@@ -159,18 +160,18 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
   });
 
   it("20 concurrent client-tool results over HTTP and sockets: one 200, the rest already_submitted", async () => {
-    const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "thanks" }]));
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "thanks" }]));
     expect(env.status).toBe("requires_action");
     const requestId = env.requiredAction?.id as string;
     expect(requestId).toMatch(/^client_tool_[0-9a-f]{32}$/);
-    const sockets = await Promise.all([1, 2].map(() => LiveClient.open(app, member.apiKey)));
+    const sockets = await Promise.all([1, 2].map(() => LiveClient.open(app, operator.apiKey)));
     try {
       const http: Array<Promise<Response>> = [];
       for (let i = 0; i < 20; i++) {
         const output = { url: `https://example.test/${i}`, title: `page ${i}` };
         // 16 HTTP calls and 4 WebSocket frames (2 per socket), interleaved.
         if (i % 10 === 4 || i % 10 === 8) sockets[Math.floor(i / 10)]?.send({ type: "client_tool.result", requestId, output });
-        else http.push(app.api(`/v1/client-tools/${requestId}`, { key: member.apiKey, body: { output } }));
+        else http.push(app.api(`/v1/client-tools/${requestId}`, { key: operator.apiKey, body: { output } }));
       }
       const bodies = await Promise.all((await Promise.all(http)).map(async (r) => ({ status: r.status, text: await r.text() })));
       const isOutcome = (f: { type: string; responseId?: string; requestId?: string }) =>
@@ -190,7 +191,7 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
       if (httpWins[0]) expect(JSON.parse(httpWins[0].text)).toMatchObject({ id: env.id, status: "completed", clientToolId: requestId });
 
       const done = await waitUntil(async () => {
-        const body = await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
+        const body = await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
         return body.status === "completed" ? body : null;
       });
       const results = done.output.filter((i) => i.type === "tool_result");
@@ -204,10 +205,10 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
   });
 
   it("a second decision after the first completed is 409 already_decided", async () => {
-    const { approval, cwd } = await invokeApproval(app, member.apiKey, "echo x >> count.txt");
-    await ok200(await decide(app, member.apiKey, approval.id, "approve"));
-    await expectError(await decide(app, member.apiKey, approval.id, "approve"), 409, "already_decided");
-    await expectError(await decide(app, member.apiKey, approval.id, "deny"), 409, "already_decided");
+    const { approval, cwd } = await invokeApproval(app, operator.apiKey, "echo x >> count.txt");
+    await ok200(await decide(app, operator.apiKey, approval.id, "approve"));
+    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "already_decided");
+    await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, "already_decided");
     expect(lineCount(cwd, "count.txt")).toBe(1);
   });
 });

@@ -6,12 +6,13 @@ import { decide, execTurn, invoke, ok200 } from "./helpers";
 import { eventsOf, replayFrames, runtimeScript, stepResult } from "./runtime-helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 const unregister: Array<() => void> = [];
 
 beforeAll(async () => {
   app = await startTestApp();
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterEach(() => {
   for (const off of unregister.splice(0)) off();
@@ -77,11 +78,11 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
     );
     const env = await invoke(
       app,
-      member.apiKey,
+      operator.apiKey,
       runtimeScript([{ toolCalls: [{ name: "echo", arguments: { text: "quiet" } }] }, execTurn("printf plain"), { text: "done" }]),
     );
     expect(env.status).toBe("requires_action");
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
     const [echoResult, execResult] = toolResults(done.output);
     expect(echoResult).toMatchObject({ name: "echo", output: { text: "QUIET", rewritten: true } });
@@ -91,7 +92,7 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
     expect(seen.map((e) => [e.toolName, e.runtimeId, e.isError, e.original.result])).toEqual([["echo", "countersign", false, { text: "quiet" }]]);
     // What the model was fed back is what the step log stores.
     expect(await stepResult(app, env.id, "tool:call_0_0")).toEqual({ text: "QUIET", rewritten: true });
-    const frames = await replayFrames(app, member.apiKey, env);
+    const frames = await replayFrames(app, operator.apiKey, env);
     expect(frames.filter((f) => f.type === "response.tool_result").map((f) => f.output)).toEqual([{ text: "QUIET", rewritten: true }, { exitCode: 0, stdout: "plain", stderr: "" }]);
     const applied = await eventsOf(app, env.id, "harness.tool_result.middleware");
     expect(applied.map((e) => e.data)).toEqual([{ sessionId: env.sessionId, callId: "call_0_0", appliedBy: ["shout"], skipped: 0 }]);
@@ -99,8 +100,8 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
 
   it("a rewrite of a failed exec keeps isError and the original failure visible", async () => {
     register("summarize", (event) => ({ result: { summary: `exit ${(event.result as { exitCode: number }).exitCode}` } }), { matcher: ["exec"] });
-    const env = await invoke(app, member.apiKey, runtimeScript([execTurn("echo boom >&2; exit 1"), { text: "saw failure" }]));
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn("echo boom >&2; exit 1"), { text: "saw failure" }]));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
     const [result] = toolResults(done.output);
     expect(result?.output).toEqual({
@@ -112,8 +113,8 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
 
   it("a middleware cannot clear a failure by returning isError: false", async () => {
     register("whitewash", () => ({ result: { fine: true }, isError: false }), { matcher: ["exec"] });
-    const env = await invoke(app, member.apiKey, runtimeScript([execTurn("exit 3"), { text: "x" }]));
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn("exit 3"), { text: "x" }]));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(toolResults(done.output)[0]?.output).toMatchObject({ fine: true, isError: true, originalError: { exitCode: 3 } });
   });
 
@@ -126,7 +127,7 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
     });
     register("garbage", () => "not a patch" as never);
     register("tagger", (event) => ({ result: { ...(event.result as object), tagged: true } }), { matcher: ["echo"] });
-    const env = await invoke(app, member.apiKey, runtimeScript([{ toolCalls: [{ name: "echo", arguments: { text: "survives" } }] }, { text: "done" }]));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{ toolCalls: [{ name: "echo", arguments: { text: "survives" } }] }, { text: "done" }]));
     expect(env.status).toBe("completed");
     expect(toolResults(env.output)[0]?.output).toEqual({ text: "survives", tagged: true });
     const applied = await eventsOf(app, env.id, "harness.tool_result.middleware");
@@ -138,8 +139,8 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
     register("broken", () => {
       throw new Error("middleware bug");
     }, { matcher: ["exec"] });
-    const env = await invoke(app, member.apiKey, runtimeScript([execTurn("echo boom >&2; exit 1"), { text: "saw failure" }]));
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn("echo boom >&2; exit 1"), { text: "saw failure" }]));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(toolResults(done.output)[0]?.output).toEqual({ exitCode: 1, stdout: "", stderr: "boom\n" });
     expect((await eventsOf(app, env.id, "harness.tool_result.middleware")).map((e) => e.data)).toEqual([
       { sessionId: env.sessionId, callId: "call_0_0", appliedBy: [], skipped: 1 },
@@ -157,7 +158,7 @@ describe(`tool-result middleware in a run (${testDbKind()})`, () => {
       { runtimes: ["codex"] },
       ["codex", "countersign"],
     );
-    const env = await invoke(app, member.apiKey, runtimeScript([{ toolCalls: [{ name: "echo", arguments: { text: "as is" } }] }, { text: "done" }]));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{ toolCalls: [{ name: "echo", arguments: { text: "as is" } }] }, { text: "done" }]));
     expect(toolResults(env.output)[0]?.output).toEqual({ text: "as is" });
     expect(called).toBe(0);
     expect(await eventsOf(app, env.id, "harness.tool_result.middleware")).toEqual([]);

@@ -6,14 +6,15 @@ import { decide, execTurn, invoke, LiveClient, ok200, readSse, script, waitUntil
 import { eventsOf, runtimeScript, trajectory } from "./runtime-helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 type TEvent = TAttemptLifecycleEvent & { responseId: string };
 const added: TAttemptObserver<TEvent>[] = [];
 
 beforeAll(async () => {
   // A run held by an observer must fail fast, not after the default two-minute boundary wait.
   app = await startTestApp({ boundaryTimeoutMs: 15_000 });
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterEach(() => {
   const observers = app.deps.host.observers;
@@ -52,7 +53,7 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
       throw new Error("async observer bug");
     });
     const rec = recorder();
-    const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "echo", arguments: { text: "a" } }] }, { text: "still fine" }]));
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "echo", arguments: { text: "a" } }] }, { text: "still fine" }]));
     expect(env).toMatchObject({ status: "completed", outputText: "still fine" });
     await waitUntil(() => rec.phases(env.id).includes("settled"), 5000, "settled");
     expect(rec.phases(env.id)).toEqual(ATTEMPT);
@@ -73,11 +74,11 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
       throw new Error("observer bug");
     });
     const rec = recorder();
-    const env = await invoke(app, member.apiKey, script([execTurn("true"), { text: "done" }]));
+    const env = await invoke(app, operator.apiKey, script([execTurn("true"), { text: "done" }]));
     expect(env.status).toBe("requires_action");
     await waitUntil(() => rec.phases(env.id).includes("suspended"), 5000, "suspended");
     expect(rec.phases(env.id)).toEqual(["admitted", "preparing", "running", "suspended"]);
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
     await waitUntil(() => rec.phases(env.id).includes("settled"), 5000, "settled");
     expect(rec.phases(env.id)).toEqual(["admitted", "preparing", "running", "suspended", ...ATTEMPT]);
@@ -87,9 +88,9 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
     const hanging: TAttemptObserver<TEvent> = () => new Promise<void>(() => {});
     observe(hanging);
     const rec = recorder();
-    const env = await invoke(app, member.apiKey, script([execTurn("true"), { text: "resumed" }]));
+    const env = await invoke(app, operator.apiKey, script([execTurn("true"), { text: "resumed" }]));
     expect(env.status).toBe("requires_action");
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done).toMatchObject({ status: "completed", outputText: "resumed" });
     await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
     await waitUntil(() => app.deps.host.activeCount === 0, 5000, "lease released");
@@ -98,10 +99,10 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
 
   it("an attempt ended by a cancel reaches settled once; observers never see it settling", async () => {
     const rec = recorder();
-    const env = await invoke(app, member.apiKey, script([execTurn("echo $$ > pid.txt; exec sleep 30"), { text: "never" }]));
-    const decided = decide(app, member.apiKey, env.requiredAction?.id as string, "approve");
+    const env = await invoke(app, operator.apiKey, script([execTurn("echo $$ > pid.txt; exec sleep 30"), { text: "never" }]));
+    const decided = decide(app, operator.apiKey, env.requiredAction?.id as string, "approve");
     await waitUntil(() => rec.phases(env.id).filter((p) => p === "running").length === 2, 5000, "second attempt running");
-    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} }));
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: {} }));
     expect(cancelled.status).toBe("cancelled");
     expect((await ok200(await decided)).status).toBe("cancelled");
     await waitUntil(() => rec.phases(env.id).includes("settled"), 5000, "settled");
@@ -112,7 +113,7 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
 
 describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
   it("after completion there is exactly one transcript.anchor, after the terminal frame, pointing at it", async () => {
-    const env = await invoke(app, member.apiKey, script([{ text: "anchored" }]));
+    const env = await invoke(app, operator.apiKey, script([{ text: "anchored" }]));
     const anchors = await waitUntil(async () => {
       const found = await eventsOf(app, env.id, "transcript.anchor");
       return found.length > 0 ? found : null;
@@ -131,7 +132,7 @@ describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
 
   it("harness trajectory rows carry the session; text and thinking deltas carry itemId and occurrenceId", async () => {
     const res = await app.api("/v1/responses", {
-      key: member.apiKey,
+      key: operator.apiKey,
       body: { input: runtimeScript([{ reasoning: "think", text: "one", toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "two" }]), stream: true },
     });
     const sse = readSse(res);
@@ -158,7 +159,7 @@ describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
   });
 
   it("the same item identities arrive over the WebSocket", async () => {
-    const client = await LiveClient.open(app, member.apiKey);
+    const client = await LiveClient.open(app, operator.apiKey);
     client.send({ type: "response.create", input: script([{ text: "over ws" }]) });
     const delta = await client.waitFor((f) => f.type === "response.text.delta");
     expect(delta).toMatchObject({ delta: "over ws", itemId: "msg_0", occurrenceId: "occ_0_0" });
@@ -166,8 +167,8 @@ describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
   });
 
   it("a run cancelled while suspended holds no attempt", async () => {
-    const env = await invoke(app, member.apiKey, script([execTurn("true"), { text: "never" }]));
-    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} }));
+    const env = await invoke(app, operator.apiKey, script([execTurn("true"), { text: "never" }]));
+    const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: {} }));
     expect(cancelled.status).toBe("cancelled");
     expect(app.deps.host.activeCount).toBe(0);
     expect((await eventsOf(app, env.id, "harness.attempt.phase")).map((e) => (e.data as { phase: string }).phase)).toEqual(["admitted", "preparing", "running", "suspended"]);

@@ -5,11 +5,12 @@ import { decide, execTurn, invoke, ok200 } from "./helpers";
 import { eventsOf, modelTurns, runtimeScript, type TRuntimeTurn } from "./runtime-helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 
 beforeAll(async () => {
   app = await startTestApp();
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   await app?.close();
@@ -32,7 +33,7 @@ describe(`terminal outcome classes (${testDbKind()})`, () => {
   ];
   for (const [name, turn, expected] of cases) {
     it(`${name} → ${expected ?? "no classification"}`, async () => {
-      const env = await invoke(app, member.apiKey, runtimeScript([turn]));
+      const env = await invoke(app, operator.apiKey, runtimeScript([turn]));
       expect(env.status).toBe("completed");
       const got = await outcomes(env.id);
       if (expected === null) {
@@ -47,7 +48,7 @@ describe(`terminal outcome classes (${testDbKind()})`, () => {
   }
 
   it("the fallback model is tried once when the final turn is empty", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([{ reasoning: "hmm" }], { fallback: [{ text: "from fallback" }] }));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{ reasoning: "hmm" }], { fallback: [{ text: "from fallback" }] }));
     expect(env.status).toBe("completed");
     expect(env.outputText).toContain("from fallback");
     expect(await outcomes(env.id)).toEqual([{ turn: 0, classification: "reasoning-only", fallback: "scripted-fallback" }]);
@@ -58,7 +59,7 @@ describe(`terminal outcome classes (${testDbKind()})`, () => {
   });
 
   it("a fallback that also yields nothing is not retried again", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([{}], { fallback: [{}, { text: "never reached" }] }));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{}], { fallback: [{}, { text: "never reached" }] }));
     expect(env.status).toBe("completed");
     expect(env.outputText).toBe("");
     expect(await outcomes(env.id)).toEqual([{ turn: 0, classification: "empty", fallback: "scripted-fallback" }]);
@@ -66,15 +67,15 @@ describe(`terminal outcome classes (${testDbKind()})`, () => {
   });
 
   it("visible text from the primary never calls the fallback", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([{ text: "fine" }], { fallback: [{ text: "should not appear" }] }));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{ text: "fine" }], { fallback: [{ text: "should not appear" }] }));
     expect(env.outputText).toBe("fine");
     expect((await modelTurns(app, env.id)).map((t) => t.model)).toEqual(["primary"]);
   });
 
   it("the fallback may use tools; after an approval the resumed attempt continues on the fallback model", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([{ planText: "I will run it" }], { fallback: [execTurn("echo fb"), { text: "fallback finished" }] }));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{ planText: "I will run it" }], { fallback: [execTurn("echo fb"), { text: "fallback finished" }] }));
     expect(env.status).toBe("requires_action");
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
     expect(done.outputText).toContain("fallback finished");
     expect((await modelTurns(app, env.id)).map((t) => [t.turn, t.model])).toEqual([
@@ -86,7 +87,7 @@ describe(`terminal outcome classes (${testDbKind()})`, () => {
   });
 
   it("a plan turn is recorded as model.plan; intermediate turns with tools are never classified", async () => {
-    const env = await invoke(app, member.apiKey, runtimeScript([{ planText: "step one", toolCalls: [{ name: "echo", arguments: { text: "a" } }] }, { text: "done" }]));
+    const env = await invoke(app, operator.apiKey, runtimeScript([{ planText: "step one", toolCalls: [{ name: "echo", arguments: { text: "a" } }] }, { text: "done" }]));
     expect(env.outputText).toBe("done");
     expect(await outcomes(env.id)).toEqual([]);
     expect((await eventsOf(app, env.id, "model.plan")).map((e) => e.data)).toEqual([{ planText: "step one" }]);

@@ -4,18 +4,19 @@ import { startTestApp, type TTestApp, type TTestUser } from "../../server/testin
 import { decide, execTurn, expectError, expectWellFormedSse, lineCount, ok200, readSse, script, type TSseEvent, workspaceOf } from "./helpers";
 
 let app: TTestApp;
-let member: TTestUser;
+let operator: TTestUser;
 
 beforeAll(async () => {
   app = await startTestApp();
-  member = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  operator = await app.user("operator");
 });
 afterAll(async () => {
   await app?.close();
 });
 
 const stream = async (input: unknown, extra: Record<string, unknown> = {}) => {
-  const res = await app.api("/v1/responses", { key: member.apiKey, body: { input, stream: true, ...extra } });
+  const res = await app.api("/v1/responses", { key: operator.apiKey, body: { input, stream: true, ...extra } });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
   const sse = readSse(res);
@@ -27,7 +28,7 @@ const stream = async (input: unknown, extra: Record<string, unknown> = {}) => {
 
 const events = (responseId: string, sessionId: string, opts: { after?: number; lastEventId?: number; key?: string } = {}) =>
   app.api(`/v1/responses/${responseId}/events?sessionId=${sessionId}${opts.after !== undefined ? `&after=${opts.after}` : ""}`, {
-    key: opts.key ?? member.apiKey,
+    key: opts.key ?? operator.apiKey,
     headers: opts.lastEventId !== undefined ? { "last-event-id": String(opts.lastEventId) } : {},
   });
 
@@ -81,7 +82,7 @@ describe(`SSE streams (${testDbKind()})`, () => {
       expect(f.events.map((e) => e.data)).toEqual(list.slice(3).map((e) => e.data));
       expect(f.isClosed()).toBe(false);
     }
-    const approved = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    const approved = await ok200(await decide(app, operator.apiKey, approval.id, "approve"));
     expect(approved.status).toBe("completed");
     for (const f of [followQuery, followHeader]) {
       await f.done;
@@ -132,19 +133,19 @@ describe(`SSE streams (${testDbKind()})`, () => {
     expect(error?.event).toBe("error");
     expect(error?.data.error).toEqual({ code: expect.any(String), message: expect.stringContaining("64") });
     expect(completed?.data).toMatchObject({ status: "failed", outputText: "", output: [], error: error?.data.error });
-    const polled = await ok200(await app.api(`/v1/responses/${responseId}?sessionId=${sessionId}`, { key: member.apiKey }));
+    const polled = await ok200(await app.api(`/v1/responses/${responseId}?sessionId=${sessionId}`, { key: operator.apiKey }));
     expect(polled).toMatchObject({ status: "failed", error: error?.data.error });
     expect(JSON.stringify(polled)).not.toMatch(/\n\s+at /);
   });
 
   it("the events route checks sessionId, ownership and `after`", async () => {
     const { responseId, sessionId } = await stream("hello");
-    await expectError(await app.api(`/v1/responses/${responseId}/events`, { key: member.apiKey }), 400, "invalid_request");
+    await expectError(await app.api(`/v1/responses/${responseId}/events`, { key: operator.apiKey }), 400, "invalid_request");
     await expectError(await events(responseId, "sess_other"), 404, "not_found");
     const other = await app.user("member");
     await expectError(await events(responseId, sessionId, { key: other.apiKey }), 404, "not_found");
     await expectError(await events(responseId, sessionId, { after: -2 }), 400, "invalid_request");
-    await expectError(await app.api(`/v1/responses/${responseId}/events?sessionId=${sessionId}&after=abc`, { key: member.apiKey }), 400, "invalid_request");
+    await expectError(await app.api(`/v1/responses/${responseId}/events?sessionId=${sessionId}&after=abc`, { key: operator.apiKey }), 400, "invalid_request");
     await expectError(await app.api(`/v1/responses/${responseId}/events?sessionId=${sessionId}`), 401, "unauthenticated");
   });
 });
