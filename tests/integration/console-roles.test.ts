@@ -45,6 +45,8 @@ const ALL_OK: TRow["expect"] = [401, "ok", "ok", "ok", "ok", "ok"];
 const OWNER_READ: TRow["expect"] = [401, "ok", 404, "ok", "ok", "ok"];
 /** Act on one object of the owner's: the owner, operators and admins; auditors are read-only. */
 const OWNER_ACT: TRow["expect"] = [401, "ok", 404, "ok", 403, "ok"];
+/** Decide an approval of the owner's run: operators and admins; never its requester (a member, separation of duties), nor auditors. */
+const OWNER_DECIDE: TRow["expect"] = [401, 403, 404, "ok", 403, "ok"];
 const WORKSPACE_READERS: TRow["expect"] = [401, 403, 403, "ok", "ok", "ok"];
 const ADMIN_ONLY: TRow["expect"] = [401, 403, 403, 403, 403, "ok"];
 
@@ -56,7 +58,7 @@ const MATRIX: TRow[] = [
   // ── existing procedures ──────────────────────────────────────────────────────────────
   { path: "me", kind: "query", expect: ALL_OK },
   { path: "approvals.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
-  { path: "approvals.decide", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ approvalId: f.approvalId, decision: "deny", bindingHash: f.bindingHash }) },
+  { path: "approvals.decide", kind: "mutation", expect: OWNER_DECIDE, fresh: true, input: (f) => ({ approvalId: f.approvalId, decision: "deny", bindingHash: f.bindingHash }) },
   { path: "approvals.onChange", kind: "subscription", expect: ALL_OK },
   { path: "responses.list", kind: "query", expect: ALL_OK },
   { path: "responses.get", kind: "query", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId }) },
@@ -85,7 +87,7 @@ const MATRIX: TRow[] = [
   // ── approvals inbox ──────────────────────────────────────────────────────────────────
   { path: "inbox.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending", risks: ["medium"] }) },
   { path: "inbox.context", kind: "query", expect: OWNER_READ, input: (f) => ({ approvalId: f.approvalId }) },
-  { path: "inbox.decideMany", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ decision: "approve", items: [{ approvalId: f.approvalId, bindingHash: f.bindingHash }] }) },
+  { path: "inbox.decideMany", kind: "mutation", expect: OWNER_DECIDE, fresh: true, input: (f) => ({ decision: "approve", items: [{ approvalId: f.approvalId, bindingHash: f.bindingHash }] }) },
   // ── responses, sessions, trajectory audit ────────────────────────────────────────────
   { path: "audit.responses", kind: "query", expect: ALL_OK, input: () => ({ statuses: ["requires_action"], limit: 10 }) },
   { path: "audit.sessions", kind: "query", expect: ALL_OK, input: () => ({ state: "active" }) },
@@ -125,7 +127,7 @@ async function fixture(): Promise<TFixture> {
   const key = await createApiKey(app.deps.db, owner.userId, "matrix target");
   const target = await app.user("member");
   const granted = await invokeApproval(app, owner.apiKey, "echo granted");
-  const grantRes = await app.api(`/v1/approvals/${granted.approval.id}`, { key: owner.apiKey, body: { decision: "approve", grant: "session" } });
+  const grantRes = await app.api(`/v1/approvals/${granted.approval.id}`, { key: users.operator.apiKey, body: { decision: "approve", grant: "session" } });
   const grantId = ((await grantRes.json()) as { grantId: string }).grantId;
   const device = await createPairing(app.deps.db, { userId: users.admin.userId, role: "admin", name: "admin" }, { name: `matrix-${Math.random().toString(36).slice(2, 10)}`, now: new Date() });
   return {
@@ -231,7 +233,8 @@ describe(`console server-side rules (${testDbKind()})`, () => {
         body: JSON.stringify({ decision: "approve", items: [{ approvalId: low.approvalId, bindingHash: low.bindingHash }, { approvalId: high.approval.id, bindingHash: h?.bindingHash }] }),
       });
       expect(res.status, caller).toBe(403);
-      expect(await res.text()).toContain("High-risk approvals cannot be decided in bulk");
+      // The owner may decide none of its own run's approvals (separation of duties): that reason comes first.
+      expect(await res.text()).toContain(caller === "owner" ? "You started this run" : "High-risk approvals cannot be decided in bulk");
       const statuses = await app.deps.db.select({ id: approvals.id, status: approvals.status }).from(approvals).where(eq(approvals.responseId, low.responseId));
       expect(statuses.map((s) => s.status)).toEqual(["pending"]);
       const [still] = await app.deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, high.approval.id));

@@ -12,7 +12,6 @@ const sockets: LiveClient[] = [];
 beforeAll(async () => {
   app = await startTestApp();
   // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
-  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
   operator = await app.user("operator");
 });
 afterAll(async () => {

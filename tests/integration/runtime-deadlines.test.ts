@@ -10,7 +10,6 @@ let operator: TTestUser;
 beforeAll(async () => {
   app = await startTestApp({ expirySweepMs: 200 });
   // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
-  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
   operator = await app.user("operator");
 });
 afterAll(async () => {

@@ -15,6 +15,8 @@ import { trpcGet, trpcPost, trpcSubscribe } from "./security-helpers";
  * Objects (runs, approvals, client-tool requests, questions, sessions) belong to `owner`, a member;
  * `member` is another member, so its column is the object-level check (another user's id must look
  * missing: 404, or the gateway's QUESTION_NOT_FOUND 400). `none` sends no credentials.
+ * Separation of duties: the owner (a member) may not decide its own run's approvals (403), on any
+ * transport; operators and admins decide anyone's, their own too (the demo agent's default).
  * A mutation cell gets a fresh object of its own. The table is the expectation; the test runs
  * every cell and compares the whole table at once.
  */
@@ -34,7 +36,8 @@ const V1: Record<string, TRow> = {
   "GET /v1/responses/{id}/events?sessionId=":        [404,      404,      404,         404,         401,    200],
   "POST /v1/responses/{id}/cancel":                  [200,      200,      404,         403,         401,    200],
   "POST /v1/responses/{id}/steer":                   [202,      202,      404,         403,         401,    202],
-  "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    200],
+  "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    403],
+  "POST /v1/approvals/{id} (the caller's own run)":  [200,      200,      403,         403,         401,    403],
   "POST /v1/client-tools/{id}":                      [200,      200,      404,         403,         401,    200],
   "POST /v1/client-tools/{id} (private input)":      [403,      403,      404,         403,         401,    200],
   "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
@@ -46,7 +49,7 @@ const V1: Record<string, TRow> = {
   "POST /v1/gateway/question.waitAnswer":            [200,      200,      400,         200,         401,    200],
   "POST /v1/gateway/question.resolve":               [200,      200,      400,         403,         401,    200],
   "WS /v1/live connect":                             ["open",   "open",   "open",      "open",      4401,   "open"],
-  "WS approval.decision":                            ["resolved","resolved","not_found", "forbidden", 4401,   "resolved"],
+  "WS approval.decision":                            ["resolved","resolved","not_found", "forbidden", 4401,   "forbidden"],
   "WS client_tool.result":                           ["completed","completed","not_found","forbidden",4401,   "completed"],
   "WS response.cancel":                              ["cancelled","cancelled","not_found","forbidden",4401,   "cancelled"],
   "WS response.steer":                               ["queued", "queued",   "not_found", "forbidden", 4401,   "queued"],
@@ -58,7 +61,7 @@ const TRPC: Record<string, TRow> = {
   //                                                  admin     operator  member       auditor      none    owner
   "me":                                              [200,      200,      200,         200,         401,    200],
   "approvals.list":                                  [200,      200,      200,         200,         401,    200],
-  "approvals.decide":                                [200,      200,      404,         403,         401,    200],
+  "approvals.decide":                                [200,      200,      404,         403,         401,    403],
   "approvals.onChange":                              [200,      200,      200,         200,         401,    200],
   "responses.list":                                  [200,      200,      200,         200,         401,    200],
   "responses.get":                                   [200,      200,      404,         200,         401,    200],
@@ -84,7 +87,7 @@ const TRPC: Record<string, TRow> = {
   "console.agents":                                  [200,      200,      200,         200,         401,    200],
   "inbox.list":                                      [200,      200,      200,         200,         401,    200],
   "inbox.context":                                   [200,      200,      404,         200,         401,    200],
-  "inbox.decideMany":                                [200,      200,      404,         403,         401,    200],
+  "inbox.decideMany":                                [200,      200,      404,         403,         401,    403],
   "audit.responses":                                 [200,      200,      200,         200,         401,    200],
   "audit.sessions":                                  [200,      200,      200,         200,         401,    200],
   "audit.response":                                  [200,      200,      404,         200,         401,    200],
@@ -128,17 +131,17 @@ const keyOf = (role: TRole): string | undefined => (role === "none" ? undefined 
 const exec = { script: [{ toolCalls: [{ name: "exec", arguments: { command: "true" } }] }, { text: "done" }] };
 const QUESTIONS = [{ questionId: "pick", header: "Pick", question: "Which?", options: [{ label: "a" }, { label: "b" }] }];
 
-/** A fresh run of the owner suspended on an approval. */
-async function suspended(): Promise<{ id: string; sessionId: string; approvalId: string; bindingHash: string }> {
-  const env = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: exec } })).json()) as { id: string; sessionId: string; requiredAction: { id: string } };
+/** A fresh run of the owner (or of another user) suspended on an approval. */
+async function suspended(starter: TTestUser = users.owner): Promise<{ id: string; sessionId: string; approvalId: string; bindingHash: string }> {
+  const env = (await (await app.api("/v1/responses", { key: starter.apiKey, body: { input: exec } })).json()) as { id: string; sessionId: string; requiredAction: { id: string } };
   const [row] = await app.deps.db.select({ bindingHash: approvals.bindingHash }).from(approvals).where(eq(approvals.id, env.requiredAction.id));
   return { id: env.id, sessionId: env.sessionId, approvalId: env.requiredAction.id, bindingHash: row?.bindingHash as string };
 }
 
-/** A fresh standing grant of the owner's (a session grant given when approving). */
+/** A fresh standing grant of the owner's (a session grant an operator gives when approving). */
 async function ownerGrant(): Promise<string> {
   const run = await suspended();
-  const res = await app.api(`/v1/approvals/${run.approvalId}`, { key: users.owner.apiKey, body: { decision: "approve", grant: "session" } });
+  const res = await app.api(`/v1/approvals/${run.approvalId}`, { key: users.operator.apiKey, body: { decision: "approve", grant: "session" } });
   return ((await res.json()) as { grantId: string }).grantId;
 }
 
@@ -198,6 +201,9 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   "POST /v1/responses/{id}/cancel": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/cancel`, {}),
   "POST /v1/responses/{id}/steer": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/steer`, { text: "also check the logs" }),
   "POST /v1/approvals/{id}": async (r) => v1(r, "POST", `/v1/approvals/${(await suspended()).approvalId}`, { decision: "approve" }),
+  // Auditors cannot start runs (and `none` has no user): they are asked about the owner's.
+  "POST /v1/approvals/{id} (the caller's own run)": async (r) =>
+    v1(r, "POST", `/v1/approvals/${(await suspended(r === "none" || r === "auditor" ? users.owner : users[r])).approvalId}`, { decision: "approve" }),
   "POST /v1/client-tools/{id}": async (r) => v1(r, "POST", `/v1/client-tools/${(await clientTool("get_page_context")).id}`, { output: { url: "https://x.test", title: "X" } }),
   "POST /v1/client-tools/{id} (private input)": async (r) =>
     v1(r, "POST", `/v1/client-tools/${(await clientTool("collect_card_details")).id}`, { output: { number: "4111111111111111", expiry: "12/29", name: "Ada" } }),
