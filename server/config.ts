@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { parseBodyTimeout } from "./api/http/body-deadline";
 import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
-import { parseRateLimit, type TRateLimitConfig } from "./api/http/guard";
+import { parseRateLimit, type TRateLimitConfig } from "./api/http/rate-limit";
 
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

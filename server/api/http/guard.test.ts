@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { DEFAULT_RATE_LIMIT, isSameOriginRequest, pageCsp, parseOrigin, parseRateLimit, RateLimiter, TokenBuckets } from "./guard";
+import { isSameOriginRequest, pageCsp, parseOrigin } from "./guard";
+import { DEFAULT_RATE_LIMIT, parseRateLimit, RateLimiter, TokenBuckets } from "./rate-limit";
 
 const req = (headers: Record<string, string>, remoteAddress = "127.0.0.1") => ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
 const url = (path = "/v1/x") => new URL(path, "http://localhost");
