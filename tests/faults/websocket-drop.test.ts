@@ -54,7 +54,8 @@ let cutter: Cutter;
 
 beforeAll(async () => {
   app = await startTestApp();
-  alice = await app.user("member");
+  // Starts runs and decides them: an operator may approve its own (a member may not).
+  alice = await app.user("operator");
   cutter = await new Cutter(new URL(app.url)).start();
 });
 afterAll(async () => {

@@ -35,7 +35,8 @@ beforeAll(async () => {
     mcpServers: [stdioFixture("fixture", mcpLog)],
   });
   app = await startTestApp();
-  [alice, bob] = await Promise.all([app.user("member", "Alice"), app.user("member", "Bob")]);
+  // Alice resumes her own threads' approval interrupts: an operator may approve its own runs (a member may not).
+  [alice, bob] = await Promise.all([app.user("operator", "Alice"), app.user("member", "Bob")]);
 });
 
 afterAll(async () => {

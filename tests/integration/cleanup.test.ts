@@ -56,7 +56,7 @@ const cancel = (id: string, reason: string) => app.api(`/v1/responses/${id}/canc
 describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
   it("cancelling a response kills the whole tree of its command, and the run is revoked", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, TREE);
-    const approving = decide(app, member.apiKey, approval.id, "approve");
+    const approving = decide(app, admin.apiKey, approval.id, "approve");
     const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 10_000, "the marker");
     const pids = await waitUntil(() => {
       const found = listMarkedProcesses(marker);
@@ -90,7 +90,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
   it("an exec timeout kills the whole tree", async () => {
     const env = await invoke(app, member.apiKey, script([{ toolCalls: [{ name: "exec", arguments: { command: TREE, timeoutMs: 1000 } }] }, { text: "done" }]));
     const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
-    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    const done = await ok200(await decide(app, admin.apiKey, approval.id, "approve"));
     expect(done.status).toBe("completed");
     const result = toolResults(done)[0]?.output as { timedOut?: boolean; exitCode: number | null };
     expect(result.timedOut).toBe(true);
@@ -102,7 +102,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
 
   it("a command racing the cancel of its run is refused once the run is revoked", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "sleep 30");
-    const approving = decide(app, member.apiKey, approval.id, "approve");
+    const approving = decide(app, admin.apiKey, approval.id, "approve");
     await waitUntil(() => processCleanup.liveMarkers(env.id).length === 1, 10_000, "the command to start");
     const ctx = { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id, exec: execContext() };
     const [cancelled, ...late] = await Promise.allSettled([
@@ -152,7 +152,7 @@ describe(`process cleanup: node commands on a device (${testDbKind()})`, () => {
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("worker", "tree"), { text: "done" }]);
     const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
     expect(approval.action).toBe("node:tree");
-    const approving = decide(app, member.apiKey, approval.id, "approve");
+    const approving = decide(app, admin.apiKey, approval.id, "approve");
     const started = await device.waitFor((e) => e.event === "started");
     const marker = started.marker as string;
     const pids = await waitUntil(() => {
@@ -179,7 +179,7 @@ describe(`process cleanup: node commands on a device (${testDbKind()})`, () => {
     const sessionId = await deviceSession(app, member.apiKey, "full");
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("worker", "tree", { timeoutMs: 800 }), { text: "done" }]);
     const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
-    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    const done = await ok200(await decide(app, admin.apiKey, approval.id, "approve"));
     expect(done.status).toBe("completed");
     const [result] = toolResults(done);
     expect(result?.output).toMatchObject({ timedOut: true });

@@ -181,7 +181,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     expect(action.arguments).toMatchObject({ device: "kitchen", command: "uptime", deviceId: main.deviceId });
     expect(action.message).toContain("uptime");
     expect(main.device.events.some((e) => e.event === "invoke" && e.runId === env.id)).toBe(false);
-    const done = await ok200(await decide(app, member.apiKey, action.id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, action.id, "approve"));
     expect(done.status, JSON.stringify(done)).toBe("completed");
     expect(toolResults(done)[0]?.output.exitCode).toBe(0);
     const invoked = (await eventsOf(env.id)).find((e) => e.type === "device.invoked");
@@ -192,7 +192,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     const sessionId = await deviceSession(app, member.apiKey, "default");
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]);
     const action = approvalOf(env);
-    expect((await decide(app, member.apiKey, action.id, "deny")).status).toBe(200);
+    expect((await decide(app, operator.apiKey, action.id, "deny")).status).toBe(200);
     const after = await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
     expect(after.status).toBe("denied");
     expect(main.device.events.some((e) => e.event === "invoke" && e.runId === env.id)).toBe(false);
@@ -202,7 +202,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     const sessionId = await deviceSession(app, member.apiKey, "full");
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "disk"), { text: "done" }]);
     expect(approvalOf(env).action).toBe("node:disk");
-    const done = await ok200(await decide(app, member.apiKey, approvalOf(env).id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, approvalOf(env).id, "approve"));
     expect(toolResults(done)[0]?.output).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/Filesystem/) });
   });
 
@@ -269,7 +269,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     expect(refused?.data).toMatchObject({ refusedBy: "device", reason: "not_allowlisted", deviceId: main.deviceId });
     // Approved by a person: still refused by the device.
     const other = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "shutdown"), { text: "done" }]);
-    const done = await ok200(await decide(app, member.apiKey, approvalOf(other).id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, approvalOf(other).id, "approve"));
     expect(toolResults(done)[0]?.output).toMatchObject({ reason: "not_allowlisted", refusedBy: "device" });
   });
 
@@ -324,7 +324,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("late-revoke", "uptime"), { text: "done" }]);
     const action = approvalOf(env);
     data(await trpcPost(app, admin.apiKey, "devices.revoke", { deviceId: late.deviceId }));
-    const done = await ok200(await decide(app, member.apiKey, action.id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, action.id, "approve"));
     expect(toolResults(done)[0]?.output).toMatchObject({ reason: "revoked" });
     expect(late.device.events.some((e) => e.event === "invoke")).toBe(false);
   });

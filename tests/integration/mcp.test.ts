@@ -13,6 +13,8 @@ import { eventsOf } from "./runtime-helpers";
 
 let app: TTestApp;
 let alice: TTestUser;
+/** Decides Alice's approvals: a member never decides its own run's. */
+let olga: TTestUser;
 let dir: string;
 let log: string;
 let httpLog: string;
@@ -56,6 +58,7 @@ beforeAll(async () => {
   );
   app = await startTestApp();
   alice = await app.user("member", "Alice");
+  olga = await app.user("operator", "Olga Operator");
 });
 
 afterAll(async () => {
@@ -101,19 +104,19 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
     expect(action).toMatchObject({ type: "human_approval", action: "mcp:fixture.write_note", arguments: { text: "buy milk" }, risk: "high" });
     expect(action.message).toBe('Call write_note on the MCP server fixture with {"text":"buy milk"}?');
     expect(callsOf(log, "write_note")).toHaveLength(0); // nothing ran before the approval
-    const done = await ok200(await decide(app, alice.apiKey, action.id, "approve"));
+    const done = await ok200(await decide(app, olga.apiKey, action.id, "approve"));
     expect(done.status).toBe("completed");
     expect(toolResultsOf(done)).toEqual([{ type: "tool_result", callId: "call_0_0", name: "mcp_fixture_write_note", output: { saved: true, text: "buy milk" } }]);
     expect(callsOf(log, "write_note").map((c) => c.args)).toEqual([{ text: "buy milk" }]);
     // A decision is used once: the call is not repeated.
-    expect((await decide(app, alice.apiKey, action.id, "approve")).status).toBe(409);
+    expect((await decide(app, olga.apiKey, action.id, "approve")).status).toBe(409);
     expect(callsOf(log, "write_note")).toHaveLength(1);
   });
 
   it("a denied MCP call never reaches the server", async () => {
     const env = await invoke(app, alice.apiKey, script([call("mcp_fixture_write_note", { text: "never" }), { text: "x" }]), { agent: "scripted-mcp" });
     const action = env.requiredAction as { id: string };
-    const denied = await ok200(await decide(app, alice.apiKey, action.id, "deny"));
+    const denied = await ok200(await decide(app, olga.apiKey, action.id, "deny"));
     expect(denied).toMatchObject({ status: "denied" });
     expect(callsOf(log, "write_note").map((c) => c.args)).toEqual([{ text: "buy milk" }]);
   });
@@ -252,7 +255,7 @@ describe(`MCP tools over Streamable HTTP (${testDbKind()})`, () => {
     const action = env.requiredAction as { id: string; action: string };
     expect(action.action).toBe("mcp:web.write_note");
     expect(callsOf(httpLog, "write_note")).toHaveLength(0);
-    const done = await ok200(await decide(app, alice.apiKey, action.id, "approve"));
+    const done = await ok200(await decide(app, olga.apiKey, action.id, "approve"));
     expect(toolResultsOf(done)[0]?.output).toEqual({ saved: true, text: "via http" });
     expect(callsOf(httpLog, "write_note")).toHaveLength(1);
 

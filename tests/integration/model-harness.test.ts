@@ -56,7 +56,8 @@ beforeAll(async () => {
       agent("fake-keyed", { apiKeyEnv: "COUNTERSIGN_TEST_FAKE_MODEL_KEY", headers: { "x-team": "countersign" } }),
     ],
   });
-  key = (await app.user("member")).apiKey;
+  // Starts runs and decides them: an operator may approve its own (separation of duties is tested elsewhere).
+  key = (await app.user("operator")).apiKey;
 });
 afterAll(async () => {
   await app?.close();

@@ -43,7 +43,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
     const [before] = await steeringRows(app, env.id);
     expect(before).toMatchObject({ id: queued.id, status: "queued", authorityKind: "run", via: "http", text: "please also say goodbye", committedTurn: null });
 
-    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, approval.id, "approve"));
     expect(done.status).toBe("completed");
 
     const turns = await modelTurns(app, env.id);
@@ -71,7 +71,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
 
   it("a message steered while an approved command runs (in_progress) is used at the turn after it", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "echo $$ > pid.txt; sleep 1", { followedBy: [{ text: "done" }] });
-    const decided = decide(app, member.apiKey, approval.id, "approve");
+    const decided = decide(app, operator.apiKey, approval.id, "approve");
     await waitForPid(cwd);
     expect((await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId))).status).toBe("in_progress");
     const queued = await steer202(member.apiKey, env.id, "while it runs");
@@ -85,7 +85,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
     const a = await steer202(member.apiKey, env.id, "first");
     const b = await steer202(member.apiKey, env.id, "second");
     expect(b.sequence).toBeGreaterThan(a.sequence);
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
     expect((await stepResult<{ steering: string[] }>(app, env.id, "model:1"))?.steering).toEqual(["first", "second"]);
     expect((await steeringRows(app, env.id)).map((r) => [r.text, r.status, r.committedTurn])).toEqual([
       ["first", "committed", 1],
@@ -112,7 +112,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
     await steer202(operator.apiKey, live.id, "from the operator");
     expect(await steeringRows(app, live.id)).toHaveLength(1);
 
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
     expect((await steeringRows(app, live.id)).map((r) => [r.status, r.userId])).toEqual([["committed", operator.userId]]);
   });
 
@@ -121,7 +121,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
     const env = await invoke(app, member.apiKey, script([execTurn("true")]));
     expect(env.status).toBe("requires_action");
     const queued = await steer202(member.apiKey, env.id, "never used");
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
     const [row] = await steeringRows(app, env.id);
     expect(row).toMatchObject({ id: queued.id, status: "cancelled", committedTurn: null });
@@ -139,7 +139,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
       const { env, approval } = await invokeApproval(app, member.apiKey, "true", settle === "expire" ? { approvalTtlMs: 1000 } : {});
       const queued = await steer202(member.apiKey, env.id, `then ${settle}`);
       if (settle === "cancel") expect((await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} }))).status).toBe("cancelled");
-      if (settle === "deny") expect((await decide(app, member.apiKey, approval.id, "deny")).status).toBe(200);
+      if (settle === "deny") expect((await decide(app, operator.apiKey, approval.id, "deny")).status).toBe(200);
       const final = await settledEnvelope(app, member.apiKey, env);
       expect(final.status).toBe(settle === "cancel" ? "cancelled" : "denied");
       const [row] = await steeringRows(app, env.id);
@@ -160,7 +160,7 @@ describe(`steering over HTTP (${testDbKind()})`, () => {
     expect(viaTrpc.body.result?.data).toMatchObject({ responseId: env.id, status: "queued" });
     expect((await trpcPost(app, auditor.apiKey, "responses.steer", { responseId: env.id, text: "no" })).status).toBe(403);
     expect((await trpcPost(app, other.apiKey, "responses.steer", { responseId: env.id, text: "no" })).status).toBe(404);
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
     expect((await steeringRows(app, env.id)).map((r) => [r.via, r.status])).toEqual([["console", "committed"]]);
     expect((await trpcPost(app, member.apiKey, "responses.steer", { responseId: env.id, text: "late" })).status).toBe(409);
   });
@@ -187,7 +187,7 @@ describe(`source-bound steering over WebSocket: a steering message racing a revo
       [stayingQueued.steerId, "queued", "source-bound", "websocket"],
     ]);
 
-    const done = await ok200(await decide(app, member.apiKey, approval.id, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, approval.id, "approve"));
     expect(done.status).toBe("completed");
 
     const rows = await steeringRows(app, env.id);
@@ -220,7 +220,7 @@ describe(`source-bound steering over WebSocket: a steering message racing a revo
     await client.waitFor((f) => f.type === "steer.queued");
     client.ws.close(1000, "bye");
     await client.closed;
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
     expect((await steeringRows(app, env.id)).map((r) => r.status)).toEqual(["rejected"]);
     expect((await modelTurns(app, env.id)).map((t) => t.steeringMessages)).toEqual([0, 0]);
     expect((await stepResult<{ steering: string[] }>(app, env.id, "model:1"))?.steering).toEqual([]);
@@ -244,7 +244,7 @@ describe(`source-bound steering over WebSocket: a steering message racing a revo
     expect(client.frames.filter((f) => f.type === "error")[1]).toMatchObject({ code: "invalid_request" });
     expect(await steeringRows(app, live.id)).toEqual([]);
     for (const c of [client, stranger, reader]) c.close();
-    expect((await ok200(await decide(app, member.apiKey, approval.id, "approve"))).status).toBe("completed");
+    expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
   });
 
   it("steering over the socket that created the run is committed while that socket stays open", async () => {
@@ -255,7 +255,8 @@ describe(`source-bound steering over WebSocket: a steering message racing a revo
     client.send({ type: "response.steer", responseId, text: "same socket" });
     const queued = await client.waitFor((f) => f.type === "steer.queued");
     expect(queued.requestId).toBe("r1");
-    client.send({ type: "approval.decision", responseId, approvalId: (requested.approval as { id: string }).id, decision: "approve" });
+    // An operator approves (the member may not decide its own run); the member's socket follows the run.
+    await decide(app, operator.apiKey, (requested.approval as { id: string }).id, "approve");
     await client.waitFor((f) => f.type === "response.completed" && f.status === "completed");
     await waitUntil(async () => (await steeringRows(app, responseId))[0]?.status === "committed", 5000, "commit");
     expect(client.of(responseId).map((f) => f.type)).toContain("steer.committed");

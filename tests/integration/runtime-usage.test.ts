@@ -26,7 +26,7 @@ describe(`live output-token usage across a retry (${testDbKind()})`, () => {
     const env = await invoke(app, member.apiKey, runtimeScript([{ ...execTurn("true"), usage: { outputTokens: 5 } }, { text: "done", usage: { outputTokens: 7 } }]));
     expect(env.status).toBe("requires_action");
     expect(env.usage.outputTokens).toBe(5);
-    const done = await ok200(await decide(app, member.apiKey, env.requiredAction?.id as string, "approve"));
+    const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
     expect(done.usage.outputTokens).toBe(12);
 
@@ -68,7 +68,7 @@ describe(`live output-token usage across a retry (${testDbKind()})`, () => {
 
   it("tRPC responses.sessionUsage sums every response of the session and is owner-scoped", async () => {
     const first = await invoke(app, member.apiKey, runtimeScript([{ ...execTurn("true"), usage: { outputTokens: 5 } }, { text: "done", usage: { outputTokens: 7 } }]));
-    await ok200(await decide(app, member.apiKey, first.requiredAction?.id as string, "approve"));
+    await ok200(await decide(app, operator.apiKey, first.requiredAction?.id as string, "approve"));
     const second = await invoke(app, member.apiKey, runtimeScript([{ text: "more", usage: { outputTokens: 30, inputTokens: 11 } }]), { sessionId: first.sessionId });
     expect(second.sessionId).toBe(first.sessionId);
 

@@ -180,7 +180,9 @@ describe(`CSRF: cookie-authenticated mutations must be same-origin (${testDbKind
     // What a hostile page's <form method=post> sends: the cookie, a foreign Origin, a form body.
     const form = { cookie, origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" };
     await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { method: "POST", headers: form, rawBody: "" }), 403, "forbidden");
-    await expectError(await app.api(`/v1/approvals/${approval.id}`, { method: "POST", headers: { ...form, "content-type": "application/json" }, rawBody: '{"decision":"approve"}' }), 403, "forbidden");
+    const refused = await expectError(await app.api(`/v1/approvals/${approval.id}`, { method: "POST", headers: { ...form, "content-type": "application/json" }, rawBody: '{"decision":"approve"}' }), 403, "forbidden");
+    // Refused as cross-site, before separation of duties (Alice may not decide her own run) is even asked.
+    expect(refused.detail).toMatch(/Cross-site/);
     const [row] = await rows<{ status: string }>(app, `select status from responses where id = '${env.id}'`);
     expect(row?.status).toBe("requires_action");
   });
