@@ -281,6 +281,16 @@ function AgentCard({ a }: { a: TAgentView }) {
           <dd>{a.maxTurns}</dd>
         </div>
         <div>
+          <dt>Own runs decided by</dt>
+          <dd data-testid="agent-self-approval">
+            {a.selfApproval === "never" ? "someone else, always" : a.selfApproval === "operators" ? "operators and admins (members need someone else)" : "anyone who may decide"}
+          </dd>
+        </div>
+        <div>
+          <dt>High-risk approvals need</dt>
+          <dd data-testid="agent-quorum">{a.highRiskApprovers === 1 ? "one approver" : `${a.highRiskApprovers} approvers, never the requester`}</dd>
+        </div>
+        <div>
           <dt>Exec reviewer</dt>
           <dd>{a.usesReviewer ? (a.reviewer ?? "none configured: every review asks a person") : "not used"}</dd>
         </div>

@@ -1,4 +1,5 @@
 import { AGENTS, DEFAULT_AGENT, findAgent, type TAgentConfig } from "../../agents/config";
+import { DEFAULT_SELF_APPROVAL, requiredApprovalsFor, type TSelfApproval } from "../../core/separation-of-duties";
 import { approvalPolicyFor } from "../../mcp/policy";
 import type { TExecReviewer } from "../../reviewer";
 import type { TTool } from "../../tools/types";
@@ -23,6 +24,10 @@ export type TAgentView = {
   maxTurns: number;
   requiredNodeCommands: string[];
   mcp: boolean;
+  /** Who may decide approvals of their own runs (separation of duties). */
+  selfApproval: TSelfApproval;
+  /** Distinct approvers a high-risk approval needs (1: no quorum). */
+  highRiskApprovers: number;
 };
 
 /** Who decides before a tool runs: the host tools' approval policy; the other kinds by their nature. */
@@ -63,6 +68,8 @@ export function listAgentViews(reviewer: TExecReviewer | null): TAgentView[] {
       maxTurns: a.maxTurns,
       requiredNodeCommands: [...(a.requiredNodeCommands ?? [])],
       mcp: Boolean(a.mcpServers),
+      selfApproval: a.selfApproval ?? DEFAULT_SELF_APPROVAL,
+      highRiskApprovers: requiredApprovalsFor(a.quorum, "high"),
     };
   });
 }
