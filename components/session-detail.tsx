@@ -98,6 +98,14 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
                 {s.access === "full" ? "Full access: declared node commands run on paired devices without a prompt" : "Default: node commands need approval"}
               </dd>
             </div>
+            {s.fullAccessGrant ? (
+              <div className="wide">
+                <dt>Full access granted</dt>
+                <dd data-testid="session-access-grant">
+                  by <strong>{s.fullAccessGrant.by ?? s.fullAccessGrant.byUserId ?? "the CLI"}</strong> <TimeAgo iso={s.fullAccessGrant.at} />
+                </dd>
+              </div>
+            ) : null}
           </dl>
           {s.canChangeAccess ? (
             <button
@@ -108,6 +116,10 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
             >
               {s.access === "full" ? "Switch to default access" : "Grant full access"}
             </button>
+          ) : s.access === "default" ? (
+            <p className="muted small" data-testid="session-access-note">
+              Only an operator or an admin can grant Full access.
+            </p>
           ) : null}
           {setAccess.error ? (
             <p role="alert" className="error-box">

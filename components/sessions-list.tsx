@@ -89,7 +89,21 @@ export function SessionsList() {
                     </td>
                     <td className="nowrap">{r.lastStatus ? <StatusBadge status={r.lastStatus} /> : "—"}</td>
                     <td className="nowrap">{r.lastActivityAt ? <TimeAgo iso={r.lastActivityAt} /> : "—"}</td>
-                    <td>{r.access === "full" ? <span className="badge tone-warn">Full access</span> : <span className="muted small">default</span>}</td>
+                    <td>
+                      {r.access === "full" ? (
+                        <>
+                          <span className="badge tone-warn">Full access</span>
+                          {r.fullAccessGrant ? (
+                            <span className="muted small" data-testid="session-access-grant">
+                              {" "}
+                              by {r.fullAccessGrant.by ?? r.fullAccessGrant.byUserId ?? "the CLI"} <TimeAgo iso={r.fullAccessGrant.at} />
+                            </span>
+                          ) : null}
+                        </>
+                      ) : (
+                        <span className="muted small">default</span>
+                      )}
+                    </td>
                     <td className="nowrap">
                       <TimeAgo iso={r.createdAt} />
                     </td>

@@ -3,6 +3,7 @@ import type { TResponseStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { agentSessions, responses, users } from "../schema";
 import { beforeCursor, containsPattern, decodeCursor, exactTimestamp, type TPage, toPage } from "./keyset";
+import { latestAccessGrants, type TAccessGrant } from "./session-access";
 
 /** Filters shared by the response and session lists; `scopeUserId` limits a member to its own. */
 export type TListFilter = {
@@ -75,6 +76,8 @@ export type TSessionListRow = {
   userId: string;
   user: string;
   access: string;
+  /** Who granted the Full access in force, and when; null at default access. */
+  fullAccessGrant: TAccessGrant | null;
   createdAt: string;
   responseCount: number;
   activeCount: number;
@@ -117,12 +120,17 @@ export async function listSessionsPage(db: Db, filter: TListFilter & { state?: "
     db,
     page.rows.map((r) => r.id),
   );
+  const grants = await latestAccessGrants(
+    db,
+    page.rows.filter((r) => r.access === "full").map((r) => r.id),
+  );
   return {
     nextCursor: page.nextCursor,
     rows: page.rows.map((r) => {
       const s = stats.get(r.id);
       return {
         ...r,
+        fullAccessGrant: r.access === "full" ? (grants.get(r.id) ?? null) : null,
         createdAt: r.createdAt.toISOString(),
         responseCount: s?.count ?? 0,
         activeCount: s?.active ?? 0,

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { TResponseRow } from "../../db/repositories/responses";
+import { latestAccessGrants } from "../../db/repositories/session-access";
 import { agentSessions } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
@@ -59,8 +60,13 @@ export async function runDeviceTool(host: TDeviceToolHost, args: TNodeInvokeArgs
   const [session] = await host.deps.db.select({ access: agentSessions.access }).from(agentSessions).where(eq(agentSessions.id, host.response.sessionId));
   const declared = host.requiredNodeCommands?.includes(args.command) ?? false;
   let authorizedBy: "session_full" | "approval";
-  if (session?.access === "full" && declared) authorizedBy = "session_full";
-  else {
+  // Who granted the Full access a command runs under goes into its trajectory frame.
+  let fullAccess: { fullAccessGrantedBy: string | null; fullAccessGrantedAt: string } | null = null;
+  if (session?.access === "full" && declared) {
+    authorizedBy = "session_full";
+    const grant = (await latestAccessGrants(host.deps.db, [host.response.sessionId])).get(host.response.sessionId);
+    if (grant) fullAccess = { fullAccessGrantedBy: grant.byUserId, fullAccessGrantedAt: grant.at };
+  } else {
     await host.awaitApproval({ ...args, args: args.args ?? [], deviceId: device.id }, approvalTarget(device, args));
     authorizedBy = "approval";
   }
@@ -90,7 +96,7 @@ export async function runDeviceTool(host: TDeviceToolHost, args: TNodeInvokeArgs
   if (outcome.truncated) output.truncated = true;
   return host.finish(output, {
     type: "device.invoked",
-    data: { ...base, ...named, authorizedBy, exitCode: outcome.exitCode, timedOut: outcome.timedOut, cancelled: outcome.cancelled, durationMs: outcome.durationMs, marker: outcome.marker ?? null },
+    data: { ...base, ...named, authorizedBy, ...fullAccess, exitCode: outcome.exitCode, timedOut: outcome.timedOut, cancelled: outcome.cancelled, durationMs: outcome.durationMs, marker: outcome.marker ?? null },
   });
 }
 

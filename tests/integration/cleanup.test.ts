@@ -176,7 +176,7 @@ describe(`process cleanup: node commands on a device (${testDbKind()})`, () => {
   });
 
   it("a node command timeout kills its whole tree on the device", async () => {
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", admin.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("worker", "tree", { timeoutMs: 800 }), { text: "done" }]);
     const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
     const done = await ok200(await decide(app, admin.apiKey, approval.id, "approve"));

@@ -77,7 +77,9 @@ const MATRIX: TRow[] = [
   { path: "grants.list", kind: "query", expect: ALL_OK, input: () => ({ status: "all" }) },
   { path: "grants.revoke", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ grantId: f.grantId }) },
   { path: "sessions.get", kind: "query", expect: OWNER_READ, input: (f) => ({ sessionId: f.sessionId }) },
-  { path: "sessions.setAccess", kind: "mutation", expect: [401, "ok", 404, 403, 403, "ok"], fresh: true, input: (f) => ({ sessionId: f.sessionId, access: "default" }) },
+  { path: "sessions.setAccess", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ sessionId: f.sessionId, access: "default" }) },
+  // Full access is granted only by operators and admins: an owner may lower its own session, never raise it.
+  { path: "sessions.setAccess", kind: "mutation", expect: [401, 403, 404, "ok", 403, "ok"], fresh: true, input: (f) => ({ sessionId: f.sessionId, access: "full" }) },
   // ── console: home, usage, people, agents ─────────────────────────────────────────────
   { path: "console.waiting", kind: "query", expect: ALL_OK },
   { path: "console.onActivity", kind: "subscription", expect: ALL_OK, input: () => ({}) },

@@ -113,11 +113,17 @@ export const nodeTurn = (device: string, command: string, extra: { args?: string
   toolCalls: [{ name: "node_invoke", arguments: { device, command, ...extra } }],
 });
 
-/** Creates a session of the scripted-device agent and sets its access. */
-export async function deviceSession(app: TTestApp, key: string, access: "default" | "full"): Promise<string> {
+/**
+ * Creates a session of the scripted-device agent for `key`'s user. Full access is granted with
+ * `granterKey`, an operator's or admin's: members cannot grant it, not even to themselves.
+ */
+export async function deviceSession(app: TTestApp, key: string, access: "default" | "full", granterKey?: string): Promise<string> {
   const env = await invoke(app, key, script([{ text: "hello" }]), { agent: "scripted-device" });
   expect(env.status).toBe("completed");
-  data(await trpcPost(app, key, "sessions.setAccess", { sessionId: env.sessionId, access }));
+  if (access === "full") {
+    if (!granterKey) throw new Error("Full access needs an operator's or admin's key to grant it.");
+    data(await trpcPost(app, granterKey, "sessions.setAccess", { sessionId: env.sessionId, access }));
+  }
   return env.sessionId;
 }
 

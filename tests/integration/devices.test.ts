@@ -50,6 +50,13 @@ const track = (d: DeviceProcess) => {
 const eventsOf = async (responseId: string) =>
   rows<{ type: string; data: Record<string, unknown> }>(app, `select type, data from response_events where response_id = '${responseId}' order by seq`);
 
+/** The session's access changes in the admin trail, oldest first. */
+const accessAuditOf = async (sessionId: string) =>
+  rows<{ actor_user_id: string | null; action: string; data: Record<string, unknown> }>(
+    app,
+    `select actor_user_id, action, data from audit_log where target_type = 'session' and target_id = '${sessionId}' order by at, id`,
+  );
+
 const approvalOf = (env: TBody) => {
   expect(env.status, JSON.stringify(env)).toBe("requires_action");
   const action = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
@@ -132,7 +139,7 @@ describe(`paired devices: pairing (${testDbKind()})`, () => {
     expect(bad.stderr).toMatch(/--allow expects NAME=COMMAND/);
 
     await createPairing(app, admin.apiKey, "never-used");
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("never-used", "uptime"), nodeTurn("nowhere", "uptime"), { text: "done" }]);
     expect(env.status).toBe("completed");
     const [pending, unknown] = toolResults(env);
@@ -156,7 +163,7 @@ describe(`paired devices: pairing (${testDbKind()})`, () => {
 
 describe(`paired devices: authority (${testDbKind()})`, () => {
   it("a Full access session runs a declared command without a prompt", async () => {
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const got = data(await trpcGet(app, member.apiKey, "sessions.get", { sessionId }));
     expect(got.access).toBe("full");
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]);
@@ -199,7 +206,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   });
 
   it("a Full access session still needs approval for a command the harness did not declare", async () => {
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "disk"), { text: "done" }]);
     expect(approvalOf(env).action).toBe("node:disk");
     const done = await ok200(await decide(app, operator.apiKey, approvalOf(env).id, "approve"));
@@ -209,7 +216,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   it("a harness without the declaration gets the ordinary approval path even with Full access", async () => {
     const agent = deviceAgent();
     const saved = agent.requiredNodeCommands;
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     let env: TBody;
     try {
       agent.requiredNodeCommands = undefined;
@@ -224,7 +231,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   it("mutating the declaration mid-attempt cannot widen authority", async () => {
     const slow = await DeviceProcess.paired(app, admin.apiKey, "slowpoke", ["--allow", "uptime=sleep 1.5; uptime", "--allow", "disk=df -h ."]);
     track(slow.device);
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const agent = deviceAgent();
     const declared = agent.requiredNodeCommands;
     expect(declared).toEqual(["uptime"]);
@@ -249,7 +256,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   it("the device refuses a command outside its allowlist even when the server authorized it", async () => {
     const agent = deviceAgent();
     const saved = agent.requiredNodeCommands;
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     let env: TBody;
     try {
       // The harness declares it and the session has Full access: the server sends it without a prompt.
@@ -274,7 +281,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   });
 
   it("the device's local policy and its owner's consent refuse, whatever the server says", async () => {
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime", { args: ["-p; touch /tmp/pwned"] }), { text: "done" }]);
     expect(toolResults(env)[0]?.output).toMatchObject({ reason: "policy", refusedBy: "device", error: expect.stringMatching(/deny pattern/) });
 
@@ -289,7 +296,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   it("an offline device is reported, not waited for", async () => {
     const gone = await DeviceProcess.paired(app, admin.apiKey, "sleeper", ["--allow", "uptime=uptime"]);
     await gone.device.stop();
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("sleeper", "uptime"), { text: "done" }]);
     expect(toolResults(env)[0]?.output).toMatchObject({ reason: "offline", error: expect.stringMatching(/offline/) });
   });
@@ -305,7 +312,7 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     expect((await trpcPost(app, admin.apiKey, "devices.revoke", { deviceId: victim.deviceId })).status).toBe(409);
     expect((await trpcPost(app, admin.apiKey, "devices.revoke", { deviceId: "dev_missing" })).status).toBe(404);
 
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("victim", "uptime"), nodeTurn(victim.deviceId, "uptime"), { text: "done" }]);
     for (const r of toolResults(env)) expect(r.output).toMatchObject({ reason: "revoked", error: expect.stringMatching(/revoked/) });
 
@@ -329,20 +336,79 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     expect(late.device.events.some((e) => e.event === "invoke")).toBe(false);
   });
 
-  it("sessions.setAccess: the owner or an admin only", async () => {
+  it("a member cannot grant its own session Full access: 403, nothing changes, the declared command still asks", async () => {
     const sessionId = await deviceSession(app, member.apiKey, "default");
+    const refused = await trpcPost(app, member.apiKey, "sessions.setAccess", { sessionId, access: "full" });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.message).toBe("Only an operator or an admin can grant Full access; ask one to grant it to this session.");
+    expect(data(await trpcGet(app, member.apiKey, "sessions.get", { sessionId })).access).toBe("default");
+    expect(await accessAuditOf(sessionId)).toEqual([]);
+    const page = data(await trpcGet(app, member.apiKey, "audit.session", { sessionId }));
+    expect(page).toMatchObject({ access: "default", canChangeAccess: false, fullAccessGrant: null });
+
+    const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]);
+    expect(approvalOf(env).action).toBe("node:uptime");
+    expect(main.device.events.some((e) => e.event === "invoke" && e.runId === env.id)).toBe(false);
+    await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} });
+  });
+
+  it("an operator grants Full access to the member's session: the audit log and the command's frame name the operator", async () => {
+    const sessionId = await deviceSession(app, member.apiKey, "default");
+    expect(data(await trpcPost(app, operator.apiKey, "sessions.setAccess", { sessionId, access: "full" }))).toEqual({ sessionId, access: "full" });
+    const [grant, ...more] = await accessAuditOf(sessionId);
+    expect(more).toEqual([]);
+    expect(grant).toMatchObject({ actor_user_id: operator.userId, action: "session.access.grant", data: { from: "default", to: "full", ownerUserId: member.userId } });
+
+    const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]);
+    expect(env.status, JSON.stringify(env)).toBe("completed");
+    const invoked = (await eventsOf(env.id)).find((e) => e.type === "device.invoked");
+    expect(invoked?.data).toMatchObject({ authorizedBy: "session_full", fullAccessGrantedBy: operator.userId, fullAccessGrantedAt: expect.any(String) });
+
+    // The session page shows who granted it and when; the owner may only switch it back down.
+    const asOwner = data<{ fullAccessGrant: { at: string } }>(await trpcGet(app, member.apiKey, "audit.session", { sessionId }));
+    expect(asOwner).toMatchObject({ access: "full", canChangeAccess: true, fullAccessGrant: { byUserId: operator.userId, by: expect.any(String) } });
+    expect(Date.parse(asOwner.fullAccessGrant.at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(data(await trpcGet(app, auditor.apiKey, "audit.session", { sessionId })).canChangeAccess).toBe(false);
+    const listed = data<{ rows: Array<{ id: string; fullAccessGrant: unknown }> }>(await trpcGet(app, operator.apiKey, "audit.sessions", { q: sessionId }));
+    expect(listed.rows.find((r) => r.id === sessionId)?.fullAccessGrant).toMatchObject({ byUserId: operator.userId });
+  });
+
+  it("revocations are recorded; the owner may lower its own session; others and bad input change nothing", async () => {
+    const sessionId = await deviceSession(app, member.apiKey, "full", admin.apiKey);
     const other = await app.user("member");
-    expect((await trpcPost(app, other.apiKey, "sessions.setAccess", { sessionId, access: "full" })).status).toBe(404);
-    expect((await trpcPost(app, operator.apiKey, "sessions.setAccess", { sessionId, access: "full" })).status).toBe(403);
-    expect((await trpcPost(app, auditor.apiKey, "sessions.setAccess", { sessionId, access: "full" })).status).toBe(403);
-    expect((await trpcPost(app, member.apiKey, "sessions.setAccess", { sessionId, access: "root" })).status).toBe(400);
+    expect((await trpcPost(app, other.apiKey, "sessions.setAccess", { sessionId, access: "default" })).status).toBe(404);
+    const byAuditor = await trpcPost(app, auditor.apiKey, "sessions.setAccess", { sessionId, access: "default" });
+    expect(byAuditor.status).toBe(403);
+    expect(byAuditor.body.error?.message).toBe("Auditors cannot change a session's access.");
+    expect((await trpcPost(app, operator.apiKey, "sessions.setAccess", { sessionId, access: "root" })).status).toBe(400);
+    expect(data(await trpcGet(app, member.apiKey, "sessions.get", { sessionId })).access).toBe("full");
+    expect((await accessAuditOf(sessionId)).map((r) => r.action)).toEqual(["session.access.grant"]);
+
+    expect(data(await trpcPost(app, operator.apiKey, "sessions.setAccess", { sessionId, access: "default" }))).toEqual({ sessionId, access: "default" });
     expect(data(await trpcPost(app, admin.apiKey, "sessions.setAccess", { sessionId, access: "full" }))).toEqual({ sessionId, access: "full" });
-    expect(data(await trpcGet(app, operator.apiKey, "sessions.get", { sessionId })).access).toBe("full");
     expect(data(await trpcPost(app, member.apiKey, "sessions.setAccess", { sessionId, access: "default" }))).toEqual({ sessionId, access: "default" });
+    // Setting the access a session already has records nothing.
+    expect(data(await trpcPost(app, member.apiKey, "sessions.setAccess", { sessionId, access: "default" }))).toEqual({ sessionId, access: "default" });
+    const trail = await accessAuditOf(sessionId);
+    expect(trail.map((r) => [r.action, r.actor_user_id])).toEqual([
+      ["session.access.grant", admin.userId],
+      ["session.access.revoke", operator.userId],
+      ["session.access.grant", admin.userId],
+      ["session.access.revoke", member.userId],
+    ]);
+    expect(data(await trpcGet(app, member.apiKey, "audit.session", { sessionId }))).toMatchObject({ access: "default", fullAccessGrant: null, canChangeAccess: false });
+  });
+
+  it("an operator may grant Full access to its own session too", async () => {
+    const sessionId = await deviceSession(app, operator.apiKey, "full", operator.apiKey);
+    const [grant] = await accessAuditOf(sessionId);
+    expect(grant).toMatchObject({ actor_user_id: operator.userId, action: "session.access.grant", data: { ownerUserId: operator.userId } });
+    const env = await runDeviceScript(app, operator.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]);
+    expect(env.status, JSON.stringify(env)).toBe("completed");
   });
 
   it("bad node_invoke arguments are a clear error, never a command", async () => {
-    const sessionId = await deviceSession(app, member.apiKey, "full");
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
     const env = await runDeviceScript(app, member.apiKey, sessionId, [
       { toolCalls: [{ name: "node_invoke", arguments: { device: "kitchen", command: "up time" } }] },
       { toolCalls: [{ name: "node_invoke", arguments: { device: "kitchen" } }] },

@@ -79,7 +79,8 @@ const TRPC: Record<string, TRow> = {
   "devices.list":                                    [200,      200,      403,         200,         401,    403],
   "devices.revoke":                                  [200,      403,      403,         403,         401,    403],
   "sessions.get":                                    [200,      200,      404,         200,         401,    200],
-  "sessions.setAccess":                              [200,      403,      404,         403,         401,    200],
+  "sessions.setAccess":                              [200,      200,      404,         403,         401,    200],
+  "sessions.setAccess (Full access)":                [200,      200,      404,         403,         401,    403],
   "console.waiting":                                 [200,      200,      200,         200,         401,    200],
   "console.onActivity":                              [200,      200,      200,         200,         401,    200],
   "console.usage":                                   [200,      200,      200,         200,         401,    200],
@@ -275,6 +276,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "devices.revoke": async (r) => trpcStatus(trpcPost(app, caller(r), "devices.revoke", { deviceId: await adminPairing() })),
   "sessions.get": (r) => trpcStatus(trpcGet(app, caller(r), "sessions.get", { sessionId: completed.sessionId })),
   "sessions.setAccess": (r) => trpcStatus(trpcPost(app, caller(r), "sessions.setAccess", { sessionId: completed.sessionId, access: "default" })),
+  // Only operators and admins grant Full access, their own sessions' and anyone's (issue 14).
+  "sessions.setAccess (Full access)": (r) => trpcStatus(trpcPost(app, caller(r), "sessions.setAccess", { sessionId: completed.sessionId, access: "full" })),
   "console.waiting": (r) => trpcStatus(trpcGet(app, caller(r), "console.waiting")),
   "console.onActivity": (r) => trpcSubscribe(app, caller(r), "console.onActivity"),
   "console.usage": (r) => trpcStatus(trpcGet(app, caller(r), "console.usage", { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date().toISOString() })),

@@ -1,8 +1,10 @@
 import { getSession, sessionResponses } from "../../../db/repositories/console-lists";
 import { envelopeOf, getResponse, requiredActionOf } from "../../../db/repositories/responses";
 import { userById } from "../../../db/repositories/console-admin";
+import { latestAccessGrants } from "../../../db/repositories/session-access";
 import { type TActor, canDecide, canRead } from "../../core/actor";
 import { notFound } from "../../core/errors";
+import { accessChangeRefusal } from "../../core/session-access";
 import type { TDeps } from "../../host/deps";
 
 export type TTrajectoryScope = { responseId: string } | { sessionId: string };
@@ -39,7 +41,7 @@ export async function responseSummary(deps: TDeps, actor: TActor, responseId: st
   };
 }
 
-/** One session: owner, access, its responses and their usage. */
+/** One session: owner, access (and who granted Full access, when), its responses and their usage. */
 export async function sessionSummary(deps: TDeps, actor: TActor, sessionId: string) {
   const found = await getSession(deps.db, sessionId);
   if (!found || !canRead(actor, found.session.userId)) throw notFound("session", sessionId);
@@ -51,8 +53,10 @@ export async function sessionSummary(deps: TDeps, actor: TActor, sessionId: stri
     userId: s.userId,
     user: found.user,
     access: s.access,
-    /** sessions.setAccess allows the owner or an admin. */
-    canChangeAccess: actor.role !== "auditor" && (s.userId === actor.userId || actor.role === "admin"),
+    /** Whether the caller may switch it the other way (sessions.setAccess): operators and admins; an owner only down to default. */
+    canChangeAccess: accessChangeRefusal(actor, s.userId, s.access === "full" ? "default" : "full") === null,
+    /** The Full access grant in force (from the audit log); null at default access. */
+    fullAccessGrant: s.access === "full" ? ((await latestAccessGrants(deps.db, [s.id])).get(s.id) ?? null) : null,
     createdAt: s.createdAt.toISOString(),
     outputTokens: rows.reduce((n, r) => n + r.usage.outputTokens, 0),
     responses: rows.map((r) => ({ id: r.id, status: r.status, outputTokens: r.usage.outputTokens, createdAt: r.createdAt.toISOString(), completedAt: r.completedAt?.toISOString() ?? null })),

@@ -1,0 +1,24 @@
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../client";
+import { auditLog, users } from "../schema";
+
+/** The audit actions that change a session's access. */
+export const ACCESS_GRANTED = "session.access.grant";
+export const ACCESS_REVOKED = "session.access.revoke";
+
+/** Who last granted Full access to each session, and when (from the admin trail). */
+export type TAccessGrant = { byUserId: string | null; by: string | null; at: string };
+
+/** The latest Full access grant of each of `sessionIds` that has one. */
+export async function latestAccessGrants(db: Db, sessionIds: string[]): Promise<Map<string, TAccessGrant>> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = await db
+    .select({ sessionId: auditLog.targetId, byUserId: auditLog.actorUserId, by: users.name, at: auditLog.at })
+    .from(auditLog)
+    .leftJoin(users, eq(users.id, auditLog.actorUserId))
+    .where(and(eq(auditLog.targetType, "session"), eq(auditLog.action, ACCESS_GRANTED), inArray(auditLog.targetId, sessionIds)))
+    .orderBy(desc(auditLog.at), desc(auditLog.id));
+  const grants = new Map<string, TAccessGrant>();
+  for (const row of rows) if (!grants.has(row.sessionId)) grants.set(row.sessionId, { byUserId: row.byUserId, by: row.by, at: row.at.toISOString() });
+  return grants;
+}
