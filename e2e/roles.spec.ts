@@ -104,3 +104,36 @@ test("a member sees only its own work; an operator answers its question on its b
   await memberPage.context().close();
   await request.post(`/v1/responses/${others.responseId}/cancel`, { headers: bearer(creds.apiKey) });
 });
+
+test("a member's own approval shows why it cannot decide it (no buttons); an operator approves it", async ({ browser, baseURL, page, request }) => {
+  const member = addUser("Max Member", "member");
+  const marker = uniqueMarker();
+  const run = await startEchoRun(request, member.apiKey, marker);
+
+  const memberPage = await signedInPage(browser, baseURL, member);
+  await memberPage.goto("/approvals");
+  const own = memberPage.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
+  await expect(own).toContainText(marker);
+  await expect(own.getByTestId("decide-refusal")).toHaveText('You started this run; the agent "scripted" requires another person to approve it.');
+  await expect(own.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await expect(own.getByRole("button", { name: "Deny" })).toHaveCount(0);
+  await expect(own.getByRole("checkbox")).toHaveCount(0);
+  // The shortcut sends nothing either.
+  await own.click();
+  await memberPage.keyboard.press("a");
+  await memberPage.waitForTimeout(500);
+  await expect(own).toBeVisible();
+  await screenshot(memberPage, "own-run-refused");
+  await memberPage.context().close();
+  expect(((await (await request.get(`/v1/responses/${run.responseId}?sessionId=${run.sessionId}`, { headers: bearer(member.apiKey) })).json()) as { status: string }).status).toBe("requires_action");
+
+  // The operator (Demo Operator) may decide it.
+  await page.goto("/approvals");
+  const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
+  await expect(card.getByTestId("decide-refusal")).toHaveCount(0);
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(card).toHaveCount(0);
+  await expect
+    .poll(async () => ((await (await request.get(`/v1/responses/${run.responseId}?sessionId=${run.sessionId}`, { headers: bearer(member.apiKey) })).json()) as { status: string }).status)
+    .toBe("completed");
+});
