@@ -53,18 +53,26 @@ export function AdminPage() {
   );
 }
 
+const STATUS_TONE: Record<string, string> = { active: "ok", disabled: "warn", deleted: "muted" };
+
 function UsersPanel() {
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
   const users = useQuery(trpc.admin.users.queryOptions());
-  const setRole = useMutation(trpc.admin.setRole.mutationOptions({ onSettled: () => void queryClient.invalidateQueries(trpc.admin.users.pathFilter()) }));
+  const refresh = () => void queryClient.invalidateQueries(trpc.admin.users.pathFilter());
+  const setRole = useMutation(trpc.admin.setRole.mutationOptions({ onSettled: refresh }));
+  const disable = useMutation(trpc.admin.disableUser.mutationOptions({ onSettled: refresh }));
+  const enable = useMutation(trpc.admin.enableUser.mutationOptions({ onSettled: refresh }));
+  const remove = useMutation(trpc.admin.deleteUser.mutationOptions({ onSettled: refresh }));
+  const [confirming, setConfirming] = useState<{ userId: string; action: "disable" | "delete" } | null>(null);
   const isAdmin = me?.role === "admin";
+  const error = setRole.error ?? disable.error ?? enable.error ?? remove.error;
   return (
     <section aria-label="Users and roles">
-      {setRole.error ? (
+      {error ? (
         <p role="alert" className="error-box">
-          {setRole.error.message}
+          {error.message}
         </p>
       ) : null}
       <div className="table-wrap">
@@ -74,21 +82,27 @@ function UsersPanel() {
               <th scope="col">Name</th>
               <th scope="col">Email</th>
               <th scope="col">Role</th>
+              <th scope="col">Status</th>
               <th scope="col" className="num">
                 Active keys
               </th>
               <th scope="col">Since</th>
+              {isAdmin ? (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              ) : null}
             </tr>
           </thead>
           <tbody>
             {(users.data ?? []).map((u) => (
-              <tr key={u.id} data-testid="user-row" data-user-id={u.id}>
+              <tr key={u.id} data-testid="user-row" data-user-id={u.id} data-status={u.status}>
                 <td>
                   {u.name} {u.id === me?.userId ? <span className="muted small">(you)</span> : null}
                 </td>
                 <td className="muted">{u.email}</td>
                 <td>
-                  {isAdmin && u.id !== me?.userId ? (
+                  {isAdmin && u.id !== me?.userId && u.status !== "deleted" ? (
                     <select
                       className="input input-compact"
                       aria-label={`Role of ${u.name}`}
@@ -108,10 +122,51 @@ function UsersPanel() {
                     </span>
                   )}
                 </td>
+                <td>
+                  <span className={`badge tone-${STATUS_TONE[u.status] ?? "muted"}`} data-testid="user-status">
+                    {u.status}
+                  </span>
+                </td>
                 <td className="num">{u.activeKeys}</td>
                 <td className="nowrap">
                   <TimeAgo iso={u.createdAt} />
                 </td>
+                {isAdmin ? (
+                  <td className="nowrap">
+                    {u.id === me?.userId || u.status === "deleted" ? null : (
+                      <span className="actions">
+                        {u.status === "disabled" ? (
+                          <button type="button" className="btn btn-quiet btn-small" disabled={enable.isPending} onClick={() => enable.mutate({ userId: u.id })} aria-label={`Enable ${u.name}`}>
+                            Enable
+                          </button>
+                        ) : (
+                          <TwoStepAction
+                            asking={confirming?.userId === u.id && confirming.action === "disable"}
+                            onAsk={() => setConfirming({ userId: u.id, action: "disable" })}
+                            onCancel={() => setConfirming(null)}
+                            onConfirm={() => disable.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
+                            label="Disable"
+                            confirmLabel="Yes, disable"
+                            askClassName="btn btn-outline-bad btn-small"
+                            busy={disable.isPending}
+                            ariaLabel={`Disable ${u.name}: keys, sessions and sockets stop at once`}
+                          />
+                        )}
+                        <TwoStepAction
+                          asking={confirming?.userId === u.id && confirming.action === "delete"}
+                          onAsk={() => setConfirming({ userId: u.id, action: "delete" })}
+                          onCancel={() => setConfirming(null)}
+                          onConfirm={() => remove.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
+                          label="Delete"
+                          confirmLabel="Yes, delete for good"
+                          askClassName="btn btn-outline-bad btn-small"
+                          busy={remove.isPending}
+                          ariaLabel={`Delete ${u.name}: credentials removed for good, history kept`}
+                        />
+                      </span>
+                    )}
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>

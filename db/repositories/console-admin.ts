@@ -2,8 +2,9 @@ import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { TRole } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { apiKeys, users } from "../schema";
+import { statusOf } from "./user-status";
 
-/** Every user with its role and how many live API keys it holds. */
+/** Every user with its role, status (active, disabled, deleted) and how many live API keys it holds. */
 export async function listUsers(db: Db) {
   const rows = await db
     .select({
@@ -12,12 +13,19 @@ export async function listUsers(db: Db) {
       email: users.email,
       role: users.role,
       createdAt: users.createdAt,
+      disabledAt: users.disabledAt,
+      deletedAt: users.deletedAt,
       activeKeys: sql<number>`(select count(*)::int from ${apiKeys} k where k.user_id = ${users.id} and k.revoked_at is null)`,
     })
     .from(users)
     .orderBy(asc(users.name))
     .limit(1000);
-  return rows.map((r) => ({ ...r, activeKeys: Number(r.activeKeys), createdAt: r.createdAt.toISOString() }));
+  return rows.map(({ disabledAt, deletedAt, ...r }) => ({
+    ...r,
+    status: statusOf({ disabledAt, deletedAt }),
+    activeKeys: Number(r.activeKeys),
+    createdAt: r.createdAt.toISOString(),
+  }));
 }
 
 /** Names of users for filters (id and name only). */
@@ -33,11 +41,6 @@ export async function listPeople(db: Db, onlyUserId: string | null) {
 export async function userById(db: Db, userId: string) {
   const [row] = await db.select({ id: users.id, name: users.name, role: users.role }).from(users).where(eq(users.id, userId));
   return row ?? null;
-}
-
-export async function countAdmins(db: Db): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.role, "admin"));
-  return Number(row?.n ?? 0);
 }
 
 export async function setUserRole(db: Db, userId: string, role: TRole): Promise<void> {

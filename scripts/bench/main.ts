@@ -28,6 +28,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 // The per-key rate limit (default 1000 req/s per process) is a policy, not a capacity: the bench
 // keeps the guard in the path but out of reach, unless COUNTERSIGN_RATE_LIMIT is set explicitly.
 process.env.COUNTERSIGN_RATE_LIMIT ??= "1000000:1000000,ip=1000000:1000000";
+// Likewise the cap on open streams per user (default 256): the fan-out opens 1,000 as one user.
+process.env.COUNTERSIGN_MAX_STREAMS_PER_USER ??= "off";
 
 const ALL = ["approvals", "poll", "fanout", "capacity", "ingest", "console"] as const;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -19,18 +19,23 @@ export async function createApiKey(db: Db, userId: string, name = "default"): Pr
   return { id, apiKey };
 }
 
-/** The actor owning an unrevoked key, or null: one query (key and user joined), on every API request. */
-export async function actorForApiKey(db: Db, apiKey: string): Promise<TActor | null> {
+/** The actor behind an API key, and which key it is (long-lived connections re-check that key). */
+export type TKeyActor = TActor & { keyId: string };
+
+/**
+ * The actor owning an unrevoked key of an active (not disabled, not deleted) user, or null: one
+ * prepared query (key and user joined), on every API request.
+ */
+export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor | null> {
   if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
   const query = (on: Db) =>
     on
-      .select({ userId: users.id, role: users.role, name: users.name })
+      .select({ userId: users.id, role: users.role, name: users.name, keyId: apiKeys.id })
       .from(apiKeys)
       .innerJoin(users, eq(users.id, apiKeys.userId))
-      .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)));
+      .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));
   const statement = prepared(db, "actor_for_api_key", (root) => query(root).prepare("actor_for_api_key"));
   const params = { hash: hashKey(apiKey) };
   const [row] = statement ? await statement.execute(params) : await query(db).prepare("actor_for_api_key_tx").execute(params);
   return row ?? null;
 }
-

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { betterAuth } from "better-auth";
+import { APIError, betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { fromNodeHeaders } from "better-auth/node";
+import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { accounts, loginSessions, users, verifications } from "../../db/schema";
 
@@ -11,8 +12,12 @@ import { accounts, loginSessions, users, verifications } from "../../db/schema";
  */
 export const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
 
-/** Console login (email + password, session cookie) through better-auth on our own tables. */
-export function createAuth(options: { db: Db; secret: string; baseURL: string }) {
+/**
+ * Console login (email + password, session cookie) through better-auth on our own tables.
+ * `onSessionEnded` hears every login session deleted (sign-out, disable), so open connections
+ * admitted with it re-check at once.
+ */
+export function createAuth(options: { db: Db; secret: string; baseURL: string; onSessionEnded?: (userId: string) => void }) {
   return betterAuth({
     secret: options.secret,
     baseURL: options.baseURL,
@@ -28,6 +33,18 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string })
     session: { modelName: "login_sessions", expiresIn: 60 * 60 * 24 * 7 },
     account: { modelName: "accounts" },
     verification: { modelName: "verifications" },
+    databaseHooks: {
+      session: {
+        create: {
+          // A disabled or deleted user keeps its password hash only until deletion: refuse the login itself.
+          before: async (session) => {
+            const [user] = await options.db.select({ disabledAt: users.disabledAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, session.userId));
+            if (user?.disabledAt || user?.deletedAt) throw new APIError("FORBIDDEN", { message: "This account is disabled; ask an admin to enable it again.", code: "ACCOUNT_DISABLED" });
+          },
+        },
+        delete: { after: async (session) => options.onSessionEnded?.(session.userId) },
+      },
+    },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
     // Same-origin check for cookie-authenticated auth calls: the Origin must be this host.
     trustedOrigins: (request) => {
@@ -47,10 +64,10 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string })
 
 export type TAuth = ReturnType<typeof createAuth>;
 
-/** The console user behind a session cookie, if any. */
-export async function sessionUserId(auth: TAuth, headers: IncomingHttpHeaders | Headers): Promise<string | null> {
+/** The console user and login session behind a session cookie, if any. */
+export async function consoleSession(auth: TAuth, headers: IncomingHttpHeaders | Headers): Promise<{ userId: string; sessionId: string } | null> {
   const h = headers instanceof Headers ? headers : fromNodeHeaders(headers);
   if (!h.get("cookie")) return null;
-  const session = await auth.api.getSession({ headers: h }).catch(() => null);
-  return session?.user.id ?? null;
+  const found = await auth.api.getSession({ headers: h }).catch(() => null);
+  return found ? { userId: found.user.id, sessionId: found.session.id } : null;
 }

@@ -1,4 +1,4 @@
-import { eq, or } from "drizzle-orm";
+import { and, eq, isNull, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { users } from "../../db/schema";
 import type { TActor } from "../core/actor";
@@ -8,9 +8,12 @@ import type { TRole } from "../core/vocabulary";
 import { createApiKey } from "./api-keys";
 import type { TAuth } from "./auth";
 
-/** The actor for a user id, or null when the user no longer exists. */
+/** The actor for a user id, or null when the user does not exist or is disabled or deleted. */
 export async function actorOf(db: Db, userId: string): Promise<TActor | null> {
-  const [user] = await db.select({ id: users.id, role: users.role, name: users.name }).from(users).where(eq(users.id, userId));
+  const [user] = await db
+    .select({ id: users.id, role: users.role, name: users.name })
+    .from(users)
+    .where(and(eq(users.id, userId), isNull(users.disabledAt), isNull(users.deletedAt)));
   return user ? { userId: user.id, role: user.role, name: user.name } : null;
 }
 
@@ -45,8 +48,11 @@ export async function addUser(
   return { userId, apiKey, email };
 }
 
-/** Finds a user by id, email or exact name. */
+/** Finds a user by id, email or exact name (a deleted user keeps its name but is found by id only). */
 export async function findUser(db: Db, ref: string): Promise<{ id: string; name: string; email: string } | null> {
-  const rows = await db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(or(eq(users.id, ref), eq(users.email, ref.toLowerCase()), eq(users.name, ref)));
+  const rows = await db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(or(eq(users.id, ref), and(isNull(users.deletedAt), or(eq(users.email, ref.toLowerCase()), eq(users.name, ref)))));
   return rows.length === 1 ? (rows[0] ?? null) : null;
 }

@@ -8,7 +8,7 @@ import { createLocalBus } from "../host/bus";
 import { createPgBus } from "../host/pg-bus";
 import { controlSocketPath, loadConfig } from "../config";
 import { DomainError } from "../core/errors";
-import { parseArgs, runCommand, USAGE } from "./commands";
+import { parseArgs, parseCommand, runCommand, USAGE } from "./commands";
 
 /**
  * Runs the command in the server of this data directory through its control socket (PGlite admits
@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  parseCommand(argv);
   const config = loadConfig();
   const result = (config.databaseUrl ? null : await viaServer(config.dataDir, argv)) ?? (await direct(argv));
   if (flags.json) console.log(JSON.stringify(result));

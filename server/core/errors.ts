@@ -16,6 +16,7 @@ export const DOMAIN_ERROR_CODES = [
   "method_not_allowed",
   "capacity",
   "rate_limited",
+  "too_many_streams",
   "timeout",
   "request_timeout",
   "internal",

@@ -7,6 +7,12 @@ export type TInboxChange = { kind: "approval" | "client_tool" | "response" | "qu
 /** A question changed state; `resolutionId` travels only on this internal bus, never to clients. */
 export type TQuestionChange = { questionId: string; status: string; resolutionId?: string };
 
+/**
+ * A user's credentials changed (a key revoked, the role changed, disabled, deleted, signed out):
+ * open connections of that user re-check theirs against the tables. A hint, never the verdict.
+ */
+export type TCredentialChange = { userId: string };
+
 /** Another replica stored frames up to `sequence`: read them from the table. */
 export type TFrameHint = { hint: true; responseId: string; sequence: number };
 
@@ -31,6 +37,8 @@ export type EventBus = {
   subscribeInbox: (listener: (change: TInboxChange) => void) => () => void;
   publishQuestion: (change: TQuestionChange) => void;
   subscribeQuestion: (listener: (change: TQuestionChange) => void) => () => void;
+  publishCredentials: (change: TCredentialChange) => void;
+  subscribeCredentials: (listener: (change: TCredentialChange) => void) => () => void;
 };
 
 /** The in-process bus used with PGlite and by a single server. */
@@ -61,5 +69,7 @@ export function createLocalBus(): EventBus {
     subscribeInbox: (listener) => on("inbox", listener),
     publishQuestion: (change) => emitter.emit("question", change),
     subscribeQuestion: (listener) => on("question", listener),
+    publishCredentials: (change) => emitter.emit("credentials", change),
+    subscribeCredentials: (listener) => on("credentials", listener),
   };
 }

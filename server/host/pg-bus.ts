@@ -9,7 +9,8 @@ type TMessage =
   | { k: "f"; o: string; r: string; s: number }
   | { k: "w"; o: string; r: string; why: "resume" | "cancel" }
   | { k: "i"; o: string; c: Parameters<EventBus["publishInbox"]>[0] }
-  | { k: "q"; o: string; c: Parameters<EventBus["publishQuestion"]>[0] };
+  | { k: "q"; o: string; c: Parameters<EventBus["publishQuestion"]>[0] }
+  | { k: "c"; o: string; c: Parameters<EventBus["publishCredentials"]>[0] };
 
 /**
  * The bus for replicas on one PostgreSQL: local delivery as in one process, plus one small
@@ -35,6 +36,7 @@ export async function createPgBus(sql: postgres.Sql, log: Logger): Promise<Event
       else if (message.k === "w") local.publishWake(message.r, message.why);
       else if (message.k === "i") local.publishInbox(message.c);
       else if (message.k === "q") local.publishQuestion(message.c);
+      else if (message.k === "c") local.publishCredentials(message.c);
     },
     () => log.debug("listening for replica notifications"),
   );
@@ -57,6 +59,10 @@ export async function createPgBus(sql: postgres.Sql, log: Logger): Promise<Event
     publishQuestion: (change) => {
       local.publishQuestion(change);
       notify({ k: "q", o: origin, c: change });
+    },
+    publishCredentials: (change) => {
+      local.publishCredentials(change);
+      notify({ k: "c", o: origin, c: change });
     },
     close: async () => {
       await listening.unlisten().catch(() => {});

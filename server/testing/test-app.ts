@@ -26,7 +26,18 @@ let userCounter = 0;
 
 /** A whole server (without Next pages) on a fresh database and a temporary data directory. */
 export async function startTestApp(
-  options: { boundaryTimeoutMs?: number; expirySweepMs?: number; reviewer?: TExecReviewer | null; agents?: TAgentConfig[]; notify?: TNotifyConfig | null; rateLimit?: TAppOptions["rateLimit"]; trustedProxies?: TAppOptions["trustedProxies"]; bodyTimeoutMs?: number } = {},
+  options: {
+    boundaryTimeoutMs?: number;
+    expirySweepMs?: number;
+    reviewer?: TExecReviewer | null;
+    agents?: TAgentConfig[];
+    notify?: TNotifyConfig | null;
+    rateLimit?: TAppOptions["rateLimit"];
+    trustedProxies?: TAppOptions["trustedProxies"];
+    bodyTimeoutMs?: number;
+    maxStreamsPerUser?: number | null;
+    credentialRecheckMs?: number;
+  } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;
   const db = await createTestDb();

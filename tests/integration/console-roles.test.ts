@@ -26,6 +26,8 @@ type TFixture = {
   questionId: string;
   keyId: string;
   userId: string;
+  /** A member an admin disabled (for admin.enableUser). */
+  disabledUserId: string;
   deviceId: string;
   grantId: string;
 };
@@ -101,6 +103,9 @@ const MATRIX: TRow[] = [
   // ── admin ────────────────────────────────────────────────────────────────────────────
   { path: "admin.users", kind: "query", expect: WORKSPACE_READERS },
   { path: "admin.setRole", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId, role: "operator" }) },
+  { path: "admin.disableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
+  { path: "admin.enableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.disabledUserId }) },
+  { path: "admin.deleteUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
   { path: "admin.apiKeys", kind: "query", expect: ALL_OK },
   { path: "admin.createApiKey", kind: "mutation", expect: [401, "ok", "ok", "ok", 403, "ok"], input: () => ({ name: "matrix" }) },
   { path: "admin.revokeApiKey", kind: "mutation", expect: [401, "ok", 404, 404, 403, "ok"], fresh: true, input: (f) => ({ keyId: f.keyId }) },
@@ -128,6 +133,13 @@ async function fixture(): Promise<TFixture> {
   expect(asked.requiredAction?.type).toBe("question");
   const key = await createApiKey(app.deps.db, owner.userId, "matrix target");
   const target = await app.user("member");
+  const disabled = await app.user("member");
+  const disabling = await fetch(`${app.url}/api/trpc/admin.disableUser`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${users.admin.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ userId: disabled.userId }),
+  });
+  expect(disabling.status).toBe(200);
   const granted = await invokeApproval(app, owner.apiKey, "echo granted");
   const grantRes = await app.api(`/v1/approvals/${granted.approval.id}`, { key: users.operator.apiKey, body: { decision: "approve", grant: "session" } });
   const grantId = ((await grantRes.json()) as { grantId: string }).grantId;
@@ -140,6 +152,7 @@ async function fixture(): Promise<TFixture> {
     questionId: asked.requiredAction?.id as string,
     keyId: key.id,
     userId: target.userId,
+    disabledUserId: disabled.userId,
     deviceId: device.deviceId,
     grantId,
   };

@@ -97,6 +97,9 @@ const TRPC: Record<string, TRow> = {
   "audit.actors":                                    [200,      200,      404,         200,         401,    200],
   "admin.users":                                     [200,      200,      403,         200,         401,    403],
   "admin.setRole":                                   [200,      403,      403,         403,         401,    403],
+  "admin.disableUser":                               [200,      403,      403,         403,         401,    403],
+  "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
+  "admin.deleteUser":                                [200,      403,      403,         403,         401,    403],
   "admin.apiKeys":                                   [200,      200,      200,         200,         401,    200],
   "admin.createApiKey":                              [200,      200,      200,         403,         401,    200],
   "admin.createApiKey (for the owner)":              [200,      403,      403,         403,         401,    200],
@@ -297,6 +300,13 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "audit.actors": (r) => trpcStatus(trpcGet(app, caller(r), "audit.actors", { responseId: completed.id })),
   "admin.users": (r) => trpcStatus(trpcGet(app, caller(r), "admin.users")),
   "admin.setRole": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.setRole", { userId: (await app.user("member")).userId, role: "operator" })),
+  "admin.disableUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.disableUser", { userId: (await app.user("member")).userId })),
+  "admin.enableUser": async (r) => {
+    const { userId } = await app.user("member");
+    expect((await trpcPost(app, caller("admin"), "admin.disableUser", { userId })).status).toBe(200);
+    return trpcStatus(trpcPost(app, caller(r), "admin.enableUser", { userId }));
+  },
+  "admin.deleteUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.deleteUser", { userId: (await app.user("member")).userId })),
   "admin.apiKeys": (r) => trpcStatus(trpcGet(app, caller(r), "admin.apiKeys")),
   "admin.createApiKey": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `matrix ${r}` })),
   "admin.createApiKey (for the owner)": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `for owner by ${r}`, userId: users.owner.userId })),

@@ -7,11 +7,13 @@ import { DEFAULT_AGENT, findAgent } from "../../agents/config";
 import { applyResume } from "../../agui/interrupts";
 import { streamRun } from "../../agui/run";
 import { sessionForThread } from "../../agui/threads";
+import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import { ZScriptTurn } from "../../harnesses/scripted";
 import { invokeResponse } from "../../services/invoke-response";
 import { describeIssues, readJson } from "./body";
+import type { TOpenConnection } from "./open-connections";
 import type { TV1Deps } from "./v1";
 
 const ZRunIds = z.object({ threadId: z.string().min(1).max(200), runId: z.string().min(1).max(200) });
@@ -42,9 +44,10 @@ function lastUserText(messages: readonly Message[]): string | null {
  * message (or `forwardedProps.script` / `input`); a run with `resume` answers the interrupts the
  * previous run ended with (approvals: `{decision}`, client tools: `{output}`, questions:
  * `{answers}`; `status:"cancelled"` denies, cancels or declines) and continues that response.
- * Bad input is a `{detail, code}` error before any event; then the events stream as SSE.
+ * Bad input is a `{detail, code}` error before any event; then the events stream as SSE, taking
+ * one of the user's stream slots and ending when the credential no longer holds.
  */
-export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, actor: TActor): Promise<void> {
+export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, actor: TActor, credential: TCredential): Promise<void> {
   const parsed = RunAgentInputSchema.safeParse(await readJson(req));
   if (!parsed.success) throw new DomainError("invalid_request", `Invalid RunAgentInput: ${describeIssues(parsed.error as unknown as z.ZodError)}.`);
   const input = parsed.data;
@@ -56,13 +59,31 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
   if (!findAgent(agentName)) throw new DomainError("invalid_request", `forwardedProps.agent: no agent named ${agentName} is configured.`);
   if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot run agents.");
 
+  // Past the user's cap on open streams: refused before anything is created or resumed.
+  const connection = deps.connections.open(credential);
+  try {
+    await streamAgui(deps, req, res, actor, { input, agentName, props: props.data }, connection);
+  } finally {
+    connection.release();
+  }
+}
+
+async function streamAgui(
+  deps: TV1Deps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  actor: TActor,
+  run: { input: z.infer<typeof RunAgentInputSchema>; agentName: string; props: z.infer<typeof ZForwardedProps> },
+  connection: TOpenConnection,
+): Promise<void> {
+  const { input, agentName } = run;
   const sessionId = await sessionForThread(deps, actor, input.threadId, agentName);
   let target: { responseId: string; after: number };
   if (input.resume && input.resume.length > 0) {
     target = await applyResume(deps, actor, sessionId, input.resume);
   } else {
-    const { script, approvalTtlMs, clientToolTtlMs } = props.data;
-    const runInput = script ? { script, ...(approvalTtlMs ? { approvalTtlMs } : {}), ...(clientToolTtlMs ? { clientToolTtlMs } : {}) } : (props.data.input ?? lastUserText(input.messages));
+    const { script, approvalTtlMs, clientToolTtlMs } = run.props;
+    const runInput = script ? { script, ...(approvalTtlMs ? { approvalTtlMs } : {}), ...(clientToolTtlMs ? { clientToolTtlMs } : {}) } : (run.props.input ?? lastUserText(input.messages));
     if (!runInput) throw new DomainError("invalid_request", "messages: the last message must be a user message with text (or pass forwardedProps.script or forwardedProps.input).");
     let sourceOpen = true;
     res.once("close", () => {
@@ -84,6 +105,7 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
   const onClose = () => abort.abort();
   req.on("close", onClose);
   res.on("close", onClose);
+  connection.signal.addEventListener("abort", onClose, { once: true });
   const send = (event: Event) => {
     if (!res.writableEnded) res.write(encoder.encodeSSE({ timestamp: Date.now(), ...event }));
   };
@@ -98,6 +120,7 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
     clearInterval(heartbeat);
     req.off("close", onClose);
     res.off("close", onClose);
+    connection.signal.removeEventListener("abort", onClose);
     res.end();
   }
 }

@@ -19,6 +19,7 @@ export const HTTP_STATUS: Record<TDomainErrorCode, number> = {
   conflict: 409,
   capacity: 503,
   rate_limited: 429,
+  too_many_streams: 429,
   timeout: 504,
   request_timeout: 408,
   internal: 500,

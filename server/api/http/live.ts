@@ -9,17 +9,18 @@ import type { TFrame } from "../../core/frames";
 import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
-import { invokeResponse, createSession } from "../../services/invoke-response";
+import { invokeResponse } from "../../services/invoke-response";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { describeIssues, describeStorableProblem, storableJsonProblem } from "./body";
 import { isSameOriginRequest } from "./guard";
 import { toDomainError } from "./errors";
 import { identify } from "./identify";
+import type { TOpenConnection } from "./open-connections";
 import type { TV1Deps } from "./v1";
 import { agentSessions, responses } from "../../../db/schema";
 import { eq } from "drizzle-orm";
-import { DEFAULT_AGENT } from "../../agents/config";
+import { isSessionIdMintedFor, mintSessionId } from "../../core/session-ids";
 
 const MAX_FRAMES = 1024;
 const ZId = z.string().min(1).max(200);
@@ -34,6 +35,14 @@ const ZClientFrame = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("response.subscribe"), responseId: ZId, after: z.number().int().min(-1).optional() }),
 ]);
 const ZConnect = z.strictObject({ type: z.literal("connect"), sessionId: ZId.optional() });
+
+/** Close codes once the socket's credential no longer holds: gone (revoked, signed out, disabled, deleted) or a changed role. */
+const REVOKED_CLOSE = { unauthenticated: 4401, forbidden: 4403 } as const;
+/** "Try again later": the user holds as many open streams as allowed. */
+const TOO_MANY_STREAMS_CLOSE = 1013;
+
+/** A close reason fits in 123 bytes. */
+const closeReason = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : `${Buffer.from(text).subarray(0, 120).toString("utf8").replace(/\uFFFD+$/, "")}...`);
 
 /** `frames`: a per-connection admitter (0 = go, else seconds to wait), e.g. the rate limiter's. */
 export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => number };
@@ -54,7 +63,14 @@ export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
           ws.on("error", (error) => deps.log.debug({ err: error }, "WebSocket protocol error; the socket is closed"));
           if (!identity) return ws.close(4401, "Authentication required");
           if (crossOrigin) return ws.close(4403, "Cross-origin WebSocket with a session cookie");
-          new LiveConnection(deps, ws, identity.actor, admitFrame);
+          let connection: TOpenConnection;
+          try {
+            connection = deps.connections.open(identity.credential);
+          } catch (error) {
+            const refusal = toDomainError(error);
+            return ws.close(TOO_MANY_STREAMS_CLOSE, closeReason(refusal.message));
+          }
+          new LiveConnection(deps, ws, identity.actor, connection, admitFrame);
         });
       } catch (error) {
         deps.log.warn({ err: error }, "WebSocket upgrade failed");
@@ -75,14 +91,29 @@ class LiveConnection {
   private requestIds = new Map<string, string>();
   private inbox: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: TV1Deps, private readonly ws: WebSocket, private readonly actor: TActor, private readonly admitFrame: () => number = () => 0) {
+  constructor(
+    private readonly deps: TV1Deps,
+    private readonly ws: WebSocket,
+    private readonly actor: TActor,
+    private readonly connection: TOpenConnection,
+    private readonly admitFrame: () => number = () => 0,
+  ) {
     // Frames are handled one at a time, in the order they arrived.
     ws.on("message", (data, isBinary) => {
       this.inbox = this.inbox.then(() => this.onMessage(data.toString(), isBinary)).catch(() => {});
     });
     ws.on("close", () => {
       for (const abort of this.followed.values()) abort.abort();
+      connection.release();
     });
+    // The credential changed (announced, found by the periodic re-check, or by a frame's own check).
+    const revoke = () => {
+      const refusal = toDomainError(connection.signal.reason);
+      for (const abort of this.followed.values()) abort.abort();
+      ws.close(refusal.code === "forbidden" ? REVOKED_CLOSE.forbidden : REVOKED_CLOSE.unauthenticated, closeReason(refusal.message));
+    };
+    if (connection.signal.aborted) revoke();
+    else connection.signal.addEventListener("abort", revoke, { once: true });
   }
 
   private send(frame: Record<string, unknown>): void {
@@ -106,6 +137,12 @@ class LiveConnection {
     }
     const unstorable = raw === undefined ? null : storableJsonProblem(raw);
     if (unstorable) return this.sendError(new DomainError("invalid_request", describeStorableProblem(unstorable, "The frame")));
+    // Nothing is read or done for a credential that no longer holds, even before the close went out.
+    try {
+      await this.connection.assertCurrent();
+    } catch (error) {
+      return this.sendError(error);
+    }
     if (this.sessionId === null) return this.onConnect(raw);
     const parsed = ZClientFrame.safeParse(raw);
     if (!parsed.success) {
@@ -169,11 +206,14 @@ class LiveConnection {
     try {
       const requested = parsed.data.sessionId;
       if (requested) {
-        const [session] = await this.deps.db.select().from(agentSessions).where(eq(agentSessions.id, requested));
-        if (!session || session.userId !== this.actor.userId) throw new DomainError("not_found", `No session with id ${requested} was found.`);
+        const [session] = await this.deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, requested));
+        // A session id minted for this user whose first run has not happened yet is still its own.
+        const minted = !session && isSessionIdMintedFor(this.deps.secretKey, this.actor.userId, requested);
+        if (!minted && session?.userId !== this.actor.userId) throw new DomainError("not_found", `No session with id ${requested} was found.`);
         this.sessionId = requested;
       } else {
-        this.sessionId = await createSession(this.deps.db, this.deps, this.actor.userId, DEFAULT_AGENT);
+        // No row and no workspace until the first response.create: a bare connect costs nothing to store.
+        this.sessionId = mintSessionId(this.deps.secretKey, this.actor.userId);
       }
       this.send({ type: "session.connected", sessionId: this.sessionId });
     } catch (error) {

@@ -2,16 +2,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TFrame } from "../../core/frames";
 import type { TDeps } from "../../host/deps";
 import { followFrames } from "../../services/follow-frames";
+import type { TOpenConnection } from "./open-connections";
 
 /**
  * Streams a response's frames as `text/event-stream` (`id` = sequence, so `Last-Event-ID`
- * resumes) until `stopAfter` says so or the client goes away.
+ * resumes) until `stopAfter` says so, the client goes away, or the credential the stream was
+ * opened with no longer holds (the stream then ends after a comment saying why).
  */
 export async function streamFrames(
   deps: TDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  input: { responseId: string; after: number; stopAfter: (frame: TFrame) => boolean },
+  input: { responseId: string; after: number; stopAfter: (frame: TFrame) => boolean; connection: TOpenConnection },
 ): Promise<void> {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -24,15 +26,25 @@ export async function streamFrames(
   const onClose = () => abort.abort();
   req.on("close", onClose);
   res.on("close", onClose);
+  const revoked = input.connection.signal;
+  const onRevoked = () => {
+    res.write(`: ${revoked.reason instanceof Error ? revoked.reason.message : "credential revoked"}\n\n`);
+    abort.abort();
+  };
+  if (revoked.aborted) onRevoked();
+  else revoked.addEventListener("abort", onRevoked, { once: true });
   const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
   try {
     for await (const frame of followFrames(deps, input.responseId, input.after, abort.signal)) {
+      // Nothing more after a revocation, even a frame read in the same batch.
+      if (abort.signal.aborted) break;
       res.write(`id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`);
       if (input.stopAfter(frame)) break;
     }
   } finally {
     clearInterval(heartbeat);
     req.off("close", onClose);
+    revoked.removeEventListener("abort", onRevoked);
     res.end();
   }
 }

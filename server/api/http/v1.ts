@@ -18,7 +18,8 @@ import { assertStorableText, parseBody, readJson } from "./body";
 import { sendError, sendJson } from "./errors";
 import { handleAgui } from "./agui";
 import { handleGateway } from "./gateway";
-import { identify } from "./identify";
+import { identify, type TIdentity } from "./identify";
+import type { OpenConnections } from "./open-connections";
 import { streamFrames } from "./sse";
 
 const ZId = z.string().min(1).max(200);
@@ -34,10 +35,10 @@ const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "o
 const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
 const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
 
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; controlToken?: string };
+export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections };
 
 type TRoute = { method: string; pattern: RegExp; auth: boolean; handle: (ctx: TRouteCtx) => Promise<void> };
-type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: NonNullable<Awaited<ReturnType<typeof identify>>>["actor"] };
+type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };
 
 const routes: TRoute[] = [
   {
@@ -50,7 +51,7 @@ const routes: TRoute[] = [
     method: "POST",
     pattern: /^\/v1\/responses$/,
     auth: true,
-    handle: async ({ deps, req, res, actor }) => {
+    handle: async ({ deps, req, res, actor, credential }) => {
       const body = parseBody(ZCreateResponseBody, await readJson(req));
       // The request itself is the source of plain-text answers: a client that went away is no longer current.
       let sourceOpen = true;
@@ -60,14 +61,20 @@ const routes: TRoute[] = [
       res.once("close", () => {
         if (!res.writableFinished) sourceOpen = false;
       });
-      const invoked = await invokeResponse(deps, actor, body, { via: "http", isSourceCurrent: () => sourceOpen });
-      const after = invoked.afterSequence === 0 ? -1 : invoked.afterSequence;
-      if (body.stream) {
-        await streamFrames(deps, req, res, { responseId: invoked.responseId, after, stopAfter: (f) => f.type === "response.completed" });
-        return;
+      // A stream past the user's cap is refused before any run starts.
+      const connection = body.stream ? deps.connections.open(credential) : null;
+      try {
+        const invoked = await invokeResponse(deps, actor, body, { via: "http", isSourceCurrent: () => sourceOpen });
+        const after = invoked.afterSequence === 0 ? -1 : invoked.afterSequence;
+        if (connection) {
+          await streamFrames(deps, req, res, { responseId: invoked.responseId, after, stopAfter: (f) => f.type === "response.completed", connection });
+          return;
+        }
+        const envelope = await waitForBoundary(deps, invoked.responseId, Math.max(0, invoked.afterSequence));
+        sendJson(res, 200, invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope);
+      } finally {
+        connection?.release();
       }
-      const envelope = await waitForBoundary(deps, invoked.responseId, Math.max(0, invoked.afterSequence));
-      sendJson(res, 200, invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope);
     },
   },
   {
@@ -83,13 +90,18 @@ const routes: TRoute[] = [
     method: "GET",
     pattern: /^\/v1\/responses\/([^/]+)\/events$/,
     auth: true,
-    handle: async ({ deps, req, res, url, params, actor }) => {
+    handle: async ({ deps, req, res, url, params, actor, credential }) => {
       const responseId = params[0] as string;
       await getResponseEnvelope(deps, actor, { responseId, sessionId: requireSessionId(url) });
       const raw = (req.headers["last-event-id"] as string | undefined) ?? url.searchParams.get("after") ?? "-1";
       const after = Number(raw);
       if (!Number.isInteger(after) || after < -1) throw new DomainError("invalid_request", "after / Last-Event-ID must be a whole number of at least -1.");
-      await streamFrames(deps, req, res, { responseId, after, stopAfter: isTerminalFrame });
+      const connection = deps.connections.open(credential);
+      try {
+        await streamFrames(deps, req, res, { responseId, after, stopAfter: isTerminalFrame, connection });
+      } finally {
+        connection.release();
+      }
     },
   },
   {
@@ -150,7 +162,7 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, res, params, actor }) => sendJson(res, 200, await revokeGrant(deps, actor, params[0] as string)),
   },
-  { method: "POST", pattern: /^\/v1\/agui$/, auth: true, handle: async ({ deps, req, res, actor }) => handleAgui(deps, req, res, actor) },
+  { method: "POST", pattern: /^\/v1\/agui$/, auth: true, handle: async ({ deps, req, res, actor, credential }) => handleAgui(deps, req, res, actor, credential) },
   {
     method: "POST",
     pattern: /^\/v1\/gateway\/([^/]+)$/,
@@ -199,7 +211,7 @@ export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerR
     for (const value of url.searchParams.values()) assertStorableText(value, "The query string");
     const identity = route.auth ? await identify(deps.db, deps.auth, req, url) : null;
     if (route.auth && !identity) throw new DomainError("unauthenticated", "Authentication required");
-    await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"] });
+    await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"], credential: identity?.credential as TRouteCtx["credential"] });
   } catch (error) {
     if (!(error instanceof DomainError)) deps.log.error({ err: error, path: url.pathname }, "unhandled /v1 error");
     if (!res.headersSent) sendError(res, error);

@@ -1,17 +1,19 @@
 import type { IncomingMessage } from "node:http";
+import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
 import { toDomainError } from "../http/errors";
 import { identify } from "../http/identify";
 import type { TV1Deps } from "../http/v1";
 import { toTrpcError } from "./init";
 
-export type TTrpcContext = { deps: TV1Deps; actor: TActor | null };
+/** `credential`: what the caller was admitted with, re-checked while a subscription streams. */
+export type TTrpcContext = { deps: TV1Deps; actor: TActor | null; credential: TCredential | null };
 
 /** Builds the context of one tRPC call; tests pass an actor directly. */
 export async function createContext(deps: TV1Deps, req: IncomingMessage): Promise<TTrpcContext> {
   try {
     const identity = await identify(deps.db, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
-    return { deps, actor: identity?.actor ?? null };
+    return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null };
   } catch (error) {
     // A refused cross-site cookie mutation (403) or an unreachable database (503), not a 500.
     throw toTrpcError(toDomainError(error));

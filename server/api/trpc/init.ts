@@ -24,6 +24,7 @@ const TRPC_CODE: Record<TDomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   conflict: "CONFLICT",
   capacity: "SERVICE_UNAVAILABLE",
   rate_limited: "TOO_MANY_REQUESTS",
+  too_many_streams: "TOO_MANY_REQUESTS",
   timeout: "TIMEOUT",
   request_timeout: "TIMEOUT",
   internal: "INTERNAL_SERVER_ERROR",

@@ -2,8 +2,12 @@ import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AnyTRPCProcedure } from "@trpc/server";
 import { createCallerFactory, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope } from "@trpc/server/unstable-core-do-not-import";
+import { DomainError } from "../../core/errors";
+import { sendJson } from "../http/errors";
+import type { TOpenConnection } from "../http/open-connections";
 import type { TV1Deps } from "../http/v1";
 import { createContext } from "./context";
+import { toTrpcError } from "./init";
 import { appRouter } from "./root";
 
 const SSE_HEADERS = {
@@ -27,7 +31,9 @@ const isAbortError = (error: unknown): boolean => error instanceof Error && (err
  * whose promise hops starve the socket writes of 1,000 subscribers until all are encoded (see
  * docs/benchmarks.md, item 5); this path writes each one as it is produced. Anything this path
  * does not recognise, and any call that fails before it streams, is left to tRPC (returns false),
- * so errors keep tRPC's exact status and shape.
+ * so errors keep tRPC's exact status and shape. Each stream takes one of the user's connection
+ * slots (429 past the cap) and ends with an UNAUTHORIZED or FORBIDDEN error once the credential
+ * it was opened with no longer holds.
  */
 export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unknown, path: string) => void) {
   return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
@@ -50,8 +56,21 @@ export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unkn
     const abort = new AbortController();
     let iterable: AsyncIterable<unknown>;
     let ctx: Awaited<ReturnType<typeof createContext>>;
+    let connection: TOpenConnection | null = null;
     try {
       ctx = await createContext(deps, req);
+    } catch {
+      return false;
+    }
+    try {
+      connection = ctx.credential ? deps.connections.open(ctx.credential) : null;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const shape = getErrorShape({ config, ctx, error: toTrpcError(error), input, path, type: "subscription" });
+      sendJson(res, 429, { error: config.transformer.output.serialize(shape) });
+      return true;
+    }
+    try {
       let target: unknown = createCaller(ctx, { signal: abort.signal });
       for (const part of path.split(".")) target = (target as Record<string, unknown>)[part];
       const result = await (target as (i: unknown) => Promise<unknown>)(input);
@@ -60,6 +79,7 @@ export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unkn
     } catch {
       // Unauthenticated, bad input, ...: tRPC answers it again, with its own status and shape.
       abort.abort();
+      connection?.release();
       return false;
     }
 
@@ -74,11 +94,21 @@ export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unkn
     // procedure itself listens to its signal; the iterator is then closed.
     const iterator = iterable[Symbol.asyncIterator]();
     const gone = new Promise<"gone">((resolve) => abort.signal.addEventListener("abort", () => resolve("gone"), { once: true }));
+    const revoked = connection?.signal;
+    const revocation = new Promise<"revoked">((resolve) => {
+      if (revoked?.aborted) resolve("revoked");
+      else revoked?.addEventListener("abort", () => resolve("revoked"), { once: true });
+    });
     try {
       for (;;) {
-        const step = await Promise.race([iterator.next(), gone]);
-        if (step === "gone") {
+        const step = await Promise.race([iterator.next(), gone, revocation]);
+        if (step === "gone" || step === "revoked") {
           void Promise.resolve(iterator.return?.()).catch(() => {});
+          if (step === "revoked" && !abort.signal.aborted) {
+            const error = toTrpcError(revoked?.reason as DomainError);
+            await write(`event: serialized-error\ndata: ${JSON.stringify(config.transformer.output.serialize(getErrorShape({ config, ctx, error, input, path, type: "subscription" })))}\n\n`);
+            abort.abort();
+          }
           break;
         }
         if (step.done) break;
@@ -103,6 +133,7 @@ export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unkn
       }
     } finally {
       abort.abort();
+      connection?.release();
       res.end();
     }
     return true;

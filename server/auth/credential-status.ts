@@ -1,0 +1,51 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { apiKeys, loginSessions, users } from "../../db/schema";
+import { DomainError } from "../core/errors";
+import type { TRole } from "../core/vocabulary";
+
+/**
+ * What a connection was admitted with: the API key (by id, never the secret) or the console login
+ * session (by id), plus the user and role it had then. Long-lived connections keep it to re-check.
+ */
+export type TCredential = { via: "api_key"; keyId: string; userId: string; role: TRole } | { via: "cookie"; sessionId: string; userId: string; role: TRole };
+
+/** A stable key of one credential (several connections may share it). */
+export const credentialKey = (credential: TCredential): string => (credential.via === "api_key" ? `key:${credential.keyId}` : `session:${credential.sessionId}`);
+
+type TRow = { revoked: boolean; role: TRole; disabledAt: Date | null; deletedAt: Date | null };
+
+async function currentRow(db: Db, credential: TCredential, now: Date): Promise<TRow | null> {
+  const user = { role: users.role, disabledAt: users.disabledAt, deletedAt: users.deletedAt };
+  if (credential.via === "api_key") {
+    const [row] = await db
+      .select({ ...user, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(eq(apiKeys.id, credential.keyId));
+    return row && row.userId === credential.userId ? { ...row, revoked: row.revokedAt !== null } : null;
+  }
+  const [row] = await db
+    .select({ ...user, userId: loginSessions.userId, expiresAt: loginSessions.expiresAt })
+    .from(loginSessions)
+    .innerJoin(users, eq(users.id, loginSessions.userId))
+    .where(eq(loginSessions.id, credential.sessionId));
+  return row && row.userId === credential.userId ? { ...row, revoked: row.expiresAt <= now } : null;
+}
+
+/**
+ * Does a connection's credential still hold? Null when it does; otherwise the refusal: `unauthenticated`
+ * when the credential is gone (key revoked, signed out or expired, user disabled or deleted),
+ * `forbidden` when the user's role changed, so the authority the connection was admitted with no
+ * longer holds (the client reconnects with its new rights). One indexed query.
+ */
+export async function credentialRefusal(db: Db, credential: TCredential, now = new Date()): Promise<DomainError | null> {
+  const row = await currentRow(db, credential, now);
+  const gone = (why: string) => new DomainError("unauthenticated", why);
+  if (!row) return gone(credential.via === "api_key" ? "The API key no longer exists." : "The console session ended (signed out or expired).");
+  if (row.deletedAt) return gone("The user was deleted.");
+  if (row.disabledAt) return gone("The user was disabled.");
+  if (row.revoked) return gone(credential.via === "api_key" ? "The API key was revoked." : "The console session ended (signed out or expired).");
+  if (row.role !== credential.role) return new DomainError("forbidden", `The user's role changed from ${credential.role} to ${row.role}; reconnect to continue with the new role.`);
+  return null;
+}

@@ -1,0 +1,62 @@
+import type { Db } from "../../../db/client";
+import { recordAudit } from "../../../db/repositories/audit";
+import { lockActiveAdmins, markDeleted, markDisabled, markEnabled, type TUserStatus, userForAdmin } from "../../../db/repositories/user-status";
+import type { TActor } from "../../core/actor";
+import { DomainError, notFound } from "../../core/errors";
+import type { TDeps } from "../../host/deps";
+
+/** What the user admin use cases need: they announce credential changes on the bus. */
+export type TUserAdminDeps = Pick<TDeps, "db" | "bus" | "log" | "now">;
+
+type TChange = "disable" | "enable" | "delete";
+
+const RESULT: Record<TChange, TUserStatus> = { disable: "disabled", enable: "active", delete: "deleted" };
+const ACTION: Record<TChange, string> = { disable: "user.disabled", enable: "user.enabled", delete: "user.deleted" };
+
+/** Why a change does not apply to a user in this status, or null when it does. */
+function refusalFor(change: TChange, name: string, status: TUserStatus): string | null {
+  if (status === "deleted") return change === "delete" ? `${name} is already deleted.` : `${name} was deleted; a deleted user cannot be ${change}d.`;
+  if (change === "disable" && status === "disabled") return `${name} is already disabled.`;
+  if (change === "enable" && status === "active") return `${name} is not disabled.`;
+  return null;
+}
+
+/**
+ * Disables, enables or deletes a user in one transaction with its audit row. Disabling ends the
+ * user's console sessions; deleting also revokes its keys, removes its password and frees its
+ * email. Either way every open connection of the user ends at once (the change is announced to
+ * every replica). The last active admin can be neither disabled nor deleted.
+ */
+async function changeUserStatus(deps: TUserAdminDeps, actor: TActor | null, userId: string, change: TChange): Promise<{ userId: string; name: string; status: TUserStatus }> {
+  // `actor` null is the CLI, acting with the data directory's authority (recorded as no user).
+  if (actor && actor.role !== "admin") throw new DomainError("forbidden", `Only an admin can ${change} users.`);
+  if (actor?.userId === userId) throw new DomainError("conflict", `You cannot ${change} your own account; ask another admin.`);
+  const now = deps.now();
+  const user = await deps.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const admins = await lockActiveAdmins(tx);
+    const target = await userForAdmin(tx, userId);
+    if (!target) throw notFound("user", userId);
+    const refusal = refusalFor(change, target.name, target.status);
+    if (refusal) throw new DomainError("conflict", refusal);
+    if (change !== "enable" && admins.includes(target.id) && admins.length <= 1) {
+      throw new DomainError("conflict", `${target.name} is the last admin; make another user admin first.`);
+    }
+    const apply = change === "disable" ? markDisabled : change === "enable" ? markEnabled : markDeleted;
+    if (!(await apply(tx, target.id, now))) throw new DomainError("conflict", `${target.name} changed meanwhile; reload and try again.`);
+    await recordAudit(tx, { actorUserId: actor?.userId ?? null, action: ACTION[change], targetType: "user", targetId: target.id, data: { name: target.name, role: target.role } });
+    return target;
+  });
+  if (change !== "enable") deps.bus.publishCredentials({ userId: user.id });
+  deps.log.info({ userId: user.id, change, by: actor?.userId ?? "cli" }, "user status changed");
+  return { userId: user.id, name: user.name, status: RESULT[change] };
+}
+
+/** Disables a user: its keys, console sessions and open connections stop working at once (reversible). */
+export const disableUser = (deps: TUserAdminDeps, actor: TActor | null, userId: string) => changeUserStatus(deps, actor, userId, "disable");
+
+/** Enables a disabled user again: its keys work again; it signs in anew. */
+export const enableUser = (deps: TUserAdminDeps, actor: TActor | null, userId: string) => changeUserStatus(deps, actor, userId, "enable");
+
+/** Deletes a user for good: credentials removed, the row (id, name) kept for the history that names it. */
+export const deleteUser = (deps: TUserAdminDeps, actor: TActor | null, userId: string) => changeUserStatus(deps, actor, userId, "delete");

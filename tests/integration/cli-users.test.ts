@@ -1,0 +1,110 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, test } from "vitest";
+import { createTestDatabaseUrl, testDbKind } from "../../db/testing";
+import { freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
+import { LiveClient } from "./helpers";
+import { within } from "./stream-helpers";
+
+/**
+ * Point 10 of issue 14 through the CLI: `user disable|enable|delete USER [--json]`, with and
+ * without a running server. A running server's sockets of the user close at once (through the
+ * server's control channel on PGlite, through NOTIFY on PostgreSQL); unknown options and
+ * subcommands are errors that change nothing; the last admin stays.
+ */
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => {});
+});
+
+type TRun = { status: number | null; stdout: string; stderr: string };
+
+/** `npm run cli -- …` as a user types it (asynchronous, so independent runs may overlap). */
+function cli(dataDir: string, databaseUrl: string | undefined, args: readonly string[]): Promise<TRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, COUNTERSIGN_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  return new Promise((resolve) => {
+    const child = spawn("npm", ["run", "cli", "--", ...args], { env, timeout: 90_000 });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const json = (run: TRun): Record<string, unknown> => {
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+};
+
+const keyStatus = async (url: string, key: string) => (await fetch(`${url}/v1/grants`, { headers: { authorization: `Bearer ${key}` } })).status;
+
+const signInStatus = async (url: string, email: string, password: string) =>
+  (await fetch(`${url}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: url }, body: JSON.stringify({ email, password }) })).status;
+
+const statusOf = async (url: string, adminKey: string, userId: string) => {
+  const res = await fetch(`${url}/api/trpc/admin.users`, { headers: { authorization: `Bearer ${adminKey}` } });
+  const users = ((await res.json()) as { result: { data: Array<{ id: string; status: string; email: string }> } }).result.data;
+  return users.find((u) => u.id === userId);
+};
+
+test(`the CLI disables, enables and deletes users, with and without a running server (${testDbKind()})`, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "countersign-cli-users-"));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const database = await createTestDatabaseUrl();
+  if (database) cleanups.push(database.drop);
+  const run = (...args: string[]) => cli(dataDir, database?.url, args);
+
+  // Unknown options, subcommands and extra arguments are errors, never ignored (checked before the database opens).
+  const refusals = [
+    [["user", "disable", "Op", "--force", "--json"], "Unknown option --force for user disable"],
+    [["user", "suspend", "Op", "--json"], 'Unknown command "user suspend"'],
+    [["user", "delete", "Op", "Root", "--json"], 'Unexpected argument "Root" for user delete'],
+    [["user", "enable", "--json"], "user enable needs a USER"],
+  ] as const;
+  const refused = await Promise.all(refusals.map(([args]) => run(...args)));
+  refusals.forEach(([args, message], i) => {
+    expect(refused[i]?.status, args.join(" ")).not.toBe(0);
+    expect(refused[i]?.stderr).toContain(message);
+  });
+
+  const root = json(await run("user", "add", "Root", "--role", "admin", "--json")) as { userId: string; apiKey: string };
+  const op = json(await run("user", "add", "Op", "--role", "operator", "--password", "op-password-long", "--json")) as { userId: string; apiKey: string; email: string };
+  // Root is the only admin: it stays one.
+  expect((await run("user", "disable", "Root", "--json")).stderr).toContain("Root is the last admin; make another user admin first.");
+  // Without a server (or directly on PostgreSQL): disabled.
+  expect(json(await run("user", "disable", "Op", "--json"))).toEqual({ userId: op.userId, name: "Op", status: "disabled" });
+
+  const server: TServerProcess = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url });
+  cleanups.push(() => server.kill("SIGKILL"));
+  expect(await keyStatus(server.url, op.apiKey)).toBe(401);
+  expect(await signInStatus(server.url, op.email, "op-password-long")).toBe(403);
+  expect((await statusOf(server.url, root.apiKey, op.userId))?.status).toBe("disabled");
+  expect(await keyStatus(server.url, root.apiKey)).toBe(200);
+
+  // With the server running: enabled again, the key and the password work.
+  expect(json(await run("user", "enable", op.email, "--json"))).toMatchObject({ status: "active" });
+  expect(await keyStatus(server.url, op.apiKey)).toBe(200);
+  expect(await signInStatus(server.url, op.email, "op-password-long")).toBe(200);
+
+  // Deleted while its socket is open: the socket closes at once; gone for good; the email is free again.
+  const socket = await LiveClient.open({ url: server.url }, op.apiKey);
+  expect(json(await run("user", "delete", "Op", "--json"))).toEqual({ userId: op.userId, name: "Op", status: "deleted" });
+  expect((await within(socket.closed, 1000, "the close of the deleted user's socket")).code).toBe(4401);
+  expect(await keyStatus(server.url, op.apiKey)).toBe(401);
+  expect(await signInStatus(server.url, op.email, "op-password-long")).toBe(401);
+  const [enable, key] = await Promise.all([run("user", "enable", op.userId, "--json"), run("key", "create", op.userId, "--json")]);
+  expect(enable.stderr).toContain("Op was deleted; a deleted user cannot be enabled.");
+  expect(key.stderr).toContain("Op was deleted; deleted users get no new API keys.");
+  const row = await statusOf(server.url, root.apiKey, op.userId);
+  expect(row?.status).toBe("deleted");
+  expect(row?.email).not.toBe(op.email);
+  const successor = json(await run("user", "add", "Op Again", "--email", op.email, "--json")) as { apiKey: string };
+  expect(await keyStatus(server.url, successor.apiKey)).toBe(200);
+  await server.kill("SIGTERM");
+}, 400_000);
