@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
+import type { DomainError } from "../../core/errors";
 import { toDomainError } from "../http/errors";
 import { identify } from "../http/identify";
 import type { TV1Deps } from "../http/v1";
@@ -9,8 +10,12 @@ import { toTrpcError } from "./init";
 /** `credential`: what the caller was admitted with, re-checked while a subscription streams. */
 export type TTrpcContext = { deps: TV1Deps; actor: TActor | null; credential: TCredential | null };
 
-/** Builds the context of one tRPC call; tests pass an actor directly. */
-export async function createContext(deps: TV1Deps, req: IncomingMessage): Promise<TTrpcContext> {
+/**
+ * Builds the context of one tRPC call; tests pass an actor directly. `refusedBody`: why the
+ * request's body was refused while reading it (e.g. not UTF-8), answered as the call's error.
+ */
+export async function createContext(deps: TV1Deps, req: IncomingMessage, refusedBody?: DomainError): Promise<TTrpcContext> {
+  if (refusedBody) throw toTrpcError(refusedBody);
   try {
     const identity = await identify(deps.db, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
     return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null };

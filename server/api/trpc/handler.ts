@@ -1,10 +1,29 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
-import { MAX_BODY_BYTES } from "../http/body";
+import { DomainError } from "../../core/errors";
+import { MAX_BODY_BYTES, readBodyText } from "../http/body";
+import { RETRY_AFTER_FALLBACK_SECONDS } from "../http/errors";
 import type { TV1Deps } from "../http/v1";
 import { createContext } from "./context";
 import { appRouter } from "./root";
 import { createSubscriptionResponder } from "./subscriptions";
+
+/**
+ * Bodies read here before tRPC sees them (so invalid UTF-8 is refused instead of decoded with
+ * U+FFFD replacements), with the reason a body was refused; createContext turns it into the
+ * call's error, in tRPC's own shape.
+ */
+const refusedBodies = new WeakMap<IncomingMessage, DomainError>();
+
+async function readTrpcBody(req: IncomingMessage): Promise<void> {
+  try {
+    (req as IncomingMessage & { body?: string }).body = await readBodyText(req, MAX_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    refusedBodies.set(req, error);
+    (req as IncomingMessage & { body?: string }).body = "{}";
+  }
+}
 
 /** The `/api/trpc` handler (queries, mutations, SSE subscriptions). */
 export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
@@ -13,7 +32,9 @@ export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: Se
     basePath: "/api/trpc/",
     // Same limit as /v1 (413); without it the adapter would buffer a body of any size.
     maxBodySize: MAX_BODY_BYTES,
-    createContext: ({ req }) => createContext(deps, req),
+    createContext: ({ req }) => createContext(deps, req, refusedBodies.get(req)),
+    // Every 429 says when to come back.
+    responseMeta: ({ errors }) => (errors.some((e) => e.code === "TOO_MANY_REQUESTS") ? { headers: { "retry-after": String(RETRY_AFTER_FALLBACK_SECONDS) } } : {}),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") deps.log.error({ err: error, path }, "tRPC internal error");
     },
@@ -23,6 +44,7 @@ export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: Se
   });
   return async (req, res, url) => {
     if (req.method === "GET" && (await subscriptions(req, res, url))) return;
+    if (req.method === "POST") await readTrpcBody(req);
     handler(req, res);
   };
 }
