@@ -8,24 +8,19 @@ import type { TQuestionRecordView as TRecord } from "./api-types";
 import { QuestionOutcome } from "./question-outcome";
 import { kindLabel, shapeOf } from "./question-model";
 import { Countdown, TimeAgo } from "./time-labels";
-import { TokenProviders, trpcErrorCode, useTRPC } from "./trpc-provider";
+import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator, useLiveChanges } from "./use-live-changes";
 import { useNow } from "./use-now";
 
 /**
- * The end-user answer page of one question. Signed in with the console cookie, or with an API
- * key passed as `?access_token=` (sent as a Bearer header; the page then polls instead of
- * subscribing, since a browser event stream cannot carry that header).
+ * The end-user answer page of one question. Signed in with the console cookie, or through an
+ * answer link: `/answer/{id}?access_token=<api key>` is exchanged by the server for a short-lived
+ * cookie that opens this question only (server/api/http/answer-link.ts), and the page arrives here
+ * without the key. A link visitor polls instead of subscribing: the cookie opens no live feed.
+ * `linkRefused`: the link's key did not work (`?link=invalid`).
  */
-export function AnswerPage({ questionId, accessToken }: { questionId: string; accessToken: string | null }) {
-  if (accessToken) {
-    return (
-      <TokenProviders accessToken={accessToken}>
-        <AnswerScreen questionId={questionId} viaToken />
-      </TokenProviders>
-    );
-  }
-  return <AnswerScreen questionId={questionId} viaToken={false} />;
+export function AnswerPage({ questionId, linkRefused }: { questionId: string; linkRefused: boolean }) {
+  return <AnswerScreen questionId={questionId} linkRefused={linkRefused} />;
 }
 
 function Frame({ who, viaToken, children }: { who: string | null; viaToken: boolean; children: ReactNode }) {
@@ -67,7 +62,7 @@ function Frame({ who, viaToken, children }: { who: string | null; viaToken: bool
 }
 
 function SignInPrompt({ questionId, viaToken }: { questionId: string; viaToken: boolean }) {
-  const next = `/answer/${questionId}`;
+  const next = `/answer/${encodeURIComponent(questionId)}`;
   return (
     <section className="card answer-card" aria-labelledby="signin-title" data-testid="sign-in-prompt">
       <h1 id="signin-title">{viaToken ? "This link no longer works" : "Sign in to answer"}</h1>
@@ -85,16 +80,17 @@ function SignInPrompt({ questionId, viaToken }: { questionId: string; viaToken: 
   );
 }
 
-function AnswerScreen({ questionId, viaToken }: { questionId: string; viaToken: boolean }) {
+function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRefused: boolean }) {
   const trpc = useTRPC();
-  const me = useQuery(trpc.me.queryOptions());
-  const signedIn = Boolean(me.data);
+  const viewer = useQuery(trpc.question.viewer.queryOptions({ id: questionId }, { retry: false }));
+  const signedIn = Boolean(viewer.data);
+  const viaToken = viewer.data?.viaLink ?? false;
   const query = useQuery(
     trpc.question.get.queryOptions(
       { id: questionId },
       {
         enabled: signedIn,
-        // Token pages poll while pending; any page re-reads a pending question whose time is up
+        // Link pages poll while pending; any page re-reads a pending question whose time is up
         // until the server's expiry sweep has settled it.
         refetchInterval: (q) => {
           const r = q.state.data?.question;
@@ -108,13 +104,13 @@ function AnswerScreen({ questionId, viaToken }: { questionId: string; viaToken: 
   const { live } = useLiveChanges(signedIn && !viaToken && pending);
 
   let content: ReactNode;
-  if (me.error) {
+  if (viewer.error) {
     content =
-      trpcErrorCode(me.error) === "UNAUTHORIZED" ? (
-        <SignInPrompt questionId={questionId} viaToken={viaToken} />
+      trpcErrorCode(viewer.error) === "UNAUTHORIZED" ? (
+        <SignInPrompt questionId={questionId} viaToken={linkRefused} />
       ) : (
         <p role="alert" className="error-box">
-          Could not reach the server: {me.error.message}
+          Could not reach the server: {viewer.error.message}
         </p>
       );
   } else if (query.error) {
@@ -138,10 +134,10 @@ function AnswerScreen({ questionId, viaToken }: { questionId: string; viaToken: 
       </p>
     );
   } else {
-    content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={me.data?.role === "auditor"} answererId={me.data?.userId ?? null} />;
+    content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={viewer.data?.role === "auditor"} answererId={viewer.data?.userId ?? null} />;
   }
   return (
-    <Frame who={me.data?.name ?? null} viaToken={viaToken}>
+    <Frame who={viewer.data?.name ?? null} viaToken={viaToken}>
       {content}
     </Frame>
   );

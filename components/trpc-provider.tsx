@@ -35,21 +35,16 @@ function makeQueryClient(): QueryClient {
   });
 }
 
-/**
- * The browser's tRPC client. With an `accessToken` (an API key from an answer link) every
- * request carries `Authorization: Bearer <token>` instead of relying on the session cookie;
- * subscriptions cannot send that header, so token pages poll instead of subscribing.
- */
-function makeTrpcClient(accessToken?: string) {
+/** The browser's tRPC client: the console session cookie (or an answer-link cookie) authenticates it. */
+function makeTrpcClient() {
   const base = typeof window === "undefined" ? "http://localhost" : window.location.origin;
   const url = `${base}/api/trpc`;
-  const headers = accessToken ? { authorization: `Bearer ${accessToken}` } : undefined;
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url }),
-        false: httpBatchLink({ url, headers }),
+        false: httpBatchLink({ url }),
       }),
     ],
   });
@@ -59,22 +54,6 @@ function makeTrpcClient(accessToken?: string) {
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(makeTrpcClient);
-  return (
-    <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        {children}
-      </TRPCProvider>
-    </QueryClientProvider>
-  );
-}
-
-/**
- * A separate client and cache for a page opened with `?access_token=`: its calls authenticate
- * with the token only, and nothing it loads mixes with the cookie session's cache.
- */
-export function TokenProviders({ accessToken, children }: { accessToken: string; children: ReactNode }) {
-  const [queryClient] = useState(makeQueryClient);
-  const [trpcClient] = useState(() => makeTrpcClient(accessToken));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

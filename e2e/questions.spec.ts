@@ -413,16 +413,19 @@ test.describe("without a console session", () => {
     await expect(page.getByRole("group", { name: /Which environment\?/ })).toBeVisible();
   });
 
-  test("?access_token= answers with the API key as a Bearer header and follows changes by polling", async ({ page, request }) => {
+  test("?access_token= is exchanged for a cookie of that question; the page answers with it and follows changes by polling", async ({ page, request }) => {
     const creds = await demoCredentials();
     const run = await startQuestionRun(request, creds.apiKey, askEnv(uniqueMarker()));
     expect((await page.context().cookies()).length).toBe(0);
 
-    const withBearer: string[] = [];
+    // After the exchange the page never sends the key again, in a URL, a header or a body.
+    const carryingKey: string[] = [];
     page.on("request", (r) => {
-      if (r.url().includes("/api/trpc/") && r.headers().authorization === `Bearer ${creds.apiKey}`) withBearer.push(r.url());
+      if (r.isNavigationRequest() && r.redirectedFrom() === null && r.url().includes("access_token=")) return;
+      if (`${r.url()} ${JSON.stringify(r.headers())} ${r.postData() ?? ""}`.includes(creds.apiKey)) carryingKey.push(r.url());
     });
     await page.goto(`/answer/${run.questionId}?access_token=${encodeURIComponent(creds.apiKey)}`);
+    await expect(page).toHaveURL(`/answer/${run.questionId}`);
     await expect(page.getByTestId("answering-as")).toContainText("Demo Operator");
     await expect(page.getByTestId("answering-as")).toContainText("link access");
     await expect(page.getByRole("group", { name: /Which environment\?/ })).toBeVisible();
@@ -435,10 +438,9 @@ test.describe("without a console session", () => {
     const resolved = page.waitForResponse((r) => r.url().includes("question.resolve"));
     await page.getByRole("button", { name: "Send answer" }).click();
     const resolveReq = (await resolved).request();
-    expect(resolveReq.headers().authorization).toBe(`Bearer ${creds.apiKey}`);
+    expect(resolveReq.headers().authorization).toBeUndefined();
     expect(resolveReq.postData() ?? "").toMatch(/"resolutionId":"[0-9a-f-]{32,36}"/);
     await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
-    expect(withBearer.length).toBeGreaterThan(0);
     expect(await completedToolResult(request, creds.apiKey, run, "ask_user")).toEqual({ status: "answered", answers: { env: ["staging"] } });
 
     // Answered elsewhere (over HTTP) while the token page is open: it updates without a reload.
@@ -449,9 +451,12 @@ test.describe("without a console session", () => {
     await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator", { timeout: 8_000 });
     await expect(page.getByTestId("outcome")).toContainText("via HTTP API");
 
-    // A bad token: a clear message and a way to sign in instead.
-    await page.goto(`/answer/${other.questionId}?access_token=not-a-real-key`);
+    // A bad token: a clear message and a way to sign in instead (the other question's cookie does not count).
+    const third = await startQuestionRun(request, creds.apiKey, askEnv(uniqueMarker()));
+    await page.goto(`/answer/${third.questionId}?access_token=not-a-real-key`);
+    await expect(page).toHaveURL(`/answer/${third.questionId}?link=invalid`);
     await expect(page.getByTestId("sign-in-prompt")).toContainText("This link no longer works");
+    expect(carryingKey).toEqual([]);
   });
 });
 

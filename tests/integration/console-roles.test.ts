@@ -71,6 +71,7 @@ const MATRIX: TRow[] = [
   { path: "users.names", kind: "query", expect: ALL_OK, input: (f) => ({ ids: [f.userId] }) },
   { path: "question.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
   { path: "question.get", kind: "query", expect: OWNER_READ, input: (f) => ({ id: f.questionId }) },
+  { path: "question.viewer", kind: "query", expect: ALL_OK, input: (f) => ({ id: f.questionId }) },
   { path: "question.resolve", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ id: f.questionId, answers: { env: ["prod"] } }) },
   { path: "question.request", kind: "mutation", expect: [401, "ok", "ok", "ok", 403, "ok"], input: () => ({ questions: [{ questionId: "env", header: "Env", question: "Which?" }], timeoutMs: 60_000 }) },
   { path: "devices.list", kind: "query", expect: WORKSPACE_READERS },

@@ -75,6 +75,7 @@ const TRPC: Record<string, TRow> = {
   "question.resolve":                                [200,      200,      404,         403,         401,    200],
   "question.get":                                    [200,      200,      404,         200,         401,    200],
   "question.list":                                   [200,      200,      200,         200,         401,    200],
+  "question.viewer":                                 [200,      200,      200,         200,         401,    200],
   "devices.createPairing":                           [200,      403,      403,         403,         401,    403],
   "devices.list":                                    [200,      200,      403,         200,         401,    403],
   "devices.revoke":                                  [200,      403,      403,         403,         401,    403],
@@ -274,6 +275,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "question.resolve": async (r) => trpcStatus(trpcPost(app, caller(r), "question.resolve", { id: await question(), answers: { pick: ["b"] } })),
   "question.get": (r) => trpcStatus(trpcGet(app, caller(r), "question.get", { id: ownerQuestion })),
   "question.list": (r) => trpcStatus(trpcGet(app, caller(r), "question.list")),
+  // Only who the caller is (the answer page's "answering as"), whatever question it names.
+  "question.viewer": (r) => trpcStatus(trpcGet(app, caller(r), "question.viewer", { id: ownerQuestion })),
   "devices.createPairing": (r) => trpcStatus(trpcPost(app, caller(r), "devices.createPairing", { name: `matrix-${r}-${++deviceCounter}` })),
   "devices.list": (r) => trpcStatus(trpcGet(app, caller(r), "devices.list")),
   "devices.revoke": async (r) => trpcStatus(trpcPost(app, caller(r), "devices.revoke", { deviceId: await adminPairing() })),

@@ -5,14 +5,17 @@ type TProps = { params: Promise<{ id: string }>; searchParams: Promise<Record<st
 
 export const metadata: Metadata = {
   title: "Answer a question",
-  // The page URL may carry an access token: never send it on as a Referer, never index it.
+  // A link to this page may have carried an access token: never send anything on as a Referer, never index it.
   referrer: "no-referrer",
   robots: { index: false, follow: false },
 };
 
+/**
+ * `?access_token=` never reaches this page: the server exchanges it for a question-bound cookie
+ * and redirects here without it (server/api/http/answer-link.ts), adding `?link=invalid` when the
+ * key did not work.
+ */
 export default async function AnswerQuestionPage({ params, searchParams }: TProps) {
   const { id } = await params;
-  const token = (await searchParams).access_token;
-  const accessToken = typeof token === "string" && token.length > 0 ? token : null;
-  return <AnswerPage questionId={id} accessToken={accessToken} />;
+  return <AnswerPage questionId={id} linkRefused={(await searchParams).link === "invalid"} />;
 }

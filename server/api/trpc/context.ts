@@ -2,13 +2,18 @@ import type { IncomingMessage } from "node:http";
 import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
 import type { DomainError } from "../../core/errors";
+import { answerLinkActor } from "../http/answer-link";
 import { toDomainError } from "../http/errors";
 import { identify } from "../http/identify";
 import type { TV1Deps } from "../http/v1";
 import { toTrpcError } from "./init";
 
-/** `credential`: what the caller was admitted with, re-checked while a subscription streams. */
-export type TTrpcContext = { deps: TV1Deps; actor: TActor | null; credential: TCredential | null };
+/**
+ * `credential`: what the caller was admitted with, re-checked while a subscription streams.
+ * `answerLink`: who the request's answer-link cookie for that one question stands for, if any
+ * (server/api/http/answer-link.ts); only the procedures of that question ask.
+ */
+export type TTrpcContext = { deps: TV1Deps; actor: TActor | null; credential: TCredential | null; answerLink?: (questionId: string) => Promise<TActor | null> };
 
 /**
  * Builds the context of one tRPC call; tests pass an actor directly. `refusedBody`: why the
@@ -18,7 +23,8 @@ export async function createContext(deps: TV1Deps, req: IncomingMessage, refused
   if (refusedBody) throw toTrpcError(refusedBody);
   try {
     const identity = await identify(deps.db, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
-    return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null };
+    const answerLink = (questionId: string) => answerLinkActor(deps, req, questionId);
+    return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null, answerLink };
   } catch (error) {
     // A refused cross-site cookie mutation (403) or an unreachable database (503), not a 500.
     throw toTrpcError(toDomainError(error));

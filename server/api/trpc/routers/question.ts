@@ -1,17 +1,34 @@
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { getQuestion, listQuestions } from "../../../services/questions/list-questions";
 import { requestQuestion, ZRequestParams } from "../../../services/questions/request-question";
 import { resolveQuestion, ZResolveParams } from "../../../services/questions/resolve-question";
 import { waitAnswer, ZWaitParams } from "../../../services/questions/wait-answer";
-import { authenticatedProcedure, router } from "../init";
+import { authenticatedProcedure, publicProcedure, router } from "../init";
+
+const ZQuestionRef = z.strictObject({ id: z.string().min(1).max(200) });
+
+/**
+ * The signed-in caller, or else whoever the answer-link cookie of this very question stands for
+ * (see server/api/http/answer-link.ts): such a cookie reads and answers that question, nothing else.
+ */
+const questionAccess = publicProcedure.use(async ({ ctx, getRawInput, next }) => {
+  const id = ((await getRawInput().catch(() => null)) as { id?: unknown } | null)?.id;
+  const viaLink = !ctx.actor && typeof id === "string" ? await ctx.answerLink?.(id) : null;
+  const actor = ctx.actor ?? viaLink ?? null;
+  if (!actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Authentication required" });
+  return next({ ctx: { ...ctx, actor, viaLink: Boolean(viaLink) } });
+});
 
 /** The Gateway question methods as typed procedures (console and answer page use these). */
 export const questionRouter = router({
   request: authenticatedProcedure.input(ZRequestParams).mutation(({ ctx, input }) => requestQuestion(ctx.deps, ctx.actor, input, "console")),
   waitAnswer: authenticatedProcedure.input(ZWaitParams).query(({ ctx, input }) => waitAnswer(ctx.deps, ctx.actor, input)),
-  resolve: authenticatedProcedure.input(ZResolveParams).mutation(({ ctx, input }) => resolveQuestion(ctx.deps, ctx.actor, { ...input, via: "console" })),
-  get: authenticatedProcedure.input(z.strictObject({ id: z.string().min(1).max(200) })).query(async ({ ctx, input }) => ({ question: await getQuestion(ctx.deps, ctx.actor, input.id) })),
+  resolve: questionAccess.input(ZResolveParams).mutation(({ ctx, input }) => resolveQuestion(ctx.deps, ctx.actor, { ...input, via: "console" })),
+  get: questionAccess.input(ZQuestionRef).query(async ({ ctx, input }) => ({ question: await getQuestion(ctx.deps, ctx.actor, input.id) })),
   list: authenticatedProcedure
     .input(z.strictObject({ status: z.enum(["pending", "all"]).optional() }).optional())
     .query(async ({ ctx, input }) => ({ questions: await listQuestions(ctx.deps, ctx.actor, { status: input?.status }) })),
+  /** Who the answer page answers as for this question: the signed-in user, or the answer link's key owner (`viaLink`). */
+  viewer: questionAccess.input(ZQuestionRef).query(({ ctx }) => ({ userId: ctx.actor.userId, name: ctx.actor.name, role: ctx.actor.role, viaLink: ctx.viaLink })),
 });
