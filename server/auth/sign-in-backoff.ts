@@ -18,12 +18,6 @@ export const MAX_WAIT_SECONDS = 15 * 60;
 const FORGET_AFTER_MS = 24 * 3_600_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
-/** Seconds an account waits after its `failures`-th failed attempt in a row (0 below the threshold). */
-export function backoffSeconds(failures: number): number {
-  if (failures < FREE_FAILURES) return 0;
-  return Math.min(MAX_WAIT_SECONDS, FIRST_WAIT_SECONDS * 2 ** Math.min(failures - FREE_FAILURES, 20));
-}
-
 /** The account an email names: trimmed and lower-cased (better-auth compares emails the same way). */
 export const accountOf = (email: string): string => email.trim().toLowerCase();
 
@@ -44,7 +38,8 @@ export async function reserveSignInAttempt(db: Db, account: string, now: Date): 
   const at = sql`${now.toISOString()}::timestamptz`;
   const forgetBefore = sql`${new Date(now.getTime() - FORGET_AFTER_MS).toISOString()}::timestamptz`;
   const count = sql`(case when ${signInFailures.lastFailureAt} < ${forgetBefore} then 1 else ${signInFailures.failures} + 1 end)`;
-  // Mirrors backoffSeconds in SQL, so the wait is set by the same statement that counts the attempt.
+  // After the FREE_FAILURES-th attempt in a row: FIRST_WAIT_SECONDS · 2^(attempts − FREE_FAILURES), at
+  // most MAX_WAIT_SECONDS, set by the same statement that counts the attempt.
   const wait = sql`least(${MAX_WAIT_SECONDS}, ${FIRST_WAIT_SECONDS} * power(2, least(${count} - ${FREE_FAILURES}, 20)))`;
   const [counted] = await db
     .insert(signInFailures)
