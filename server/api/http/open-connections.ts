@@ -64,10 +64,8 @@ export class OpenConnections {
     const { maxPerUser } = this.options;
     const entries = this.byUser.get(credential.userId) ?? new Set<TEntry>();
     if (maxPerUser !== null && entries.size >= maxPerUser) {
-      throw new DomainError(
-        "too_many_streams",
-        `Too many open streams: a user may hold at most ${maxPerUser} SSE streams, WebSockets and console subscriptions at once on this server. Close one and retry.`,
-      );
+      // Short enough to be a WebSocket close reason (123 bytes) whole.
+      throw new DomainError("too_many_streams", `Too many open streams: at most ${maxPerUser} per user on this server (SSE, WebSockets, subscriptions). Close one and retry.`);
     }
     const entry: TEntry = { credential, abort: new AbortController() };
     entries.add(entry);
