@@ -57,9 +57,11 @@ const CLIENT_GONE_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ERR_S
  * too, so a reset of the database connection still counts as a failure.
  */
 export function isClientGone(error: unknown, req: IncomingMessage): boolean {
-  if (!req.socket.destroyed && !req.destroyed) return false;
   const code = (error as { code?: unknown } | null)?.code;
-  return (typeof code === "string" && CLIENT_GONE_CODES.has(code)) || (error instanceof Error && error.message === "aborted");
+  const goneError = (typeof code === "string" && CLIENT_GONE_CODES.has(code)) || (error instanceof Error && error.message === "aborted");
+  // The socket, not the request (a fully read request counts as destroyed too); a detached one is gone.
+  const socket = req.socket as IncomingMessage["socket"] | null;
+  return goneError && (!socket || socket.destroyed);
 }
 
 /** Normalizes anything thrown into a DomainError; unknown errors become a generic 500 without internals. */
