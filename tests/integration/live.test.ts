@@ -19,7 +19,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const open = async (...args: Parameters<typeof LiveClient.open> extends [TTestApp, ...infer R] ? R : never) => {
+const open = async (...args: Parameters<typeof LiveClient.open> extends [unknown, ...infer R] ? R : never) => {
   const s = await LiveClient.open(app, ...args);
   sockets.push(s);
   return s;
