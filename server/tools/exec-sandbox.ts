@@ -151,7 +151,7 @@ const BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
  * server's environment. None of the server's own secrets (database URL, auth secret, secret key,
  * model keys) reach it unless an agent names them.
  */
-export function execEnvironment(workspaceDir: string, named: readonly string[] = [], from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function execEnvironment(workspaceDir: string, named: readonly string[] = [], from: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
   const env: Record<string, string> = { PATH: BASE_PATH, HOME: workspaceDir, LANG: "C.UTF-8", TERM: "dumb" };
   for (const name of named) {
     const value = from[name];

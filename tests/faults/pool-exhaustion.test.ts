@@ -109,7 +109,9 @@ describe.skipIf(!onPostgres)("fault: connection pool of 2 under many concurrent 
     } finally {
       await db.close();
     }
-    expect(checkSideEffects(result.flows).violations).toEqual([]);
+    const sideEffects = checkSideEffects(result.flows, [dataDir]);
+    expect(sideEffects.violations).toEqual([]);
+    expect(sideEffects.checked).toBeGreaterThan(0);
     await expectAuditPasses(database?.url as string);
     expect(server.child.exitCode, server.output()).toBeNull();
   });

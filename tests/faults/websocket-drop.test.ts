@@ -91,7 +91,7 @@ describe(`fault: WebSockets drop mid-stream (${testDbKind()})`, () => {
     const seen = live.of(responseId);
     cutter.cut();
     await live.closed;
-    const approval = requested.approval as { id: string; cwd: string };
+    const approval = requested.approval as { id: string };
     const done = await ok200(await decide(app, alice.apiKey, approval.id, "approve"));
     expect(done.status).toBe("completed");
     expect(lineCount(workspaceOf(app, requested.sessionId), "a.txt")).toBe(1);
@@ -147,7 +147,7 @@ describe(`fault: WebSockets drop mid-stream (${testDbKind()})`, () => {
       const all = await replay(r.responseId, clients[i]?.sessionId as string);
       expectContiguous(all);
       expect(all.at(-1)).toMatchObject({ status: "completed" });
-      expect(lineCount((r.approval as { cwd: string }).cwd, "many.txt")).toBe(1);
+      expect(lineCount(workspaceOf(app, r.sessionId), "many.txt")).toBe(1);
     }
     // A client that reconnects (directly this time) follows from where it was, over a new socket.
     const again = await LiveClient.open(app, alice.apiKey, { sessionId: clients[0]?.sessionId });
