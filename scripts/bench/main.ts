@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { benchApprovals, approveOne, suspendOne, type TSuspended } from "./approvals";
 import { benchCapacity } from "./capacity";
+import { benchCommits } from "./commits";
 import { benchConsole } from "./console";
 import { benchFanout } from "./fanout";
 import { benchIngest } from "./ingest";
@@ -31,7 +32,7 @@ process.env.COUNTERSIGN_RATE_LIMIT ??= "1000000:1000000,ip=1000000:1000000";
 // Likewise the cap on open streams per user (default 256): the fan-out opens 1,000 as one user.
 process.env.COUNTERSIGN_MAX_STREAMS_PER_USER ??= "off";
 
-const ALL = ["approvals", "poll", "fanout", "capacity", "ingest", "console"] as const;
+const ALL = ["commits", "approvals", "poll", "fanout", "capacity", "ingest", "console"] as const;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 process.chdir(root);
 
@@ -132,6 +133,7 @@ for (const kind of kinds) {
       problems.push(`server group/${kind} FAILED: ${error instanceof Error ? error.stack : String(error)}`);
     });
   }
+  if (only.has("commits") && kind === "postgres") await step("commits per cycle", kind, () => benchCommits(ctx));
   if (only.has("capacity")) await step("capacity (3)", kind, () => benchCapacity(ctx));
   if (only.has("ingest")) await step("ingest (4)", kind, () => benchIngest(ctx));
   if (only.has("console")) await step("console (7)", kind, () => benchConsole(ctx));

@@ -1,0 +1,85 @@
+import postgres from "postgres";
+import { freshDatabase, size, startServer, type TCtx } from "./lib/env";
+import { Client } from "./lib/http";
+import type { TOutcome, TRow } from "./lib/stats";
+
+/** The script the engine issue measures: `exec` needing approval → `echo` → text. */
+export const HITL_SCRIPT = {
+  input: {
+    script: [{ toolCalls: [{ name: "exec", arguments: { command: "true" } }] }, { toolCalls: [{ name: "echo", arguments: { text: "done" } }] }, { text: "Done." }],
+  },
+};
+
+type TEnvelope = { id: string; status: string; requiredAction?: { id: string } | null };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Commits per suspension and per approval round trip, read from `pg_stat_database.xact_commit`
+ * of a database nothing else uses (one server process on a fresh database). Every committed
+ * transaction counts, read-only ones included (an autocommit SELECT is a transaction too).
+ * The server's own background work (expiry sweep, lease and orphan checks) is measured while
+ * idle for the same time and subtracted; the counter's own reads are subtracted too.
+ */
+export async function benchCommits(ctx: TCtx): Promise<TOutcome> {
+  if (ctx.kind !== "postgres") return { rows: [] };
+  const fresh = await freshDatabase(ctx);
+  const server = await startServer(fresh);
+  const stats = postgres(fresh.url as string, { max: 1, onnotice: () => {} });
+  const name = new URL(fresh.url as string).pathname.slice(1);
+  try {
+    const client = new Client(server.url, server.key, 1);
+    // Backends report their counters when idle, at most once a second: settle, then read.
+    const read = async (): Promise<number> => {
+      await sleep(1500);
+      await stats`select pg_stat_clear_snapshot()`;
+      const [row] = await stats`select xact_commit::bigint as n from pg_stat_database where datname = ${name}`;
+      return Number(row?.n);
+    };
+    const suspend = async () => {
+      const env = await client.json<TEnvelope>("POST", "/v1/responses", HITL_SCRIPT);
+      if (env.status !== "requires_action" || !env.requiredAction) throw new Error(`expected requires_action, got ${env.status}`);
+      return env.requiredAction.id;
+    };
+    const approve = async (id: string) => {
+      const env = await client.json<TEnvelope>("POST", `/v1/approvals/${id}`, { decision: "approve" });
+      if (env.status !== "completed") throw new Error(`expected completed, got ${env.status}`);
+    };
+    // Warm up: first-use work (prepared statements, the demo key's first lookup) is not per run.
+    await approve(await suspend());
+    const n = size(ctx, 40, 10);
+    // Each read costs two commits of its own (clear snapshot, select) on the stats connection.
+    const OWN = 2;
+    const t0 = performance.now();
+    const idle0 = await read();
+    const idle1 = await read();
+    const idleMs = performance.now() - t0;
+    const idlePerMs = Math.max(0, idle1 - idle0 - OWN) / idleMs;
+
+    const s0 = performance.now();
+    const before = await read();
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await suspend());
+    const afterSuspend = await read();
+    const s1 = performance.now();
+    for (const id of ids) await approve(id);
+    const afterApprove = await read();
+    const s2 = performance.now();
+    client.close();
+
+    const perRun = (delta: number, ms: number) => (delta - OWN - idlePerMs * ms) / n;
+    const suspendCommits = perRun(afterSuspend - before, s1 - s0);
+    const roundTripCommits = perRun(afterApprove - afterSuspend, s2 - s1);
+    const bench = "commits per human-in-the-loop cycle";
+    const note = `pg_stat_database.xact_commit, ${n} runs, idle background ${(idlePerMs * 1000).toFixed(2)}/s subtracted`;
+    const rows: TRow[] = [
+      { bench, db: ctx.kind, measure: "suspend (POST /v1/responses → requires_action)", value: suspendCommits, unit: "commits", target: { kind: "maxValue", x: 2 }, note },
+      { bench, db: ctx.kind, measure: "approval round trip (approve → completed)", value: roundTripCommits, unit: "commits", target: { kind: "maxValue", x: 4 }, note },
+    ];
+    return { rows, notes: [`${bench}: ${note}; suspend ${suspendCommits.toFixed(2)}, round trip ${roundTripCommits.toFixed(2)}`] };
+  } finally {
+    await stats.end({ timeout: 5 });
+    await server.stop();
+    await fresh.drop();
+  }
+}
