@@ -1,3 +1,4 @@
+import { ApiKeyCache } from "./auth/api-key-cache";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -140,7 +141,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const host = new Host(base);
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
-  const deps: TV1Deps = { ...base, host, auth, connections };
+  const keys = new ApiKeyCache(base.db, bus);
+  const deps: TV1Deps = { ...base, host, auth, connections, keys };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });
@@ -204,6 +206,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       await host.stop();
       live.close();
       connections.close();
+      keys.close();
       devices.close();
       await closeMcpManager(base);
       if ("close" in bus) await (bus as { close: () => Promise<void> }).close();

@@ -7,19 +7,6 @@ import { approvals, clientToolRequests, questions, responses } from "../schema";
 
 export type TResponseRow = typeof responses.$inferSelect;
 
-/**
- * Locks the response row if it is still executing and returns it; null when a decision,
- * cancel or expiry has already moved it on (the caller must then stop writing).
- */
-export async function lockActive(tx: Db, responseId: string): Promise<TResponseRow | null> {
-  const [row] = await tx
-    .update(responses)
-    .set({ updatedAt: sql`now()` })
-    .where(and(eq(responses.id, responseId), eq(responses.status, "in_progress")))
-    .returning();
-  return row ?? null;
-}
-
 export async function getResponse(db: Db, responseId: string): Promise<TResponseRow | null> {
   const statement = prepared(db, "get_response", (root) =>
     root
@@ -30,25 +17,6 @@ export async function getResponse(db: Db, responseId: string): Promise<TResponse
   );
   const [row] = statement ? await statement.execute({ id: responseId }) : await db.select().from(responses).where(eq(responses.id, responseId));
   return row ?? null;
-}
-
-/** The action a `requires_action` response waits on, as the wire shows it. */
-export async function requiredActionOf(db: Db, responseId: string): Promise<TRequiredAction | null> {
-  const [approval] = await db
-    .select()
-    .from(approvals)
-    .where(and(eq(approvals.responseId, responseId), eq(approvals.status, "pending")));
-  if (approval) return approvalAction(approval);
-  const [request] = await db
-    .select()
-    .from(clientToolRequests)
-    .where(and(eq(clientToolRequests.responseId, responseId), eq(clientToolRequests.status, "pending")));
-  if (request) return clientToolAction(request);
-  const [question] = await db
-    .select()
-    .from(questions)
-    .where(and(eq(questions.responseId, responseId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
-  return question ? { type: "question", id: question.id, callId: responseId, questions: question.questions, expiresAt: question.expiresAt.toISOString() } : null;
 }
 
 export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredAction => ({
@@ -111,6 +79,8 @@ export async function finishResponse(
       envelope,
       error: extra.error ?? row.error,
       cancelReason: extra.cancelReason ?? null,
+      pendingAction: null,
+      activeMs: row.activeMs,
       completedAt: sql`now()`,
       leaseOwner: null,
       leaseExpiresAt: null,

@@ -9,7 +9,7 @@ import { newId, newSecret } from "../core/ids";
 const KEY_PREFIX = "cs_";
 
 /** SHA-256 is enough here: keys are 256-bit random secrets, so there is nothing to brute-force. */
-const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
+export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 
 /** Creates an API key for a user; the plain key is returned once and never stored. */
 export async function createApiKey(db: Db, userId: string, name = "default"): Promise<{ id: string; apiKey: string }> {

@@ -1,10 +1,10 @@
 import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { type approvals, grants } from "../../db/schema";
+import { grants } from "../../db/schema";
 import { approvalBindingHash } from "../core/binding";
 import { DomainError } from "../core/errors";
 
-type TApprovalRow = typeof approvals.$inferSelect;
+import type { TApprovedOperation } from "./pending/contract";
 type TGrantRow = typeof grants.$inferSelect;
 
 /** The operation an approver edited before approving: what runs instead of what the agent asked. */
@@ -44,7 +44,7 @@ export function withEditNotice(result: unknown, requested: unknown, edit: TAppro
  * Checks an approved row against the call being run: the requested operation must be the one the
  * approval was made for (`requestedHash`), and an edited one must still match its own re-bound hash.
  */
-export function approvedOutcome(approval: TApprovalRow, requestedHash: string): TApprovalOutcome {
+export function approvedOutcome(approval: TApprovedOperation, requestedHash: string): TApprovalOutcome {
   const changed = () => new DomainError("binding_changed", "The approved operation no longer matches the pending one; it was not run.");
   if (approval.originalBindingHash === null) {
     if (approval.bindingHash !== requestedHash) throw changed();

@@ -6,10 +6,8 @@ import {
   createAttemptDeadlineController,
   createAttemptLifecycle,
   emitAttemptEvent,
-  runAgentEndSideEffects,
 } from "../core/runtime";
 import { recordEvents } from "./transact";
-import { getResponse } from "../../db/repositories/responses";
 import type { Attempt } from "./attempt";
 import type { TDeps } from "./deps";
 
@@ -19,7 +17,7 @@ export type TAttemptClock = {
   lifecycle: TAttemptLifecycle;
   /** Starts the absolute settlement deadline (only the first call counts). */
   beginSettlement: () => void;
-  /** Closes the deadlines and records the remaining lifecycle events (observers are delivered, never awaited). */
+  /** Closes the deadlines; observers get their events without being awaited. */
   close: () => Promise<void>;
 };
 
@@ -34,9 +32,12 @@ function executionTimeoutOf(attempt: Attempt): number {
 }
 
 /**
- * Gates the attempt's lifecycle events (deduplicated per phase, recorded in the trajectory,
- * delivered to observers whose failures are isolated) and arms its deadlines: the execution
- * timeout cancels the attempt with reason `timeout`; the settlement deadline bounds finalization.
+ * Gates the attempt's lifecycle events (deduplicated per phase, recorded in the trajectory with
+ * the attempt's next commit, delivered to observers whose failures are isolated) and arms its
+ * deadlines. The execution timeout counts from the run's original start: a resumed attempt
+ * starts with the time the run already executed (stored at each suspension; waits for people are
+ * not counted), so the deadline is the same whichever replica resumes it. The settlement
+ * deadline bounds finalization.
  */
 export function startAttemptClock(deps: TDeps, attempt: Attempt, observers: readonly TAttemptObserver<TAttemptLifecycleEvent & { responseId: string }>[]): TAttemptClock {
   const responseId = attempt.response.id;
@@ -51,15 +52,16 @@ export function startAttemptClock(deps: TDeps, attempt: Attempt, observers: read
     },
   });
   lifecycle.transition("admitted");
+  const timeoutMs = executionTimeoutOf(attempt);
   const deadline = createAttemptDeadlineController({
-    startedAtMs: Date.now(),
-    timeoutMs: executionTimeoutOf(attempt),
+    startedAtMs: Date.now() - attempt.response.activeMs,
+    timeoutMs,
     settlementTimeoutMs: attempt.agent.settlementTimeoutMs ?? DEFAULT_SETTLEMENT_TIMEOUT_MS,
     signal: attempt.signal,
     onTimeout: (kind) =>
       attempt.runtime.cancellation.cancel({
         kind: "timeout",
-        message: kind === "execution" ? `The response ran past its execution timeout of ${executionTimeoutOf(attempt)} ms.` : "Finalizing the response took longer than its settlement deadline.",
+        message: kind === "execution" ? `The response ran past its execution timeout of ${timeoutMs} ms.` : "Finalizing the response took longer than its settlement deadline.",
       }),
   });
   return {
@@ -73,40 +75,28 @@ export function startAttemptClock(deps: TDeps, attempt: Attempt, observers: read
       // Observers get every event (their failures are isolated) but are never awaited: an observer
       // that hangs must not hold the lease, the settlement or a resumed attempt of this response.
       void lifecycle.flush();
-      await attempt.capabilities.trajectory.flush().catch(() => {});
     },
   };
 }
 
 /**
- * After a response is finalized: prepares the transcript anchor before the turn lease is
- * released, then starts the agent's agent_end hooks without waiting; hook failures are recorded
- * and never change the result. The attempt's capabilities close here (later calls fail closed).
+ * After a response is finalized (its envelope, transcript anchor and lease release committed
+ * together): closes the attempt and starts the agent's agent_end hooks without waiting; hook
+ * failures are recorded and never change the result. Later capability calls fail closed.
  */
-export async function settleAttempt(
-  deps: TDeps,
-  attempt: Attempt,
-  clock: TAttemptClock,
-  hooks: readonly TAgentEndHook<TAgentEndPayload>[],
-  releaseTurnLease: () => Promise<void>,
-): Promise<void> {
+export async function settleAttempt(deps: TDeps, attempt: Attempt, clock: TAttemptClock, hooks: readonly TAgentEndHook<TAgentEndPayload>[]): Promise<void> {
   if (clock.lifecycle.canTransition("settled")) clock.lifecycle.transition("settled");
   await clock.close();
-  attempt.capabilities.close();
+  attempt.close();
   attempt.runtime.cancellation.freeze();
   const r = attempt.response;
-  await runAgentEndSideEffects<TAgentEndPayload>({
-    prepareTranscriptAnchors: async () => {
-      const row = await getResponse(deps.db, r.id);
-      await recordEvents(deps, r.id, [{ type: "transcript.anchor", data: { status: row?.status ?? null, lastSeq: (row?.nextSeq ?? 1) - 1, outputItems: row?.output.length ?? 0 }, frame: false }]);
-    },
-    releaseTurnLease,
-    hooks,
-    payload: { event: { responseId: r.id, sessionId: r.sessionId, agent: r.agent }, ctx: { userId: r.userId } },
-    onHookError: (error, { index }) => {
-      deps.log.warn({ err: error, responseId: r.id, hook: index }, "an agent_end hook failed; the result stands");
-      void recordEvents(deps, r.id, [{ type: "agent_end.hook_failed", data: { hook: index, message: error instanceof Error ? error.message : String(error) }, frame: false }]).catch(() => {});
-    },
-    onAnchorError: (error) => deps.log.warn({ err: error, responseId: r.id }, "could not prepare the transcript anchor"),
+  const payload = { event: { responseId: r.id, sessionId: r.sessionId, agent: r.agent }, ctx: { userId: r.userId } };
+  hooks.forEach((hook, index) => {
+    void Promise.resolve()
+      .then(() => hook(payload))
+      .catch((error: unknown) => {
+        deps.log.warn({ err: error, responseId: r.id, hook: index }, "an agent_end hook failed; the result stands");
+        void recordEvents(deps, r.id, [{ type: "agent_end.hook_failed", data: { hook: index, message: error instanceof Error ? error.message : String(error) }, frame: false }]).catch(() => {});
+      });
   });
 }

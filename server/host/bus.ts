@@ -18,6 +18,14 @@ export type TFrameHint = { hint: true; responseId: string; sequence: number };
 
 export const isHint = (f: TFrame | TFrameHint): f is TFrameHint => "hint" in f;
 
+/** One change a transaction announces: delivered in this process after the commit, told to peers by the transaction itself. */
+export type TAnnouncement =
+  | { k: "frames"; responseId: string; frames: readonly TFrame[] }
+  | { k: "wake"; responseId: string; reason: "resume" | "cancel" }
+  | { k: "inbox"; change: TInboxChange }
+  | { k: "question"; change: TQuestionChange }
+  | { k: "credentials"; change: TCredentialChange };
+
 /**
  * Wake-ups and live frames. In one process this is an EventEmitter; frames are always stored
  * before they are published, so a subscriber that misses one can backfill from the table.
@@ -39,7 +47,25 @@ export type EventBus = {
   subscribeQuestion: (listener: (change: TQuestionChange) => void) => () => void;
   publishCredentials: (change: TCredentialChange) => void;
   subscribeCredentials: (listener: (change: TCredentialChange) => void) => () => void;
+  /**
+   * The latest boundary frame (`response.completed`) this process published for a response, if it
+   * came after `afterSequence`: a waiter that subscribed a moment too late finds it here without
+   * reading the table. Bounded; null means "not seen here", never "not stored".
+   */
+  recentBoundary: (responseId: string, afterSequence: number) => TFrame | null;
+  /** Delivers announcements to this process's subscribers only (after their transaction committed). */
+  deliverLocally: (batch: readonly TAnnouncement[]) => void;
+  /**
+   * With peers (replicas on one PostgreSQL): the NOTIFY payloads that tell them about `batch`,
+   * sent by the announcing transaction itself so a state change costs no commit of its own.
+   */
+  peerPayloads?: (batch: readonly TAnnouncement[]) => string[];
 };
+
+/** The channel replicas notify each other on. */
+export const PEER_CHANNEL = "countersign";
+
+const RECENT_BOUNDARIES = 4096;
 
 /** The in-process bus used with PGlite and by a single server. */
 export function createLocalBus(): EventBus {
@@ -57,10 +83,19 @@ export function createLocalBus(): EventBus {
       emitter.off(name, wrapped);
     };
   };
+  const boundaries = new Map<string, TFrame>();
+  const publishFrames = (responseId: string, frames: readonly TFrame[]) => {
+    for (const frame of frames) {
+      if (frame.type === "response.completed") {
+        boundaries.delete(responseId);
+        boundaries.set(responseId, frame);
+        if (boundaries.size > RECENT_BOUNDARIES) boundaries.delete(boundaries.keys().next().value as string);
+      }
+      emitter.emit(`frames:${responseId}`, frame);
+    }
+  };
   return {
-    publishFrames: (responseId, frames) => {
-      for (const frame of frames) emitter.emit(`frames:${responseId}`, frame);
-    },
+    publishFrames,
     subscribeFrames: (responseId, listener) => on(`frames:${responseId}`, listener),
     deliverHint: (hint) => emitter.emit(`frames:${hint.responseId}`, hint),
     publishWake: (responseId, reason) => emitter.emit("wake", responseId, reason),
@@ -71,5 +106,18 @@ export function createLocalBus(): EventBus {
     subscribeQuestion: (listener) => on("question", listener),
     publishCredentials: (change) => emitter.emit("credentials", change),
     subscribeCredentials: (listener) => on("credentials", listener),
+    recentBoundary: (responseId, afterSequence) => {
+      const frame = boundaries.get(responseId);
+      return frame && frame.sequence > afterSequence ? frame : null;
+    },
+    deliverLocally: (batch) => {
+      for (const a of batch) {
+        if (a.k === "frames") publishFrames(a.responseId, a.frames);
+        else if (a.k === "wake") emitter.emit("wake", a.responseId, a.reason);
+        else if (a.k === "inbox") emitter.emit("inbox", a.change);
+        else if (a.k === "question") emitter.emit("question", a.change);
+        else emitter.emit("credentials", a.change);
+      }
+    },
   };
 }

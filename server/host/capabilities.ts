@@ -1,4 +1,3 @@
-import { recordEvents } from "./transact";
 import { DomainError } from "../core/errors";
 import type { TNewEvent } from "../core/frames";
 import { boundAndRedact } from "../core/redact";
@@ -39,15 +38,18 @@ export function createHostCapabilities(input: {
   reportOutputTokens: TReportOutputTokens;
   steering: SteeringDesk;
   isRunLive: () => boolean;
+  /** Buffers an event for the attempt's next commit (they commit with the step they belong to). */
+  record: (event: TNewEvent) => void;
+  /** Commits what the attempt has buffered now. */
+  commit: () => Promise<void>;
 }): THostCapabilities & { close: () => void } {
   let closed = false;
-  let buffer: TNewEvent[] = [];
+  let buffered = 0;
   const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
   const flush = async () => {
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    buffer = [];
-    await recordEvents(input.deps, input.responseId, batch);
+    if (buffered === 0) return;
+    buffered = 0;
+    await input.commit();
   };
   return {
     version: 2,
@@ -56,11 +58,11 @@ export function createHostCapabilities(input: {
       recordEvent: (type, data) => {
         if (closed) throw closedError();
         if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(type)) throw new DomainError("invalid_request", "Trajectory event types are 1–64 lowercase letters, digits, dots, dashes or underscores.");
-        buffer.push({ type: `harness.${type}`, data: { sessionId: input.sessionId, ...(boundAndRedact(data) as Record<string, unknown>) }, frame: false });
-        if (buffer.length >= MAX_BUFFERED) void flush().catch((error: unknown) => input.deps.log.warn({ err: error }, "trajectory flush failed"));
+        input.record({ type: `harness.${type}`, data: { sessionId: input.sessionId, ...(boundAndRedact(data) as Record<string, unknown>) }, frame: false });
+        if (++buffered >= MAX_BUFFERED) void flush().catch((error: unknown) => input.deps.log.warn({ err: error }, "trajectory flush failed"));
       },
       flush: async () => {
-        if (closed && buffer.length === 0) return;
+        if (closed) return;
         await flush();
       },
     },

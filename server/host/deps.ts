@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
 import type { Db, DbKind } from "../../db/client";
+import type { TResponseRow } from "../../db/repositories/responses";
+import type { responseSteps } from "../../db/schema";
 import type { EventBus } from "./bus";
 import type { TExecReviewer } from "../reviewer";
 import type { ReceiptStore } from "./receipts";
@@ -33,3 +35,21 @@ export type TDeps = {
   /** Where approved commands run (detected once at boot, see server/tools/exec-sandbox.ts). */
   sandbox: TExecSandbox;
 };
+
+/** A run a transaction moved back to executing and claimed (lease) for this process's host. */
+export type TClaimedRun = {
+  row: TResponseRow;
+  /** Tool calls the claiming transaction marked "running" with this claim run in this attempt. */
+  claim: string;
+  steps: Array<typeof responseSteps.$inferSelect>;
+  /** Whether steering messages were queued when it was claimed (later ones are announced on the bus). */
+  steeringQueued: boolean;
+  /** The session's workspace, when the claiming transaction read it. */
+  workspaceDir?: string;
+};
+
+/** What starts a claimed run in this process (the host); services never import the host itself. */
+export type TRunStarter = { id: string; startClaimed: (run: TClaimedRun) => void };
+
+/** The dependencies of services that settle pending actions and so may resume runs here. */
+export type TRunDeps = TDeps & { host: TRunStarter };

@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
+import { responseSteps } from "../../db/schema";
 import { findAgent } from "../agents/config";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
@@ -14,20 +16,29 @@ import {
 } from "../core/runtime";
 import { HarnessFailure } from "../harnesses/errors";
 import { runHarness } from "../harnesses/registry";
-import { expirePending } from "../services/expire-pending";
 import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
 import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
+import { expireDue } from "./pending/kinds";
+import type { TClaimedRun, TRunStarter } from "./pending/contract";
+import { runToolCall } from "./tool-calls";
 import type { TDeps } from "./deps";
 import { SteeringDesk } from "./steering";
 import { sessionWorkspace, prepareWorkspace } from "./workspace";
 
-type TRunning = { cancellation: TAttemptCancellation; rerun: boolean; usage: TRunUsageAccumulator };
+type TRunning = {
+  cancellation: TAttemptCancellation;
+  rerun: boolean;
+  usage: TRunUsageAccumulator;
+  claimed: TClaimedRun | null;
+  /** When its lease was last set (claim, or any commit of its attempt): renewed only when half of it is gone. */
+  renewedAt: number;
+};
 
 /**
  * The harness host of one process: admits attempts, drives harnesses, suspends and resumes
  * them, and holds their leases so another replica can adopt them if this one dies.
  */
-export class Host {
+export class Host implements TRunStarter {
   readonly id = newId("host");
   /** Guarded steering into running responses. */
   readonly steering: SteeringDesk;
@@ -64,10 +75,22 @@ export class Host {
       timer.unref();
       this.timers.push(timer);
     };
-    every(this.deps.config.expirySweepMs, () => expirePending(this.deps));
-    every(Math.max(250, Math.floor(this.deps.config.leaseMs / 3)), () => renewLeases(this.deps.db, this.id, [...this.running.keys()], this.deps.config.leaseMs));
+    every(this.deps.config.expirySweepMs, () => expireDue(this.deps, this));
+    every(Math.max(250, Math.floor(this.deps.config.leaseMs / 4)), () => this.renewLeases());
     every(this.deps.config.leaseMs, () => this.adoptOrphans());
     await this.adoptOrphans();
+  }
+
+  /**
+   * Renews the leases of attempts that committed nothing for half a lease (each commit of an
+   * attempt renews its lease already), so a run that commits often costs no renewal of its own.
+   */
+  private async renewLeases(): Promise<void> {
+    const now = Date.now();
+    const due = [...this.running].filter(([, e]) => now - e.renewedAt >= this.deps.config.leaseMs / 2);
+    if (due.length === 0) return;
+    await renewLeases(this.deps.db, this.id, due.map(([id]) => id), this.deps.config.leaseMs);
+    for (const [, e] of due) e.renewedAt = now;
   }
 
   /** Stops background work and cancels running attempts (their leases lapse for adoption). */
@@ -76,6 +99,11 @@ export class Host {
     this.unsubscribe?.();
     for (const t of this.timers) clearInterval(t);
     for (const entry of this.running.values()) entry.cancellation.cancel({ kind: "shutdown", message: "The server is stopping." });
+  }
+
+  /** Whether an attempt of this response runs in this process now (its boundary will be announced here). */
+  isLocal(responseId: string): boolean {
+    return this.running.has(responseId);
   }
 
   /** Number of attempts executing in this process right now. */
@@ -87,16 +115,26 @@ export class Host {
     for (const id of await orphanedResponses(this.deps.db)) this.kick(id);
   }
 
+  /**
+   * Starts a run that a transaction of this process already claimed for this host (created, or
+   * resumed by a decision, answer or expiry): no lease round trip, no step-log read.
+   */
+  startClaimed(run: TClaimedRun): void {
+    this.kick(run.row.id, run);
+  }
+
   /** Makes sure the response's attempt runs (again) here if it is executing and no one else holds it. */
-  kick(responseId: string): void {
+  kick(responseId: string, claimed: TClaimedRun | null = null): void {
     if (this.stopped) return;
     const current = this.running.get(responseId);
     if (current) {
       current.rerun = true;
+      current.claimed = claimed ?? current.claimed;
+      if (claimed) current.renewedAt = Date.now();
       return;
     }
     // Retries of the same run share one usage total; run cleanup releases it.
-    const entry: TRunning = { cancellation: createAttemptCancellation(), rerun: true, usage: createRunUsageAccumulator({ publish: () => {} }) };
+    const entry: TRunning = { cancellation: createAttemptCancellation(), rerun: true, usage: createRunUsageAccumulator({ publish: () => {} }), claimed, renewedAt: Date.now() };
     this.running.set(responseId, entry);
     void this.drive(responseId, entry).finally(() => {
       entry.usage.close();
@@ -108,30 +146,58 @@ export class Host {
     while (entry.rerun && !this.stopped) {
       entry.rerun = false;
       if (!entry.cancellation.isAdmissionOpen()) entry.cancellation = createAttemptCancellation();
-      const row = await claimLease(this.deps.db, responseId, this.id, this.deps.config.leaseMs).catch((error: unknown) => {
-        this.deps.log.error({ err: error, responseId }, "could not claim lease");
-        return null;
-      });
-      if (!row) return;
-      const settled = await this.runAttempt(row, entry).catch((error: unknown) => {
+      const claimed = entry.claimed ?? (await this.claim(responseId));
+      entry.claimed = null;
+      entry.renewedAt = Date.now();
+      if (!claimed) return;
+      const ended = await this.runAttempt(claimed, entry).catch((error: unknown) => {
         this.deps.log.error({ err: error, responseId }, "attempt crashed");
-        return false;
+        return "released" as const;
       });
-      if (!settled) await releaseLease(this.deps.db, responseId, this.id).catch(() => {});
+      // Suspended and settled runs gave their lease up in their last commit.
+      if (ended === "released") await releaseLease(this.deps.db, responseId, this.id).catch(() => {});
     }
   }
 
-  /** Runs one attempt; returns true when the response settled (its lease was released by agent-end). */
-  private async runAttempt(row: TResponseRow, entry: TRunning): Promise<boolean> {
-    const workspaceDir = prepareWorkspace(await sessionWorkspace(this.deps, row.sessionId), this.deps.sandbox);
+  /** Claims an executing run no live owner holds (adoption, a wake from a replica) and reads its step log. */
+  private async claim(responseId: string): Promise<TClaimedRun | null> {
+    try {
+      const row = await claimLease(this.deps.db, responseId, this.id, this.deps.config.leaseMs);
+      if (!row) return null;
+      const steps = await this.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, responseId));
+      return { row, claim: newId("claim"), steps, steeringQueued: true };
+    } catch (error) {
+      this.deps.log.error({ err: error, responseId }, "could not claim lease");
+      return null;
+    }
+  }
+
+  /** Runs one attempt; says whether its last commit gave the lease up (suspended, settled) or it must be released. */
+  private async runAttempt(claimed: TClaimedRun, entry: TRunning): Promise<"suspended" | "settled" | "released"> {
+    const row = claimed.row;
+    const workspaceDir = prepareWorkspace(claimed.workspaceDir ?? (await sessionWorkspace(this.deps, row.sessionId)), this.deps.sandbox);
     const agent = findAgent(row.agent);
-    const runtime = { cancellation: entry.cancellation, steering: this.steering, middleware: this.middleware, usage: entry.usage };
-    const attempt = new Attempt(this.deps, row, agent ?? ({ name: row.agent, tools: [], approval: {} } as never), workspaceDir, runtime);
-    const clock = startAttemptClock(this.deps, attempt, this.observers);
+    let clock: ReturnType<typeof startAttemptClock> | null = null;
+    const runtime = {
+      cancellation: entry.cancellation,
+      steering: this.steering,
+      middleware: this.middleware,
+      usage: entry.usage,
+      runTool: runToolCall,
+      onCommitted: () => {
+        entry.renewedAt = Date.now();
+      },
+      host: this as TRunStarter,
+      onSuspending: () => clock?.lifecycle.transition("suspended"),
+      onSettling: () => {
+        if (clock?.lifecycle.canTransition("settled")) clock.lifecycle.transition("settled");
+      },
+    };
+    const attempt = new Attempt(this.deps, row, agent ?? ({ name: row.agent, tools: [], approval: {} } as never), workspaceDir, runtime, claimed);
+    clock = startAttemptClock(this.deps, attempt, this.observers);
     try {
       if (!agent) throw new DomainError("conflict", `The agent ${row.agent} is no longer configured.`);
       clock.lifecycle.transition("preparing");
-      await attempt.load();
       clock.lifecycle.transition("running");
       await runHarness(attempt);
       // A deadline that fired while the last model call was in flight still fails the response.
@@ -140,31 +206,32 @@ export class Host {
       await attempt.complete();
     } catch (error) {
       if (error instanceof AttemptSuspended) {
-        clock.lifecycle.transition("suspended");
         await clock.close();
-        return false;
+        attempt.close();
+        return "suspended";
       }
       // Settled by someone else (a cancel, a denial, an expiry): this attempt only ends.
       if (error instanceof AttemptTerminated || (error instanceof AttemptCancelledError && error.reason.kind === "user")) {
         if (clock.lifecycle.canTransition("settled")) clock.lifecycle.transition("settled");
         await clock.close();
-        attempt.capabilities.close();
+        attempt.close();
         entry.cancellation.freeze();
-        return false;
+        return "released";
       }
       if (this.stopped && entry.cancellation.reason()?.kind === "shutdown") {
         await clock.close();
-        return false;
+        attempt.close();
+        return "released";
       }
       clock.beginSettlement();
       const failure = this.describeFailure(error, entry.cancellation);
       this.deps.log.warn({ responseId: row.id, ...failure }, "attempt failed");
       await attempt.fail(failure).catch((e: unknown) => {
-        if (!(e instanceof AttemptTerminated)) this.deps.log.error({ err: e }, "could not record failure");
+        this.deps.log.error({ err: e }, "could not record failure");
       });
     }
-    await settleAttempt(this.deps, attempt, clock, agent?.onAgentEnd ?? [], () => releaseLease(this.deps.db, row.id, this.id));
-    return true;
+    await settleAttempt(this.deps, attempt, clock, agent?.onAgentEnd ?? []);
+    return "settled";
   }
 
   private describeFailure(error: unknown, cancellation: TAttemptCancellation): { code: string; message: string } {

@@ -1,69 +1,96 @@
 import type { Logger } from "pino";
 import type postgres from "postgres";
 import { newId } from "../core/ids";
-import { createLocalBus, type EventBus } from "./bus";
-
-const CHANNEL = "countersign";
+import { createLocalBus, type EventBus, PEER_CHANNEL, type TAnnouncement } from "./bus";
 
 type TMessage =
-  | { k: "f"; o: string; r: string; s: number }
-  | { k: "w"; o: string; r: string; why: "resume" | "cancel" }
-  | { k: "i"; o: string; c: Parameters<EventBus["publishInbox"]>[0] }
-  | { k: "q"; o: string; c: Parameters<EventBus["publishQuestion"]>[0] }
-  | { k: "c"; o: string; c: Parameters<EventBus["publishCredentials"]>[0] };
+  | { k: "f"; r: string; s: number }
+  | { k: "w"; r: string; why: "resume" | "cancel" }
+  | { k: "i"; c: Parameters<EventBus["publishInbox"]>[0] }
+  | { k: "q"; c: Parameters<EventBus["publishQuestion"]>[0] }
+  | { k: "c"; c: Parameters<EventBus["publishCredentials"]>[0] };
+
+/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
+const MAX_PAYLOAD = 7000;
+
+/** One small message per change: frames travel as a hint (their last sequence); peers read the table. */
+function messageOf(a: TAnnouncement): TMessage | null {
+  if (a.k === "frames") {
+    const last = a.frames[a.frames.length - 1];
+    return last ? { k: "f", r: a.responseId, s: last.sequence } : null;
+  }
+  if (a.k === "wake") return { k: "w", r: a.responseId, why: a.reason };
+  if (a.k === "inbox") return { k: "i", c: a.change };
+  if (a.k === "question") return { k: "q", c: a.change };
+  return { k: "c", c: a.change };
+}
 
 /**
- * The bus for replicas on one PostgreSQL: local delivery as in one process, plus one small
- * NOTIFY per state change (never per event; state is read from the tables) to the others.
+ * The bus for replicas on one PostgreSQL: local delivery as in one process, plus NOTIFY to the
+ * others (never per event; state is read from the tables). A transaction sends its batch's
+ * notice itself (`peerPayloads`), so announcing costs no commit; NOTIFY is delivered on commit only.
  */
 export async function createPgBus(sql: postgres.Sql, log: Logger): Promise<EventBus & { close: () => Promise<void> }> {
   const local = createLocalBus();
   const origin = newId("replica");
-  const notify = (message: TMessage) => {
-    sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.catch((error: unknown) => log.warn({ err: error }, "NOTIFY failed; peers will catch up by polling"));
+  const payloads = (batch: readonly TAnnouncement[]): string[] => {
+    const out: string[] = [];
+    let chunk: TMessage[] = [];
+    let size = 0;
+    for (const a of batch) {
+      const m = messageOf(a);
+      if (!m) continue;
+      const bytes = JSON.stringify(m).length;
+      if (chunk.length > 0 && size + bytes > MAX_PAYLOAD) {
+        out.push(JSON.stringify({ o: origin, m: chunk }));
+        chunk = [];
+        size = 0;
+      }
+      chunk.push(m);
+      size += bytes;
+    }
+    if (chunk.length > 0) out.push(JSON.stringify({ o: origin, m: chunk }));
+    return out;
+  };
+  const notify = (batch: readonly TAnnouncement[]) => {
+    for (const payload of payloads(batch)) {
+      sql`select pg_notify(${PEER_CHANNEL}, ${payload})`.catch((error: unknown) => log.warn({ err: error }, "NOTIFY failed; peers will catch up by polling"));
+    }
+  };
+  const receive = (m: TMessage) => {
+    if (m.k === "f") local.deliverHint?.({ hint: true, responseId: m.r, sequence: m.s });
+    else if (m.k === "w") local.publishWake(m.r, m.why);
+    else if (m.k === "i") local.publishInbox(m.c);
+    else if (m.k === "q") local.publishQuestion(m.c);
+    else if (m.k === "c") local.publishCredentials(m.c);
   };
   const listening = await sql.listen(
-    CHANNEL,
+    PEER_CHANNEL,
     (payload) => {
-      let message: TMessage;
+      let parsed: { o?: string; m?: TMessage[] };
       try {
-        message = JSON.parse(payload) as TMessage;
+        parsed = JSON.parse(payload) as typeof parsed;
       } catch {
         return;
       }
-      if (message.o === origin) return;
-      if (message.k === "f") local.deliverHint?.({ hint: true, responseId: message.r, sequence: message.s });
-      else if (message.k === "w") local.publishWake(message.r, message.why);
-      else if (message.k === "i") local.publishInbox(message.c);
-      else if (message.k === "q") local.publishQuestion(message.c);
-      else if (message.k === "c") local.publishCredentials(message.c);
+      if (parsed.o === origin || !Array.isArray(parsed.m)) return;
+      for (const m of parsed.m) receive(m);
     },
     () => log.debug("listening for replica notifications"),
   );
+  const publish = (a: TAnnouncement) => {
+    local.deliverLocally([a]);
+    notify([a]);
+  };
   return {
     ...local,
     pollMs: 2000,
-    publishFrames: (responseId, frames) => {
-      local.publishFrames(responseId, frames);
-      const last = frames[frames.length - 1];
-      if (last) notify({ k: "f", o: origin, r: responseId, s: last.sequence });
-    },
-    publishWake: (responseId, why) => {
-      local.publishWake(responseId, why);
-      notify({ k: "w", o: origin, r: responseId, why });
-    },
-    publishInbox: (change) => {
-      local.publishInbox(change);
-      notify({ k: "i", o: origin, c: change });
-    },
-    publishQuestion: (change) => {
-      local.publishQuestion(change);
-      notify({ k: "q", o: origin, c: change });
-    },
-    publishCredentials: (change) => {
-      local.publishCredentials(change);
-      notify({ k: "c", o: origin, c: change });
-    },
+    publishFrames: (responseId, frames) => publish({ k: "frames", responseId, frames }),
+    publishWake: (responseId, reason) => publish({ k: "wake", responseId, reason }),
+    publishInbox: (change) => publish({ k: "inbox", change }),
+    publishQuestion: (change) => publish({ k: "question", change }),
+    publishCredentials: (change) => publish({ k: "credentials", change }),
+    peerPayloads: payloads,
     close: async () => {
       await listening.unlisten().catch(() => {});
     },

@@ -1,26 +1,46 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { appendEvents } from "../../db/repositories/events";
 import type { TFrame, TNewEvent } from "../core/frames";
+import { PEER_CHANNEL, type TAnnouncement } from "./bus";
 import type { TDeps } from "./deps";
 
 export type TEmit = (responseId: string, events: readonly TNewEvent[]) => Promise<TFrame[]>;
 
+/** Queues a change to announce once the transaction commits (and tells peers inside it). */
+export type TAnnounce = (announcement: TAnnouncement) => void;
+
 /**
  * Runs `fn` in one transaction with an `emit` that appends trajectory events in that same
- * transaction; frames are published on the bus only after the commit, never before.
+ * transaction and an `announce` for other changes. Everything is published only after the
+ * commit, never before; peers (replicas) are told by one NOTIFY sent inside the transaction,
+ * which PostgreSQL delivers on commit only, so announcing adds no commit of its own.
  */
-export async function transact<T>(deps: Pick<TDeps, "db" | "bus">, fn: (tx: Db, emit: TEmit) => Promise<T>): Promise<T> {
-  const published: Array<[string, TFrame[]]> = [];
-  const result = await deps.db.transaction(async (tx) => {
+export async function transact<T>(deps: Pick<TDeps, "db" | "bus">, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
+  const batch: TAnnouncement[] = [];
+  const announce: TAnnounce = (a) => {
+    batch.push(a);
+  };
+  const result = await deps.db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
     const emit: TEmit = async (responseId, events) => {
-      const frames = await appendEvents(tx as unknown as Db, responseId, events);
-      published.push([responseId, frames]);
+      const frames = await appendEvents(tx, responseId, events);
+      if (frames.length > 0) batch.push({ k: "frames", responseId, frames });
       return frames;
     };
-    return fn(tx as unknown as Db, emit);
+    const value = await fn(tx, emit, announce);
+    await notifyPeers(tx, deps.bus, batch);
+    return value;
   });
-  for (const [responseId, frames] of published) deps.bus.publishFrames(responseId, frames);
+  deps.bus.deliverLocally(batch);
   return result;
+}
+
+async function notifyPeers(tx: Db, bus: TDeps["bus"], batch: readonly TAnnouncement[]): Promise<void> {
+  if (!bus.peerPayloads || batch.length === 0) return;
+  const payloads = bus.peerPayloads(batch);
+  if (payloads.length === 0) return;
+  await tx.execute(sql.join([sql`select `, sql.join(payloads.map((p) => sql`pg_notify(${PEER_CHANNEL}, ${p})`), sql`, `)]));
 }
 
 /**

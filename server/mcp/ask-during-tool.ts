@@ -1,18 +1,22 @@
-import { and, eq } from "drizzle-orm";
-import { lockActive } from "../../db/repositories/responses";
-import { questions, secretValues } from "../../db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { envelopeOf } from "../../db/repositories/responses";
+import { questions, responses, secretValues } from "../../db/schema";
 import { newId } from "../core/ids";
 import type { TAnswers, TQuestion } from "../core/questions/schema";
 import type { TDeps } from "../host/deps";
 import { decryptSecret } from "../host/secret-store";
 import { transact } from "../host/transact";
-import { expireQuestion } from "../services/questions/expire-question";
-import { toRecords } from "../services/questions/records";
-import { insertQuestion } from "../services/questions/request-question";
+import { expirePending } from "../host/pending/kinds";
+import { announceQuestion } from "../host/pending/question";
+import type { TRunStarter } from "../host/pending/contract";
+import { toRecords } from "../../db/repositories/question-records";
+import { insertQuestion } from "../../db/repositories/question-records";
 
 /** The running tool call a question is asked for; the run stays `in_progress` while it waits. */
 export type TToolAskContext = {
   deps: TDeps;
+  /** Where a run resumed by an expiry would start (a held question never resumes one: its call goes on). */
+  host: TRunStarter;
   responseId: string;
   sessionId: string;
   userId: string;
@@ -35,34 +39,44 @@ const POLL_MS = 5000;
 
 /**
  * Asks a person a question on behalf of a tool call that is still running (e.g. an MCP
- * elicitation): the question is registered with the creator's authority (user, session, run, tool
- * call) and its `question.requested` frame in one transaction, only while the run is executing,
- * and is answered through the ordinary question routes and the answer page. The run is not
- * suspended (the call is in flight), so the question is a Gateway question linked to the run:
- * its answer goes back to the waiting tool, not into the step log. Waits until it settles, it
+ * elicitation). The run waits like any other: in one transaction the question is registered with
+ * the creator's authority (user, session, run, tool call), the run turns `requires_action` with
+ * `requiredAction.type: "question"` and its boundary frame is written, so the call that started or
+ * resumed the run answers at that boundary. The call itself stays in flight and holds the run's
+ * lease; the answer (through the ordinary question routes and the answer page) goes back to it and
+ * the run turns executing again in the answer's transaction. Waits until the question settles, it
  * expires, or `signal` aborts (then the question is cancelled so nobody answers into the void).
  */
 export async function askDuringTool(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Promise<TToolAskOutcome> {
   const { deps } = ctx;
   if (ctx.signal.aborted) return { status: "aborted", questionId: null };
   const id = newId("ask");
-  const inserted = await transact(deps, async (tx, emit) => {
-    if (!(await lockActive(tx, ctx.responseId))) return null;
-    const row = await insertQuestion(tx, deps, {
+  const inserted = await transact(deps, async (tx, emit, announce) => {
+    const pending = { type: "question" as const, id, callId: ctx.callId, hold: true };
+    const [run] = await tx
+      .update(responses)
+      .set({ status: "requires_action", pendingAction: pending })
+      .where(and(eq(responses.id, ctx.responseId), eq(responses.status, "in_progress")))
+      .returning();
+    if (!run) return null;
+    const row = await insertQuestion(tx, deps.now(), {
       id,
       kind: "gateway",
       questions: asked.questions,
       creator: { userId: ctx.userId, sessionId: ctx.sessionId, responseId: ctx.responseId, callId: ctx.callId },
       timeoutMs: Math.max(1000, ctx.timeoutMs),
     });
-    if (!row) return null;
+    if (!row) throw new Error("the question could not be registered");
     const [record] = await toRecords(tx, [row]);
-    await emit(ctx.responseId, [{ type: "question.requested", data: { question: record }, frame: true, actorUserId: ctx.userId, transport: "system" }]);
+    const envelope = envelopeOf(run, "requires_action", { type: "question", id, callId: run.id, questions: row.questions, expiresAt: row.expiresAt.toISOString() });
+    await emit(ctx.responseId, [
+      { type: "question.requested", data: { question: record }, frame: true, actorUserId: ctx.userId, transport: "system" },
+      { type: "response.completed", data: { ...envelope, responseId: run.id }, frame: true },
+    ]);
+    announceQuestion(announce, row, "pending");
     return row;
   });
   if (!inserted) return { status: "aborted", questionId: null };
-  deps.bus.publishQuestion({ questionId: id, status: "pending" });
-  deps.bus.publishInbox({ kind: "question", responseId: ctx.responseId, id });
 
   let wake: (() => void) | null = null;
   const unsubscribe = deps.bus.subscribeQuestion((change) => {
@@ -86,7 +100,7 @@ export async function askDuringTool(ctx: TToolAskContext, asked: { questions: TQ
       }
       if (row.expiresAt.getTime() <= deps.now().getTime()) {
         // The host's sweep expires it too; doing it here does not wait for the next sweep.
-        await expireQuestion(deps, id).catch(() => false);
+        await expirePending(deps, ctx.host, { type: "question", id }).catch(() => false);
         continue;
       }
       let timer: NodeJS.Timeout | undefined;
@@ -100,17 +114,27 @@ export async function askDuringTool(ctx: TToolAskContext, asked: { questions: TQ
   }
 }
 
-/** Cancels the question if it is still pending (by the system: nobody is waiting for it any more). */
+/**
+ * Cancels the question if it is still pending (by the system: nobody is waiting for it any more);
+ * the run, if it still waits on it, turns executing again so its attempt can settle it.
+ */
 async function cancelPending(deps: TDeps, id: string): Promise<boolean> {
-  const [row] = await deps.db
-    .update(questions)
-    .set({ status: "cancelled", answeredVia: "system", resolvedAt: deps.now() })
-    .where(and(eq(questions.id, id), eq(questions.status, "pending")))
-    .returning({ id: questions.id, responseId: questions.responseId });
-  if (!row) return false;
-  deps.bus.publishQuestion({ questionId: id, status: "cancelled" });
-  deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id });
-  return true;
+  return transact(deps, async (tx, _emit, announce) => {
+    const [row] = await tx
+      .update(questions)
+      .set({ status: "cancelled", answeredVia: "system", resolvedAt: deps.now() })
+      .where(and(eq(questions.id, id), eq(questions.status, "pending")))
+      .returning({ id: questions.id, responseId: questions.responseId });
+    if (!row) return false;
+    if (row.responseId) {
+      await tx
+        .update(responses)
+        .set({ status: "in_progress", pendingAction: null })
+        .where(and(eq(responses.id, row.responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${id}`));
+    }
+    announceQuestion(announce, row, "cancelled");
+    return true;
+  });
 }
 
 /**

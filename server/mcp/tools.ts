@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { TRunStarter } from "../host/pending/contract";
 import { z } from "zod";
 import { recordEvents } from "../host/transact";
 import type { TAgentConfig } from "../agents/config";
@@ -14,6 +15,7 @@ import type { TMcpHostTool } from "./policy";
 export type TMcpAttempt = {
   agent: Pick<TAgentConfig, "name" | "mcpServers">;
   response: { id: string; sessionId: string; userId: string };
+  runtime: { host: TRunStarter };
 };
 
 /**
@@ -74,6 +76,7 @@ function hostTool(deps: TDeps, attempt: TMcpAttempt, server: TMcpServerConfig, t
           tool: tool.name,
           server: server.name,
           deps,
+          host: attempt.runtime.host,
           responseId: attempt.response.id,
           sessionId: attempt.response.sessionId,
           userId: attempt.response.userId,

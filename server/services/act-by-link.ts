@@ -4,7 +4,7 @@ import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";
 import type { TAnswers, TQuestion } from "../core/questions/schema";
-import type { TDeps } from "../host/deps";
+import type { TDeps, TRunDeps } from "../host/deps";
 import { consumeLinkToken, peekLinkToken, releaseLinkToken, type TLinkToken } from "../notify/links";
 import { approvalView } from "../notify/render";
 import { decideApproval, type TDecideResult, type TDecision } from "./decide-approval";
@@ -61,13 +61,13 @@ async function withLink<T>(deps: TDeps, token: string, kind: "approval" | "quest
 }
 
 /** Approves, denies or replies instead through a single-use link (`via: "link"`). */
-export function decideByLink(deps: TDeps, input: { token: string; decision: TDecision; message?: string }): Promise<TDecideResult> {
+export function decideByLink(deps: TRunDeps, input: { token: string; decision: TDecision; message?: string }): Promise<TDecideResult> {
   return withLink(deps, input.token, "approval", (actor, row) =>
     decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link", ...(input.message !== undefined ? { message: input.message } : {}) }),
   );
 }
 
 /** Answers a question through a single-use link (`via: "link"`). */
-export function answerByLink(deps: TDeps, input: { token: string; answers: TAnswers }): Promise<TResolveResult> {
+export function answerByLink(deps: TRunDeps, input: { token: string; answers: TAnswers }): Promise<TResolveResult> {
   return withLink(deps, input.token, "question", (actor, row) => resolveQuestion(deps, actor, { id: row.subjectId, answers: input.answers, via: "link" }));
 }

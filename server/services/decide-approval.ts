@@ -1,5 +1,4 @@
 import { and, eq } from "drizzle-orm";
-import { finishResponse } from "../../db/repositories/responses";
 import { approvals, grants, responses } from "../../db/schema";
 import { decisionPolicyOf, findAgent } from "../agents/config";
 import { type TActor, canRead } from "../core/actor";
@@ -10,12 +9,14 @@ import { decisionRefusal, requiredApprovalsFor } from "../core/separation-of-dut
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import type { TTransport } from "../core/vocabulary";
-import type { TDeps } from "../host/deps";
-import { cancelQueuedSteering } from "../host/steering";
+import type { TPendingRef } from "../core/pending";
+import type { TDeps, TRunDeps } from "../host/deps";
+import { lockWaitingOn } from "../host/pending/approval";
+import { endWaitingRun, resumeWith, type TApprovedOperation, type TSettlement } from "../host/pending/contract";
+import { expirePending } from "../host/pending/kinds";
 import { transact } from "../host/transact";
 import { castVote } from "./approval-votes";
 import { checkDecisionShape, grantTerms, prepareEdit, type TEdit } from "./decision-options";
-import { expireApproval } from "./expire-pending";
 
 export type TDecision = "approve" | "deny";
 export type TApprovalRow = typeof approvals.$inferSelect;
@@ -53,19 +54,17 @@ export type TDecideResult = {
   requiredApprovals: number;
 };
 
-/**
- * Commits a decision exactly once: a conditional update of the pending row (status and binding
- * hash must still match) plus the `approval.resolved` frame, in one transaction. Losers get 409.
- * An edit re-binds the approval to the edited operation in that same update; a reply denies the
- * operation but resumes the run; a grant is created in the same transaction as the decision.
- */
-export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideInput): Promise<TDecideResult> {
-  checkDecisionShape(input);
-  const [found] = await deps.db
-    .select({ approval: approvals, agent: responses.agent })
+type TFound = { approval: TApprovalRow; agent: string; pending: TPendingRef | null };
+
+const loadApproval = (db: TDeps["db"], approvalId: string) =>
+  db
+    .select({ approval: approvals, agent: responses.agent, pending: responses.pendingAction })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
-    .where(eq(approvals.id, input.approvalId));
+    .where(eq(approvals.id, approvalId));
+
+/** Everything a decision is checked against before it may change anything; throws the refusal. */
+function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: TFound | undefined): "expired" | null {
   const approval = found?.approval;
   if (!found || !approval || !canRead(actor, approval.userId)) throw notFound("approval", input.approvalId);
   // Separation of duties: the one rule, before anything else is looked at or changed.
@@ -75,45 +74,67 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
     throw new DomainError("binding_changed", "This approval belongs to a different response; the decision was not applied.");
   }
   if (approval.status !== "pending") throw alreadySettled(approval.status);
-  if (approval.expiresAt.getTime() <= deps.now().getTime()) {
-    await expireApproval(deps, approval.id);
-    throw new DomainError("expired", "This approval has expired; the operation was not run.");
-  }
-  const current = approvalBindingHash(approval);
-  if (current !== approval.bindingHash || (input.expectedBindingHash !== undefined && input.expectedBindingHash !== approval.bindingHash)) {
+  if (approval.expiresAt.getTime() <= deps.now().getTime()) return "expired";
+  if (approvalBindingHash(approval) !== approval.bindingHash || (input.expectedBindingHash !== undefined && input.expectedBindingHash !== approval.bindingHash)) {
     throw new DomainError("binding_changed", "The pending operation no longer matches what was approved; the decision was not applied.");
   }
-  const quorum = approval.requiredApprovals > 1;
-  if (quorum && (input.arguments !== undefined || input.grant !== undefined)) {
+  if (approval.requiredApprovals > 1 && (input.arguments !== undefined || input.grant !== undefined)) {
     throw new DomainError(
       "validation_failed",
       `This approval needs ${approval.requiredApprovals} approvals from different people, so it cannot be edited or carry a standing grant; approve it as asked or deny it.`,
     );
   }
-  const terms = input.grant !== undefined ? grantTerms(found.agent, input.grant, deps.now()) : null;
-  const edit = input.arguments !== undefined ? await prepareEdit(deps, approval, found.agent, input.arguments) : null;
+  return null;
+}
+
+/** An edit is prepared (schema, confinement, maybe the reviewer) before the decision's transaction, never inside it. */
+async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): Promise<TEdit | null> {
+  if (input.arguments === undefined) return null;
+  const [found] = await loadApproval(deps.db, input.approvalId);
+  if (checkDecision(deps, actor, input, found) === "expired" || !found) return null;
+  const edit = await prepareEdit(deps, found.approval, found.agent, input.arguments);
   // An edit must not turn a single approval into an operation that would have needed a quorum.
   const editNeeds = edit ? requiredApprovalsFor(findAgent(found.agent)?.quorum, edit.risk) : 1;
-  if (editNeeds > approval.requiredApprovals) {
+  if (editNeeds > found.approval.requiredApprovals) {
     throw new DomainError(
       "validation_failed",
       `The edited operation is ${edit?.risk} risk and would need ${editNeeds} approvals from different people; approve it as asked or deny it. Nothing was approved.`,
     );
   }
+  return edit;
+}
+
+/**
+ * Commits a decision exactly once, in ONE transaction: the approval is read and locked, checked,
+ * decided by a conditional update (status and binding hash must still match), the
+ * `approval.resolved` frame appended, and the run either resumed and claimed for this process's
+ * host (approve, reply instead) or ended (deny). Losers get 409. An edit re-binds the approval to
+ * the edited operation in that same update; a grant is created in the same transaction.
+ */
+export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDecideInput): Promise<TDecideResult> {
+  checkDecisionShape(input);
+  const edit = await prepareEditOf(deps, actor, input);
   const reply = input.decision === "deny" && input.message !== undefined ? input.message.trim() : null;
   const continues = input.decision === "approve" || reply !== null;
-  const grantId = terms ? newId("grant") : null;
 
-  const result = await transact(deps, async (tx, emit): Promise<{ sequence: number; approvals: number } | { pending: number } | null> => {
+  const result = await transact(deps, async (tx, emit, announce) => {
+    const [found] = await loadApproval(tx, input.approvalId).for("update");
+    if (checkDecision(deps, actor, input, found) === "expired" || !found) return { expired: true as const };
+    const { approval } = found;
+    const terms = input.grant !== undefined ? grantTerms(found.agent, input.grant, deps.now()) : null;
+    const grantId = terms ? newId("grant") : null;
+    const current = approval.bindingHash;
     let approvalsSoFar = input.decision === "approve" ? 1 : 0;
-    if (quorum) {
+    const who = { actorUserId: actor.userId, transport: input.via };
+    if (approval.requiredApprovals > 1) {
       const tally = await castVote(tx, { id: approval.id, bindingHash: current }, actor, { decision: input.decision, via: input.via });
       if (tally === null) return null;
       approvalsSoFar = tally;
       if (input.decision === "approve" && tally < approval.requiredApprovals) {
         const data = { approvalId: approval.id, decision: input.decision, approvals: tally, requiredApprovals: approval.requiredApprovals };
-        await emit(approval.responseId, [{ type: "approval.voted", data, frame: false, actorUserId: actor.userId, transport: input.via }]);
-        return { pending: tally };
+        await emit(approval.responseId, [{ type: "approval.voted", data, frame: false, ...who }]);
+        announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
+        return { found, pending: tally };
       }
     }
     const [won] = await tx
@@ -130,14 +151,7 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
       .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending"), eq(approvals.bindingHash, current)))
       .returning();
     if (!won) return null;
-    const [row] = await tx
-      .update(responses)
-      // A plain denial only locks the row here (drizzle rejects an empty SET); finishResponse settles it below.
-      .set(continues ? { status: "in_progress" } : { updatedAt: deps.now() })
-      .where(and(eq(responses.id, approval.responseId), eq(responses.status, "requires_action")))
-      .returning();
-    if (!row) throw new DomainError("conflict", "The response is no longer waiting for this approval.");
-    const who = { actorUserId: actor.userId, transport: input.via };
+    announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
     const data: Record<string, unknown> = { approvalId: approval.id, decision: input.decision };
     if (reply !== null) data.message = reply;
     if (edit) data.edited = { originalArguments: approval.arguments, arguments: edit.arguments, bindingHash: edit.bindingHash };
@@ -162,24 +176,46 @@ export async function decideApproval(deps: TDeps, actor: TActor, input: TDecideI
       });
       events.push({ type: "grant.created", data: { grantId, approvalId: approval.id, scope: terms.scope, expiresAt: terms.expiresAt?.toISOString() ?? null, action: approval.action }, frame: false, ...who });
     }
-    const [frame] = await emit(row.id, events);
+    const pending = { type: "approval" as const, id: approval.id, callId: approval.callId };
     if (!continues) {
-      await cancelQueuedSteering(deps, tx, emit, row.id);
-      const envelope = await finishResponse(tx, row, "denied");
-      await emit(row.id, [{ type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true }]);
+      const run = await lockWaitingOn(tx, approval.responseId, approval.id);
+      if (!run) throw new DomainError("conflict", "The response is no longer waiting for this approval.");
+      const [frame] = await emit(run.id, events);
+      await endWaitingRun(deps, tx, emit, announce, run, "denied");
+      return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
     }
-    return { sequence: frame?.sequence ?? 0, approvals: approvalsSoFar };
+    const settlement: TSettlement = reply !== null ? { type: "approval", reply } : { type: "approval", approved: approvedOperationOf(won) };
+    const resumed = await resumeWith(deps, deps.host, tx, emit, approval.responseId, { pending, settlement, events, runsTool: reply === null });
+    return { found, won, grantId, sequence: resumed.sequence, approvals: approvalsSoFar, claimed: resumed.run };
   });
   if (result === null) {
-    const [now] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, approval.id));
+    const [now] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, input.approvalId));
     throw alreadySettled(now?.status ?? "approved");
   }
-  deps.bus.publishInbox({ kind: "approval", responseId: approval.responseId, id: approval.id });
+  if ("expired" in result) {
+    await expirePending(deps, deps.host, { type: "approval", id: input.approvalId });
+    throw new DomainError("expired", "This approval has expired; the operation was not run.");
+  }
+  const approval = result.found.approval;
   const base = { approvalId: approval.id, responseId: approval.responseId, sessionId: approval.sessionId, decision: input.decision, requiredApprovals: approval.requiredApprovals };
-  if ("pending" in result) return { ...base, resolvedSequence: 0, continues: false, edited: false, grantId: null, settled: false, approvals: result.pending };
-  if (continues) deps.bus.publishWake(approval.responseId, "resume");
-  return { ...base, resolvedSequence: result.sequence, continues, edited: edit !== null, grantId, settled: true, approvals: result.approvals };
+  if ("pending" in result) return { ...base, resolvedSequence: 0, continues: false, edited: false, grantId: null, settled: false, approvals: result.pending ?? 0 };
+  if (result.claimed) deps.host.startClaimed(result.claimed);
+  return { ...base, resolvedSequence: result.sequence, continues, edited: edit !== null, grantId: result.grantId, settled: true, approvals: result.approvals ?? 1 };
 }
+
+/** The decided operation the resumed attempt re-checks before running it. */
+const approvedOperationOf = (a: TApprovalRow): TApprovedOperation => ({
+  userId: a.userId,
+  sessionId: a.sessionId,
+  responseId: a.responseId,
+  callId: a.callId,
+  action: a.action,
+  arguments: a.arguments,
+  cwd: a.cwd,
+  bindingHash: a.bindingHash,
+  originalBindingHash: a.originalBindingHash,
+  originalArguments: a.originalArguments,
+});
 
 /** The approval re-bound to the edited operation; the requested one is kept beside it. */
 const editedColumns = (approval: TApprovalRow, edit: TEdit) => ({

@@ -1,4 +1,5 @@
-import { envelopeOf, getResponse, requiredActionOf } from "../../db/repositories/responses";
+import { envelopeOf, getResponse } from "../../db/repositories/responses";
+import { requiredActionOf } from "../host/pending/kinds";
 import type { TActor } from "../core/actor";
 import type { TEnvelope } from "../core/envelope";
 import { notFound } from "../core/errors";
@@ -12,6 +13,6 @@ export async function getResponseEnvelope(deps: TDeps, actor: TActor, input: { r
   const row = await getResponse(deps.db, input.responseId);
   if (!row || row.userId !== actor.userId || row.sessionId !== input.sessionId) throw notFound("response", input.responseId);
   if (row.envelope) return row.envelope;
-  const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.id) : null;
+  const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.pendingAction) : null;
   return envelopeOf(row, row.status, action);
 }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { agentSessions, responses } from "../../db/schema";
 import { DEFAULT_AGENT, findAgent } from "../agents/config";
 import type { TActor } from "../core/actor";
@@ -43,17 +43,20 @@ export async function invokeResponse(
   const script = parseAgentInput(agent, body.input);
   if (!script.ok) throw new DomainError("invalid_request", script.message);
   const responseId = newId("resp");
-  const sessionId = await transact(deps, async (tx, emit) => {
+  const created = await transact(deps, async (tx, emit, announce) => {
     let sessionId = body.sessionId;
+    let workspaceDir: string | undefined;
     if (sessionId) {
       const [session] = await tx.select().from(agentSessions).where(eq(agentSessions.id, sessionId));
       // An id handed out to this user by a bare WebSocket connect: its session is stored on first use.
       if (!session && isSessionIdMintedFor(deps.secretKey, actor.userId, sessionId)) await createSession(tx, deps, actor.userId, agent.name, sessionId);
       else if (!session || session.userId !== actor.userId) throw notFound("session", sessionId);
+      else workspaceDir = session.workspaceDir;
     } else {
       sessionId = await createSession(tx, deps, actor.userId, agent.name);
     }
-    await tx.insert(responses).values({
+    // Created already claimed for this process's host: the attempt starts without a lease round trip.
+    const [row] = await tx.insert(responses).values({
       id: responseId,
       sessionId,
       userId: actor.userId,
@@ -62,13 +65,17 @@ export async function invokeResponse(
       metadata: body.metadata ?? {},
       approvalTtlMs: script.value.approvalTtlMs ?? agent.approvalTtlMs,
       clientToolTtlMs: script.value.clientToolTtlMs ?? agent.clientToolTtlMs,
-    });
-    await emit(responseId, [{ type: "response.created", data: { metadata: body.metadata ?? {} }, frame: true, actorUserId: actor.userId }]);
-    return sessionId;
+      leaseOwner: deps.host.id,
+      leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
+    }).returning();
+    if (!row) throw new Error("response insert returned nothing");
+    const [frame] = await emit(responseId, [{ type: "response.created", data: { metadata: body.metadata ?? {} }, frame: true, actorUserId: actor.userId }]);
+    announce({ k: "inbox", change: { kind: "response", responseId } });
+    // The row as the commit leaves it (the frame counters moved with the event).
+    return { row: { ...row, nextSeq: row.nextSeq + 1, nextFrameSeq: (frame?.sequence ?? 0) + 1 }, sessionId, workspaceDir: workspaceDir ?? join(deps.config.dataDir, "workspaces", sessionId) };
   });
-  deps.bus.publishInbox({ kind: "response", responseId });
-  deps.host.kick(responseId);
-  return { responseId, sessionId, afterSequence: 0 };
+  deps.host.startClaimed({ row: created.row, claim: newId("claim"), steps: [], steeringQueued: false, workspaceDir: created.workspaceDir });
+  return { responseId, sessionId: created.sessionId, afterSequence: 0 };
 }
 
 /**

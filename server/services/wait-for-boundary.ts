@@ -13,10 +13,12 @@ export function envelopeOfFrame(frame: TFrame): TEnvelope {
 
 /**
  * Waits for the first boundary (`response.completed` frame: completed, requires_action, denied,
- * cancelled, failed) after `afterSequence`. Subscribes before reading, so none is missed; hints
- * from other replicas and the remote bus's poll re-read the table.
+ * cancelled, failed) after `afterSequence`. Subscribes first, so none is missed. A run executing
+ * in this process announces its boundary here (seen live, or kept as the recent boundary), so
+ * waiting for it reads nothing; for any other run the table is read once, and hints from other
+ * replicas and the remote bus's poll re-read it.
  */
-export async function waitForBoundary(deps: TDeps, responseId: string, afterSequence: number, timeoutMs = deps.config.boundaryTimeoutMs): Promise<TEnvelope> {
+export async function waitForBoundary(deps: TDeps & { host: { isLocal: (responseId: string) => boolean } }, responseId: string, afterSequence: number, timeoutMs = deps.config.boundaryTimeoutMs): Promise<TEnvelope> {
   let unsubscribe = () => {};
   let timer: NodeJS.Timeout | undefined;
   let poll: NodeJS.Timeout | undefined;
@@ -36,7 +38,10 @@ export async function waitForBoundary(deps: TDeps, responseId: string, afterSequ
         () => reject(new DomainError("timeout", `The response did not reach its next boundary within ${timeoutMs} ms; poll GET /v1/responses/${responseId}.`)),
         timeoutMs,
       );
-      check();
+      // A boundary this process published before we subscribed needs no read; otherwise the table is asked once.
+      const recent = deps.bus.recentBoundary(responseId, afterSequence);
+      if (recent) resolve(recent);
+      else if (!deps.host.isLocal(responseId)) check();
     });
     return envelopeOfFrame(await found);
   } finally {

@@ -53,5 +53,6 @@ export const echoTool: THostTool = {
   cwdOf: () => null,
   describe: (args) => `Echo ${JSON.stringify((args as z.infer<typeof ZEchoArgs>).text)}?`,
   risk: () => "low",
+  pure: true,
   execute: async (args) => ({ text: (args as z.infer<typeof ZEchoArgs>).text }),
 };

@@ -33,6 +33,11 @@ export type THostTool = {
   /** The sentence an approver reads; `cwd` is workspace-relative ("." or "sub/dir"). */
   describe: (args: unknown, cwd: string | null) => string;
   risk: (args: unknown) => TRisk;
+  /**
+   * No side effect (it only computes its result): it may run again after a crash, so the host
+   * commits no "running" marker before it. Anything that touches the world leaves this unset.
+   */
+  pure?: boolean;
   /** `cwd` is the confined real path, re-checked right before the call; null when the tool has none. */
   execute: (args: unknown, ctx: THostToolContext & { cwd: string | null }) => Promise<unknown>;
 };

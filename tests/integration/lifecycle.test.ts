@@ -114,7 +114,8 @@ describe(`rules 4 and 5: resume never replays; a later block asks again (${testD
 
     const steps = await app.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, first.id));
     const keys = steps.map((s) => s.key).sort();
-    expect(keys).toEqual(["model:0", "model:1", "model:2", "tool:call_0_0", "tool:call_0_1", "tool:call_1_0", "tool:call_1_1"]);
+    // Each decision is stored once, as the settlement its call resumed with (`resolved:`), beside the call's own result.
+    expect(keys).toEqual(["model:0", "model:1", "model:2", "resolved:call_0_1", "resolved:call_1_1", "tool:call_0_0", "tool:call_0_1", "tool:call_1_0", "tool:call_1_1"]);
     expect(steps.every((s) => s.status === "completed")).toBe(true);
     const approvalRows = await app.deps.db.select().from(approvals).where(eq(approvals.responseId, first.id));
     expect(approvalRows.map((a) => a.status)).toEqual(["approved", "approved"]);

@@ -41,7 +41,7 @@ function parseQuery(url: URL): { scope: TTrajectoryScope; categories?: TEventCat
 export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   if (url.pathname !== "/api/export/trajectory") return sendError(res, new DomainError("not_found", `There is no page ${url.pathname}.`));
   if (req.method !== "GET") return sendError(res, new DomainError("method_not_allowed", "Use GET to export a trajectory."));
-  const identity = await identify(deps.db, deps.auth, req, url);
+  const identity = await identify(deps, deps.auth, req, url);
   if (!identity) return sendError(res, new DomainError("unauthenticated", "Authentication required"));
   const query = parseQuery(url);
   await assertTrajectoryReadable(deps, identity.actor, query.scope);

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import { QuestionError } from "../../core/questions/errors";
-import type { TDeps } from "../../host/deps";
+import type { TRunDeps } from "../../host/deps";
 import { getQuestion, listQuestions } from "../../services/questions/list-questions";
 import { requestQuestion, ZRequestParams } from "../../services/questions/request-question";
 import { resolveQuestion, ZResolveParams } from "../../services/questions/resolve-question";
@@ -15,7 +15,7 @@ import { z as zod } from "zod";
 const ZIdOnly = zod.strictObject({ id: zod.string().min(1).max(200) });
 const ZEmpty = zod.strictObject({});
 
-type TMethod = { schema: z.ZodType; run: (deps: TDeps, actor: TActor, params: never) => Promise<unknown> };
+type TMethod = { schema: z.ZodType; run: (deps: TRunDeps, actor: TActor, params: never) => Promise<unknown> };
 
 /** The Gateway question methods; the same services back the tRPC `question.*` procedures. */
 export const GATEWAY_METHODS: Record<string, TMethod> = {
@@ -43,7 +43,7 @@ function sendGatewayError(res: ServerResponse, error: unknown): void {
 }
 
 /** `POST /v1/gateway/{method}`: params as the JSON body; `{ok:true,payload}` or `{ok:false,error}`. */
-export async function handleGateway(deps: TDeps, req: IncomingMessage, res: ServerResponse, actor: TActor, method: string): Promise<void> {
+export async function handleGateway(deps: TRunDeps, req: IncomingMessage, res: ServerResponse, actor: TActor, method: string): Promise<void> {
   // Own entries only: `constructor`, `toString`, `__proto__` ... are unknown methods, not crashes.
   const entry = Object.hasOwn(GATEWAY_METHODS, method) ? GATEWAY_METHODS[method] : undefined;
   if (!entry) throw new DomainError("not_found", `There is no gateway method ${method}.`);

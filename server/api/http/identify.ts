@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { actorForApiKey } from "../../auth/api-keys";
+import type { ApiKeyCache } from "../../auth/api-key-cache";
 import { consoleSession, type TAuth } from "../../auth/auth";
 import type { TCredential } from "../../auth/credential-status";
 import { actorOf } from "../../auth/users";
@@ -16,19 +16,19 @@ export type TIdentity = { actor: TActor; via: "api_key" | "cookie"; credential: 
  * that cannot set headers), then the console session cookie (403 for a cross-site mutation).
  * Disabled and deleted users are nobody.
  */
-export async function identify(db: Db, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
+export async function identify(deps: { db: Db; keys: ApiKeyCache }, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
   const header = req.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const key = bearer ?? url.searchParams.get("access_token");
   if (header && !bearer) return null;
   if (key) {
-    const found = await actorForApiKey(db, key);
+    const found = await deps.keys.actorFor(key);
     if (!found) return null;
     const { keyId, ...actor } = found;
     return { actor, via: "api_key", credential: { via: "api_key", keyId, userId: actor.userId, role: actor.role } };
   }
   const session = await consoleSession(auth, req.headers);
-  const actor = session ? await actorOf(db, session.userId) : null;
+  const actor = session ? await actorOf(deps.db, session.userId) : null;
   // CSRF: a browser attaches the cookie to cross-site requests too, so a cookie-authenticated
   // mutation must come from our own origin. API keys are never sent implicitly and are not affected.
   if (actor && !isSafeMethod(req.method) && !isSameOriginRequest(req)) {

@@ -52,7 +52,7 @@ export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   return {
     handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
-      const identity = await identify(deps.db, deps.auth, req, url).catch(() => null);
+      const identity = await identify(deps, deps.auth, req, url).catch(() => null);
       // Browsers always send Origin on a WebSocket; a malformed or `null` one is cross-origin, never a crash.
       const crossOrigin = identity?.via === "cookie" && typeof req.headers.origin === "string" && !isSameOriginRequest(req);
       const admitFrame = options.frames?.(req, url) ?? (() => 0);

@@ -1,3 +1,4 @@
+import type { ApiKeyCache } from "../../auth/api-key-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { TAuth } from "../../auth/auth";
@@ -35,7 +36,7 @@ const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "o
 const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
 const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
 
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections };
+export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache };
 
 type TRoute = { method: string; pattern: RegExp; auth: boolean; handle: (ctx: TRouteCtx) => Promise<void> };
 type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };
@@ -209,7 +210,7 @@ export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerR
     if (!route) throw new DomainError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}.`);
     const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map(decodePathParam);
     for (const value of url.searchParams.values()) assertStorableText(value, "The query string");
-    const identity = route.auth ? await identify(deps.db, deps.auth, req, url) : null;
+    const identity = route.auth ? await identify(deps, deps.auth, req, url) : null;
     if (route.auth && !identity) throw new DomainError("unauthenticated", "Authentication required");
     await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"], credential: identity?.credential as TRouteCtx["credential"] });
   } catch (error) {

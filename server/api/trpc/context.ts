@@ -22,7 +22,7 @@ export type TTrpcContext = { deps: TV1Deps; actor: TActor | null; credential: TC
 export async function createContext(deps: TV1Deps, req: IncomingMessage, refusedBody?: DomainError): Promise<TTrpcContext> {
   if (refusedBody) throw toTrpcError(refusedBody);
   try {
-    const identity = await identify(deps.db, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
+    const identity = await identify(deps, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
     const answerLink = (questionId: string) => answerLinkActor(deps, req, questionId);
     return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null, answerLink };
   } catch (error) {

@@ -1,5 +1,6 @@
 import { getSession, sessionResponses } from "../../../db/repositories/console-lists";
-import { envelopeOf, getResponse, requiredActionOf } from "../../../db/repositories/responses";
+import { requiredActionOf } from "../../host/pending/kinds";
+import { envelopeOf, getResponse } from "../../../db/repositories/responses";
 import { userById } from "../../../db/repositories/console-admin";
 import { latestAccessGrants } from "../../../db/repositories/session-access";
 import { type TActor, canDecide, canRead } from "../../core/actor";
@@ -24,7 +25,7 @@ export async function assertTrajectoryReadable(deps: TDeps, actor: TActor, scope
 export async function responseSummary(deps: TDeps, actor: TActor, responseId: string) {
   const row = await getResponse(deps.db, responseId);
   if (!row || !canRead(actor, row.userId)) throw notFound("response", responseId);
-  const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.id) : null;
+  const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.pendingAction) : null;
   const owner = await userById(deps.db, row.userId);
   return {
     envelope: row.envelope ?? envelopeOf(row, row.status, action),

@@ -3,7 +3,7 @@ import { decisionPolicyOf } from "../../agents/config";
 import { type TActor, canRead } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import { decisionRefusal } from "../../core/separation-of-duties";
-import type { TDeps } from "../../host/deps";
+import type { TRunDeps } from "../../host/deps";
 import { decideApproval, type TDecision } from "../decide-approval";
 
 export type TBulkItem = { approvalId: string; bindingHash: string };
@@ -15,7 +15,7 @@ export type TBulkOutcome = { approvalId: string; ok: boolean; decision?: TDecisi
  * each one), invisible to the caller, or not the caller's to decide (the separation-of-duties
  * rule of the one decide service, e.g. a run the caller started; the refusal names the reason).
  */
-export async function decideMany(deps: TDeps, actor: TActor, input: { items: TBulkItem[]; decision: TDecision }): Promise<TBulkOutcome[]> {
+export async function decideMany(deps: TRunDeps, actor: TActor, input: { items: TBulkItem[]; decision: TDecision }): Promise<TBulkOutcome[]> {
   if (actor.role === "auditor") throw new DomainError("forbidden", "Your role cannot decide approvals.");
   const ids = [...new Set(input.items.map((i) => i.approvalId))];
   const rows = await approvalsByIds(deps.db, ids);

@@ -2,16 +2,16 @@ import { and, desc, eq } from "drizzle-orm";
 import { questions } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import { READ_ALL_ROLES } from "../../core/vocabulary";
-import type { TDeps } from "../../host/deps";
-import { expireQuestion } from "./expire-question";
-import { type TQuestionRecord, toRecords, visibleQuestion } from "./records";
+import type { TDeps, TRunDeps } from "../../host/deps";
+import { expirePending } from "../../host/pending/kinds";
+import { type TQuestionRecord, toRecords, visibleQuestion } from "../../../db/repositories/question-records";
 
 /** `question.get`: one record the caller may see. */
-export async function getQuestion(deps: TDeps, actor: TActor, id: string): Promise<TQuestionRecord> {
+export async function getQuestion(deps: TRunDeps, actor: TActor, id: string): Promise<TQuestionRecord> {
   let row = await visibleQuestion(deps.db, actor, id);
   // Past its expiry but not yet swept: expire it now, so a read never shows a dead question as pending.
   if (row.status === "pending" && row.expiresAt.getTime() <= deps.now().getTime()) {
-    await expireQuestion(deps, id);
+    await expirePending(deps, deps.host, { type: "question", id });
     row = await visibleQuestion(deps.db, actor, id);
   }
   const [record] = await toRecords(deps.db, [row]);

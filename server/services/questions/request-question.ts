@@ -11,7 +11,7 @@ import { DomainError } from "../../core/errors";
 import type { TTransport } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 import { transact } from "../../host/transact";
-import { toRecords } from "./records";
+import { insertQuestion, toRecords } from "../../../db/repositories/question-records";
 
 export const ZGatewayQuestionId = z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/, "id must be 1–128 letters, digits or _:.-");
 export const ZTimeoutMs = z.number().int().min(1000, "timeoutMs must be at least 1000").max(7 * 24 * 3_600_000);
@@ -27,44 +27,6 @@ export const ZRequestParams = z.strictObject({
 
 export const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
 
-/**
- * Registers a question inside the caller's transaction (so a run can suspend on it atomically).
- * The creator's authority (user, session, run, tool call) is captured with it. Returns null when
- * a run question of the same session is already pending (at most one per session), also when a
- * concurrent transaction inserted it first.
- */
-export async function insertQuestion(
-  tx: Db,
-  deps: Pick<TDeps, "now">,
-  input: { id?: string; kind: TQuestionKind; questions: TQuestion[]; creator: TCreatorAuthority; timeoutMs: number },
-): Promise<typeof questions.$inferSelect | null> {
-  const id = input.id ?? newId("ask");
-  const inUse = () => new QuestionError("QUESTION_ID_IN_USE", `A question with id ${id} already exists.`);
-  const [taken] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
-  if (taken) throw inUse();
-  // A concurrent insert may commit between the check and this insert (same id, or another pending
-  // question of the session): the conflict then leaves no row and changes nothing. A unique
-  // violation would abort the caller's transaction and surface as a store failure or a failed run.
-  const [row] = await tx
-    .insert(questions)
-    .values({
-      id,
-      kind: input.kind,
-      userId: input.creator.userId,
-      sessionId: input.creator.sessionId,
-      responseId: input.creator.responseId,
-      callId: input.creator.callId,
-      creator: input.creator,
-      questions: input.questions,
-      expiresAt: new Date(deps.now().getTime() + input.timeoutMs),
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (row) return row;
-  const [again] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
-  if (again) throw inUse();
-  return null;
-}
 
 /** `question.request` from a harness or tool through the gateway. */
 export async function requestQuestion(
@@ -84,7 +46,7 @@ export async function requestQuestion(
     if (params.sessionId && response.sessionId !== params.sessionId) throw new QuestionError("INVALID_PARAMS", "The response does not belong to that session.");
   }
   const row = await transact(deps, async (tx, emit) => {
-    const inserted = await insertQuestion(tx, deps, {
+    const inserted = await insertQuestion(tx, deps.now(), {
       id: params.id,
       kind: "gateway",
       questions: params.questions,

@@ -7,13 +7,13 @@ import { checkAnswers } from "../../core/questions/answers";
 import { QuestionError } from "../../core/questions/errors";
 import { STORED, type TAnswers, ZAnswers, ZResolutionId, isSecretKey } from "../../core/questions/schema";
 import type { TTransport } from "../../core/vocabulary";
-import type { TDeps } from "../../host/deps";
+import type { TDeps, TRunDeps } from "../../host/deps";
+import { expirePending } from "../../host/pending/kinds";
+import { announceQuestion, settleRunQuestion } from "../../host/pending/question";
 import type { TSettledQuestion } from "../../tools/types";
 import { storeSecret } from "../../host/secret-store";
 import { transact } from "../../host/transact";
-import { expireQuestion } from "./expire-question";
-import { type TQuestionRow, toRecords, visibleQuestion } from "./records";
-import { settleLinkedRun } from "./settle-linked-run";
+import { type TQuestionRow, toRecords, visibleQuestion } from "../../../db/repositories/question-records";
 
 /** `question.resolve` params: answers, or `cancel: true`. */
 export const ZResolveParams = z.union([
@@ -47,12 +47,12 @@ async function terminalError(deps: TDeps, row: TQuestionRow): Promise<QuestionEr
  * answers go to the secret store; the record keeps "stored". A run suspended on the question
  * gets its tool result and resumes. The receipt (`resolutionId`) is recorded only on commit.
  */
-export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolveInput): Promise<TResolveResult> {
+export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TResolveInput): Promise<TResolveResult> {
   const row = await visibleQuestion(deps.db, actor, input.id);
   if (!canDecide(actor, row.userId)) throw new DomainError("forbidden", "Your role cannot answer questions.");
   if (row.status !== "pending") throw await terminalError(deps, row);
   if (row.expiresAt.getTime() <= deps.now().getTime()) {
-    await expireQuestion(deps, row.id);
+    await expirePending(deps, deps.host, { type: "question", id: row.id });
     throw await terminalError(deps, { ...row, status: "expired" });
   }
   const cancel = "cancel" in input;
@@ -64,7 +64,7 @@ export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolv
   }
   const resolutionId = !cancel && "resolutionId" in input ? input.resolutionId : undefined;
   let reservation: symbol | undefined;
-  const outcome = await transact(deps, async (tx, emit) => {
+  const outcome = await transact(deps, async (tx, emit, announce) => {
     const stored: TAnswers = {};
     const secretKeys: string[] = [];
     for (const [key, values] of Object.entries(answers)) {
@@ -106,12 +106,10 @@ export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolv
     const result: TSettledQuestion = cancel
       ? { status: "cancelled", by: actor.name, system: input.via === "system" }
       : { status: "answered", answers: stored, ...(Object.keys(secretIds).length ? { secretIds } : {}) };
-    const linked = Boolean(won.responseId && won.kind !== "gateway");
-    if (won.responseId) {
-      await emit(won.responseId, [{ type: "question.resolved", data: { question: record }, frame: true, actorUserId: actor.userId, transport: input.via }]);
-    }
-    if (linked) await settleLinkedRun(tx, emit, won, result, deps.now());
-    return { stored, linked };
+    const events = won.responseId ? [{ type: "question.resolved", data: { question: record }, frame: true, actorUserId: actor.userId, transport: input.via }] : [];
+    const claimed = await settleRunQuestion(deps, deps.host, tx, emit, won, result, events);
+    announceQuestion(announce, won, cancel ? "cancelled" : "answered", resolutionId);
+    return { stored, claimed };
   }).catch((error: unknown) => {
     // Not committed: the reservation closes without a receipt.
     if (reservation) deps.receipts.release(row.id, reservation);
@@ -121,8 +119,6 @@ export async function resolveQuestion(deps: TDeps, actor: TActor, input: TResolv
   // Committed: the receipt is recorded here (settling the reservation) and, through the bus, by
   // every process's listener (which records the same receipt again, harmlessly).
   if (resolutionId) deps.receipts.record(row.id, resolutionId);
-  deps.bus.publishQuestion({ questionId: row.id, status: cancel ? "cancelled" : "answered", ...(resolutionId ? { resolutionId } : {}) });
-  deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id: row.id });
-  if (outcome.linked && row.responseId) deps.bus.publishWake(row.responseId, "resume");
+  if (outcome.claimed) deps.host.startClaimed(outcome.claimed);
   return cancel ? { status: "cancelled" } : { status: "answered", answers: outcome.stored };
 }

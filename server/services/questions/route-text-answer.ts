@@ -3,7 +3,7 @@ import { questions, responses } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
 import type { TTransport } from "../../core/vocabulary";
-import type { TDeps } from "../../host/deps";
+import type { TDeps, TRunDeps } from "../../host/deps";
 import { resolveQuestion } from "./resolve-question";
 
 /** The pending run-created question of a session, if any (plain text in the session goes to it). */
@@ -23,7 +23,7 @@ export async function pendingRunQuestion(deps: TDeps, sessionId: string) {
  * new turn; the question stays pending for later valid input.
  */
 export async function routeTextAnswer(
-  deps: TDeps,
+  deps: TRunDeps,
   actor: TActor,
   input: { sessionId: string; text: string; via: TTransport; isSourceCurrent: () => boolean },
 ): Promise<{ responseId: string; sessionId: string; afterSequence: number; questionId: string }> {

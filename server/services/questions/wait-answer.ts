@@ -4,7 +4,7 @@ import { questions } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import type { TAnswers } from "../../core/questions/schema";
 import type { TDeps } from "../../host/deps";
-import { visibleQuestion } from "./records";
+import { visibleQuestion } from "../../../db/repositories/question-records";
 
 export const ZWaitParams = z.strictObject({
   id: z.string().min(1).max(200),

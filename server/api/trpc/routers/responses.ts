@@ -1,8 +1,9 @@
 import { tracked } from "@trpc/server";
+import { requiredActionOf } from "../../../host/pending/kinds";
 import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { trajectoryTail } from "../../../../db/repositories/events";
-import { envelopeOf, getResponse, requiredActionOf } from "../../../../db/repositories/responses";
+import { envelopeOf, getResponse } from "../../../../db/repositories/responses";
 import { responses, users } from "../../../../db/schema";
 import { canRead } from "../../../core/actor";
 import { notFound } from "../../../core/errors";
@@ -31,7 +32,7 @@ export const responsesRouter = router({
   get: authenticatedProcedure.input(z.strictObject({ responseId: z.string().min(1) })).query(async ({ ctx, input }) => {
     const row = await getResponse(ctx.deps.db, input.responseId);
     if (!row || !canRead(ctx.actor, row.userId)) throw notFound("response", input.responseId);
-    const action = row.status === "requires_action" ? await requiredActionOf(ctx.deps.db, row.id) : null;
+    const action = row.status === "requires_action" ? await requiredActionOf(ctx.deps.db, row.pendingAction) : null;
     const envelope = row.envelope ?? envelopeOf(row, row.status, action);
     const { events: trajectory, total } = await trajectoryTail(ctx.deps.db, row.id, TRAJECTORY_TAIL);
     return {

@@ -1,0 +1,113 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { finishResponse, type TResponseRow } from "../../../db/repositories/responses";
+import { agentSessions, responseSteps, responses, steeringMessages } from "../../../db/schema";
+import type { TSettledQuestion } from "../../tools/types";
+import { DomainError } from "../../core/errors";
+import type { TNewEvent } from "../../core/frames";
+import { newId } from "../../core/ids";
+import type { TPendingRef } from "../../core/pending";
+import type { TClaimedRun, TDeps, TRunStarter } from "../deps";
+import { cancelQueuedSteering } from "../steering";
+import type { TAnnounce, TEmit } from "../transact";
+
+/** The approved (possibly edited) operation, as the decision stored it: the attempt re-checks its binding. */
+export type TApprovedOperation = {
+  userId: string;
+  sessionId: string;
+  responseId: string;
+  callId: string;
+  action: string;
+  arguments: unknown;
+  cwd: string | null;
+  bindingHash: string;
+  originalBindingHash: string | null;
+  originalArguments: unknown;
+};
+
+/**
+ * How a pending action settled, as the resumed attempt reads it from its `resolved:<callId>`
+ * step: every kind is settled through the same path and read back the same way.
+ */
+export type TSettlement =
+  | { type: "approval"; approved: TApprovedOperation }
+  | { type: "approval"; reply: string }
+  | { type: "client_tool"; output: unknown }
+  | { type: "question"; questions: unknown[]; settled: TSettledQuestion };
+
+/** The step key a settlement is stored under. */
+export const resolvedKey = (callId: string): string => `resolved:${callId}`;
+
+/** The marker of a tool call whose run the settling transaction already claimed for one attempt. */
+export type TRunClaim = { claim: string };
+
+export type { TClaimedRun, TRunStarter } from "../deps";
+
+type TResumeInput = {
+  pending: TPendingRef;
+  settlement: TSettlement;
+  /** Events of the settlement itself (`approval.resolved`, …), committed before the run moves on. */
+  events: readonly TNewEvent[];
+  /** The tool call runs right after the resume (an approved operation): claim it for this attempt. */
+  runsTool?: boolean;
+};
+
+/**
+ * Resumes a run suspended on `pending` with its settlement, inside the settling transaction: the
+ * run leaves `requires_action` only if it still waits on exactly this action, the settlement is
+ * stored as the call's `resolved:` step, and the run is claimed (lease) for this process's host
+ * in the same commit, so no other round trip is needed before it continues. Returns the claimed
+ * run to start after the commit; throws (rolling everything back) when the run no longer waits.
+ */
+export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRunStarter, tx: Db, emit: TEmit, responseId: string, input: TResumeInput): Promise<{ run: TClaimedRun; sequence: number }> {
+  const claim = newId("claim");
+  const [row] = await tx
+    .update(responses)
+    .set({
+      status: "in_progress",
+      pendingAction: null,
+      leaseOwner: host.id,
+      leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
+    })
+    .where(and(eq(responses.id, responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${input.pending.id}`))
+    .returning();
+  if (!row) throw new DomainError("conflict", "The response is no longer waiting for this action.");
+  const now = deps.now();
+  const values = [{ responseId, key: resolvedKey(input.pending.callId), status: "completed" as const, result: input.settlement, completedAt: now }];
+  if (input.runsTool) values.push({ responseId, key: `tool:${input.pending.callId}`, status: "running" as never, result: { claim } satisfies TRunClaim as never, completedAt: null as never });
+  await tx.insert(responseSteps).values(values);
+  const frames = await emit(responseId, input.events);
+  const steps = await tx.select().from(responseSteps).where(eq(responseSteps.responseId, responseId));
+  const [queued] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(steeringMessages)
+    .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")));
+  const [session] = await tx.select({ workspaceDir: agentSessions.workspaceDir }).from(agentSessions).where(eq(agentSessions.id, row.sessionId));
+  const run = { row, claim, steps, steeringQueued: (queued?.n ?? 0) > 0, ...(session ? { workspaceDir: session.workspaceDir } : {}) };
+  // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
+  return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
+}
+
+/**
+ * Ends a run that waited on a pending action which settled without letting it go on (a denial,
+ * an expiry, a cancellation): queued steering is cancelled and the envelope stored with the status.
+ */
+export async function endWaitingRun(
+  deps: Pick<TDeps, "now">,
+  tx: Db,
+  emit: TEmit,
+  announce: TAnnounce,
+  row: TResponseRow,
+  status: "denied" | "failed" | "cancelled",
+  extra: { error?: { code: string; message: string }; cancelReason?: string; events?: readonly TNewEvent[] } = {},
+): Promise<number> {
+  await cancelQueuedSteering(deps, tx, emit, row.id);
+  const envelope = await finishResponse(tx, row, status, extra);
+  const frames = await emit(row.id, [
+    ...(extra.events ?? []),
+    ...(extra.error && status === "failed" ? [{ type: "error", data: { error: extra.error }, frame: true }] : []),
+    { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true },
+  ]);
+  announce({ k: "inbox", change: { kind: "response", responseId: row.id } });
+  return frames[frames.length - 1]?.sequence ?? 0;
+}

@@ -1,0 +1,32 @@
+import type { SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import type { TResponseRow } from "../../../db/repositories/responses";
+import type { TRequiredAction } from "../../core/envelope";
+import type { TPendingType } from "../../core/pending";
+import type { TTransport } from "../../core/vocabulary";
+import type { TDeps } from "../deps";
+import type { TAnnounce, TEmit } from "../transact";
+import type { TClaimedRun, TRunStarter } from "./contract";
+
+/** Who settles pending actions besides their deciders: the system (expiry) or a cancelling person. */
+export type TCanceller = { userId: string | null; via: TTransport };
+
+/**
+ * One kind of pending action. The attempt opens it (inside its suspension commit); a service
+ * settles it and resumes the run with `resumeWith`; these are the parts every kind answers the
+ * same way, so expiry, cancellation and the wire's `requiredAction` never switch on the kind.
+ */
+export type TPendingKind = {
+  type: TPendingType;
+  /** The `requiredAction` clients see for the pending row `id`; null once it is not pending. */
+  actionOf: (db: Db, id: string) => Promise<TRequiredAction | null>;
+  /** The query of this kind's pending rows whose time is up, as `(type, id)` rows (the sweep unions every kind's). */
+  due: (now: Date) => SQL;
+  /**
+   * Expires one due row in its own transaction and settles the run waiting on it (ended, or
+   * resumed with an "expired" result claimed for `host`). Idempotent; null when nothing expired.
+   */
+  expire: (deps: TDeps, host: TRunStarter, id: string) => Promise<{ claimed: TClaimedRun | null } | null>;
+  /** Cancels every pending row of this kind of a response that is being cancelled, inside the caller's transaction. */
+  cancelFor: (tx: Db, emit: TEmit, announce: TAnnounce, run: TResponseRow, by: TCanceller, now: Date) => Promise<void>;
+};

@@ -1,0 +1,51 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import type { TResponseRow } from "../../../db/repositories/responses";
+import type { TRequiredAction } from "../../core/envelope";
+import type { TPendingRef, TPendingType } from "../../core/pending";
+import type { TDeps } from "../deps";
+import type { TAnnounce, TEmit } from "../transact";
+import { approvalKind } from "./approval";
+import { clientToolKind } from "./client-tool";
+import type { TRunStarter } from "./contract";
+import type { TCanceller, TPendingKind } from "./kind";
+import { questionKind } from "./question";
+
+/** Every kind of pending action; adding one is one file and one line here. */
+export const PENDING_KINDS: Record<TPendingType, TPendingKind> = {
+  approval: approvalKind,
+  client_tool: clientToolKind,
+  question: questionKind,
+};
+
+/** The `requiredAction` of a waiting run, whatever it waits on. */
+export async function requiredActionOf(db: Db, pending: TPendingRef | null): Promise<TRequiredAction | null> {
+  return pending ? PENDING_KINDS[pending.type].actionOf(db, pending.id) : null;
+}
+
+/** Cancels whatever a cancelled run still has pending, of every kind, inside the caller's transaction. */
+export async function cancelPendingOf(tx: Db, emit: TEmit, announce: TAnnounce, run: TResponseRow, by: TCanceller, now: Date): Promise<void> {
+  for (const kind of Object.values(PENDING_KINDS)) await kind.cancelFor(tx, emit, announce, run, by, now);
+}
+
+/** Expires one pending action of any kind by id (a decider found it due); resumed runs start on `host`. */
+export async function expirePending(deps: TDeps, host: TRunStarter, pending: { type: TPendingType; id: string }): Promise<boolean> {
+  const outcome = await PENDING_KINDS[pending.type].expire(deps, host, pending.id);
+  if (outcome?.claimed) host.startClaimed(outcome.claimed);
+  return outcome !== null;
+}
+
+/**
+ * The expiry sweep: every kind's due rows in one statement, expired one transaction each. Idempotent across
+ * replicas (each expiry is a conditional update); a run resumed by an expiry starts here.
+ */
+export async function expireDue(deps: TDeps, host: TRunStarter, limit = 200): Promise<void> {
+  const now = deps.now();
+  const query = sql.join(
+    Object.values(PENDING_KINDS).map((kind) => sql`(${kind.due(now)})`),
+    sql` union all `,
+  );
+  const result = (await deps.db.execute(sql`${query} limit ${limit}`)) as unknown;
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ type: TPendingType; id: string }>;
+  for (const row of rows) if (row.type in PENDING_KINDS) await expirePending(deps, host, row);
+}
