@@ -1,3 +1,5 @@
+import { configuredAgents } from "./agents/catalog";
+import { AgentRegistry } from "./agents/registry";
 import { ApiKeyCache } from "./auth/api-key-cache";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -43,6 +45,8 @@ export type TAppOptions = {
   publicUrl?: string;
   boundaryTimeoutMs?: number;
   leaseMs?: number;
+  /** The agents this server serves (default: the configured ones, server/agents/catalog.ts). */
+  agents?: AgentRegistry;
   expirySweepMs?: number;
   log?: Logger;
   /** The exec reviewer; default from COUNTERSIGN_REVIEWER* environment variables (off when unset). */
@@ -126,6 +130,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     secretKey: loadSecretKey(options.dataDir),
     receipts: new ReceiptStore(),
     sandbox,
+    agents: options.agents ?? new AgentRegistry(configuredAgents()),
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {
       dataDir: options.dataDir,

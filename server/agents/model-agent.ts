@@ -2,7 +2,7 @@ import { nodeInvokeTool } from "../devices/node-invoke-tool";
 import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
 import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
-import type { TAgentConfig } from "./config";
+import type { TAgentConfig } from "./types";
 
 /** The system prompt of the environment-configured `model` agent. */
 export const MODEL_AGENT_SYSTEM_PROMPT = [

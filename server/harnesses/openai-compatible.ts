@@ -1,30 +1,11 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, type JSONValue, type ModelMessage, type ToolSet, jsonSchema, streamText } from "ai";
 import { z } from "zod";
-import type { TAgentConfig } from "../agents/config";
+import type { TAgentConfig } from "../agents/types";
 import { HarnessFailure } from "./errors";
 import type { TTurnStream } from "./live-deltas";
 import type { TConversationEntry, TModelDriver, TModelTurn } from "./model-loop";
 
-/** Where an `openai-compatible` agent's model lives. */
-export type TModelEndpoint = {
-  /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
-  baseURL: string;
-  /** The environment variable holding the API key (read at each call, never stored). */
-  apiKeyEnv?: string;
-  /** Extra request headers (not for secrets: use `apiKeyEnv`). */
-  headers?: Record<string, string>;
-  /** Budget of one model response, first byte to last. Default 300000. */
-  timeoutMs?: number;
-  /** How long the model may take before its first token (text, reasoning or tool call). Default 120000. */
-  firstTokenTimeoutMs?: number;
-  /** Retries of a failed request before anything streamed (connection refused, 5xx, 429). Default 2. */
-  maxRetries?: number;
-  /** Sends `stream_options: {include_usage: true}` so the endpoint reports token usage. Default true. */
-  includeUsage?: boolean;
-  temperature?: number;
-  maxOutputTokens?: number;
-};
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 300_000;
 export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 120_000;

@@ -1,4 +1,4 @@
-import type { TAgentConfig } from "../agents/config";
+import type { TAgentConfig } from "../agents/types";
 import type { Attempt } from "../host/attempt";
 import { runModelLoop } from "./model-loop";
 import { openAICompatibleDriver, parseModelInput } from "./openai-compatible";

@@ -8,10 +8,10 @@ import {
   emitAttemptEvent,
 } from "../core/runtime";
 import { recordEvents } from "./transact";
+import type { TAgentEndPayload } from "../agents/types";
 import type { Attempt } from "./attempt";
 import type { TDeps } from "./deps";
 
-export type TAgentEndPayload = { event: { responseId: string; sessionId: string; agent: string }; ctx: { userId: string } };
 
 export type TAttemptClock = {
   lifecycle: TAttemptLifecycle;

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { envelopeOf, finishResponse, type TResponseRow } from "../../db/repositories/responses";
 import { responseSteps, responses } from "../../db/schema";
-import type { TAgentConfig } from "../agents/config";
+import type { TAgentConfig } from "../agents/types";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
 import type { TNewEvent } from "../core/frames";
 import type { TPendingRef } from "../core/pending";
@@ -77,6 +77,8 @@ export class Attempt {
   private events: TNewEvent[] = [];
   private items: TOutputItem[] = [];
   private usageDelta = { inputTokens: 0, outputTokens: 0 };
+  /** The run's output tokens so far (its stored total plus what this attempt added). */
+  private totalOutputTokens: number;
   private steeringWrites: Array<(tx: Db, emit: TEmit, responseId: string) => Promise<void>> = [];
   private chain: Promise<unknown> = Promise.resolve();
   private readonly startedAt = Date.now();
@@ -99,6 +101,7 @@ export class Attempt {
     start: Pick<TClaimedRun, "claim" | "steps" | "steeringQueued">,
   ) {
     this.claim = start.claim;
+    this.totalOutputTokens = response.usage.outputTokens;
     for (const row of start.steps) this.steps.set(row.key, row);
     this.steeringQueued = start.steeringQueued;
     // Steering queued while this attempt runs is announced on the bus (a frame here, a hint from a replica).
@@ -197,7 +200,8 @@ export class Attempt {
     this.usageDelta.inputTokens += inputTokens;
     if (outputTokens > 0) {
       this.usageDelta.outputTokens += outputTokens;
-      this.events.push({ type: "response.usage", data: { outputTokens, totalOutputTokens: this.response.usage.outputTokens + this.usageDelta.outputTokens }, frame: true });
+      this.totalOutputTokens += outputTokens;
+      this.events.push({ type: "response.usage", data: { outputTokens, totalOutputTokens: this.totalOutputTokens }, frame: true });
     }
     if (steering) {
       const { claim, used } = steering as { claim: TSteeringClaim; used: boolean };

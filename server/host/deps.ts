@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Db, DbKind } from "../../db/client";
 import type { TResponseRow } from "../../db/repositories/responses";
 import type { responseSteps } from "../../db/schema";
+import type { AgentRegistry } from "../agents/registry";
 import type { EventBus } from "./bus";
 import type { TExecReviewer } from "../reviewer";
 import type { ReceiptStore } from "./receipts";
@@ -32,6 +33,8 @@ export type TDeps = {
   receipts: ReceiptStore;
   /** The configured exec reviewer for policy `review`; null means every review asks a person. */
   reviewer: TExecReviewer | null;
+  /** The agents this server serves (assembled at boot; tests and embedders may register more). */
+  agents: AgentRegistry;
   /** Where approved commands run (detected once at boot, see server/tools/exec-sandbox.ts). */
   sandbox: TExecSandbox;
 };

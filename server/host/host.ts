@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
 import { responseSteps } from "../../db/schema";
-import { findAgent } from "../agents/config";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
 import {
@@ -176,7 +175,7 @@ export class Host implements TRunStarter {
   private async runAttempt(claimed: TClaimedRun, entry: TRunning): Promise<"suspended" | "settled" | "released"> {
     const row = claimed.row;
     const workspaceDir = prepareWorkspace(claimed.workspaceDir ?? (await sessionWorkspace(this.deps, row.sessionId)), this.deps.sandbox);
-    const agent = findAgent(row.agent);
+    const agent = this.deps.agents.find(row.agent);
     let clock: ReturnType<typeof startAttemptClock> | null = null;
     const runtime = {
       cancellation: entry.cancellation,

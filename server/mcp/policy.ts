@@ -1,4 +1,4 @@
-import type { TAgentConfig } from "../agents/config";
+import type { TAgentConfig } from "../agents/types";
 import type { THostTool } from "../tools/types";
 import type { TMcpPolicy } from "./config";
 import { globMatches } from "./names";

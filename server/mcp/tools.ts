@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { TRunStarter } from "../host/pending/contract";
 import { z } from "zod";
 import { recordEvents } from "../host/transact";
-import type { TAgentConfig } from "../agents/config";
+import type { TAgentConfig } from "../agents/types";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { resolveMcpServers, type TMcpServerConfig } from "./config";

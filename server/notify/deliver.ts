@@ -1,6 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
 import { approvals, notificationAttempts, notifications, questions, responses } from "../../db/schema";
-import { decisionPolicyOf } from "../agents/config";
 import { actorOf } from "../auth/users";
 import { type TActor, canDecide } from "../core/actor";
 import { decisionRefusal } from "../core/separation-of-duties";
@@ -56,8 +55,8 @@ async function subjectState(deps: TDeps, row: TNotificationRow): Promise<TSubjec
 }
 
 /** Whether the link would work for this recipient: an approval by the separation-of-duties rule, a question by role. */
-function mayAct(actor: TActor, owner: TSubjectState): boolean {
-  if (owner.approval) return decisionRefusal(actor, { userId: owner.userId, requiredApprovals: owner.approval.requiredApprovals }, decisionPolicyOf(owner.approval.agent)) === null;
+function mayAct(deps: TDeps, actor: TActor, owner: TSubjectState): boolean {
+  if (owner.approval) return decisionRefusal(actor, { userId: owner.userId, requiredApprovals: owner.approval.requiredApprovals }, deps.agents.decisionPolicyOf(owner.approval.agent)) === null;
   return canDecide(actor, owner.userId);
 }
 
@@ -75,7 +74,7 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
   // it may not decide itself) the console page behind the login.
   const actor = row.recipientUserId ? await actorOf(deps.db, row.recipientUserId) : null;
   let link = { url: consoleLink(ctx.publicUrl, row.subjectKind, row.subjectId), singleUse: false, expiresAt: undefined as Date | undefined };
-  if (actor && mayAct(actor, owner)) {
+  if (actor && mayAct(deps, actor, owner)) {
     const minted = await mintLinkToken(deps.db, {
       subjectKind: row.subjectKind,
       subjectId: row.subjectId,

@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import { approvals, grants, responses } from "../../db/schema";
-import { decisionPolicyOf, findAgent } from "../agents/config";
 import { type TActor, canRead } from "../core/actor";
 import { approvalBindingHash } from "../core/binding";
 import { operationHash, type TGrantRequest } from "../core/decision";
@@ -68,7 +67,7 @@ function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: T
   const approval = found?.approval;
   if (!found || !approval || !canRead(actor, approval.userId)) throw notFound("approval", input.approvalId);
   // Separation of duties: the one rule, before anything else is looked at or changed.
-  const refusal = decisionRefusal(actor, approval, decisionPolicyOf(found.agent));
+  const refusal = decisionRefusal(actor, approval, deps.agents.decisionPolicyOf(found.agent));
   if (refusal !== null) throw new DomainError("forbidden", refusal);
   if (input.expectedResponseId !== undefined && input.expectedResponseId !== approval.responseId) {
     throw new DomainError("binding_changed", "This approval belongs to a different response; the decision was not applied.");
@@ -94,7 +93,7 @@ async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): P
   if (checkDecision(deps, actor, input, found) === "expired" || !found) return null;
   const edit = await prepareEdit(deps, found.approval, found.agent, input.arguments);
   // An edit must not turn a single approval into an operation that would have needed a quorum.
-  const editNeeds = edit ? requiredApprovalsFor(findAgent(found.agent)?.quorum, edit.risk) : 1;
+  const editNeeds = edit ? requiredApprovalsFor(deps.agents.find(found.agent)?.quorum, edit.risk) : 1;
   if (editNeeds > found.approval.requiredApprovals) {
     throw new DomainError(
       "validation_failed",
@@ -121,7 +120,7 @@ export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDeci
     const [found] = await loadApproval(tx, input.approvalId).for("update");
     if (checkDecision(deps, actor, input, found) === "expired" || !found) return { expired: true as const };
     const { approval } = found;
-    const terms = input.grant !== undefined ? grantTerms(found.agent, input.grant, deps.now()) : null;
+    const terms = input.grant !== undefined ? grantTerms(deps.agents, found.agent, input.grant, deps.now()) : null;
     const grantId = terms ? newId("grant") : null;
     const current = approval.bindingHash;
     let approvalsSoFar = input.decision === "approve" ? 1 : 0;

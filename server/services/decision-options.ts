@@ -1,5 +1,5 @@
-import type { TAgentConfig } from "../agents/config";
-import { findAgent } from "../agents/config";
+import type { TAgentConfig } from "../agents/types";
+import type { AgentRegistry } from "../agents/registry";
 import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError } from "../core/errors";
@@ -9,7 +9,9 @@ import { approvalPolicyFor } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
 import type { THostTool } from "../tools/types";
-import type { TApprovalRow } from "./decide-approval";
+import type { approvals } from "../../db/schema";
+
+type TApprovalRow = typeof approvals.$inferSelect;
 
 /** What an approver's edit turns the approval into: the new operation, re-bound (new hash). */
 export type TEdit = {
@@ -46,7 +48,7 @@ function editableTool(agent: TAgentConfig | undefined, toolName: string): THostT
  * reviewer denial rejects the edit; nothing is approved). Returns null when nothing changed.
  */
 export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName: string, edited: Record<string, unknown>): Promise<TEdit | null> {
-  const agent = findAgent(agentName);
+  const agent = deps.agents.find(agentName);
   const tool = editableTool(agent, approval.toolName);
   if (!agent || !tool) {
     throw new DomainError("validation_failed", `The arguments of ${approval.toolName} cannot be edited here; approve or deny it as asked.`);
@@ -84,8 +86,8 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
 }
 
 /** Checks a requested standing grant against the agent's settings; returns when the grant expires (null: session). */
-export function grantTerms(agentName: string, grant: TGrantRequest, now: Date): { scope: "session" | "days"; expiresAt: Date | null } {
-  const settings = findAgent(agentName)?.grants;
+export function grantTerms(agents: Pick<AgentRegistry, "find">, agentName: string, grant: TGrantRequest, now: Date): { scope: "session" | "days"; expiresAt: Date | null } {
+  const settings = agents.find(agentName)?.grants;
   if (grant === "session") {
     if (!settings?.session) throw new DomainError("validation_failed", `The agent ${agentName} does not allow standing grants for a session.`);
     return { scope: "session", expiresAt: null };
@@ -97,7 +99,7 @@ export function grantTerms(agentName: string, grant: TGrantRequest, now: Date): 
 }
 
 /** What the console offers beside approve/deny for one approval: editing, and the grants the agent allows. */
-export function decisionOptionsFor(agentName: string, toolName: string): { editable: boolean; grantSession: boolean; grantMaxDays: number } {
-  const agent = findAgent(agentName);
+export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, toolName: string): { editable: boolean; grantSession: boolean; grantMaxDays: number } {
+  const agent = agents.find(agentName);
   return { editable: editableTool(agent, toolName) !== null, grantSession: Boolean(agent?.grants?.session), grantMaxDays: agent?.grants?.maxDays ?? 0 };
 }

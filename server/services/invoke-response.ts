@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { agentSessions, responses } from "../../db/schema";
-import { DEFAULT_AGENT, findAgent } from "../agents/config";
 import type { TActor } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
 import { newId } from "../core/ids";
@@ -27,8 +26,8 @@ export async function invokeResponse(
   source: { via: TTransport; isSourceCurrent: () => boolean } = { via: "http", isSourceCurrent: () => true },
 ): Promise<TInvoked> {
   if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot invoke agents.");
-  const agentName = body.agent ?? DEFAULT_AGENT;
-  const agent = findAgent(agentName);
+  const agentName = body.agent ?? deps.agents.defaultAgent;
+  const agent = deps.agents.find(agentName);
   if (!agent) throw new DomainError("invalid_request", `agent: no agent named ${agentName} is configured.`);
   if (typeof body.input === "string" ? body.input.trim() === "" : body.input === null || Object.keys(body.input as object).length === 0) {
     throw new DomainError("invalid_request", "input must not be empty.");

@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
 import { clientToolRequests, responses } from "../../db/schema";
-import { findAgent } from "../agents/config";
 import { type TActor, canDecide, canRead } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
 import type { TTransport } from "../core/vocabulary";
@@ -30,7 +29,7 @@ export async function submitClientToolResult(deps: TRunDeps, actor: TActor, inpu
     }
     if (request.expiresAt.getTime() <= deps.now().getTime()) return { expired: true as const };
     const [response] = await tx.select({ agent: responses.agent }).from(responses).where(eq(responses.id, request.responseId));
-    const tool = findAgent(response?.agent ?? "")?.tools.find((t) => t.name === request.name);
+    const tool = deps.agents.find(response?.agent ?? "")?.tools.find((t) => t.name === request.name);
     if (tool?.kind !== "client") throw new DomainError("conflict", `The client tool ${request.name} is no longer configured.`);
     const parsed = tool.outputSchema.safeParse(input.output);
     if (!parsed.success) {

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { createTestDb } from "../../db/testing";
-import { registerAgent, type TAgentConfig } from "../agents/config";
+import { configuredAgents } from "../agents/catalog";
+import { AgentRegistry } from "../agents/registry";
+import type { TAgentConfig } from "../agents/types";
 import { createApp, type TApp, type TAppOptions } from "../app";
 import { addUser } from "../auth/users";
 import type { TRole } from "../core/vocabulary";
@@ -48,9 +50,7 @@ export async function startTestApp(
       logged += line;
     },
   };
-  // Extra agents live in the process-wide registry until close().
-  const unregister = agents.map((agent) => registerAgent(agent));
-  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...appOptions });
+  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), agents: new AgentRegistry([...configuredAgents(), ...agents]), ...appOptions });
   return {
     ...app,
     dataDir,
@@ -72,7 +72,6 @@ export async function startTestApp(
       }),
     close: async () => {
       await app.close();
-      for (const remove of unregister) remove();
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

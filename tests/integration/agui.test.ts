@@ -5,7 +5,6 @@ import { type BaseEvent, EventType, HttpAgent, type Interrupt, type RunFinishedE
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { registerAgent } from "../../server/agents/config";
 import { threadSessionId } from "../../server/agui/threads";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { echoTool } from "../../server/tools/host-tools";
@@ -22,7 +21,8 @@ let unregister: () => void = () => {};
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "countersign-agui-"));
   mcpLog = join(dir, "mcp.jsonl");
-  unregister = registerAgent({
+  app = await startTestApp();
+  unregister = app.deps.agents.register({
     name: "agui-mcp-test",
     harness: "scripted",
     model: "scripted",
@@ -34,7 +34,6 @@ beforeAll(async () => {
     maxTurns: 8,
     mcpServers: [stdioFixture("fixture", mcpLog)],
   });
-  app = await startTestApp();
   // Alice resumes her own threads' approval interrupts: an operator may approve its own runs (a member may not).
   [alice, bob] = await Promise.all([app.user("operator", "Alice"), app.user("member", "Bob")]);
 });

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { findAgent } from "../../server/agents/config";
+import { BUILTIN_AGENTS } from "../../server/agents/catalog";
 import type { TTestApp } from "../../server/testing/test-app";
 import { invoke, ok200, script, type TBody, type TScriptTurn } from "./helpers";
 
@@ -140,7 +140,7 @@ export const toolResults = (env: TBody): Array<{ callId: string; output: Record<
 
 /** The scripted-device agent's live config (tests mutate its declaration and restore it). */
 export const deviceAgent = () => {
-  const agent = findAgent("scripted-device");
+  const agent = BUILTIN_AGENTS.find((a) => a.name === "scripted-device");
   if (!agent) throw new Error("scripted-device agent is not configured");
   return agent;
 };

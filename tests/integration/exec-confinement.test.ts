@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabaseUrl, testDbKind } from "../../db/testing";
-import type { TAgentConfig } from "../../server/agents/config";
-import { AGENTS } from "../../server/agents/config";
+import type { TAgentConfig } from "../../server/agents/types";
+import { BUILTIN_AGENTS } from "../../server/agents/catalog";
 import { detectExecSandbox } from "../../server/tools/exec-sandbox";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -15,7 +15,7 @@ import { execTurn, invoke, ok200, rows, script, tableCounts, workspaceOf } from 
 const BWRAP = detectExecSandbox("auto", undefined).mode === "bwrap";
 const CANARY = `canary-${Math.random().toString(36).slice(2)}`;
 const NAMED = `named-${Math.random().toString(36).slice(2)}`;
-const scripted = AGENTS.find((a) => a.name === "scripted") as TAgentConfig;
+const scripted = BUILTIN_AGENTS.find((a) => a.name === "scripted") as TAgentConfig;
 /** An agent whose commands may use the network and receive one named variable. */
 const withAllowances: TAgentConfig = { ...scripted, name: "scripted-allowances", exec: { network: true, env: ["COUNTERSIGN_TEST_NAMED"] } };
 

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { registerAgent } from "../../server/agents/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { echoTool } from "../../server/tools/host-tools";
 import { decide, expectHealthy, invoke, ok200, rows, script } from "./helpers";
@@ -29,6 +28,8 @@ beforeAll(async () => {
   // The `scripted-mcp` agent reads its servers from the environment when it first needs them.
   process.env.COUNTERSIGN_MCP_SERVERS = JSON.stringify([stdioFixture("fixture", log, { approval: { write_note: "always", "*": "never" } })]);
   http = await startHttpFixture(httpLog);
+  app = await startTestApp();
+  const registerAgent = (agent: Parameters<TTestApp["deps"]["agents"]["register"]>[0]) => app.deps.agents.register(agent);
   // An agent with a Streamable HTTP server whose policy is by action and pattern (agent level).
   unregister.push(
     registerAgent({
@@ -56,7 +57,6 @@ beforeAll(async () => {
       mcpServers: [{ name: "gone", transport: "stdio", command: join(dir, "no-such-server") }],
     }),
   );
-  app = await startTestApp();
   alice = await app.user("member", "Alice");
   olga = await app.user("operator", "Olga Operator");
 });
@@ -270,7 +270,7 @@ describe(`an MCP server over HTTP that crashes (${testDbKind()})`, () => {
   it("the call in flight fails with a clear error, the next call says the server is unreachable, and it reconnects once the server is back", async () => {
     const crashLog = join(dir, "http-crash.jsonl");
     let server = await startHttpFixture(crashLog);
-    const remove = registerAgent({
+    const remove = app.deps.agents.register({
       name: "mcp-http-crash-test",
       harness: "scripted",
       model: "scripted",

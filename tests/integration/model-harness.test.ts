@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { approvals, responseSteps } from "../../db/schema";
 import { createTestDatabaseUrl, testDbKind } from "../../db/testing";
-import type { TAgentConfig } from "../../server/agents/config";
+import type { TAgentConfig } from "../../server/agents/types";
 import { modelAgentFromEnv } from "../../server/agents/model-agent";
 import type { TTool } from "../../server/tools/types";
 import { collectCardDetailsTool, getPageContextTool } from "../../server/tools/client-tools";
@@ -224,7 +224,7 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
     expect(JSON.parse(String(rest[2]?.content))).toEqual({ exitCode: 0, stdout: "1\n", stderr: "" });
     expect(toolResults(done).map((r) => r.name)).toEqual(["echo", "exec"]);
     const steps = await app.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, env.id));
-    expect(steps.map((s) => s.key).sort()).toEqual(["model:0", "model:1", "tool:call_0_0", "tool:call_0_1"]);
+    expect(steps.map((s) => s.key).sort()).toEqual(["model:0", "model:1", "resolved:call_0_1", "tool:call_0_0", "tool:call_0_1"]);
   });
 
   test("a steering message sent while the model streams reaches the next turn as a user message", async () => {

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { approvals, responseEvents } from "../../db/schema";
 import { testDbKind } from "../../db/testing";
-import { findAgent } from "../../server/agents/config";
+import { BUILTIN_AGENTS } from "../../server/agents/catalog";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
 import { fakeModel, type TFakeModel } from "./fake-model";
 import { workspaceOf } from "./helpers";
@@ -49,7 +49,7 @@ beforeAll(async () => {
   const env = { COUNTERSIGN_REVIEWER: "rules+model", COUNTERSIGN_REVIEWER_BASE_URL: model.url, COUNTERSIGN_REVIEWER_MODEL: "m", COUNTERSIGN_REVIEWER_TIMEOUT_MS: "5000" };
   const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
   Object.assign(process.env, env);
-  const reviewed = findAgent("scripted-reviewed");
+  const reviewed = BUILTIN_AGENTS.find((a) => a.name === "scripted-reviewed");
   if (!reviewed) throw new Error("the scripted-reviewed agent is not configured");
   try {
     // Network on, so the collector would really receive what a wrongly allowed upload sends.

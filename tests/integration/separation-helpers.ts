@@ -1,13 +1,14 @@
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { approvals } from "../../db/schema";
-import { findAgent, type TAgentConfig } from "../../server/agents/config";
+import { BUILTIN_AGENTS } from "../../server/agents/catalog";
+import type { TAgentConfig } from "../../server/agents/types";
 import type { TRequiredAction } from "../../server/core/envelope";
 import type { TTestApp, TTestUser } from "../../server/testing/test-app";
 import { execTurn, invoke, rows, script, tableCounts, type TBody, workspaceOf } from "./helpers";
 import { type TCaller, trpcGet, trpcPost } from "./security-helpers";
 
-const scripted = findAgent("scripted") as TAgentConfig;
+const scripted = BUILTIN_AGENTS.find((a) => a.name === "scripted") as TAgentConfig;
 
 /** The demo agent with other separation-of-duties settings (registered by startTestApp). */
 export const SOD_AGENTS: TAgentConfig[] = [

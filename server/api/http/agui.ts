@@ -3,7 +3,6 @@ import { contentToText, type Event, EventType, type Message, PROTOCOL_VERSION } 
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
 import { z } from "zod";
-import { DEFAULT_AGENT, findAgent } from "../../agents/config";
 import { applyResume } from "../../agui/interrupts";
 import { streamRun } from "../../agui/run";
 import { sessionForThread } from "../../agui/threads";
@@ -55,8 +54,8 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
   if (!ids.success) throw new DomainError("invalid_request", `Invalid RunAgentInput: ${describeIssues(ids.error)}.`);
   const props = ZForwardedProps.safeParse(input.forwardedProps ?? {});
   if (!props.success) throw new DomainError("invalid_request", `Invalid forwardedProps: ${describeIssues(props.error)}.`);
-  const agentName = props.data.agent ?? DEFAULT_AGENT;
-  if (!findAgent(agentName)) throw new DomainError("invalid_request", `forwardedProps.agent: no agent named ${agentName} is configured.`);
+  const agentName = props.data.agent ?? deps.agents.defaultAgent;
+  if (!deps.agents.find(agentName)) throw new DomainError("invalid_request", `forwardedProps.agent: no agent named ${agentName} is configured.`);
   if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot run agents.");
 
   // Past the user's cap on open streams: refused before anything is created or resumed.

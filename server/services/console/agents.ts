@@ -1,4 +1,5 @@
-import { AGENTS, DEFAULT_AGENT, findAgent, type TAgentConfig } from "../../agents/config";
+import type { AgentRegistry } from "../../agents/registry";
+import type { TAgentConfig } from "../../agents/types";
 import { DEFAULT_SELF_APPROVAL, requiredApprovalsFor, type TSelfApproval } from "../../core/separation-of-duties";
 import { approvalPolicyFor } from "../../mcp/policy";
 import type { TExecReviewer } from "../../reviewer";
@@ -39,15 +40,14 @@ function policyOf(agent: TAgentConfig, tool: TTool): string {
 }
 
 /** The agent from the environment (`model`), when configured, after the built-in ones. */
-const configuredAgents = (): TAgentConfig[] => [...AGENTS, ...[findAgent("model")].filter((a): a is TAgentConfig => !!a && !AGENTS.includes(a))];
 
 /** The configured agents and their policies, read-only, as the admin page shows them (no secrets). */
-export function listAgentViews(reviewer: TExecReviewer | null): TAgentView[] {
-  return configuredAgents().map((a) => {
+export function listAgentViews(agents: AgentRegistry, reviewer: TExecReviewer | null): TAgentView[] {
+  return agents.list().map((a) => {
     const usesReviewer = Object.values(a.approval).includes("review");
     return {
       name: a.name,
-      default: a.name === DEFAULT_AGENT,
+      default: a.name === agents.defaultAgent,
       harness: a.harness,
       model: a.model,
       fallbackModel: a.fallbackModel ?? null,

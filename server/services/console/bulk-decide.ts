@@ -1,5 +1,4 @@
 import { approvalsByIds } from "../../../db/repositories/inbox";
-import { decisionPolicyOf } from "../../agents/config";
 import { type TActor, canRead } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import { decisionRefusal } from "../../core/separation-of-duties";
@@ -22,7 +21,7 @@ export async function decideMany(deps: TRunDeps, actor: TActor, input: { items: 
   const visible = rows.filter((r) => canRead(actor, r.userId));
   if (visible.length !== ids.length) throw new DomainError("not_found", "Some of these approvals were not found.");
   const refusals = visible.flatMap((r) => {
-    const reason = decisionRefusal(actor, r, decisionPolicyOf(r.agent));
+    const reason = decisionRefusal(actor, r, deps.agents.decisionPolicyOf(r.agent));
     return reason === null ? [] : [reason];
   });
   if (refusals.length > 0) {

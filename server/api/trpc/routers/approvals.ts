@@ -43,7 +43,7 @@ export const approvalsRouter = router({
         replyMessage: a.replyMessage,
         grantId: a.grantId,
         /** What the approver may add to a decision for this agent and tool. */
-        options: decisionOptionsFor(agent, a.toolName),
+        options: decisionOptionsFor(ctx.deps.agents, agent, a.toolName),
         decidedBy: a.decidedBy,
         decidedVia: a.decidedVia,
         decidedAt: a.decidedAt?.toISOString() ?? null,

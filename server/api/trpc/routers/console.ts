@@ -28,5 +28,5 @@ export const consoleRouter = router({
   /** Users to filter by (members see only themselves). */
   people: authenticatedProcedure.query(({ ctx }) => listPeople(ctx.deps.db, scopeOf(ctx.actor))),
   /** The configured agents and their policies (read-only). */
-  agents: authenticatedProcedure.query(({ ctx }) => listAgentViews(ctx.deps.reviewer)),
+  agents: authenticatedProcedure.query(({ ctx }) => listAgentViews(ctx.deps.agents, ctx.deps.reviewer)),
 });

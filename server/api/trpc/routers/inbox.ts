@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { listInbox, sessionContext } from "../../../../db/repositories/inbox";
 import { approvals } from "../../../../db/schema";
-import { decisionPolicyOf } from "../../../agents/config";
 import { canRead } from "../../../core/actor";
 import { notFound } from "../../../core/errors";
 import { decisionRefusal } from "../../../core/separation-of-duties";
@@ -41,9 +40,9 @@ export const inboxRouter = router({
           ...a,
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
           // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
-          options: a.requiredApprovals > 1 ? { editable: false, grantSession: false, grantMaxDays: 0 } : decisionOptionsFor(a.agent, a.toolName),
+          options: a.requiredApprovals > 1 ? { editable: false, grantSession: false, grantMaxDays: 0 } : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName),
           /** Why the caller may not decide this approval (the server's own rule), or null. */
-          refusal: decisionRefusal(ctx.actor, a, decisionPolicyOf(a.agent)),
+          refusal: decisionRefusal(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
           /** A quorum's votes so far, oldest first (empty without a quorum). */
           votes: votes.get(a.id) ?? [],
           decidedAt: a.decidedAt?.toISOString() ?? null,

@@ -1,0 +1,58 @@
+import { nodeInvokeTool } from "../devices/node-invoke-tool";
+import { mcpServersFromEnv } from "../mcp/config";
+import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
+import { echoTool, execTool } from "../tools/host-tools";
+import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
+import { modelAgentFromEnv } from "./model-agent";
+import type { TAgentConfig } from "./types";
+
+/** What every scripted agent shares: the deterministic model, its tools and expiry times. */
+const SCRIPTED_TOOLS = [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool];
+const SCRIPTED = { harness: "scripted", model: "scripted", approvalTtlMs: 15 * 60_000, clientToolTtlMs: 5 * 60_000, maxTurns: 64 } as const;
+
+/** The agents this installation serves; the first is the default. */
+export const BUILTIN_AGENTS: readonly TAgentConfig[] = [
+  {
+    name: "scripted",
+    ...SCRIPTED,
+    description: "A deterministic model that plays the script given as input; for demos, tests and benchmarks.",
+    tools: SCRIPTED_TOOLS,
+    approval: { exec: "always", echo: "never" },
+    fallbackModel: "scripted-fallback",
+    // The demo and test agent lets approvers give standing grants; other agents keep them off.
+    grants: { session: true, maxDays: 30 },
+  },
+  {
+    name: "scripted-reviewed",
+    ...SCRIPTED,
+    description: "The scripted agent with its exec calls reviewed by the configured exec reviewer first.",
+    tools: SCRIPTED_TOOLS,
+    approval: { exec: "review", echo: "never" },
+  },
+  {
+    name: "scripted-device",
+    ...SCRIPTED,
+    description: "The scripted agent with node_invoke on paired devices; it declares the node command uptime.",
+    tools: [...SCRIPTED_TOOLS, nodeInvokeTool],
+    approval: { exec: "always", echo: "never" },
+    fallbackModel: "scripted-fallback",
+    requiredNodeCommands: ["uptime"],
+  },
+  {
+    name: "scripted-mcp",
+    ...SCRIPTED,
+    description: "The scripted agent with the tools of the MCP servers configured in COUNTERSIGN_MCP_SERVERS (a JSON array).",
+    tools: SCRIPTED_TOOLS,
+    approval: { exec: "always", echo: "never" },
+    mcpServers: () => mcpServersFromEnv(),
+  },
+];
+
+export const DEFAULT_AGENT = "scripted";
+
+/** The agents of this installation: the built-in ones, and `model` when COUNTERSIGN_MODEL_BASE_URL is set (read at boot). */
+export function configuredAgents(env: Record<string, string | undefined> = process.env): TAgentConfig[] {
+  const model = modelAgentFromEnv(env);
+  return [...BUILTIN_AGENTS, ...(model ? [model] : [])];
+}
+

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import type { TMcpServersSource } from "../mcp/config";
+import type { TTool } from "../tools/types";
+import type { TQuorum, TSelfApproval } from "../core/separation-of-duties";
+
+/** What agent_end hooks receive once a response is finalized. */
+export type TAgentEndPayload = { event: { responseId: string; sessionId: string; agent: string }; ctx: { userId: string } };
+
+/** Where an `openai-compatible` agent's model lives. */
+export type TModelEndpoint = {
+  /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
+  baseURL: string;
+  /** The environment variable holding the API key (read at each call, never stored). */
+  apiKeyEnv?: string;
+  /** Extra request headers (not for secrets: use `apiKeyEnv`). */
+  headers?: Record<string, string>;
+  /** Budget of one model response, first byte to last. Default 300000. */
+  timeoutMs?: number;
+  /** How long the model may take before its first token (text, reasoning or tool call). Default 120000. */
+  firstTokenTimeoutMs?: number;
+  /** Retries of a failed request before anything streamed (connection refused, 5xx, 429). Default 2. */
+  maxRetries?: number;
+  /** Sends `stream_options: {include_usage: true}` so the endpoint reports token usage. Default true. */
+  includeUsage?: boolean;
+  temperature?: number;
+  maxOutputTokens?: number;
+};
+
+/** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
+export const APPROVAL_POLICIES = ["always", "never", "review"] as const;
+
+export type TAgentConfig = {
+  name: string;
+  /** `scripted` plays `input.script`; `openai-compatible` asks `model` at `endpoint` (server/harnesses/openai-compatible.ts). */
+  harness: "scripted" | "openai-compatible";
+  /** The model id sent to the endpoint. */
+  model: string;
+  /** Where an `openai-compatible` agent's model lives: base URL, API key variable, headers, timeouts. */
+  endpoint?: TModelEndpoint;
+  /** The system prompt of an `openai-compatible` agent. */
+  system?: string;
+  description: string;
+  tools: TTool[];
+  /** Tool name → who decides; tools not listed never need approval. */
+  approval: Record<string, (typeof APPROVAL_POLICIES)[number]>;
+  approvalTtlMs: number;
+  clientToolTtlMs: number;
+  maxTurns: number;
+  /** Active execution time of one attempt before it is cancelled with reason `timeout` (default 30 min). */
+  executionTimeoutMs?: number;
+  /** How long finalization may take once settlement begins (default 30 s). */
+  settlementTimeoutMs?: number;
+  /** Tried once when a finished turn has no visible text (empty, reasoning-only or planning-only). */
+  fallbackModel?: string;
+  /** agent_end hooks, started after the response is finalized; their failures never change it. */
+  onAgentEnd?: Array<(payload: TAgentEndPayload) => unknown>;
+  /**
+   * The exact node commands this harness runs on paired devices. Each attempt copies the list when
+   * it is created; a Full access session may run only these without a prompt. It narrows, never grants.
+   */
+  requiredNodeCommands?: string[];
+  /**
+   * MCP servers (stdio or Streamable HTTP) whose tools the agent may call as `mcp_<server>_<tool>`
+   * (action `mcp:<server>.<tool>`; policy by action, the server's `approval`, or a pattern such as
+   * `mcp:*`; an unnamed MCP tool needs a person). See server/mcp.
+   */
+  mcpServers?: TMcpServersSource;
+  /**
+   * Standing grants an approver may give when approving (off unless set): `session` allows the
+   * exact operation for the rest of the session, `maxDays` allows it for up to that many days.
+   */
+  grants?: { session?: boolean; maxDays?: number };
+  /**
+   * Whether the exec reviewer re-reviews arguments an approver edited before the edit is accepted.
+   * Default: when the tool's policy is `review`.
+   */
+  reviewEdits?: boolean;
+  /**
+   * What approved commands (`exec`) may use beyond the sandbox's minimum: `network` (default off;
+   * only the bubblewrap sandbox can take it away) and `env`, names of server environment variables
+   * passed through by name (nothing else of the server's environment reaches a command).
+   */
+  exec?: { network?: boolean; env?: string[] };
+  /**
+   * Whether the person who started a run may decide its approvals (default `operators`): `never`,
+   * `operators` (operators and admins may, members need someone else) or `always`.
+   */
+  selfApproval?: TSelfApproval;
+  /** Distinct approvers a high-risk approval needs (e.g. `{ high: 2 }`); the requester never counts. */
+  quorum?: TQuorum;
+};
+
+export const ZAgentName = z.string().min(1).max(64);
