@@ -126,7 +126,8 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
           {failure} <Link href="/login">Sign in</Link>
         </p>
       ) : null}
-      <div className="actions">
+      {/* Sticky, like the console's: Approve never scrolls away from what it approves. */}
+      <div className="actions decision-bar">
         <button type="button" className="btn btn-approve" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "approve" })}>
           Approve
         </button>
