@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/trpc-provider";
 import "./globals.css";
+import "./decisions.css";
 
 export const metadata: Metadata = {
   title: { default: "Countersign", template: "%s · Countersign" },

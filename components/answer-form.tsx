@@ -5,6 +5,7 @@ import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "rea
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { QuestionInput } from "./question-inputs";
 import { buildAnswers, checkDrafts, initialDrafts, shapeOf, type TDraft, URL_CONFIRM, URL_DECLINE } from "./question-model";
+import { errorSentence } from "./error-sentence";
 import { trpcErrorCode, trpcReason, useTRPC } from "./trpc-provider";
 
 /** A fresh receipt per submission (crypto.randomUUID needs a secure context; fall back to random bytes). */
@@ -72,11 +73,10 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
             return;
           }
         }
-        if (reason === "QUESTION_INVALID_ANSWER") setFailure(`The answer was not accepted: ${error.message}`);
+        if (reason === "QUESTION_INVALID_ANSWER") setFailure(errorSentence(error, "answer"));
         else if (reason === "QUESTION_REQUESTER_INACTIVE") setFailure("The agent that asked is no longer waiting for this answer.");
         else if (trpcErrorCode(error) === "FORBIDDEN") setFailure("You can see this question, but your role cannot answer it.");
-        else if (trpcErrorCode(error) === "UNAUTHORIZED") setFailure("Your sign-in has ended. Sign in again to answer.");
-        else setFailure(`Could not send the answer: ${error.message}`);
+        else setFailure(errorSentence(error, "answer"));
       },
     }),
   );

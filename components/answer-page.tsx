@@ -7,6 +7,7 @@ import { AnswerForm, type TLostRace } from "./answer-form";
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { QuestionOutcome } from "./question-outcome";
 import { kindLabel, shapeOf } from "./question-model";
+import { errorSentence } from "./error-sentence";
 import { Countdown, TimeAgo } from "./time-labels";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator, useLiveChanges } from "./use-live-changes";
@@ -110,7 +111,7 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
         <SignInPrompt questionId={questionId} viaToken={linkRefused} />
       ) : (
         <p role="alert" className="error-box">
-          Could not reach the server: {viewer.error.message}
+          {errorSentence(viewer.error, "load")}
         </p>
       );
   } else if (query.error) {
@@ -124,7 +125,7 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
         </section>
       ) : (
         <p role="alert" className="error-box">
-          Could not load the question: {query.error.message}
+          {errorSentence(query.error, "load")}
         </p>
       );
   } else if (!query.data) {

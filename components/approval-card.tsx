@@ -1,16 +1,16 @@
 "use client";
 
-import { skipToken, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { forwardRef, useId, useState } from "react";
+import { forwardRef, useId } from "react";
 import type { TInboxRow } from "./api-types";
 import { useMe } from "./app-shell";
-import { ArgsView } from "./args-view";
+import { abbreviateIn, ArgsView, characters, longStrings } from "./args-view";
 import { DecisionOptions, type TDecisionExtra } from "./decision-options";
+import { viaLabel } from "./decision-outcome";
 import { RiskBadge } from "./badges";
 import { Kbd } from "./filters";
 import { Countdown, TimeAgo } from "./time-labels";
-import { useTRPC } from "./trpc-provider";
+import { SessionContext } from "./session-context";
 import { useNow } from "./use-now";
 
 export type TDecision = "approve" | "deny";
@@ -29,34 +29,6 @@ type TProps = {
   onBulkToggle: () => void;
 };
 
-/** The session's last turns, loaded when opened. */
-function SessionContext({ approvalId }: { approvalId: string }) {
-  const trpc = useTRPC();
-  const [open, setOpen] = useState(false);
-  const context = useQuery(trpc.inbox.context.queryOptions(open ? { approvalId } : skipToken, { staleTime: 30_000 }));
-  return (
-    <details className="session-context" onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="session-context">
-      <summary className="context-summary">Session context (last turns)</summary>
-      {context.isPending && open ? <p className="muted small">Loading…</p> : null}
-      {context.error ? <p className="error-box">{context.error.message}</p> : null}
-      {context.data && context.data.length === 0 ? <p className="muted small">No earlier turns in this session.</p> : null}
-      {context.data && context.data.length > 0 ? (
-        <ol className="turns">
-          {context.data.map((t, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: a fixed, ordered snapshot
-            <li key={i} className={`turn turn-${t.role}`}>
-              <span className="turn-role">{t.role === "user" ? "User" : t.role === "assistant" ? "Agent" : t.role === "tool" ? "Tool call" : "Tool result"}</span>
-              <span className="turn-text">{t.text}</span>
-            </li>
-          ))}
-        </ol>
-      ) : null}
-    </details>
-  );
-}
-
-const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link" };
-
 /** A quorum's progress: how many of the needed approvals are in, and who voted how. */
 function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
   const approvals = a.votes.filter((v) => v.decision === "approve").length;
@@ -70,7 +42,7 @@ function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
         <ul className="quorum-votes">
           {a.votes.map((v) => (
             <li key={v.userId} data-testid="quorum-vote">
-              {v.decision === "approve" ? "Approved" : "Denied"} by {v.name} via {VIA[v.via] ?? v.via}
+              {v.decision === "approve" ? "Approved" : "Denied"} by {v.name} via {viaLabel(v.via)}
             </li>
           ))}
         </ul>
@@ -91,6 +63,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
   // The server's own reasons: a button that would be refused is replaced by the sentence why.
   const notMine = a.refusal ?? (myVote ? `You already ${myVote.decision === "approve" ? "approved" : "denied"} this; it needs approvals from other people.` : null);
   const mayAct = canDecide && notMine === null;
+  const longest = Math.max(0, ...longStrings(a.arguments).map((v) => v.length));
 
   return (
     <article
@@ -123,15 +96,55 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         </span>
       </header>
       <p id={messageId} className="approval-message">
-        {a.message}
+        {abbreviateIn(a.message, a.arguments)}
       </p>
-      {a.reviewer ? (
-        <div className="reviewer-note" data-testid="reviewer-rationale">
-          <strong>
-            Exec reviewer <code>{a.reviewer}</code> asked a person:
-          </strong>{" "}
-          {a.reviewerRationale}
+      <section className="what-runs" aria-label="What runs if approved" data-testid="what-runs">
+        <div className="what-runs-head">
+          <span className="label">Arguments</span>
+          <RiskBadge risk={a.risk} />
+          {longest ? (
+            <span className="muted small" data-testid="args-length">
+              longest value {characters(longest)}: beginning and end shown
+            </span>
+          ) : null}
         </div>
+        {a.reviewer ? (
+          <div className="reviewer-note" data-testid="reviewer-rationale">
+            <strong>
+              Exec reviewer <code>{a.reviewer}</code> asked a person:
+            </strong>{" "}
+            {a.reviewerRationale}
+          </div>
+        ) : null}
+        <ArgsView value={a.arguments} />
+        <p className="small what-runs-cwd">
+          <span className="label">Working directory</span> <code>{a.cwd ?? "—"}</code>
+        </p>
+      </section>
+      {a.requiredApprovals > 1 ? <QuorumProgress approval={a} /> : null}
+      {mayAct ? (
+        <div className="actions decision-bar" data-testid="decision-bar">
+          <button type="button" className="btn btn-approve" onClick={() => onDecide("approve")} disabled={busy || expired} aria-describedby={messageId}>
+            Approve
+            {selected ? <span aria-hidden="true"><Kbd>a</Kbd></span> : null}
+          </button>
+          <button type="button" className="btn btn-deny" onClick={() => onDecide("deny")} disabled={busy || expired} aria-describedby={messageId}>
+            Deny
+            {selected ? <span aria-hidden="true"><Kbd>d</Kbd></span> : null}
+          </button>
+          <span className="decision-bar-what small">
+            <code>{a.action}</code>
+            {longest ? ` · ${characters(longest)}` : ""}
+          </span>
+          {high ? <span className="muted small">High risk: approving asks for confirmation.</span> : null}
+          {busy ? <span className="muted">Sending decision…</span> : null}
+          {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
+        </div>
+      ) : null}
+      {error ? (
+        <p role="alert" className="error-box" data-testid="decide-error">
+          {error}
+        </p>
       ) : null}
       <dl className="facts">
         <div>
@@ -158,39 +171,8 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
             </Link>
           </dd>
         </div>
-        <div className="wide">
-          <dt>Working directory</dt>
-          <dd>
-            <code>{a.cwd ?? "—"}</code>
-          </dd>
-        </div>
       </dl>
-      <div className="args">
-        <div className="label">Arguments</div>
-        <ArgsView value={a.arguments} />
-      </div>
       <SessionContext approvalId={a.id} />
-      {a.requiredApprovals > 1 ? <QuorumProgress approval={a} /> : null}
-      {error ? (
-        <p role="alert" className="error-box">
-          {error}
-        </p>
-      ) : null}
-      {mayAct ? (
-        <div className="actions">
-          <button type="button" className="btn btn-approve" onClick={() => onDecide("approve")} disabled={busy || expired} aria-describedby={messageId}>
-            Approve
-            {selected ? <span aria-hidden="true"><Kbd>a</Kbd></span> : null}
-          </button>
-          <button type="button" className="btn btn-deny" onClick={() => onDecide("deny")} disabled={busy || expired} aria-describedby={messageId}>
-            Deny
-            {selected ? <span aria-hidden="true"><Kbd>d</Kbd></span> : null}
-          </button>
-          {high ? <span className="muted small">High risk: approving asks for confirmation.</span> : null}
-          {busy ? <span className="muted">Sending decision…</span> : null}
-          {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
-        </div>
-      ) : null}
       {canDecide && notMine !== null ? (
         <p className="notice read-only" data-testid="decide-refusal">
           {notMine}
@@ -198,7 +180,6 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
       ) : null}
       {mayAct ? (
         <DecisionOptions
-          approvalId={a.id}
           arguments={a.arguments}
           options={a.options}
           busy={busy}

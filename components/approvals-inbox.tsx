@@ -8,12 +8,14 @@ import { useActivity } from "./activity";
 import type { TInboxFilter, TInboxRow } from "./api-types";
 import { ApprovalCard, type TDecision, type TDecisionExtra } from "./approval-card";
 import { useMe } from "./app-shell";
-import { RiskBadge } from "./badges";
-import { ConfirmDialog } from "./confirm-dialog";
 import { DecidedList } from "./decided-list";
+import { DecisionConfirm, type TConfirming } from "./decision-confirm";
+import { DecisionNote, ownOutcome, SettledCard } from "./decision-outcome";
+import { errorSentence } from "./error-sentence";
 import { Kbd, SelectFilter, ToggleGroup } from "./filters";
-import { ArgsView } from "./args-view";
+import { ShortcutsHelp } from "./shortcuts-help";
 import { useTRPC } from "./trpc-provider";
+import { useKeptDecisions } from "./use-kept-decisions";
 import { LiveIndicator } from "./use-live-changes";
 
 const RISKS = ["low", "medium", "high"] as const;
@@ -28,6 +30,10 @@ const isTyping = (target: EventTarget | null): boolean => {
   const el = target as HTMLElement | null;
   return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 };
+
+/** 409s that mean the approval was settled by someone else (not a changed request, which stays pending). */
+const SETTLED_ELSEWHERE = new Set(["already_decided", "expired", "conflict"]);
+const domainCodeOf = (error: unknown): string | null => ((error as { data?: { domainCode?: string | null } } | null)?.data?.domainCode ?? null);
 
 /** Whether the caller may put a row in a bulk decision: never high risk, never one the server would refuse. */
 const bulkable = (r: TInboxRow): boolean => r.risk !== "high" && r.refusal === null;
@@ -63,6 +69,7 @@ export function ApprovalsInbox() {
     trpc.inbox.list.infiniteQueryOptions({ status: "decided", limit: 50, ...filter }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
   );
   const rows = useMemo(() => pending.data?.rows ?? [], [pending.data]);
+  const kept = useKeptDecisions(pending.data?.rows, JSON.stringify(filter));
   const questions = useQuery(trpc.console.waiting.queryOptions());
   const questionCount = questions.data?.counts.question ?? 0;
 
@@ -73,7 +80,8 @@ export function ApprovalsInbox() {
   const [bulk, setBulk] = useState<Set<string>>(new Set());
   const [help, setHelp] = useState(false);
   const [announcement, setAnnouncement] = useState("");
-  const [confirming, setConfirming] = useState<{ a: TInboxRow; extra: TDecisionExtra } | null>(null);
+  const [confirming, setConfirming] = useState<TConfirming | null>(null);
+  const [bulkNote, setBulkNote] = useState<string | null>(null);
   const [busy, setBusy] = useState<Set<string>>(new Set());
   const [errors, setErrors] = useState<Record<string, string>>({});
   const pendingHeading = useRef<HTMLHeadingElement>(null);
@@ -129,15 +137,26 @@ export function ApprovalsInbox() {
   const send = async (a: TInboxRow, decision: TDecision, extra: TDecisionExtra = {}) => {
     setBusy((b) => new Set(b).add(a.id));
     setErrors(({ [a.id]: _, ...rest }) => rest);
+    kept.claim(a.id);
     try {
       const decided = await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash, ...extra });
-      const what = decision === "approve" ? (extra.arguments ? "Approved as edited" : "Approved") : extra.message ? "Denied with a reply" : "Denied";
-      if (!decided.settled) setAnnouncement(`Your approval was recorded (${decided.approvals} of ${decided.requiredApprovals}); it runs once enough other people approve: ${a.message}`);
-      else setAnnouncement(`${what}${extra.grant ? " with a standing grant" : ""}: ${a.message}`);
+      if (!decided.settled) {
+        kept.release(a.id);
+        setAnnouncement(`Your approval was recorded (${decided.approvals} of ${decided.requiredApprovals}); it runs once enough other people approve: ${a.message}`);
+      } else {
+        const outcome = ownOutcome(a, decision, extra);
+        kept.keepMine(a, outcome);
+        setAnnouncement(outcome);
+      }
       // The decided card leaves the list; keep keyboard focus in a safe place (never on the next Approve).
       if (document.activeElement && cards.current.get(a.id)?.contains(document.activeElement)) pendingHeading.current?.focus();
     } catch (error) {
-      setErrors((e) => ({ ...e, [a.id]: error instanceof Error ? error.message : String(error) }));
+      // Someone else settled it first: the card stays and says who, how and when.
+      if (SETTLED_ELSEWHERE.has(domainCodeOf(error) ?? "")) kept.keepLost(a, decision);
+      else kept.release(a.id);
+      const sentence = errorSentence(error, "decide");
+      setErrors((e) => ({ ...e, [a.id]: sentence }));
+      setAnnouncement(sentence);
     } finally {
       setBusy((b) => {
         const next = new Set(b);
@@ -155,18 +174,29 @@ export function ApprovalsInbox() {
       setAnnouncement(a.refusal);
       return;
     }
-    if (decision === "approve" && a.risk === "high") setConfirming({ a, extra });
+    // A standing grant is always confirmed with its scope named; high risk always asks too.
+    if (decision === "approve" && (a.risk === "high" || extra.grant)) setConfirming({ a, extra });
     else void send(a, decision, extra);
   };
 
   const bulkRows = rows.filter((r) => bulk.has(r.id));
   const sendBulk = async (decision: TDecision) => {
+    for (const r of bulkRows) kept.claim(r.id);
     try {
       const outcomes = await decideMany.mutateAsync({ decision, items: bulkRows.map((r) => ({ approvalId: r.id, bindingHash: r.bindingHash })) });
       const failed = outcomes.filter((o) => !o.ok);
-      setAnnouncement(`${decision === "approve" ? "Approved" : "Denied"} ${outcomes.length - failed.length} of ${outcomes.length}.${failed.length > 0 ? ` ${failed.length} could not be decided.` : ""}`);
+      const note = `You ${decision === "approve" ? "approved" : "denied"} ${outcomes.length - failed.length} of ${outcomes.length} selected requests.${failed.length > 0 ? ` ${failed.length} could not be decided; each says why.` : ""}`;
+      setAnnouncement(note);
+      setBulkNote(note);
+      // A failed item was settled elsewhere (its card says by whom) or is still pending with its reason.
+      for (const f of failed) {
+        const row = bulkRows.find((r) => r.id === f.approvalId);
+        if (row) kept.keepLost(row, decision);
+      }
       setErrors((e) => ({ ...e, ...Object.fromEntries(failed.map((f) => [f.approvalId, f.error ?? "Not decided."])) }));
       setBulk(new Set());
+    } catch {
+      for (const r of bulkRows) kept.release(r.id);
     } finally {
       refresh();
     }
@@ -228,6 +258,11 @@ export function ApprovalsInbox() {
   }, []);
 
   const count = rows.length;
+  // Pending cards and the kept ones (own notes, cards settled elsewhere) in the queue's own order.
+  const shownKept = kept.kept.filter((k) => !rows.some((r) => r.id === k.row.id));
+  const entries = [...rows.map((row) => ({ kind: "pending" as const, row })), ...shownKept].sort(
+    (x, y) => x.row.createdAt.localeCompare(y.row.createdAt) || x.row.id.localeCompare(y.row.id),
+  );
   const agentOptions = (agents.data ?? []).map((a) => ({ value: a.name, label: a.name }));
   const peopleOptions = (people.data ?? []).map((p) => ({ value: p.id, label: p.name }));
   const decidedRows = decided.data?.pages.flatMap((p) => p.rows) ?? [];
@@ -279,38 +314,7 @@ export function ApprovalsInbox() {
           </span>
         )}
       </div>
-      {help ? (
-        <div className="card shortcuts-help" data-testid="shortcuts-help">
-          <h2>Keyboard shortcuts</h2>
-          <dl className="shortcut-list">
-            <dt>
-              <Kbd>j</Kbd> <Kbd>k</Kbd>
-            </dt>
-            <dd>Next / previous request</dd>
-            <dt>
-              <Kbd>a</Kbd>
-            </dt>
-            <dd>Approve the selected request (high risk asks for confirmation)</dd>
-            <dt>
-              <Kbd>d</Kbd>
-            </dt>
-            <dd>Deny the selected request</dd>
-            <dt>
-              <Kbd>x</Kbd>
-            </dt>
-            <dd>Add to / remove from the bulk selection (low and medium risk only)</dd>
-            <dt>
-              <Kbd>o</Kbd>
-            </dt>
-            <dd>Open the selected request&apos;s response</dd>
-            <dt>
-              <Kbd>Esc</Kbd>
-            </dt>
-            <dd>Clear the bulk selection, close this help</dd>
-          </dl>
-        </div>
-      ) : null}
-
+      {help ? <ShortcutsHelp /> : null}
       {canDecide && bulk.size > 0 ? (
         <section className="bulk-bar" aria-label="Bulk decision" data-testid="bulk-bar">
           <strong>{bulk.size} selected</strong>
@@ -326,7 +330,7 @@ export function ApprovalsInbox() {
           <span className="muted small">High-risk requests are never decided in bulk.</span>
           {decideMany.error ? (
             <span role="alert" className="error-text">
-              {decideMany.error.message}
+              {errorSentence(decideMany.error, "decide")}
             </span>
           ) : null}
         </section>
@@ -339,42 +343,61 @@ export function ApprovalsInbox() {
         </h2>
         {pending.error ? (
           <p role="alert" className="error-box">
-            Could not load approvals: {pending.error.message}
+            {errorSentence(pending.error, "load")}
           </p>
         ) : pending.isPending ? (
           <p className="muted">Loading…</p>
-        ) : count === 0 ? (
-          <div className="empty">
-            <strong>All clear.</strong> {filtered ? "No pending request matches these filters." : "No agent is waiting for a decision. New requests appear here automatically."}
-          </div>
         ) : (
-          <div className="stack" data-testid="pending-list">
-            {rows.map((a) => (
-              <ApprovalCard
-                key={a.id}
-                ref={(el) => {
-                  if (el) cards.current.set(a.id, el);
-                  else cards.current.delete(a.id);
-                }}
-                approval={a}
-                selected={a.id === selectedId}
-                canDecide={canDecide}
-                busy={busy.has(a.id)}
-                error={errors[a.id] ?? null}
-                bulkChecked={bulk.has(a.id)}
-                onSelect={() => select(a.id, false)}
-                onDecide={(d, extra) => decide(a, d, extra)}
-                onBulkToggle={() =>
-                  setBulk((prev) => {
-                    const next = new Set(prev);
-                    if (next.has(a.id)) next.delete(a.id);
-                    else next.add(a.id);
-                    return next;
-                  })
-                }
-              />
-            ))}
-          </div>
+          <>
+            {bulkNote ? (
+              <div className="decision-note" role="status" data-testid="bulk-note">
+                <span className="decision-note-text">{bulkNote}</span>
+                <button type="button" className="btn btn-quiet btn-small" onClick={() => setBulkNote(null)}>
+                  Dismiss
+                </button>
+              </div>
+            ) : null}
+            {count === 0 ? (
+              <div className="empty">
+                <strong>All clear.</strong> {filtered ? "No pending request matches these filters." : "No agent is waiting for a decision. New requests appear here automatically."}
+              </div>
+            ) : null}
+            {count > 0 || shownKept.length > 0 ? (
+              <div className="stack" data-testid="pending-list">
+                {entries.map((entry) =>
+                  entry.kind === "mine" ? (
+                    <DecisionNote key={entry.row.id} note={entry} onDismiss={() => kept.dismiss(entry.row.id)} />
+                  ) : entry.kind === "lost" ? (
+                    <SettledCard key={entry.row.id} card={entry} outcome={kept.outcomeOf.get(entry.row.id)} myId={me?.userId ?? null} onDismiss={() => kept.dismiss(entry.row.id)} />
+                  ) : (
+                    <ApprovalCard
+                      key={entry.row.id}
+                      ref={(el) => {
+                        if (el) cards.current.set(entry.row.id, el);
+                        else cards.current.delete(entry.row.id);
+                      }}
+                      approval={entry.row}
+                      selected={entry.row.id === selectedId}
+                      canDecide={canDecide}
+                      busy={busy.has(entry.row.id)}
+                      error={errors[entry.row.id] ?? null}
+                      bulkChecked={bulk.has(entry.row.id)}
+                      onSelect={() => select(entry.row.id, false)}
+                      onDecide={(d, extra) => decide(entry.row, d, extra)}
+                      onBulkToggle={() =>
+                        setBulk((prev) => {
+                          const next = new Set(prev);
+                          if (next.has(entry.row.id)) next.delete(entry.row.id);
+                          else next.add(entry.row.id);
+                          return next;
+                        })
+                      }
+                    />
+                  ),
+                )}
+              </div>
+            ) : null}
+          </>
         )}
       </section>
 
@@ -382,7 +405,7 @@ export function ApprovalsInbox() {
         <h2 id="decided-title">Decided</h2>
         {decided.error ? (
           <p role="alert" className="error-box">
-            Could not load decided approvals: {decided.error.message}
+            {errorSentence(decided.error, "load")}
           </p>
         ) : decided.isPending ? (
           <p className="muted">Loading…</p>
@@ -400,38 +423,14 @@ export function ApprovalsInbox() {
         )}
       </section>
 
-      <ConfirmDialog
-        open={confirming !== null}
-        title="Approve a high-risk action?"
-        confirmLabel="Approve high-risk action"
+      <DecisionConfirm
+        confirming={confirming}
         onCancel={() => setConfirming(null)}
-        onConfirm={() => {
-          const pending = confirming;
+        onConfirm={(c) => {
           setConfirming(null);
-          if (pending) void send(pending.a, "approve", pending.extra);
+          void send(c.a, "approve", c.extra);
         }}
-        testId="confirm-high-risk"
-      >
-        {confirming ? (
-          <>
-            <p>
-              <RiskBadge risk="high" /> <code>{confirming.a.action}</code> for {confirming.a.user} ({confirming.a.agent})
-            </p>
-            <p className="approval-message">{confirming.a.message}</p>
-            {confirming.a.reviewerRationale ? <p className="reviewer-note">Reviewer: {confirming.a.reviewerRationale}</p> : null}
-            {confirming.extra.arguments ? <p className="muted small">You edited the arguments; this runs instead:</p> : null}
-            <ArgsView value={confirming.extra.arguments ?? confirming.a.arguments} />
-            {confirming.extra.grant ? (
-              <p className="notice">
-                With a standing grant: the same operation then runs without asking{" "}
-                {confirming.extra.grant === "session" ? "for the rest of this session" : `for ${confirming.extra.grant.days} days`}.
-              </p>
-            ) : (
-              <p className="muted small">It runs once, exactly as shown{confirming.extra.arguments ? "" : `, in ${confirming.a.cwd ?? "no particular directory"}`}.</p>
-            )}
-          </>
-        ) : null}
-      </ConfirmDialog>
+      />
     </>
   );
 }

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { RiskBadge, StatusBadge } from "./badges";
+import { viaLabel } from "./decision-outcome";
 import { formatTimestamp, TimeAgo } from "./time-labels";
 import { useUserNames } from "./use-user-names";
 
@@ -23,8 +24,6 @@ type TDecidedRow = {
   /** A quorum's votes (empty without one). */
   votes?: Array<{ userId: string; name: string; decision: string }>;
 };
-
-const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link" };
 
 /** Decided (or expired / cancelled) approvals: what, for whom, who decided, when and through which transport. */
 export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
@@ -82,7 +81,7 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
                   "—"
                 )}
               </td>
-              <td className="nowrap">{r.decidedVia ? (VIA[r.decidedVia] ?? r.decidedVia) : "—"}</td>
+              <td className="nowrap">{viaLabel(r.decidedVia)}</td>
               <td className="nowrap">{r.decidedAt ? <span title={formatTimestamp(r.decidedAt)}><TimeAgo iso={r.decidedAt} /></span> : "—"}</td>
               <td className="nowrap">
                 <Link href={`/responses/${r.responseId}`} aria-label={`Open response ${r.responseId}`}>

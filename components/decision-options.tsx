@@ -10,7 +10,6 @@ export type TDecisionExtra = { arguments?: Record<string, unknown>; message?: st
 type TOptions = { editable: boolean; grantSession: boolean; grantMaxDays: number };
 
 type TProps = {
-  approvalId: string;
   arguments: unknown;
   options: TOptions;
   busy: boolean;
@@ -26,42 +25,46 @@ function parseEdited(text: string): { ok: true; value: Record<string, unknown> }
     if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "The arguments must be a JSON object." };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
-    return { ok: false, error: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    // The parser's own words are for programs; say where to look instead.
+    const at = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
+    return { ok: false, error: `Not valid JSON: check the quotes, commas and braces${at ? ` near character ${Number(at) + 1}` : ""}, then approve again.` };
   }
 }
 
 /**
- * The decision options under an approval: edit the arguments before approving, approve with a
- * standing grant (when the agent allows one), or deny with a reply the agent receives instead.
- * The server validates everything again (the tool's schema, the agent's grant limits).
+ * The decision options under an approval: edit the arguments before approving, deny with a reply
+ * the agent receives instead, or approve with a standing grant (when the agent allows one). A
+ * grant is only ever the explicit choice of its own button, which then asks to confirm its scope:
+ * no default, and focus or Enter in a field never selects one. The server validates everything
+ * again (the tool's schema, the agent's grant limits).
  */
-export function DecisionOptions({ approvalId, arguments: args, options, busy, disabled, onApprove, onReply }: TProps) {
-  const ids = { edit: useId(), reply: useId(), grant: useId(), days: useId() };
+export function DecisionOptions({ arguments: args, options, busy, disabled, onApprove, onReply }: TProps) {
+  const ids = { edit: useId(), reply: useId(), days: useId() };
   const original = JSON.stringify(args, null, 2);
   const [edited, setEdited] = useState(original);
   const [reply, setReply] = useState("");
-  const [grantKind, setGrantKind] = useState<"none" | "session" | "days">("none");
   const [days, setDays] = useState(1);
   const [problem, setProblem] = useState<string | null>(null);
   const grantsAllowed = options.grantSession || options.grantMaxDays > 0;
+  const isEdited = options.editable && edited.trim() !== original.trim();
 
-  const grant = (): TGrantChoice | undefined => (grantKind === "session" ? "session" : grantKind === "days" ? { days } : undefined);
-  const approve = () => {
+  /** The edited arguments (undefined when unchanged), or null after saying what is wrong. */
+  const editedArgs = (): Record<string, unknown> | undefined | null => {
+    if (!isEdited) return undefined;
+    const parsed = parseEdited(edited);
+    if (parsed.ok) return parsed.value;
+    setProblem(parsed.error);
+    return null;
+  };
+  const approve = (grant?: TGrantChoice) => {
     setProblem(null);
-    if (grantKind === "days" && (!Number.isInteger(days) || days < 1 || days > options.grantMaxDays)) {
+    if (grant && grant !== "session" && (!Number.isInteger(grant.days) || grant.days < 1 || grant.days > options.grantMaxDays)) {
       setProblem(`Days must be a whole number from 1 to ${options.grantMaxDays}.`);
       return;
     }
-    let editedArgs: Record<string, unknown> | undefined;
-    if (options.editable && edited.trim() !== original.trim()) {
-      const parsed = parseEdited(edited);
-      if (!parsed.ok) {
-        setProblem(parsed.error);
-        return;
-      }
-      editedArgs = parsed.value;
-    }
-    onApprove({ ...(editedArgs ? { arguments: editedArgs } : {}), ...(grant() ? { grant: grant() } : {}) });
+    const changed = editedArgs();
+    if (changed === null) return;
+    onApprove({ ...(changed ? { arguments: changed } : {}), ...(grant ? { grant } : {}) });
   };
   const sendReply = () => {
     setProblem(null);
@@ -74,7 +77,7 @@ export function DecisionOptions({ approvalId, arguments: args, options, busy, di
 
   return (
     <details className="decision-options" data-testid="decision-options">
-      <summary className="options-summary">More options: edit, grant, reply instead</summary>
+      <summary className="options-summary">More options: edit, reply instead, standing grant</summary>
       {options.editable ? (
         <div className="field">
           <label htmlFor={ids.edit}>Arguments (edit before approving)</label>
@@ -92,40 +95,9 @@ export function DecisionOptions({ approvalId, arguments: args, options, busy, di
       ) : (
         <p className="muted small">This tool's arguments cannot be edited here.</p>
       )}
-      {grantsAllowed ? (
-        <fieldset className="field grant-choice">
-          <legend>Standing grant for this exact operation</legend>
-          <label className="plain-label">
-            <input type="radio" name={`${ids.grant}-${approvalId}`} checked={grantKind === "none"} onChange={() => setGrantKind("none")} /> Only this once
-          </label>
-          {options.grantSession ? (
-            <label className="plain-label">
-              <input type="radio" name={`${ids.grant}-${approvalId}`} checked={grantKind === "session"} onChange={() => setGrantKind("session")} data-testid="grant-session" /> For the rest of this session
-            </label>
-          ) : null}
-          {options.grantMaxDays > 0 ? (
-            <label className="plain-label">
-              <input type="radio" name={`${ids.grant}-${approvalId}`} checked={grantKind === "days"} onChange={() => setGrantKind("days")} data-testid="grant-days" /> For{" "}
-              <input
-                id={ids.days}
-                type="number"
-                min={1}
-                max={options.grantMaxDays}
-                value={days}
-                onChange={(e) => setDays(Number(e.target.value))}
-                onFocus={() => setGrantKind("days")}
-                aria-label="Days"
-                className="days-input"
-              />{" "}
-              days (at most {options.grantMaxDays})
-            </label>
-          ) : null}
-        </fieldset>
-      ) : null}
       <div className="actions">
-        <button type="button" className="btn btn-approve" onClick={approve} disabled={busy || disabled} data-testid="approve-with-options">
-          {options.editable && edited.trim() !== original.trim() ? "Approve edited call" : "Approve"}
-          {grantKind !== "none" ? " with grant" : ""}
+        <button type="button" className="btn btn-approve" onClick={() => approve()} disabled={busy || disabled} data-testid="approve-with-options">
+          {isEdited ? "Approve the edited call once" : "Approve once"}
         </button>
       </div>
       <div className="field">
@@ -137,6 +109,43 @@ export function DecisionOptions({ approvalId, arguments: args, options, busy, di
           </button>
         </div>
       </div>
+      {grantsAllowed ? (
+        <fieldset className="field grant-choice" data-testid="grant-choice">
+          <legend>Approve with a standing grant</legend>
+          <p className="muted small">
+            A grant lets {isEdited ? "the edited" : "this exact"} call run again without asking. Each button first shows exactly what it allows and asks you to confirm.
+          </p>
+          <div className="grant-buttons">
+            {options.grantSession ? (
+              <button type="button" className="btn" onClick={() => approve("session")} disabled={busy || disabled} data-testid="grant-session">
+                Approve and allow for this session…
+              </button>
+            ) : null}
+            {options.grantMaxDays > 0 ? (
+              <span className="grant-days">
+                <label htmlFor={ids.days}>Days</label>
+                <input
+                  id={ids.days}
+                  type="number"
+                  min={1}
+                  max={options.grantMaxDays}
+                  value={days}
+                  onChange={(e) => setDays(Number(e.target.value))}
+                  className="days-input"
+                  data-testid="grant-days-input"
+                  aria-describedby={`${ids.days}-max`}
+                />
+                <span id={`${ids.days}-max`} className="muted small">
+                  at most {options.grantMaxDays}
+                </span>
+                <button type="button" className="btn" onClick={() => approve({ days })} disabled={busy || disabled} data-testid="grant-days">
+                  Approve and allow for {days} day{days === 1 ? "" : "s"}…
+                </button>
+              </span>
+            ) : null}
+          </div>
+        </fieldset>
+      ) : null}
       {problem ? (
         <p role="alert" className="error-box">
           {problem}

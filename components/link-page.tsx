@@ -4,10 +4,11 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import type { TQuestionView } from "./api-types";
-import { ArgsView } from "./args-view";
+import { abbreviateIn, ArgsView } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
 import { QuestionInput } from "./question-inputs";
 import { buildAnswers, checkDrafts, initialDrafts, type TDraft } from "./question-model";
+import { errorSentence } from "./error-sentence";
 import { Countdown } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 
@@ -23,7 +24,7 @@ export function LinkPage({ token }: { token: string }) {
   const [done, setDone] = useState<string | null>(null);
   let content: ReactNode;
   if (done) content = <Outcome title="Done" text={done} />;
-  else if (view.error) content = <Outcome title="This link does not work" text={view.error.message} failed />;
+  else if (view.error) content = <Outcome title="This link does not work" text={errorSentence(view.error, "link")} failed />;
   else if (!view.data) content = <p className="muted">Loading…</p>;
   else {
     const { subject, recipient, linkExpiresAt } = view.data;
@@ -99,7 +100,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
                 ? "Denied with your reply. The agent received it and goes on."
                 : "Denied. The operation was not run.",
         ),
-      onError: (error) => setFailure(error.message),
+      onError: (error) => setFailure(errorSentence(error, "link")),
     }),
   );
   return (
@@ -107,7 +108,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
       <h1>
         Approval needed <RiskBadge risk={subject.risk} />
       </h1>
-      <p data-testid="link-message">{subject.message}</p>
+      <p data-testid="link-message">{abbreviateIn(subject.message, subject.arguments)}</p>
       <dl className="small">
         <dt>Action</dt>
         <dd>
@@ -125,7 +126,8 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
           {failure} <Link href="/login">Sign in</Link>
         </p>
       ) : null}
-      <div className="actions">
+      {/* Sticky, like the console's: Approve never scrolls away from what it approves. */}
+      <div className="actions decision-bar">
         <button type="button" className="btn btn-approve" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "approve" })}>
           Approve
         </button>
@@ -166,7 +168,7 @@ function QuestionAnswer({ token, questions, onDone }: { token: string; questions
         setDrafts(initialDrafts(questions));
         onDone("Your answer was sent. The agent goes on.");
       },
-      onError: (error) => setFailure(error.message),
+      onError: (error) => setFailure(errorSentence(error, "link")),
     }),
   );
   const errors = checked ? checkDrafts(questions, drafts) : {};

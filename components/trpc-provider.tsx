@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCC
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import type { AppRouter } from "@/server/api/trpc/root";
+import { checkedFetch } from "./error-sentence";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -44,7 +45,8 @@ function makeTrpcClient() {
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url }),
-        false: httpBatchLink({ url }),
+        // A dropped connection or a proxy's error page becomes an error errorSentence() can name.
+        false: httpBatchLink({ url, fetch: checkedFetch() }),
       }),
     ],
   });

@@ -9,7 +9,7 @@ test("an approver edits the command and approves it with a session grant; the sa
   await page.goto("/approvals");
   const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
   await expect(card).toBeVisible();
-  await card.getByText("More options: edit, grant, reply instead").click();
+  await card.getByText("More options: edit, reply instead, standing grant").click();
   const editor = card.getByTestId("edit-arguments");
   await expect(editor).toHaveValue(new RegExp(`echo ${marker}`));
   // Invalid JSON is caught before anything is sent.
@@ -21,10 +21,14 @@ test("an approver edits the command and approves it with a session grant; the sa
   await card.getByTestId("approve-with-options").click();
   await expect(card.getByRole("alert")).toContainText("not valid for exec");
   await editor.fill(JSON.stringify({ command: `echo edited-${marker}` }));
-  await card.getByTestId("grant-session").check();
-  await expect(card.getByTestId("approve-with-options")).toHaveText("Approve edited call with grant");
+  // The plain approve never carries a grant; the grant is its own button, confirmed with its scope.
+  await expect(card.getByTestId("approve-with-options")).toHaveText("Approve the edited call once");
   await screenshot(page, "approval-options");
-  await card.getByTestId("approve-with-options").click();
+  await card.getByTestId("grant-session").click();
+  const confirm = page.getByTestId("confirm-grant");
+  await expect(confirm.getByTestId("grant-scope")).toContainText("Allow tool:exec with exactly these arguments for the rest of this session.");
+  await expect(confirm).toContainText(`echo edited-${marker}`);
+  await confirm.getByRole("button", { name: "Approve and allow for this session" }).click();
   await expect(card).toBeHidden();
   const decided = page.locator(`[data-testid="decided-approval"][data-approval-id="${run.approvalId}"]`);
   await expect(decided.getByTestId("decided-edited")).toContainText(`echo ${marker}`);
@@ -65,7 +69,7 @@ test("an approver denies with a reply; the agent receives the message and the ru
 
   await page.goto("/approvals");
   const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
-  await card.getByText("More options: edit, grant, reply instead").click();
+  await card.getByText("More options: edit, reply instead, standing grant").click();
   await card.getByTestId("deny-with-reply").click();
   await expect(card.getByRole("alert")).toContainText("Write the reply");
   await card.getByTestId("reply-message").fill(`use staging instead ${marker}`);

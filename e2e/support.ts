@@ -72,8 +72,13 @@ export async function startEchoRun(request: APIRequestContext, apiKey: string, m
 /** A marker no other run contains. */
 export const uniqueMarker = (): string => `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}-marker`;
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** A full-page capture from the top; `viewport: true` captures what is on screen as it is scrolled (sticky elements where a person sees them). */
+export async function screenshot(page: Page, name: string, options: { viewport?: boolean } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  if (options.viewport) {
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    return;
+  }
   // From the top: a full-page capture of a scrolled page would draw the sticky header mid-page.
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });

@@ -1,5 +1,6 @@
 import { tracked } from "@trpc/server";
 import { and, desc, eq, inArray } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { approvals, responses, users } from "../../../../db/schema";
 import { READ_ALL_ROLES } from "../../../core/vocabulary";
@@ -8,22 +9,35 @@ import { decideApproval } from "../../../services/decide-approval";
 import { decisionOptionsFor } from "../../../services/decision-options";
 import { authenticatedProcedure, router } from "../init";
 
+/** Whoever decided an approval, joined under their own name (the requester is `users`). */
+const decider = alias(users, "decider");
+
 /** Approvals inbox: list, decide, and a live change feed. */
 export const approvalsRouter = router({
   list: authenticatedProcedure
-    .input(z.strictObject({ status: z.enum(["pending", "decided"]).default("pending") }).default({ status: "pending" }))
+    .input(
+      z
+        .strictObject({
+          status: z.enum(["pending", "decided"]).default("pending"),
+          /** Only these approvals (the console asks how the ones it was showing were settled). */
+          ids: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+        })
+        .default({ status: "pending" }),
+    )
     .query(async ({ ctx, input }) => {
       const seeAll = READ_ALL_ROLES.includes(ctx.actor.role);
       const statusFilter = input.status === "pending" ? eq(approvals.status, "pending") : inArray(approvals.status, ["approved", "denied", "expired", "cancelled"]);
+      const filters = and(statusFilter, input.ids ? inArray(approvals.id, input.ids) : undefined);
       const rows = await ctx.deps.db
-        .select({ approval: approvals, agent: responses.agent, userName: users.name })
+        .select({ approval: approvals, agent: responses.agent, userName: users.name, deciderName: decider.name })
         .from(approvals)
         .innerJoin(responses, eq(responses.id, approvals.responseId))
         .innerJoin(users, eq(users.id, approvals.userId))
-        .where(seeAll ? statusFilter : and(statusFilter, eq(approvals.userId, ctx.actor.userId)))
+        .leftJoin(decider, eq(decider.id, approvals.decidedBy))
+        .where(seeAll ? filters : and(filters, eq(approvals.userId, ctx.actor.userId)))
         .orderBy(desc(approvals.createdAt))
         .limit(200);
-      return rows.map(({ approval: a, agent, userName }) => ({
+      return rows.map(({ approval: a, agent, userName, deciderName }) => ({
         id: a.id,
         responseId: a.responseId,
         sessionId: a.sessionId,
@@ -45,6 +59,8 @@ export const approvalsRouter = router({
         /** What the approver may add to a decision for this agent and tool. */
         options: decisionOptionsFor(ctx.deps.agents, agent, a.toolName),
         decidedBy: a.decidedBy,
+        /** The decider's display name (null when nobody decided, e.g. expired). */
+        decidedByName: deciderName ?? null,
         decidedVia: a.decidedVia,
         decidedAt: a.decidedAt?.toISOString() ?? null,
         expiresAt: a.expiresAt.toISOString(),
