@@ -1,9 +1,9 @@
-import { and, eq, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
 import type { TResponseStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { approvals, clientToolRequests, questions, responses } from "../schema";
+import { type approvals, type clientToolRequests, responses } from "../schema";
 
 export type TResponseRow = typeof responses.$inferSelect;
 

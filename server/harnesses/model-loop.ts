@@ -1,5 +1,5 @@
-import { classifyTerminalOutcome } from "../core/runtime";
-import type { Attempt } from "../host/attempt";
+import { classifyTerminalOutcome, InjectionRevokedError } from "../core/runtime";
+import type { Attempt, TSteeringClaim } from "../host/attempt";
 import { liveDeltas, type TTurnStream } from "./live-deltas";
 
 /** One completed model response. */
@@ -22,11 +22,20 @@ export type TConversationEntry =
 /**
  * A model behind the loop: scripted, or a real endpoint. `null` means it has nothing more to say.
  * A driver that streams hands every text and reasoning delta to `stream` (committed live); the
- * returned turn is still the step's stored result, so a replay never calls the model again.
+ * returned turn is still the step's stored result, so a replay never calls the model again. A
+ * driver calls `beforeDispatch` right before each request (first and every retry).
  */
 export type TModelDriver = {
-  nextTurn: (conversation: readonly TConversationEntry[], turnIndex: number, signal: AbortSignal, stream?: TTurnStream) => Promise<TModelTurn | null>;
+  nextTurn: (conversation: readonly TConversationEntry[], turnIndex: number, signal: AbortSignal, stream?: TTurnStream, beforeDispatch?: TBeforeDispatch) => Promise<TModelTurn | null>;
 };
+
+/**
+ * The guard a driver calls synchronously right before each request to the model and before each
+ * retry of it, with no await between the call and the request going out. It throws when the
+ * request may not go as built (the attempt was cancelled, or a steering message in it was
+ * revoked); the driver then sends nothing more.
+ */
+export type TBeforeDispatch = () => void;
 
 type TStoredTurn = TModelTurn & { steering?: string[]; model: "primary" | "fallback" };
 
@@ -47,19 +56,18 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
       ranNow = true;
       // A cancelled or timed-out attempt asks the model nothing more.
       attempt.assertNotCancelled();
-      const claim = await attempt.claimSteering(turnIndex);
-      const steering = claim.texts;
-      // No await between the claim's final check and the dispatch below.
-      for (const text of steering) conversation.push({ role: "user", content: text });
+      let claim = await attempt.claimSteering(turnIndex);
       const model = active === "primary" ? driver : (fallback as TModelDriver);
       const live = liveDeltas(record.liveFrame, turnIndex);
       let next: TModelTurn | null;
       try {
-        next = await model.nextTurn(conversation, active === "primary" ? turnIndex : turnIndex - fallbackStart, attempt.signal, live.stream);
+        ({ next, claim } = await askWithSteering(attempt, model, conversation, active === "primary" ? turnIndex : turnIndex - fallbackStart, claim, live.stream));
       } finally {
         // Deltas received before a failure stay in the trajectory, ahead of the error.
         await live.close();
       }
+      const steering = claim.texts;
+      for (const text of steering) conversation.push({ role: "user", content: text });
       // Messages commit with the turn that used them; without a turn they stay queued (and are cancelled at settlement).
       record.steering(claim, next !== null);
       if (!next) return null;
@@ -122,6 +130,42 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
 }
 
 const callId = (turnIndex: number, index: number): string => `call_${turnIndex}_${index}`;
+
+/**
+ * Asks the model with the claimed steering messages after the conversation. Right before each
+ * request and each retry (the driver's `beforeDispatch`) the attempt must still be live and
+ * every message in the request still current. A message revoked since is dropped for good and
+ * the request is built again without it, so the other messages still go; the rebuilt request
+ * spends none of the driver's retries. Returns the turn and the claim as it then stands.
+ */
+async function askWithSteering(
+  attempt: Attempt,
+  model: TModelDriver,
+  conversation: readonly TConversationEntry[],
+  turnIndex: number,
+  claimed: TSteeringClaim,
+  stream: TTurnStream,
+): Promise<{ next: TModelTurn | null; claim: TSteeringClaim }> {
+  let claim = claimed;
+  for (;;) {
+    const request: TConversationEntry[] = [...conversation, ...claim.texts.map((text) => ({ role: "user" as const, content: text }))];
+    let revokedNow = false;
+    const beforeDispatch: TBeforeDispatch = () => {
+      attempt.assertNotCancelled();
+      const { dispatched, revoked } = attempt.runtime.steering.recheck(claim.dispatched);
+      if (revoked.length === 0) return;
+      claim = { ...claim, dispatched, revoked: [...claim.revoked, ...revoked], texts: dispatched.map((d) => d.text) };
+      revokedNow = true;
+      throw new InjectionRevokedError("A steering message's source was revoked before dispatch; the request goes again without it.");
+    };
+    try {
+      return { next: await model.nextTurn(request, turnIndex, attempt.signal, stream, beforeDispatch), claim };
+    } catch (error) {
+      // Whatever the driver made of the guard's throw, nothing went out after it: ask again.
+      if (!revokedNow) throw error;
+    }
+  }
+}
 
 /**
  * A call the driver could not decode (e.g. arguments that are not valid JSON): never run; its

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { TAgentConfig } from "../agents/types";
 import { HarnessFailure } from "./errors";
 import type { TTurnStream } from "./live-deltas";
-import type { TConversationEntry, TModelDriver, TModelTurn } from "./model-loop";
+import type { TBeforeDispatch, TConversationEntry, TModelDriver, TModelTurn } from "./model-loop";
 
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 300_000;
@@ -111,6 +111,14 @@ function describeError(error: unknown): string {
   return clip(JSON.stringify(error) ?? String(error), 300);
 }
 
+/** `fetch` that runs `beforeDispatch` synchronously right before each request goes out (first and every retry). */
+const guardedFetch =
+  (beforeDispatch: TBeforeDispatch): typeof fetch =>
+  (input, init) => {
+    beforeDispatch();
+    return fetch(input, init);
+  };
+
 /** Rejects once `signal` aborts, so a provider that ignores the signal cannot hold the turn. */
 function abortion(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
   let onAbort = () => {};
@@ -140,7 +148,7 @@ export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: s
   const known = new Set(agent.tools.map((t) => t.name));
 
   return {
-    nextTurn: async (conversation, _turnIndex, signal, stream?: TTurnStream): Promise<TModelTurn> => {
+    nextTurn: async (conversation, _turnIndex, signal, stream?: TTurnStream, beforeDispatch?: TBeforeDispatch): Promise<TModelTurn> => {
       if (!endpoint) throw new HarnessFailure("model_unavailable", `No model endpoint is configured for the agent ${agent.name}.`);
       const where = `The model ${modelId} at ${displayUrl(endpoint.baseURL)}`;
       const apiKey = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
@@ -150,6 +158,8 @@ export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: s
         apiKey: apiKey || undefined,
         headers: endpoint.headers,
         includeUsage: endpoint.includeUsage ?? true,
+        // The SDK awaits before it sends and retries on its own: the guard runs at each request itself.
+        fetch: beforeDispatch ? guardedFetch(beforeDispatch) : undefined,
       });
       const deadline = new AbortController();
       let timedOut: string | null = null;

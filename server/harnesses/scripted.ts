@@ -52,7 +52,9 @@ export function scriptedFallbackDriver(input: unknown): TModelDriver {
 
 function playTurns(script: z.infer<typeof ZScriptTurn>[]): TModelDriver {
   return {
-    nextTurn: async (_conversation, turnIndex): Promise<TModelTurn | null> => {
+    nextTurn: async (_conversation, turnIndex, _signal, _stream, beforeDispatch): Promise<TModelTurn | null> => {
+      // The script is the model: reading its turn is the dispatch, so the guard runs right before it.
+      beforeDispatch?.();
       const turn = script[turnIndex];
       if (!turn) return null;
       return {

@@ -8,7 +8,7 @@ import type { TNewEvent } from "../core/frames";
 import type { TPendingRef } from "../core/pending";
 import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
 import { snapshotNodeCommands } from "../devices/node-invoke-tool";
-import { AttemptSuspended, AttemptTerminated } from "./attempt-errors";
+import { AttemptTerminated } from "./attempt-errors";
 import { createHostCapabilities } from "./capabilities";
 import type { TDeps } from "./deps";
 import type { TClaimedRun, TRunStarter, TSettlement } from "./pending/contract";

@@ -2,6 +2,7 @@ import { DomainError } from "../core/errors";
 import type { TNewEvent } from "../core/frames";
 import { boundAndRedact } from "../core/redact";
 import {
+  assertInjectionRequest,
   type TAssertCurrent,
   type TInjectionAuthorityKind,
   type TMessageInjectionV2,
@@ -71,6 +72,8 @@ export function createHostCapabilities(input: {
       version: 2,
       isAvailable: () => !closed && input.isRunLive(),
       queueMessage: async (text: string, options: TQueueMessageOptions, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => {
+        // A harness's mistake (no assertion, an unknown kind) is refused, never queued unchecked.
+        assertInjectionRequest(assertCurrent, authorityKind);
         if (closed) {
           options.onQueueAccepted?.(false);
           options.onQueueSettled?.("rejected");

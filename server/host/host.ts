@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { claimLease, orphanedResponses, releaseLease, renewLeases, type TResponseRow } from "../../db/repositories/responses";
+import { claimLease, orphanedResponses, releaseLease, renewLeases, } from "../../db/repositories/responses";
 import { responseSteps } from "../../db/schema";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";

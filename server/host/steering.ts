@@ -3,32 +3,34 @@ import type { Db } from "../../db/client";
 import { responses, steeringMessages } from "../../db/schema";
 import type { TFrame } from "../core/frames";
 import { newId } from "../core/ids";
-import type { TAssertCurrent, TInjectionAuthorityKind, TInjectionSettlement } from "../core/runtime";
+import { createInjectionGuard, isAssertionCurrent, type TAssertCurrent, type TInjectionAuthorityKind, type TInjectionSettlement } from "../core/runtime";
 import type { TTransport } from "../core/vocabulary";
 import { type TFrameHint, isHint } from "./bus";
 import type { TDeps } from "./deps";
 import type { TEmit } from "./transact";
 import { transact } from "./transact";
 
-type TSource = { responseId: string; assertCurrent: TAssertCurrent; onSettled?: (outcome: TInjectionSettlement) => void };
+type TSource = { responseId: string; onSettled?: (outcome: TInjectionSettlement) => void };
 
 /** A queued message that passed its checks right before dispatch; it commits with the model turn that used it. */
 export type TTakenSteering = { id: string; text: string };
 
+const REVOKED = "The source was revoked before dispatch.";
+
 const SETTLED_FRAMES: Record<string, TInjectionSettlement> = { "steer.committed": "committed", "steer.rejected": "rejected", "steer.cancelled": "cancelled" };
 
 /**
- * Guarded steering of running responses. Queued messages are durable rows; a source-bound
- * message also keeps its source assertion here, in the process that received it. The assertion
- * and the live-run check run synchronously right before the queue insert and again right before
- * dispatch to the model; once revoked, a message stays rejected. A message commits in the same
- * transaction as the model turn that used it, so a turn that never happened uses nothing.
- * Settlement callbacks fire once, after the outcome is stored (from the committed frames).
+ * Guarded steering of running responses. Queued messages are durable rows; each message also
+ * keeps its assertion here, in the process that received it (a source-bound message from another
+ * replica is never dispatched unchecked). The assertion and the live-run check run synchronously
+ * right before the queue insert, right before each dispatch to the model and before each retry
+ * of it; once revoked, a message stays rejected and the others still go. A message commits in
+ * the same transaction as the model turn that used it, so a turn that never happened uses
+ * nothing. Settlement callbacks fire once, after the outcome is stored (from the committed frames).
  */
 export class SteeringDesk {
   private sources = new Map<string, TSource>();
-  /** Messages whose source was found revoked after they were taken: rejected with the step. */
-  private revoked = new Set<string>();
+  private guard = createInjectionGuard();
   private watches = new Map<string, () => void>();
 
   constructor(private readonly deps: TDeps) {}
@@ -49,13 +51,11 @@ export class SteeringDesk {
       return await transact(this.deps, async (tx, emit) => {
         const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, input.responseId)).for("update");
         const live = run?.status === "in_progress" || run?.status === "requires_action";
+        if (!live) return { refused: "The response is not running; steering is closed." };
         // Synchronous with the insert below: no await between the check and the queue mutation.
-        if (!live || !isCurrent(input.assertCurrent)) {
-          return { refused: live ? "The source of this message is no longer current." : "The response is not running; steering is closed." };
-        }
-        // Held before the commit, so a claim racing this insert always finds the source.
-        if (input.authorityKind === "source-bound") this.hold(id, { responseId: input.responseId, assertCurrent: input.assertCurrent, onSettled: input.onSettled });
-        else if (input.onSettled) this.hold(id, { responseId: input.responseId, assertCurrent: () => true, onSettled: input.onSettled });
+        if (!isAssertionCurrent(input.assertCurrent)) return { refused: "The source of this message is no longer current." };
+        // Held before the commit, so a claim racing this insert always finds the assertion.
+        this.hold(id, { responseId: input.responseId, onSettled: input.onSettled }, input.assertCurrent);
         await tx.insert(steeringMessages).values({ id, responseId: input.responseId, sessionId: input.sessionId, userId: input.userId, text: input.text, authorityKind: input.authorityKind, via: input.via });
         const [frame] = await emit(input.responseId, [{ type: "steer.queued", data: { steerId: id, authorityKind: input.authorityKind, chars: input.text.length }, frame: true, actorUserId: input.userId, transport: input.via }]);
         return { id, sequence: frame?.sequence ?? 0 };
@@ -78,29 +78,23 @@ export class SteeringDesk {
     const rejected: Array<{ id: string; reason: string }> = [];
     for (const row of queued) {
       if (!isRunLive()) return [];
-      const verdict = this.verdict(row.id, row.authorityKind);
-      if (verdict === "current") taken.push({ id: row.id, text: row.text });
-      else rejected.push({ id: row.id, reason: verdict.reason });
+      const verdict = this.guard.check(row.id);
+      // A run-authority message queued on another replica carries only the backing-run check.
+      if (verdict === "current" || (verdict === "unheld" && row.authorityKind === "run")) taken.push({ id: row.id, text: row.text });
+      else rejected.push({ id: row.id, reason: verdict === "revoked" ? REVOKED : "The source of this message is not held by this replica; source-bound input is never dispatched unchecked." });
     }
     await this.reject(tx, emit, responseId, turn, rejected);
     return taken;
   }
 
   /**
-   * The last, synchronous check right before dispatch: splits taken messages into those that go
-   * to the model and those whose source was revoked since {@link take} (rejected with the step).
+   * The synchronous check right before each dispatch of taken messages and before each retry:
+   * splits them into those that may still go to the model and those whose source was revoked
+   * since {@link take} (rejected with the step, or at settlement if the step never commits).
    */
   recheck(taken: readonly TTakenSteering[]): { dispatched: TTakenSteering[]; revoked: TTakenSteering[] } {
-    const dispatched: TTakenSteering[] = [];
-    const revoked: TTakenSteering[] = [];
-    for (const item of taken) {
-      const source = this.sources.get(item.id);
-      if (source && !isCurrent(source.assertCurrent)) {
-        this.revoked.add(item.id);
-        revoked.push(item);
-      } else dispatched.push(item);
-    }
-    return { dispatched, revoked };
+    const { current, revoked } = this.guard.split(taken);
+    return { dispatched: current, revoked };
   }
 
   /** Commits the dispatched messages to `turn` and rejects the revoked ones, inside the step's transaction. */
@@ -110,7 +104,7 @@ export class SteeringDesk {
       emit,
       responseId,
       turn,
-      revoked.map((r) => ({ id: r.id, reason: "The source was revoked before dispatch." })),
+      revoked.map((r) => ({ id: r.id, reason: REVOKED })),
     );
     if (dispatched.length === 0) return;
     const ids = dispatched.map((d) => d.id);
@@ -129,8 +123,8 @@ export class SteeringDesk {
   /** Cancels whatever is still queued when the response settles (admission is frozen there). */
   async cancelQueued(tx: Db, emit: TEmit, responseId: string): Promise<void> {
     // A message found revoked before dispatch stays rejected, even when its turn never committed.
-    const revoked = [...this.revoked].filter((id) => this.sources.get(id)?.responseId === responseId);
-    await this.reject(tx, emit, responseId, null, revoked.map((id) => ({ id, reason: "The source was revoked before dispatch." })));
+    const revoked = [...this.sources].filter(([id, source]) => source.responseId === responseId && this.guard.isRevoked(id)).map(([id]) => id);
+    await this.reject(tx, emit, responseId, null, revoked.map((id) => ({ id, reason: REVOKED })));
     await cancelQueuedSteering(this.deps, tx, emit, responseId);
   }
 
@@ -147,20 +141,10 @@ export class SteeringDesk {
     if (events.length > 0) await emit(responseId, events);
   }
 
-  private verdict(id: string, authorityKind: TInjectionAuthorityKind): "current" | { reason: string } {
-    if (this.revoked.has(id)) return { reason: "The source was revoked before dispatch." };
-    const source = this.sources.get(id);
-    if (authorityKind === "run") return "current";
-    if (!source) return { reason: "The source of this message is not held by this replica; source-bound input is never dispatched unchecked." };
-    if (isCurrent(source.assertCurrent)) return "current";
-    // Revocation latches: the same message is never current again.
-    this.revoked.add(id);
-    return { reason: "The source was revoked before dispatch." };
-  }
-
-  /** Keeps a source in this process and watches its response's frames for the stored outcome. */
-  private hold(id: string, source: TSource): void {
+  /** Keeps a message's assertion in this process and watches its response's frames for the stored outcome. */
+  private hold(id: string, source: TSource, assertCurrent: TAssertCurrent): void {
     this.sources.set(id, source);
+    this.guard.hold(id, assertCurrent);
     if (this.watches.has(source.responseId)) return;
     const responseId = source.responseId;
     this.watches.set(
@@ -179,6 +163,7 @@ export class SteeringDesk {
     }
   }
 
+  /** Reports the stored outcome once: the source is released first, so a repeated frame finds nothing. */
   private settle(id: string, outcome: TInjectionSettlement): void {
     const source = this.release(id);
     try {
@@ -189,7 +174,7 @@ export class SteeringDesk {
   private release(id: string): TSource | undefined {
     const source = this.sources.get(id);
     this.sources.delete(id);
-    this.revoked.delete(id);
+    this.guard.release(id);
     if (source && ![...this.sources.values()].some((s) => s.responseId === source.responseId)) {
       this.watches.get(source.responseId)?.();
       this.watches.delete(source.responseId);
@@ -210,13 +195,4 @@ export async function cancelQueuedSteering(deps: Pick<TDeps, "now">, tx: Db, emi
     .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt });
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   if (rows.length > 0) await emit(responseId, rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true })));
-}
-
-/** Only a literal true counts; a throw is a revocation. */
-function isCurrent(assertCurrent: TAssertCurrent): boolean {
-  try {
-    return assertCurrent() === true;
-  } catch {
-    return false;
-  }
 }

@@ -8,7 +8,7 @@ import type { TRequiredAction } from "../core/envelope";
 import { newId } from "../core/ids";
 import { deriveQuestionId } from "../core/questions/schema";
 import { requiredApprovalsFor } from "../core/separation-of-duties";
-import { type TNodeInvokeArgs } from "../devices/node-invoke-tool";
+import type { TNodeInvokeArgs } from "../devices/node-invoke-tool";
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
 import { approvalPolicyFor } from "../mcp/policy";
 import { findMcpTool } from "../mcp/tools";

@@ -1,10 +1,7 @@
 import { dangerViews, isBroadTarget, isRootOrHome, isSystemFile, looseCommands, operands, type TLooseCommand } from "./rule-commands";
 import type { TPathScope } from "./rule-paths";
 import { findScopeDanger } from "./rule-scope";
-
-/** Why the rule reviewer denies a command. */
-export type TDangerCategory = "destructive" | "exfiltration" | "privilege escalation" | "remote code" | "credential access" | "obfuscated";
-export type TDanger = { category: TDangerCategory; rationale: string };
+import type { TDanger, TDangerCategory } from "./danger";
 
 type TCommandRule = { category: TDangerCategory; check: (command: TLooseCommand) => string | null };
 type TLineRule = { category: TDangerCategory; re: RegExp; rationale: string };

@@ -1,6 +1,6 @@
 import { dangerViews, peelWrappers, type TLooseCommand } from "./rule-commands";
 import { credentialStore, outsideWorkspace, pathsIn, resolvePath, type TPathScope } from "./rule-paths";
-import type { TDanger } from "./rule-patterns";
+import type { TDanger } from "./danger";
 import { parseShell, SUBSTITUTION, type TRedirect } from "./shell-words";
 import { servedDirectory, uploadedFiles, writeTargets, WRITERS } from "./rule-targets";
 

@@ -160,7 +160,7 @@ describe(`resolution receipts (${testDbKind()})`, () => {
 
   it("receipts are 1–128 characters; a 128-character receipt round-trips", async () => {
     const id = await ask();
-    const long = "r".repeat(127) + "Z";
+    const long = `${"r".repeat(127)}Z`;
     await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: "" }, "INVALID_PARAMS");
     await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: `${long}x` }, "INVALID_PARAMS");
     await gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: long });

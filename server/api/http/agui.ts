@@ -13,7 +13,7 @@ import { ZScriptTurn } from "../../harnesses/scripted";
 import { invokeResponse } from "../../services/invoke-response";
 import { describeIssues, readJson } from "./body";
 import type { TOpenConnection } from "./open-connections";
-import type { TV1Deps } from "./v1";
+import type { TV1Deps } from "./deps";
 
 const ZRunIds = z.object({ threadId: z.string().min(1).max(200), runId: z.string().min(1).max(200) });
 

@@ -6,7 +6,7 @@ import { controlSocketPath } from "../../config";
 import { DomainError } from "../../core/errors";
 import { parseBody, readJson } from "./body";
 import { sendError, sendJson } from "./errors";
-import type { TV1Deps } from "./v1";
+import type { TV1Deps } from "./deps";
 
 /** Unix socket paths are limited to about 108 bytes by the kernel. */
 const MAX_SOCKET_PATH = 100;

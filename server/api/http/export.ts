@@ -4,7 +4,7 @@ import { DomainError } from "../../core/errors";
 import { assertTrajectoryReadable, type TTrajectoryScope } from "../../services/console/audit";
 import { sendError } from "./errors";
 import { identify } from "./identify";
-import type { TV1Deps } from "./v1";
+import type { TV1Deps } from "./deps";
 
 /** Events read per query; one batch is all the export holds in memory. */
 const BATCH = 250;

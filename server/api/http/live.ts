@@ -17,7 +17,7 @@ import { isSameOriginRequest } from "./guard";
 import { toDomainError } from "./errors";
 import { identify } from "./identify";
 import type { TOpenConnection } from "./open-connections";
-import type { TV1Deps } from "./v1";
+import type { TV1Deps } from "./deps";
 import { agentSessions, responses } from "../../../db/schema";
 import { eq } from "drizzle-orm";
 import { isSessionIdMintedFor, mintSessionId } from "../../core/session-ids";

@@ -1,11 +1,7 @@
-import type { ApiKeyCache } from "../../auth/api-key-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import type { TAuth } from "../../auth/auth";
 import { ZDecisionBody } from "../../core/decision";
 import { DomainError } from "../../core/errors";
-import type { TDeps } from "../../host/deps";
-import type { Host } from "../../host/host";
 import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
@@ -20,7 +16,7 @@ import { sendError, sendJson } from "./errors";
 import { handleAgui } from "./agui";
 import { handleGateway } from "./gateway";
 import { identify, type TIdentity } from "./identify";
-import type { OpenConnections } from "./open-connections";
+import type { TV1Deps } from "./deps";
 import { streamFrames } from "./sse";
 
 const ZId = z.string().min(1).max(200);
@@ -35,8 +31,6 @@ export const ZCreateResponseBody = z.strictObject({
 const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
 const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
 const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
-
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache };
 
 type TRoute = { method: string; pattern: RegExp; auth: boolean; handle: (ctx: TRouteCtx) => Promise<void> };
 type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };

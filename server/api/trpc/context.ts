@@ -5,8 +5,8 @@ import type { DomainError } from "../../core/errors";
 import { answerLinkActor } from "../http/answer-link";
 import { toDomainError } from "../http/errors";
 import { identify } from "../http/identify";
-import type { TV1Deps } from "../http/v1";
-import { toTrpcError } from "./init";
+import type { TV1Deps } from "../http/deps";
+import { toTrpcError } from "./errors";
 
 /**
  * `credential`: what the caller was admitted with, re-checked while a subscription streams.

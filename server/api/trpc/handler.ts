@@ -3,7 +3,7 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { DomainError } from "../../core/errors";
 import { MAX_BODY_BYTES, readBodyText } from "../http/body";
 import { RETRY_AFTER_FALLBACK_SECONDS } from "../http/errors";
-import type { TV1Deps } from "../http/v1";
+import type { TV1Deps } from "../http/deps";
 import { createContext } from "./context";
 import { appRouter } from "./root";
 import { createSubscriptionResponder } from "./subscriptions";

@@ -5,9 +5,9 @@ import { createCallerFactory, getErrorShape, getTRPCErrorFromUnknown, isTrackedE
 import { DomainError } from "../../core/errors";
 import { sendJson } from "../http/errors";
 import type { TOpenConnection } from "../http/open-connections";
-import type { TV1Deps } from "../http/v1";
+import type { TV1Deps } from "../http/deps";
 import { createContext } from "./context";
-import { toTrpcError } from "./init";
+import { toTrpcError } from "./errors";
 import { appRouter } from "./root";
 
 const SSE_HEADERS = {

@@ -7,8 +7,6 @@ export const ATTEMPT_RUNTIME_ERROR_CODES = [
   "invalid_lifecycle_transition",
   "invalid_middleware_registration",
   "injection_revoked",
-  "source_bound_requires_v2",
-  "unguarded_pending_input_commit",
 ] as const;
 
 export type TAttemptRuntimeErrorCode = (typeof ATTEMPT_RUNTIME_ERROR_CODES)[number];
@@ -20,8 +18,6 @@ export const ATTEMPT_RUNTIME_DOMAIN_CODES = {
   invalid_lifecycle_transition: "internal",
   invalid_middleware_registration: "internal",
   injection_revoked: "conflict",
-  source_bound_requires_v2: "conflict",
-  unguarded_pending_input_commit: "internal",
 } as const satisfies Record<TAttemptRuntimeErrorCode, TDomainErrorCode>;
 
 /** A runtime helper refused something; `runtimeCode` is precise, `code` is the transport-facing domain code. */
@@ -63,23 +59,5 @@ export class InjectionRevokedError extends AttemptRuntimeError {
   constructor(message = "The input's source is no longer current; it was not delivered.") {
     super("injection_revoked", message);
     this.name = "InjectionRevokedError";
-  }
-}
-
-/** A source-bound control was offered to a backend that only supports unchecked V1 injection. */
-export class SourceBoundInjectionUnsupportedError extends AttemptRuntimeError {
-  constructor(
-    message = "This run cannot accept source-bound input: its backend only supports unchecked injection. Check the run's status, cancel it, or start a new request instead.",
-  ) {
-    super("source_bound_requires_v2", message);
-    this.name = "SourceBoundInjectionUnsupportedError";
-  }
-}
-
-/** A pending-input port resolved without committing through the guarded boundary it was given. */
-export class UnguardedPendingInputCommitError extends AttemptRuntimeError {
-  constructor(message: string) {
-    super("unguarded_pending_input_commit", message);
-    this.name = "UnguardedPendingInputCommitError";
   }
 }

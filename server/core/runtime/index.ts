@@ -17,31 +17,23 @@ export {
   InjectionRevokedError,
   LifecycleTransitionError,
   MiddlewareRegistrationError,
-  SourceBoundInjectionUnsupportedError,
   type TAttemptRuntimeErrorCode,
-  UnguardedPendingInputCommitError,
 } from "./errors";
 export { type TAttemptObserver, type TObserverErrorReporter, emitAttemptEvent } from "./events";
 export {
   INJECTION_AUTHORITY_KINDS,
   type TAssertCurrent,
+  type TGuardVerdict,
   type TInjectionAuthorityKind,
-  type TInjectionFailure,
-  type TInjectionItem,
+  type TInjectionGuard,
   type TInjectionSettlement,
   type TMessageInjectionV2,
   type TQueueMessageOptions,
   type TQueueMessageResult,
+  assertInjectionRequest,
+  createInjectionGuard,
+  isAssertionCurrent,
 } from "./injection-guard";
-export { type TInjectionQueue, type TInjectionQueueOptions, createInjectionQueue } from "./injection-queue";
-export {
-  type TGuardedInjectionRequest,
-  type TMessageInjectionV1,
-  type TV1InjectionOptions,
-  type TV1QueueMessageOptions,
-  createV1Injection,
-  queueGuardedInjection,
-} from "./injection-v1";
 export { ATTEMPT_PHASES, type TAttemptLifecycle, type TAttemptLifecycleEvent, type TAttemptLifecycleOptions, type TAttemptPhase, createAttemptLifecycle } from "./lifecycle";
 export {
   DEFAULT_TOOL_RESULT_RUNTIMES,
@@ -58,5 +50,4 @@ export {
 } from "./middleware";
 export { type TToolResultMiddlewareOptions, type TToolResultMiddlewarePlugin, canonicalToolName, isCanonicalId } from "./middleware-registration";
 export { SILENT_REPLY_TOKEN, type TTerminalOutcome, type TTerminalOutcomeInput, classifyTerminalOutcome } from "./outcome";
-export type { TCommitted, TGuardedCommit, TPendingInputOptions, TPendingInputOutcome, TPendingInputPort } from "./pending-input";
 export { type TOutputTokenUsageEvent, type TReportOutputTokens, type TRunUsageAccumulator, type TRunUsageAccumulatorOptions, createRunUsageAccumulator } from "./usage";

@@ -1,5 +1,3 @@
-import type { TPendingInputOptions } from "./pending-input";
-
 /** Whose authority an injection carries: the run alone, or also a source whose lifetime constrains dispatch. */
 export const INJECTION_AUTHORITY_KINDS = ["run", "source-bound"] as const;
 
@@ -22,90 +20,29 @@ export type TQueueMessageOptions = {
   onQueueSettled?: (outcome: TInjectionSettlement) => void;
   /** Default true: `queueMessage` resolves at settlement. False resolves at admission. */
   waitForTranscriptCommit?: boolean;
-  /** The steering message's own inbound context; never the initial turn's. */
-  currentInboundContext?: string;
 };
 
 /** What `queueMessage` resolves to; `pending` means it returned early and settlement follows by callback. */
 export type TQueueMessageResult = { accepted: boolean; outcome: TInjectionSettlement | "pending" };
 
-/** One input as handed to the backend's dispatch port. */
-export type TInjectionItem = {
-  readonly id: string;
-  readonly text: string;
-  readonly authorityKind: TInjectionAuthorityKind;
-  readonly currentInboundContext?: string;
-  /** 1 for the first dispatch, then 2, 3… for retries. */
-  readonly attempt: number;
-  /** Re-runs the live-run and source check; call it again before the final write if dispatch awaits before I/O. */
-  readonly assertCurrent: () => boolean;
-};
-
-/** The V2 active-run injection capability a backend advertises. */
+/**
+ * The V2 active-run injection capability the host gives a harness. The pending-input claim and
+ * cancellation of the seed are optional and not offered: this host has no sink that could
+ * enforce the assertion at their final boundary, so they stay unsupported rather than unchecked.
+ */
 export type TMessageInjectionV2 = {
   readonly version: 2;
   isAvailable: () => boolean;
   queueMessage: (text: string, options: TQueueMessageOptions, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => Promise<TQueueMessageResult>;
-  claimPendingUserInputAnswer?: (
-    text: string,
-    options: TPendingInputOptions,
-    assertCurrent: TAssertCurrent,
-    authorityKind: TInjectionAuthorityKind,
-  ) => Promise<"claimed" | "not-pending" | "rejected">;
-  cancelPendingUserInput?: (resolvedBy: string, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => Promise<"cancelled" | "not-pending" | "rejected">;
 };
 
-/** A failure the queue absorbed and reported instead of throwing into the run. */
-export type TInjectionFailure = {
-  stage: "live-check" | "assertion" | "dispatch" | "callback";
-  itemId?: string;
-  error: unknown;
-};
-
-/** The verdict of one guarded check. */
-export type TGuardVerdict = "current" | "run-ended" | "revoked";
-
-/** The combined live-run and source check for one injection; revocation latches. */
-export type TInjectionGuard = { check: () => TGuardVerdict; isRevoked: () => boolean };
-
-/**
- * Binds one injection's assertion to the backend's live-run check. Once the assertion fails (or
- * throws) the guard stays revoked, and the assertion is remembered in `revokedAssertions` so the
- * same assertion offered again is refused too. A run that is not live does not revoke: the input
- * is simply not deliverable any more.
- */
-export function createInjectionGuard(params: {
-  isRunLive: () => boolean;
-  assertCurrent: TAssertCurrent;
-  revokedAssertions: WeakSet<TAssertCurrent>;
-  report: (failure: TInjectionFailure) => void;
-  itemId?: string;
-}): TInjectionGuard {
-  const { isRunLive, assertCurrent, revokedAssertions, report, itemId } = params;
-  let revoked = revokedAssertions.has(assertCurrent);
-  return {
-    check() {
-      if (revoked) return "revoked";
-      let live = false;
-      try {
-        live = isRunLive() === true;
-      } catch (error) {
-        report({ stage: "live-check", itemId, error });
-      }
-      if (!live) return "run-ended";
-      let current = false;
-      try {
-        current = assertCurrent() === true;
-      } catch (error) {
-        report({ stage: "assertion", itemId, error });
-      }
-      if (current) return "current";
-      revoked = true;
-      revokedAssertions.add(assertCurrent);
-      return "revoked";
-    },
-    isRevoked: () => revoked,
-  };
+/** Runs an assertion synchronously: only a literal true is current; a throw is a revocation. */
+export function isAssertionCurrent(assertCurrent: TAssertCurrent): boolean {
+  try {
+    return assertCurrent() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Throws a TypeError for a request that does not carry a usable assertion and authority kind. */
@@ -118,11 +55,50 @@ export function assertInjectionRequest(assertCurrent: unknown, authorityKind: un
   }
 }
 
-/** Calls a plugin or host callback, reporting instead of propagating its failure. */
-export function callSafely(report: (failure: TInjectionFailure) => void, itemId: string | undefined, fn: () => void): void {
-  try {
-    fn();
-  } catch (error) {
-    report({ stage: "callback", itemId, error });
-  }
+/** The verdict of one guarded check: `unheld` when this process keeps no assertion for the item. */
+export type TGuardVerdict = "current" | "revoked" | "unheld";
+
+/**
+ * The assertions of the queued injections one process holds, checked synchronously at each
+ * guarded boundary (before the queue mutation, before each dispatch and before each retry). A
+ * failed check latches: the same item is never current again, even if its source later looks
+ * current. One item's revocation never touches another's verdict.
+ */
+export type TInjectionGuard = {
+  hold: (id: string, assertCurrent: TAssertCurrent) => void;
+  /** Forgets the item (its outcome is stored); a later check of it is `unheld`. */
+  release: (id: string) => void;
+  check: (id: string) => TGuardVerdict;
+  isRevoked: (id: string) => boolean;
+  /** Splits items, in order, into those still current and those revoked now or before. */
+  split: <T extends { id: string }>(items: readonly T[]) => { current: T[]; revoked: T[] };
+};
+
+/** Creates an empty {@link TInjectionGuard}. */
+export function createInjectionGuard(): TInjectionGuard {
+  const held = new Map<string, TAssertCurrent>();
+  const revoked = new Set<string>();
+  const check = (id: string): TGuardVerdict => {
+    if (revoked.has(id)) return "revoked";
+    const assertCurrent = held.get(id);
+    if (!assertCurrent) return "unheld";
+    if (isAssertionCurrent(assertCurrent)) return "current";
+    revoked.add(id);
+    return "revoked";
+  };
+  return {
+    hold: (id, assertCurrent) => void held.set(id, assertCurrent),
+    release: (id) => {
+      held.delete(id);
+      revoked.delete(id);
+    },
+    check,
+    isRevoked: (id) => revoked.has(id),
+    split: (items) => {
+      const current: (typeof items)[number][] = [];
+      const gone: (typeof items)[number][] = [];
+      for (const item of items) (check(item.id) === "revoked" ? gone : current).push(item);
+      return { current, revoked: gone };
+    },
+  };
 }

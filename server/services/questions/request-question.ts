@@ -1,12 +1,9 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../../db/client";
-import { agentSessions, questions, responses } from "../../../db/schema";
-import type { TCreatorAuthority } from "../../../db/schema/questions";
+import { agentSessions, responses } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
-import { newId } from "../../core/ids";
 import { QuestionError } from "../../core/questions/errors";
-import { type TQuestion, type TQuestionKind, ZQuestions } from "../../core/questions/schema";
+import { ZQuestions } from "../../core/questions/schema";
 import { DomainError } from "../../core/errors";
 import type { TTransport } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
