@@ -1,4 +1,3 @@
-import { tracked } from "@trpc/server";
 import { activityBetween, latestEventId, type TActivityRow } from "../../../db/repositories/console-activity";
 import type { TActor } from "../../core/actor";
 import { READ_ALL_ROLES } from "../../core/vocabulary";
@@ -21,9 +20,13 @@ export type TActivityMessage =
 /**
  * The console's activity feed, resumable from the last event id: trajectory events that change
  * what is waiting (approvals, questions, client tools, steering, devices, run starts and ends).
- * Each message is `tracked` with the global event id, so a reconnecting client passes the last
+ * Each message carries the global event id (the transport tracks it), so a reconnecting client passes the last
  * id it saw and first receives exactly the events it missed (or one `sync` after a long absence).
  */
+/** One message of the feed with the id a reconnecting client resumes from. */
+export type TActivityItem = { id: string; message: TActivityMessage };
+const item = (id: string, message: TActivityMessage): TActivityItem => ({ id, message });
+
 export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: string | null | undefined, signal: AbortSignal | undefined) {
   const userId = READ_ALL_ROLES.includes(actor.role) ? null : actor.userId;
   let notified = 0;
@@ -41,18 +44,18 @@ export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: str
     // Ids at or below `floor` were delivered (replayed) or deliberately skipped (covered by `sync`).
     let floor = cursor;
     if (resumeFrom === null || resumeFrom > cursor) {
-      yield tracked(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
+      yield item(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
     } else {
       const missed = await activityBetween(deps.db, { after: resumeFrom, upTo: cursor, userId, limit: REPLAY_LIMIT + 1 });
-      if (missed.length > REPLAY_LIMIT) yield tracked(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
+      if (missed.length > REPLAY_LIMIT) yield item(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
       else {
         floor = resumeFrom;
         for (const row of missed) {
           seen.add(row.id);
-          yield tracked(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
+          yield item(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
         }
         // Nothing missed (or the last missed one is not the head): still tell the client where it stands.
-        if (missed.length === 0) yield tracked(String(cursor), { kind: "changed" } satisfies TActivityMessage);
+        if (missed.length === 0) yield item(String(cursor), { kind: "changed" } satisfies TActivityMessage);
       }
     }
     let handled = notified;
@@ -79,11 +82,11 @@ export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: str
       const fresh = rows.filter((r) => !seen.has(r.id));
       for (const row of fresh) {
         seen.add(row.id);
-        yield tracked(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
+        yield item(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
       }
       cursor = more ? Math.max(cursor, rows[rows.length - 1]?.id ?? cursor) : Math.max(cursor, head);
       for (const id of seen) if (id < cursor - LATE_WINDOW) seen.delete(id);
-      if (fresh.length === 0 && hadNotification) yield tracked(String(cursor), { kind: "changed" } satisfies TActivityMessage);
+      if (fresh.length === 0 && hadNotification) yield item(String(cursor), { kind: "changed" } satisfies TActivityMessage);
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);

@@ -1,3 +1,4 @@
+import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { listPeople } from "../../../../db/repositories/console-admin";
 import { listWaiting } from "../../../../db/repositories/console-waiting";
@@ -17,7 +18,9 @@ export const consoleRouter = router({
   /** Live activity, resumable from the last event id (tRPC passes it back on reconnect). */
   onActivity: authenticatedProcedure
     .input(z.strictObject({ lastEventId: z.string().max(40).nullish() }).optional())
-    .subscription(({ ctx, input, signal }) => activityFeed(ctx.deps, ctx.actor, input?.lastEventId, signal)),
+    .subscription(async function* ({ ctx, input, signal }) {
+      for await (const { id, message } of activityFeed(ctx.deps, ctx.actor, input?.lastEventId, signal)) yield tracked(id, message);
+    }),
   /** Output and input tokens per UTC day, agent and user (members: their own). At most 366 days. */
   usage: authenticatedProcedure
     .input(z.strictObject({ from: ZDate, to: ZDate, agent: z.string().min(1).max(64).optional(), userId: z.string().min(1).max(200).optional() }))
