@@ -6,6 +6,7 @@ import type { TAnswers, TQuestion } from "../core/questions/schema";
 import type { TDeps } from "../host/deps";
 import { decryptSecret } from "../host/secret-store";
 import { transact } from "../host/transact";
+import { questionTopic, type TTopic, waitFor } from "../host/wait-for";
 import { expirePending } from "../host/pending/kinds";
 import { announceQuestion } from "../host/pending/question";
 import type { TRunStarter } from "../host/pending/contract";
@@ -78,40 +79,32 @@ export async function askDuringTool(ctx: TToolAskContext, asked: { questions: TQ
   });
   if (!inserted) return { status: "aborted", questionId: null };
 
-  let wake: (() => void) | null = null;
-  const unsubscribe = deps.bus.subscribeQuestion((change) => {
-    if (change.questionId === id) wake?.();
-  });
-  const onAbort = () => wake?.();
-  ctx.signal.addEventListener("abort", onAbort);
-  try {
-    for (;;) {
-      const changed = new Promise<void>((resolve) => {
-        wake = resolve;
-      });
+  // Woken by the question's changes and by the run's cancellation; polled so its expiry is never missed.
+  const topic: TTopic = (wake) => {
+    const unsubscribe = questionTopic(deps.bus, id)(wake);
+    ctx.signal.addEventListener("abort", wake);
+    return () => {
+      unsubscribe();
+      ctx.signal.removeEventListener("abort", wake);
+    };
+  };
+  const outcome = await waitFor(
+    topic,
+    async (): Promise<TToolAskOutcome | null> => {
       const [row] = await deps.db.select().from(questions).where(eq(questions.id, id));
       if (!row) return { status: "aborted", questionId: id };
       if (row.status === "answered") return { status: "answered", questionId: id, answers: row.answers ?? {} };
       if (row.status === "expired") return { status: "expired", questionId: id };
       if (row.status === "cancelled") return row.answeredVia === "system" ? { status: "aborted", questionId: id } : { status: "declined", questionId: id };
-      if (ctx.signal.aborted) {
-        if (await cancelPending(deps, id)) return { status: "aborted", questionId: id };
-        continue; // settled meanwhile: report what it settled as
-      }
-      if (row.expiresAt.getTime() <= deps.now().getTime()) {
-        // The host's sweep expires it too; doing it here does not wait for the next sweep.
-        await expirePending(deps, ctx.host, { type: "question", id }).catch(() => false);
-        continue;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const left = Math.max(50, Math.min(POLL_MS, row.expiresAt.getTime() - deps.now().getTime() + 50));
-      await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-      clearTimeout(timer);
-    }
-  } finally {
-    unsubscribe();
-    ctx.signal.removeEventListener("abort", onAbort);
-  }
+      // Nobody waits any more: cancel it, unless it settled meanwhile (the next check reports that).
+      if (ctx.signal.aborted) return (await cancelPending(deps, id)) ? { status: "aborted", questionId: id } : null;
+      // The host's sweep expires it too; doing it here does not wait for the next sweep.
+      if (row.expiresAt.getTime() <= deps.now().getTime()) await expirePending(deps, ctx.host, { type: "question", id }).catch(() => false);
+      return null;
+    },
+    { deadline: Date.now() + Math.max(1000, ctx.timeoutMs) + 60_000, pollMs: POLL_MS },
+  );
+  return outcome ?? { status: "aborted", questionId: id };
 }
 
 /**

@@ -4,6 +4,7 @@ import { DomainError } from "../core/errors";
 import type { TFrame } from "../core/frames";
 import { isHint } from "../host/bus";
 import type { TDeps } from "../host/deps";
+import { framesTopic, waitFor } from "../host/wait-for";
 
 /** Strips the frame fields off a stored `response.completed` frame, giving the envelope. */
 export function envelopeOfFrame(frame: TFrame): TEnvelope {
@@ -19,34 +20,28 @@ export function envelopeOfFrame(frame: TFrame): TEnvelope {
  * replicas and the remote bus's poll re-read it.
  */
 export async function waitForBoundary(deps: TDeps & { host: { isLocal: (responseId: string) => boolean } }, responseId: string, afterSequence: number, timeoutMs = deps.config.boundaryTimeoutMs): Promise<TEnvelope> {
-  let unsubscribe = () => {};
-  let timer: NodeJS.Timeout | undefined;
-  let poll: NodeJS.Timeout | undefined;
-  try {
-    const found = new Promise<TFrame>((resolve, reject) => {
-      const check = () => {
-        boundaryAfter(deps.db, responseId, afterSequence)
-          .then((frame) => frame && resolve(frame))
-          .catch(() => {});
-      };
-      unsubscribe = deps.bus.subscribeFrames(responseId, (frame) => {
-        if (isHint(frame)) check();
-        else if (frame.type === "response.completed" && frame.sequence > afterSequence) resolve(frame);
-      });
-      if (deps.bus.pollMs) poll = setInterval(check, deps.bus.pollMs);
-      timer = setTimeout(
-        () => reject(new DomainError("timeout", `The response did not reach its next boundary within ${timeoutMs} ms; poll GET /v1/responses/${responseId}.`)),
-        timeoutMs,
-      );
-      // A boundary this process published before we subscribed needs no read; otherwise the table is asked once.
-      const recent = deps.bus.recentBoundary(responseId, afterSequence);
-      if (recent) resolve(recent);
-      else if (!deps.host.isLocal(responseId)) check();
-    });
-    return envelopeOfFrame(await found);
-  } finally {
-    unsubscribe();
-    if (timer) clearTimeout(timer);
-    if (poll) clearInterval(poll);
-  }
+  let seen: TFrame | null = deps.bus.recentBoundary(responseId, afterSequence);
+  // A run executing here announces its boundary live; any other run's is read from the table.
+  let read = seen === null && !deps.host.isLocal(responseId);
+  const topic = framesTopic(deps.bus, responseId, (frame) => {
+    if (isHint(frame)) read = true;
+    else if (frame.type === "response.completed" && frame.sequence > afterSequence) seen ??= frame;
+    else return false;
+    return true;
+  });
+  let lastRead = Date.now();
+  const found = await waitFor(
+    topic,
+    async () => {
+      if (seen) return seen;
+      // With a remote bus the table is also re-read every pollMs: a lost notification cannot stall us.
+      if (!read && !(deps.bus.pollMs && Date.now() - lastRead >= deps.bus.pollMs)) return null;
+      read = false;
+      lastRead = Date.now();
+      return boundaryAfter(deps.db, responseId, afterSequence);
+    },
+    { deadline: Date.now() + timeoutMs, ...(deps.bus.pollMs ? { pollMs: deps.bus.pollMs } : {}) },
+  );
+  if (!found) throw new DomainError("timeout", `The response did not reach its next boundary within ${timeoutMs} ms; poll GET /v1/responses/${responseId}.`);
+  return envelopeOfFrame(found);
 }

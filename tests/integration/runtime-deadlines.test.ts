@@ -148,3 +148,32 @@ describe(`cancel during a running command (${testDbKind()})`, () => {
     client.close();
   });
 });
+
+describe(`the deadline counts the run's execution over all its attempts, never the waits for people (${testDbKind()})`, () => {
+  it("long waits for a person do not expire the run; the time the commands ran adds up across resumed attempts", async () => {
+    // Each attempt alone stays well under the 2500 ms budget; only their sum exceeds it.
+    const steps = [execTurn("sleep 1"), execTurn("sleep 1"), execTurn("sleep 1"), execTurn("sleep 1"), { text: "never said" }];
+    const first = await invoke(app, operator.apiKey, runtimeScript(steps, { timeoutMs: 2500 }));
+    expect(first.status).toBe("requires_action");
+    // A person takes longer than the whole budget to decide: waiting is not execution.
+    await sleep(3000);
+    const second = await ok200(await decide(app, operator.apiKey, first.requiredAction?.id as string, "approve"));
+    expect(second.status).toBe("requires_action");
+    // Keep approving (after a pause each time): the commands' time adds up until the budget is spent.
+    let current = second;
+    let approvals = 1;
+    while (current.status === "requires_action" && approvals < 4) {
+      await sleep(1000);
+      current = await ok200(await decide(app, operator.apiKey, current.requiredAction?.id as string, "approve"));
+      approvals++;
+    }
+    expect(current.status).toBe("failed");
+    expect(current.error).toMatchObject({ code: "deadline_exceeded" });
+    expect(current.outputText ?? "").not.toContain("never said");
+    // At least one ~1 s command ran to completion in an earlier attempt before the budget ran out.
+    expect(approvals).toBeGreaterThanOrEqual(2);
+    // The failing attempt was a resumed one (at least the third): no single attempt ran out of time alone.
+    const attempts = await phasesByAttempt(first.id);
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+  });
+});

@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
+import { waitingApprovals } from "../../../db/repositories/console-waiting";
 import { approvalAction } from "../../../db/repositories/responses";
 import { approvals, responses } from "../../../db/schema";
 import { transact } from "../transact";
@@ -19,6 +20,7 @@ export async function lockWaitingOn(tx: Db, responseId: string, pendingId: strin
 /** An approval of a protected operation: approve (as asked or edited), deny, reply instead, expire, cancel. */
 export const approvalKind: TPendingKind = {
   type: "approval",
+  waiting: waitingApprovals,
   actionOf: async (db, id) => {
     const [row] = await db.select().from(approvals).where(and(eq(approvals.id, id), eq(approvals.status, "pending")));
     return row ? approvalAction(row) : null;

@@ -1,4 +1,5 @@
 import { and, eq, lte, sql } from "drizzle-orm";
+import { waitingClientTools } from "../../../db/repositories/console-waiting";
 import { clientToolAction } from "../../../db/repositories/responses";
 import { clientToolRequests } from "../../../db/schema";
 import { transact } from "../transact";
@@ -9,6 +10,7 @@ import type { TPendingKind } from "./kind";
 /** A tool only the connected client runs: its result (or private input) settles it; expiry fails the run. */
 export const clientToolKind: TPendingKind = {
   type: "client_tool",
+  waiting: waitingClientTools,
   actionOf: async (db, id) => {
     const [row] = await db.select().from(clientToolRequests).where(and(eq(clientToolRequests.id, id), eq(clientToolRequests.status, "pending")));
     return row ? clientToolAction(row) : null;

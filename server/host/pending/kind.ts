@@ -1,6 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import type { TResponseRow } from "../../../db/repositories/responses";
+import type { TScope, TWaitingItem, TWaitingKind } from "../../../db/repositories/console-waiting";
 import type { TRequiredAction } from "../../core/envelope";
 import type { TPendingType } from "../../core/pending";
 import type { TTransport } from "../../core/vocabulary";
@@ -20,6 +21,8 @@ export type TPendingKind = {
   type: TPendingType;
   /** The `requiredAction` clients see for the pending row `id`; null once it is not pending. */
   actionOf: (db: Db, id: string) => Promise<TRequiredAction | null>;
+  /** What the console's "waiting" view lists of this kind (oldest first) and how many there are. */
+  waiting: (db: Db, scope: TScope) => Promise<{ items: TWaitingItem[]; counts: Partial<Record<TWaitingKind, number>> }>;
   /** The query of this kind's pending rows whose time is up, as `(type, id)` rows (the sweep unions every kind's). */
   due: (now: Date) => SQL;
   /**

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
+import { type TScope, type TWaitingItem, type TWaitingKind, WAITING_KINDS, waitingSteering } from "../../../db/repositories/console-waiting";
 import type { TResponseRow } from "../../../db/repositories/responses";
 import type { TRequiredAction } from "../../core/envelope";
 import type { TPendingRef, TPendingType } from "../../core/pending";
@@ -21,6 +22,17 @@ export const PENDING_KINDS: Record<TPendingType, TPendingKind> = {
 /** The `requiredAction` of a waiting run, whatever it waits on. */
 export async function requiredActionOf(db: Db, pending: TPendingRef | null): Promise<TRequiredAction | null> {
   return pending ? PENDING_KINDS[pending.type].actionOf(db, pending.id) : null;
+}
+
+/**
+ * Everything waiting in the workspace (or for one user): each pending kind's own list, plus the
+ * steering messages still queued, with exact counts per kind.
+ */
+export async function listWaiting(db: Db, scope: TScope): Promise<{ items: TWaitingItem[]; counts: Record<TWaitingKind, number> }> {
+  const parts = await Promise.all([...Object.values(PENDING_KINDS).map((kind) => kind.waiting(db, scope)), waitingSteering(db, scope)]);
+  const counts = Object.fromEntries(WAITING_KINDS.map((k) => [k, 0])) as Record<TWaitingKind, number>;
+  for (const part of parts) for (const [k, n] of Object.entries(part.counts)) counts[k as TWaitingKind] += n ?? 0;
+  return { items: parts.flatMap((p) => p.items), counts };
 }
 
 /** Cancels whatever a cancelled run still has pending, of every kind, inside the caller's transaction. */

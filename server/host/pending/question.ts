@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
+import { waitingQuestions } from "../../../db/repositories/console-waiting";
 import { type TQuestionRow, toRecords } from "../../../db/repositories/question-records";
 import { questions, responses } from "../../../db/schema";
 import type { TNewEvent } from "../../core/frames";
@@ -52,6 +53,7 @@ export function announceQuestion(announce: TAnnounce, row: Pick<TQuestionRow, "i
 /** A question to a person (asked by a tool, or held by a running tool call): answer, cancel, expire. */
 export const questionKind: TPendingKind = {
   type: "question",
+  waiting: waitingQuestions,
   actionOf: async (db, id) => {
     const [row] = await db.select().from(questions).where(and(eq(questions.id, id), eq(questions.status, "pending")));
     return row ? { type: "question", id: row.id, callId: row.responseId ?? "", questions: row.questions, expiresAt: row.expiresAt.toISOString() } : null;

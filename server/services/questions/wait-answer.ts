@@ -4,6 +4,7 @@ import { questions } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import type { TAnswers } from "../../core/questions/schema";
 import type { TDeps } from "../../host/deps";
+import { questionTopic, waitFor } from "../../host/wait-for";
 import { visibleQuestion } from "../../../db/repositories/question-records";
 
 export const ZWaitParams = z.strictObject({
@@ -24,16 +25,10 @@ export type TWaitResult =
  */
 export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typeof ZWaitParams>): Promise<TWaitResult> {
   await visibleQuestion(deps.db, actor, params.id);
-  let wake: (() => void) | null = null;
-  const unsubscribe = deps.bus.subscribeQuestion((change) => {
-    if (change.questionId === params.id) wake?.();
-  });
   const deadline = Date.now() + (params.timeoutMs ?? 30_000);
-  try {
-    for (;;) {
-      const changed = new Promise<void>((resolve) => {
-        wake = resolve;
-      });
+  const settled = await waitFor(
+    questionTopic(deps.bus, params.id),
+    async (): Promise<TWaitResult | null> => {
       const [row] = await deps.db.select().from(questions).where(eq(questions.id, params.id));
       if (!row) return { status: "cancelled" };
       if (row.status === "answered") {
@@ -49,13 +44,10 @@ export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typ
         return { status: "answered", answers: row.answers ?? {}, ...(receipt ? { resolutionId: receipt } : {}) };
       }
       if (row.status !== "pending") return { status: row.status };
-      const left = Math.min(deadline, row.expiresAt.getTime() + 1500) - Date.now();
-      if (left <= 0) return { status: "pending" };
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(left, 5000))))]);
-      clearTimeout(timer);
-    }
-  } finally {
-    unsubscribe();
-  }
+      // Past its expiry, the sweep settles it within moments: keep waiting a little for that outcome.
+      return Date.now() > row.expiresAt.getTime() + 1500 ? { status: "pending" } : null;
+    },
+    { deadline, pollMs: 5000 },
+  );
+  return settled ?? { status: "pending" };
 }

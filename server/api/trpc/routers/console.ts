@@ -1,7 +1,7 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { listPeople } from "../../../../db/repositories/console-admin";
-import { listWaiting } from "../../../../db/repositories/console-waiting";
+import { listWaiting } from "../../../host/pending/kinds";
 import { usageByDay } from "../../../../db/repositories/usage";
 import { activityFeed } from "../../../services/console/activity-feed";
 import { listAgentViews } from "../../../services/console/agents";
