@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabaseUrl } from "../../db/testing";
 import { checkSideEffects, runLoad } from "../../scripts/load/run";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
-import { call, expectAuditPasses, onPostgres, openQuery, sseFrames } from "./support";
+import { call, expectAuditPasses, requirePostgres, openQuery, sseFrames } from "./support";
 
 /**
  * Fault: the connection pool is exhausted. One server with COUNTERSIGN_DB_POOL=2 serves many
@@ -19,7 +19,7 @@ let key = "";
 const dataDir = mkdtempSync(join(tmpdir(), "countersign-pool-"));
 
 beforeAll(async () => {
-  if (!onPostgres) return;
+  requirePostgres();
   database = await createTestDatabaseUrl();
   server = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url, env: { COUNTERSIGN_DB_POOL: "2" } });
   key = await demoApiKey(dataDir);
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const ALLOWED = new Set([200, 503]);
 
-describe.skipIf(!onPostgres)("fault: connection pool of 2 under many concurrent waits and decisions", () => {
+describe("fault: connection pool of 2 under many concurrent waits and decisions", () => {
   test("the server really runs with a pool of 2", async () => {
     const db = openQuery(database?.url as string);
     try {

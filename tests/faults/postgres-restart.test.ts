@@ -5,7 +5,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
-import { call, createOwnCluster, expectAuditPasses, lines, onPostgres, openQuery, retrying, type TOwnCluster } from "./support";
+import { call, createOwnCluster, expectAuditPasses, lines, requirePostgres, openQuery, retrying, type TOwnCluster } from "./support";
 
 /**
  * Fault: PostgreSQL restarts (or is down for a while) under running replicas. This uses a cluster
@@ -21,7 +21,7 @@ let key = "";
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  if (!onPostgres) return;
+  requirePostgres();
   const made = await createOwnCluster();
   if ("reason" in made) {
     reason = made.reason;
@@ -50,7 +50,7 @@ const url = (i: number) => replicas[i]?.url as string;
 const execScript = (...commands: string[]) => ({ script: [...commands.map((command) => ({ toolCalls: [{ name: "exec", arguments: { command } }] })), { text: "done" }] });
 const envelope = (i: number, id: string, sessionId: string) => call(`${url(i)}/v1/responses/${id}?sessionId=${sessionId}`, key);
 
-describe.skipIf(!onPostgres)("fault: PostgreSQL restarts under the replicas (own throwaway cluster)", () => {
+describe("fault: PostgreSQL restarts under the replicas (own throwaway cluster)", () => {
   test("the cluster could be created (otherwise the reason is reported here)", () => {
     expect(reason, `own PostgreSQL cluster: ${reason}`).toBe("");
   });

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startCluster, type TCluster } from "../replicas/cluster";
-import { call, expectAuditPasses, lines, onPostgres, openQuery, retrying } from "./support";
+import { call, expectAuditPasses, lines, requirePostgres, openQuery, retrying } from "./support";
 
 /**
  * Fault: a replica is SIGKILLed while it serves POST /v1/approvals/{id}. Afterwards the decision
@@ -14,7 +14,7 @@ let cluster: TCluster;
 let db: ReturnType<typeof openQuery>;
 
 beforeAll(async () => {
-  if (!onPostgres) return;
+  requirePostgres();
   cluster = await startCluster(2);
   db = openQuery(cluster.databaseUrl);
 });
@@ -66,7 +66,7 @@ async function retryAndFinish(run: { id: string; sessionId: string; approvalId: 
   return { retried: retried.status, envelope: done.body };
 }
 
-describe.skipIf(!onPostgres)("fault: a replica dies mid-decision", () => {
+describe("fault: a replica dies mid-decision", () => {
   test("killed while its decision transaction waits on the row: nothing applied; the retry elsewhere applies it once", async () => {
     const run = await suspended("echo once >> once.txt");
     // Hold the approval row so the victim's decision blocks inside its transaction.

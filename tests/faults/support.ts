@@ -10,6 +10,13 @@ import { freePort } from "../../server/testing/server-process";
 /** The fault suite runs on PostgreSQL (TEST_DB=postgres and TEST_DATABASE_URL). */
 export const onPostgres = process.env.TEST_DB === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
 
+/** The fault suites are about PostgreSQL (replicas, restarts, pools): without it they fail, never skip. */
+export function requirePostgres(): void {
+  if (!onPostgres) {
+    throw new Error("The fault suites need PostgreSQL: run them with TEST_DB=postgres and TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test (npm run test:faults sets TEST_DB).");
+  }
+}
+
 /** A read-only query function over a PostgreSQL URL, for the audit and direct checks. */
 export function openQuery(url: string): { query: TQuery; sql: postgres.Sql; close: () => Promise<void> } {
   const sql = postgres(url, { max: 2, onnotice: () => {} });
