@@ -12,6 +12,8 @@ const ZEnv = z.object({
   COUNTERSIGN_PUBLIC_URL: z.string().url().optional(),
   COUNTERSIGN_BOUNDARY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   COUNTERSIGN_LEASE_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** How often pending actions are checked for expiry (a decider or reader of a due one expires it at once too). */
+  COUNTERSIGN_EXPIRY_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   /** PostgreSQL connections per process (postgres.js pool); requests beyond it queue for a connection. */
   COUNTERSIGN_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
   COUNTERSIGN_RATE_LIMIT: z.string().optional(),
@@ -26,6 +28,7 @@ export type TServerConfig = {
   publicUrl?: string;
   boundaryTimeoutMs: number;
   leaseMs: number;
+  expirySweepMs: number;
   dbPool: number;
   rateLimit: TRateLimitConfig | null;
   /** COUNTERSIGN_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (server/api/http/client-address.ts). */
@@ -51,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
     publicUrl: e.COUNTERSIGN_PUBLIC_URL,
     boundaryTimeoutMs: e.COUNTERSIGN_BOUNDARY_TIMEOUT_MS,
     leaseMs: e.COUNTERSIGN_LEASE_MS,
+    expirySweepMs: e.COUNTERSIGN_EXPIRY_SWEEP_MS,
     dbPool: e.COUNTERSIGN_DB_POOL,
     rateLimit: parseRateLimit(e.COUNTERSIGN_RATE_LIMIT),
     trustedProxies: parseTrustedProxies(env.COUNTERSIGN_TRUSTED_PROXIES),

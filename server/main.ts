@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     boundaryTimeoutMs: config.boundaryTimeoutMs,
     leaseMs: config.leaseMs,
+    expirySweepMs: config.expirySweepMs,
     rateLimit: config.rateLimit,
     trustedProxies: config.trustedProxies,
     bodyTimeoutMs: config.bodyTimeoutMs,

@@ -25,6 +25,11 @@ export type TToolAskContext = {
   /** Aborted when the run is cancelled or times out, or the asker stops waiting. */
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * The questions this tool call still holds: the call registers each ask here so that, when it
+   * ends (whatever the server did), it can end them and give the run back before the attempt goes on.
+   */
+  holds?: Set<Promise<unknown>>;
 };
 
 /** How a question asked during a tool call settled. */
@@ -48,7 +53,13 @@ const POLL_MS = 5000;
  * the run turns executing again in the answer's transaction. Waits until the question settles, it
  * expires, or `signal` aborts (then the question is cancelled so nobody answers into the void).
  */
-export async function askDuringTool(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Promise<TToolAskOutcome> {
+export function askDuringTool(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Promise<TToolAskOutcome> {
+  const held = ask(ctx, asked);
+  ctx.holds?.add(held);
+  return held.finally(() => ctx.holds?.delete(held));
+}
+
+async function ask(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Promise<TToolAskOutcome> {
   const { deps } = ctx;
   if (ctx.signal.aborted) return { status: "aborted", questionId: null };
   const id = newId("ask");

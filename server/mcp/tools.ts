@@ -68,25 +68,35 @@ function hostTool(deps: TDeps, attempt: TMcpAttempt, server: TMcpServerConfig, t
     cwdOf: () => null,
     describe: (args) => `Call ${tool.name} on the MCP server ${server.name} with ${preview(args)}?`,
     risk: () => riskOf(tool),
-    execute: (args, ctx) =>
-      mcpManagerOf(deps).callTool(
-        server,
-        {
-          label: `${server.name}.${tool.name}`,
-          tool: tool.name,
-          server: server.name,
-          deps,
-          host: attempt.runtime.host,
-          responseId: attempt.response.id,
-          sessionId: attempt.response.sessionId,
-          userId: attempt.response.userId,
-          callId,
-          signal: ctx.signal,
-          deadline: Date.now() + (server.timeoutMs ?? 10 * 60_000),
-          record: recorder(deps, attempt.response.id),
-        },
-        (args ?? {}) as Record<string, unknown>,
-      ),
+    execute: async (args, ctx) => {
+      // Questions this call asks (elicitations) hold the run; when the call ends they end too, before the attempt goes on.
+      const ended = new AbortController();
+      const holds = new Set<Promise<unknown>>();
+      try {
+        return await mcpManagerOf(deps).callTool(
+          server,
+          {
+            label: `${server.name}.${tool.name}`,
+            tool: tool.name,
+            server: server.name,
+            deps,
+            host: attempt.runtime.host,
+            responseId: attempt.response.id,
+            sessionId: attempt.response.sessionId,
+            userId: attempt.response.userId,
+            callId,
+            signal: AbortSignal.any([ctx.signal, ended.signal]),
+            holds,
+            deadline: Date.now() + (server.timeoutMs ?? 10 * 60_000),
+            record: recorder(deps, attempt.response.id),
+          },
+          (args ?? {}) as Record<string, unknown>,
+        );
+      } finally {
+        ended.abort();
+        await Promise.allSettled([...holds]);
+      }
+    },
     mcp: { server: server.name, tool: tool.name, serverApproval: server.approval },
   };
 }

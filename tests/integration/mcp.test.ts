@@ -6,9 +6,9 @@ import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { echoTool } from "../../server/tools/host-tools";
 import { decide, expectHealthy, invoke, ok200, rows, script } from "./helpers";
-import { callsOf, envelopeOf, fixtureLog, questionOf, startHttpFixture, stdioFixture, streamRun, toolResultsOf } from "./mcp-helpers";
+import { callsOf, fixtureLog, questionOf, startHttpFixture, stdioFixture, streamRun, toolResultsOf } from "./mcp-helpers";
 import { gwOk, pollEnvelope, questionRow } from "./questions-helpers";
-import { eventsOf } from "./runtime-helpers";
+import { eventsOf, replayFrames } from "./runtime-helpers";
 
 let app: TTestApp;
 let alice: TTestUser;
@@ -76,7 +76,10 @@ const call = (name: string, args: Record<string, unknown> = {}, text?: string) =
 async function runUntilQuestion(input: unknown, agent = "scripted-mcp") {
   const sse = await streamRun(app, alice.apiKey, input, agent);
   const asked = await sse.waitFor((e) => e.event === "question.requested", 30_000);
-  return { sse, question: questionOf(asked.data), responseId: asked.data.responseId, sessionId: asked.data.sessionId };
+  const ref = { id: asked.data.responseId as string, sessionId: asked.data.sessionId as string };
+  // The stream ends at the run's requires_action boundary (the question); the rest is read back afterwards.
+  const settled = () => pollEnvelope(app, alice.apiKey, ref, (e) => e.status !== "requires_action" && e.status !== "in_progress", 30_000);
+  return { sse, question: questionOf(asked.data), responseId: ref.id, sessionId: ref.sessionId, settled };
 }
 
 describe(`MCP tools over stdio (${testDbKind()})`, () => {
@@ -122,7 +125,7 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
   });
 
   it("a form elicitation becomes a form question on the run; the answer goes back as accept with typed values", async () => {
-    const { sse, question, responseId, sessionId } = await runUntilQuestion(script([call("mcp_fixture_ask_form", {}, "Asking. "), { text: "Thanks." }]));
+    const { question, responseId, sessionId, settled } = await runUntilQuestion(script([call("mcp_fixture_ask_form", {}, "Asking. "), { text: "Thanks." }]));
     expect(question).toMatchObject({ kind: "gateway", status: "pending", responseId });
     expect(question.questions).toEqual([
       {
@@ -138,9 +141,10 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
         ],
       },
     ]);
-    // The MCP call is in flight: the run keeps executing while the question waits.
+    // The MCP call is in flight, and the run waits like any other: requires_action on this question.
     const waiting = await ok200(await app.api(`/v1/responses/${responseId}?sessionId=${sessionId}`, { key: alice.apiKey }));
-    expect(waiting.status).toBe("in_progress");
+    expect(waiting.status).toBe("requires_action");
+    expect(waiting.requiredAction).toMatchObject({ type: "question", id: question.id });
     const row = await questionRow(app, question.id);
     expect(row).toMatchObject({ user_id: alice.userId, session_id: sessionId, response_id: responseId, call_id: "call_0_0" });
     const listed = await gwOk<{ questions: Array<{ id: string }> }>(app, alice.apiKey, "question.list", {});
@@ -153,22 +157,31 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
       status: "answered",
       answers: { "form.name": ["Ada"], "form.count": ["3"], "form.confirm": ["true"] },
     });
-    const end = await sse.waitFor((e) => e.event === "response.completed", 30_000);
-    const env = envelopeOf(end.data);
+    const env = await settled();
     expect(env.status).toBe("completed");
     const elicited = { action: "accept", content: { name: "Ada", count: 3, confirm: true } };
     expect(fixtureLog(log).filter((e) => e.tool === "ask_form" && e.elicitation).map((e) => e.elicitation)).toEqual([elicited]);
     expect(toolResultsOf(env)[0]?.output).toEqual({ text: JSON.stringify(elicited) });
-    expect(sse.events.map((e) => e.event)).toEqual(["response.created", "response.text.delta", "response.tool_call", "question.requested", "question.resolved", "response.tool_result", "response.text.delta", "response.completed"]);
+    const frames = await replayFrames(app, alice.apiKey, { id: responseId, sessionId });
+    expect(frames.map((f) => f.type)).toEqual(["response.created", "response.text.delta", "response.tool_call", "question.requested", "response.completed", "question.resolved", "response.tool_result", "response.text.delta", "response.completed"]);
     const recorded = await eventsOf(app, responseId, "mcp.elicitation");
     expect(recorded.map((e) => e.data)).toEqual([expect.objectContaining({ callId: "call_0_0", server: "fixture", mode: "form", questionId: question.id, settled: "answered", action: "accept" })]);
   });
 
+  it("the call that started the run answers at the elicitation's boundary: requires_action with the question (no 504)", async () => {
+    const env = await invoke(app, alice.apiKey, script([call("mcp_fixture_ask_form"), { text: "Thanks." }]), { agent: "scripted-mcp" });
+    expect(env.status).toBe("requires_action");
+    const action = env.requiredAction as { type: string; id: string };
+    expect(action.type).toBe("question");
+    await gwOk(app, alice.apiKey, "question.resolve", { id: action.id, answers: { "form.name": ["Ada"], "form.count": ["2"] } });
+    const done = await pollEnvelope(app, alice.apiKey, env, (e) => e.status === "completed", 30_000);
+    expect(done.outputText).toContain("Thanks.");
+  });
+
   it("a person who cancels the form declines the elicitation", async () => {
-    const { sse, question } = await runUntilQuestion(script([call("mcp_fixture_ask_form"), { text: "ok" }]));
+    const { question, settled } = await runUntilQuestion(script([call("mcp_fixture_ask_form"), { text: "ok" }]));
     expect(await gwOk(app, alice.apiKey, "question.resolve", { id: question.id, cancel: true })).toEqual({ status: "cancelled" });
-    const end = await sse.waitFor((e) => e.event === "response.completed", 30_000);
-    expect(end.data.status).toBe("completed");
+    expect((await settled()).status).toBe("completed");
     expect(fixtureLog(log).filter((e) => e.tool === "ask_form" && e.elicitation).at(-1)?.elicitation).toEqual({ action: "decline" });
   });
 
@@ -177,10 +190,10 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
     const first = await runUntilQuestion(script([call("mcp_fixture_open_link", { url }), { text: "ok" }]));
     expect(first.question.questions).toEqual([{ questionId: "confirm_url", header: "fixture", question: "Sign in to the billing portal to continue.", options: [], url }]);
     await gwOk(app, alice.apiKey, "question.resolve", { id: first.question.id, answers: { confirm_url: ["confirm"] } });
-    expect((await first.sse.waitFor((e) => e.event === "response.completed", 30_000)).data.status).toBe("completed");
+    expect((await first.settled()).status).toBe("completed");
     const second = await runUntilQuestion(script([call("mcp_fixture_open_link", { url }), { text: "ok" }]));
     await gwOk(app, alice.apiKey, "question.resolve", { id: second.question.id, answers: { confirm_url: ["decline"] } });
-    await second.sse.waitFor((e) => e.event === "response.completed", 30_000);
+    await second.settled();
     expect(fixtureLog(log).filter((e) => e.tool === "open_link" && e.elicitation).map((e) => e.elicitation)).toEqual([{ action: "accept" }, { action: "decline" }]);
   });
 
@@ -210,9 +223,8 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
   });
 
   it("a crash while a question is pending cancels the question; nothing is answered into the void", async () => {
-    const { sse, question, responseId } = await runUntilQuestion(script([call("mcp_fixture_ask_and_crash"), { text: "ok" }]));
-    const end = await sse.waitFor((e) => e.event === "response.completed", 30_000);
-    const env = envelopeOf(end.data);
+    const { question, responseId, settled } = await runUntilQuestion(script([call("mcp_fixture_ask_and_crash"), { text: "ok" }]));
+    const env = await settled();
     expect(env.status).toBe("completed");
     expect(toolResultsOf(env)[0]?.output).toEqual({ error: "The MCP server fixture stopped during the call." });
     expect(await questionRow(app, question.id)).toMatchObject({ status: "cancelled", answered_via: "system" });
@@ -223,10 +235,9 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
   });
 
   it("cancelling the run while an elicitation waits cancels the question and the MCP call", async () => {
-    const { sse, question, responseId } = await runUntilQuestion(script([call("mcp_fixture_ask_form"), { text: "never" }]));
+    const { question, responseId } = await runUntilQuestion(script([call("mcp_fixture_ask_form"), { text: "never" }]));
     const cancelled = await ok200(await app.api(`/v1/responses/${responseId}/cancel`, { key: alice.apiKey, body: {} }));
     expect(cancelled.status).toBe("cancelled");
-    await sse.waitFor((e) => e.event === "response.completed", 30_000);
     await pollEnvelope(app, alice.apiKey, { id: responseId, sessionId: cancelled.sessionId }, (e) => e.status === "cancelled");
     const row = await waitFor(async () => {
       const r = await questionRow(app, question.id);
@@ -259,9 +270,9 @@ describe(`MCP tools over Streamable HTTP (${testDbKind()})`, () => {
     expect(toolResultsOf(done)[0]?.output).toEqual({ saved: true, text: "via http" });
     expect(callsOf(httpLog, "write_note")).toHaveLength(1);
 
-    const { sse, question } = await runUntilQuestion(script([call("mcp_web_ask_form"), { text: "ok" }]), "mcp-http-test");
+    const { question, settled } = await runUntilQuestion(script([call("mcp_web_ask_form"), { text: "ok" }]), "mcp-http-test");
     await gwOk(app, alice.apiKey, "question.resolve", { id: question.id, answers: { "form.name": ["Bo"], "form.count": ["1"] } });
-    expect((await sse.waitFor((e) => e.event === "response.completed", 30_000)).data.status).toBe("completed");
+    expect((await settled()).status).toBe("completed");
     expect(fixtureLog(httpLog).filter((e) => e.elicitation).map((e) => e.elicitation)).toEqual([{ action: "accept", content: { name: "Bo", count: 1 } }]);
   });
 });

@@ -411,18 +411,6 @@ describe(`confirm_url (${testDbKind()})`, () => {
 });
 
 describe(`adoption (${testDbKind()})`, () => {
-  it("a question settled while no attempt waited is presented when the run resumes, not asked again", async () => {
-    const { env, action } = await asked(askScript([COLOR], { after: "Resumed." }));
-    // Settle the question in the table only (as if the run's wake-up had been lost), then kick the run.
-    await rows(app, `update questions set status = 'answered', answers = '{"color":["Blue"]}'::jsonb, answered_by = '${alice.userId}', answered_via = 'http', resolved_at = now() where id = '${action.id}'`);
-    await rows(app, `update responses set status = 'in_progress' where id = '${env.id}'`);
-    app.deps.host.kick(env.id);
-    const done = await completed(env);
-    expect(done.status).toBe("completed");
-    expect(toolResults(done)).toEqual([{ type: "tool_result", callId: "call_0_0", name: "ask_user", output: { status: "answered", answers: { color: ["Blue"] } } }]);
-    const count = await rows<{ n: number | string }>(app, `select count(*) as n from questions where response_id = '${env.id}'`);
-    expect(Number(count[0]?.n)).toBe(1);
-  });
 });
 
 void script;

@@ -40,8 +40,8 @@ export async function freshDatabase(ctx: TCtx): Promise<TFresh> {
 export type TServer = { url: string; key: string; pid: number; proc: TServerProcess; rssKb: () => number; stop: () => Promise<void> };
 
 /** `server/main.ts` as its own process (API only, LOG_LEVEL=warn) on the fresh database; the demo admin's key. */
-export async function startServer(fresh: TFresh): Promise<TServer> {
-  const proc = await startServerProcess({ dataDir: fresh.dataDir, port: await freePort(), databaseUrl: fresh.url });
+export async function startServer(fresh: TFresh, env: Record<string, string> = {}): Promise<TServer> {
+  const proc = await startServerProcess({ dataDir: fresh.dataDir, port: await freePort(), databaseUrl: fresh.url, env });
   const key = await demoApiKey(fresh.dataDir);
   const pid = proc.child.pid as number;
   children.add(proc.child);
