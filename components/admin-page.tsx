@@ -268,7 +268,9 @@ function KeysPanel() {
                 <td className="nowrap">
                   <TimeAgo iso={k.createdAt} />
                 </td>
-                <td className="nowrap">{k.lastUsedAt ? <TimeAgo iso={k.lastUsedAt} /> : <span className="muted">never</span>}</td>
+                <td className="nowrap" data-testid="key-last-used">
+                  {k.lastUsedAt ? <TimeAgo iso={k.lastUsedAt} /> : <span className="muted">never</span>}
+                </td>
                 <td>{k.revokedAt ? <span className="badge tone-muted">revoked</span> : <span className="badge tone-ok">active</span>}</td>
                 <td className="nowrap col-actions">
                   {!readOnly && !k.revokedAt && (k.userId === me?.userId || me?.role === "admin") ? (
