@@ -50,6 +50,8 @@ async function expectNoPageOverflow(page: Page, size: TSize, what: string): Prom
 }
 
 test("every primary action is on screen at 1280×800 and 390×844; screenshots of the main pages", async ({ page, request }) => {
+  // Nine pages at two widths, each with screenshots.
+  test.setTimeout(240_000);
   const creds = await demoCredentials();
   const marker = uniqueMarker();
   addUser(`Layout Member ${marker}`, "member");
@@ -134,6 +136,7 @@ test("at phone width the navigation is a menu: closed, opened by its button, clo
 });
 
 test("dark mode: every text and button meets WCAG AA contrast", async ({ page, browser, baseURL, request }) => {
+  test.setTimeout(120_000);
   const creds = await demoCredentials();
   const marker = uniqueMarker();
   await startEchoRun(request, creds.apiKey, marker);
