@@ -261,7 +261,7 @@ function KeysPanel() {
             {(keys.data ?? []).map((k) => (
               <tr key={k.id} data-testid="key-row" data-key-id={k.id}>
                 <td>{k.name}</td>
-                <td>
+                <td className="nowrap">
                   <code>{k.prefix}…</code>
                 </td>
                 <td className="nowrap">{k.user}</td>
