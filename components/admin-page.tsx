@@ -88,7 +88,7 @@ function UsersPanel() {
               </th>
               <th scope="col">Since</th>
               {isAdmin ? (
-                <th scope="col">
+                <th scope="col" className="col-actions">
                   <span className="visually-hidden">Actions</span>
                 </th>
               ) : null}
@@ -132,7 +132,7 @@ function UsersPanel() {
                   <TimeAgo iso={u.createdAt} />
                 </td>
                 {isAdmin ? (
-                  <td className="nowrap">
+                  <td className="nowrap col-actions">
                     {u.id === me?.userId || u.status === "deleted" ? null : (
                       <span className="actions">
                         {u.status === "disabled" ? (
@@ -252,7 +252,7 @@ function KeysPanel() {
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">State</th>
-              <th scope="col">
+              <th scope="col" className="col-actions">
                 <span className="visually-hidden">Actions</span>
               </th>
             </tr>
@@ -261,16 +261,18 @@ function KeysPanel() {
             {(keys.data ?? []).map((k) => (
               <tr key={k.id} data-testid="key-row" data-key-id={k.id}>
                 <td>{k.name}</td>
-                <td>
+                <td className="nowrap">
                   <code>{k.prefix}…</code>
                 </td>
                 <td className="nowrap">{k.user}</td>
                 <td className="nowrap">
                   <TimeAgo iso={k.createdAt} />
                 </td>
-                <td className="nowrap">{k.lastUsedAt ? <TimeAgo iso={k.lastUsedAt} /> : <span className="muted">never</span>}</td>
+                <td className="nowrap" data-testid="key-last-used">
+                  {k.lastUsedAt ? <TimeAgo iso={k.lastUsedAt} /> : <span className="muted">never</span>}
+                </td>
                 <td>{k.revokedAt ? <span className="badge tone-muted">revoked</span> : <span className="badge tone-ok">active</span>}</td>
-                <td className="nowrap">
+                <td className="nowrap col-actions">
                   {!readOnly && !k.revokedAt && (k.userId === me?.userId || me?.role === "admin") ? (
                     <TwoStepAction
                       asking={confirmRevoke === k.id}
@@ -463,7 +465,7 @@ function DevicesPanel() {
                 <th scope="col">Commands</th>
                 <th scope="col">Local policy</th>
                 <th scope="col">Last seen</th>
-                <th scope="col">
+                <th scope="col" className="col-actions">
                   <span className="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -485,7 +487,7 @@ function DevicesPanel() {
                   <td>{d.commands.length > 0 ? <code>{d.commands.join(", ")}</code> : <span className="muted">—</span>}</td>
                   <td className="small">{d.consent ? `consent: ${d.consent}${d.denyPatterns ? `, ${d.denyPatterns} deny patterns` : ""}` : "—"}</td>
                   <td className="nowrap">{d.lastSeenAt ? <TimeAgo iso={d.lastSeenAt} /> : <span className="muted">never</span>}</td>
-                  <td>
+                  <td className="nowrap col-actions">
                     {isAdmin && d.status !== "revoked" ? (
                       <button type="button" className="btn btn-outline-bad btn-small" disabled={revoke.isPending} onClick={() => revoke.mutate({ deviceId: d.id })}>
                         Revoke

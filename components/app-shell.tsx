@@ -34,8 +34,14 @@ export function AppShell({ children }: { children: ReactNode }) {
   const counts = waiting.data?.counts;
   const countOf = (item: TNavItem): number =>
     !counts || !item.count ? 0 : item.count === "approvals" ? counts.approval + counts.device : counts.question;
+  const waitingTotal = NAV.reduce((sum, item) => sum + countOf(item), 0);
   const [signingOut, setSigningOut] = useState(false);
+  // The phone-width menu (the nav is a button's panel at ≤ 600 px); closed again after each navigation.
+  const [menuOpen, setMenuOpen] = useState(false);
   const unauthorized = trpcErrorCode(me.error) === "UNAUTHORIZED";
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new pathname is the navigation that closes the menu.
+  useEffect(() => setMenuOpen(false), [pathname]);
 
   useEffect(() => {
     if (unauthorized) router.replace(`/login?next=${encodeURIComponent(pathname)}`);
@@ -63,7 +69,27 @@ export function AppShell({ children }: { children: ReactNode }) {
             </span>
             Countersign
           </Link>
-          <nav aria-label="Main">
+          <button
+            type="button"
+            className="btn btn-quiet menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen((open) => !open)}
+            onKeyDown={(e) => {
+              if (e.key === "Escape") setMenuOpen(false);
+            }}
+          >
+            <span aria-hidden="true">☰</span> Menu
+            {waitingTotal > 0 ? (
+              <>
+                <span className="nav-count" aria-hidden="true">
+                  {waitingTotal}
+                </span>
+                <span className="visually-hidden">, {waitingTotal} waiting</span>
+              </>
+            ) : null}
+          </button>
+          <nav aria-label="Main" id="main-nav" data-open={menuOpen}>
             <ul className="nav">
               {NAV.filter((item) => !item.roles || (me.data && item.roles.includes(me.data.role))).map((item) => {
                 const n = countOf(item);

@@ -71,7 +71,7 @@ export function GrantsPage() {
                 <th scope="col">Scope</th>
                 <th scope="col">Uses</th>
                 <th scope="col">Granted</th>
-                <th scope="col">
+                <th scope="col" className="col-actions">
                   <span className="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -119,7 +119,7 @@ export function GrantsPage() {
                       </div>
                     ) : null}
                   </td>
-                  <td className="nowrap">
+                  <td className="nowrap col-actions">
                     {g.status === "active" && !readOnly ? (
                       <TwoStepAction
                         asking={confirming === g.id}

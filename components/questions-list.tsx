@@ -88,7 +88,7 @@ export function QuestionsList() {
                   <th scope="col">Kind</th>
                   <th scope="col">Asked by</th>
                   <th scope="col">Expires</th>
-                  <th scope="col">
+                  <th scope="col" className="col-actions">
                     <span className="visually-hidden">Links</span>
                   </th>
                 </tr>
@@ -109,7 +109,7 @@ export function QuestionsList() {
                     <td className="nowrap">
                       <Countdown iso={r.expiresAt} />
                     </td>
-                    <td className="nowrap">
+                    <td className="nowrap col-actions">
                       <div className="row-links">
                         <Link href={`/answer/${r.id}`} className="btn btn-primary btn-small" aria-label={`Answer: ${r.questions[0]?.question ?? r.id}`}>
                           Answer

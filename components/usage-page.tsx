@@ -111,7 +111,8 @@ export function UsagePage() {
               <XAxis dataKey="day" tick={{ fontSize: 12, fill: "var(--muted)" }} tickFormatter={(d: string) => d.slice(5)} minTickGap={12} />
               <YAxis tick={{ fontSize: 12, fill: "var(--muted)" }} tickFormatter={(n: number) => fmt(n)} width={64} />
               <Tooltip formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
-              <Legend />
+              {/* Legend text in the text colour (the swatch keeps the series colour): series colours are too dark on the dark theme's surface. */}
+              <Legend formatter={(value) => <span className="chart-legend-text">{value}</span>} />
               {agentNames.map((a, i) => (
                 <Bar key={a} dataKey={a} stackId="agents" fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
               ))}

@@ -116,7 +116,7 @@ export function WaitingHome() {
                   <th scope="col">For</th>
                   <th scope="col">Since</th>
                   <th scope="col">Expires</th>
-                  <th scope="col">
+                  <th scope="col" className="col-actions">
                     <span className="visually-hidden">Act</span>
                   </th>
                 </tr>
@@ -148,7 +148,7 @@ export function WaitingHome() {
                         <TimeAgo iso={item.since} />
                       </td>
                       <td className="nowrap">{item.expiresAt ? <Countdown iso={item.expiresAt} /> : <span className="muted small">next turn</span>}</td>
-                      <td className="nowrap">
+                      <td className="nowrap col-actions">
                         {action ? (
                           <Link href={action.href} className="btn btn-primary btn-small">
                             {action.label}

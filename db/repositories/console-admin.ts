@@ -15,9 +15,13 @@ export async function listUsers(db: Db) {
       createdAt: users.createdAt,
       disabledAt: users.disabledAt,
       deletedAt: users.deletedAt,
-      activeKeys: sql<number>`(select count(*)::int from ${apiKeys} k where k.user_id = ${users.id} and k.revoked_at is null)`,
+      // A join, so drizzle qualifies every column (in a one-table select it writes a bare "id",
+      // which inside a subquery named the key's own id: the count was always 0).
+      activeKeys: sql<number>`(count(${apiKeys.id}) filter (where ${apiKeys.revokedAt} is null))::int`,
     })
     .from(users)
+    .leftJoin(apiKeys, eq(apiKeys.userId, users.id))
+    .groupBy(users.id)
     .orderBy(asc(users.name))
     .limit(1000);
   return rows.map(({ disabledAt, deletedAt, ...r }) => ({

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { EventBus } from "../host/bus";
-import { actorForApiKey, hashKey, type TKeyActor } from "./api-keys";
+import { actorForApiKey, hashKey, KEY_USE_RECORD_MS, recordKeyUse, type TKeyActor } from "./api-keys";
 
 /** How long a looked-up key is trusted without asking the database again. */
 export const API_KEY_CACHE_MS = 5000;
@@ -12,9 +12,11 @@ const MAX_ENTRIES = 10_000;
  * every credential change (key revoked, role changed, user disabled or deleted, signed out) is
  * published on the bus, on every replica, and drops that user's entries here. Only keys that
  * were found are remembered (a new key works at once); entries are keyed by the key's hash.
+ * A lookup that misses also records the key's use (`last_used_at`), at most once a minute per key:
+ * the time this cache last recorded it is carried from the expired entry to the new one.
  */
 export class ApiKeyCache {
-  private entries = new Map<string, { actor: TKeyActor; until: number }>();
+  private entries = new Map<string, { actor: TKeyActor; until: number; recordedAt: number }>();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -36,11 +38,16 @@ export class ApiKeyCache {
     this.entries.delete(hash);
     const actor = await actorForApiKey(this.db, apiKey);
     if (!actor) return null;
+    let recordedAt = cached?.actor.keyId === actor.keyId ? cached.recordedAt : 0;
+    if (now - recordedAt >= KEY_USE_RECORD_MS) {
+      await recordKeyUse(this.db, actor.keyId, new Date(now));
+      recordedAt = now;
+    }
     if (this.entries.size >= MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(hash, { actor, until: now + this.ttlMs });
+    this.entries.set(hash, { actor, until: now + this.ttlMs, recordedAt });
     return actor;
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import { apiKeys, users } from "../../db/schema";
@@ -38,4 +38,19 @@ export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor 
   const params = { hash: hashKey(apiKey) };
   const [row] = statement ? await statement.execute(params) : await query(db).prepare("actor_for_api_key_tx").execute(params);
   return row ?? null;
+}
+
+/** How often a key's `last_used_at` is written at most: the Admin page shows minutes, not requests. */
+export const KEY_USE_RECORD_MS = 60_000;
+
+/**
+ * Records that a key authenticated at `at`: writes only when the stored time is older than
+ * KEY_USE_RECORD_MS (or unset), so keys used by many replicas still cost one row write a minute.
+ */
+export async function recordKeyUse(db: Db, keyId: string, at: Date): Promise<void> {
+  const stale = new Date(at.getTime() - KEY_USE_RECORD_MS);
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: at })
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
 }
