@@ -96,3 +96,22 @@ describe(`console.usage groups days in the viewer's time zone (${testDbKind()})`
     }
   });
 });
+
+type TContext = { agent: string | null; task: string | null; lastMessage: string | null; responseId: string | null };
+
+describe(`question.context through tRPC (${testDbKind()})`, () => {
+  it("names the agent and task and quotes the run's last message to whoever may read the run", async () => {
+    const ask = { name: "ask_user", arguments: { questions: [{ id: "env", header: "Env", question: "Which environment?", options: [{ label: "staging" }, { label: "prod" }] }] } };
+    const env = await invoke(app, owner.apiKey, { script: [{ text: "I am ready to deploy.", toolCalls: [ask] }, { text: "done" }] }, { metadata: { task: "Deploy the site" } });
+    expect(env.status).toBe("requires_action");
+    const questionId = (env.requiredAction as { id: string }).id;
+    for (const reader of [owner, ada]) {
+      const { status, data } = await trpcQuery<TContext>(reader, "question.context", { id: questionId });
+      expect(status).toBe(200);
+      expect(data).toMatchObject({ task: "Deploy the site", lastMessage: "I am ready to deploy.", responseId: env.id });
+      expect(data.agent).toEqual(expect.any(String));
+    }
+    // Someone the question is not for learns nothing, not even that it exists.
+    expect((await trpcQuery(stranger, "question.context", { id: questionId })).status).toBe(404);
+  });
+});
