@@ -125,7 +125,8 @@ export function ResponseTimeline({ responseId, liveKey }: { responseId: string; 
   if (!data) return <p className="muted">Loading the timeline…</p>;
   const noise = all.filter((e) => isLifecycleNoise(e.type)).length;
   const start = data.start.filter((e) => showNoise || !isLifecycleNoise(e.type));
-  const stamp = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium", timeZoneName: "short" });
+  const stamp = (iso: string) =>
+    new Date(iso).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
   return (
     <div className="timeline" data-testid="timeline">
       <p className="small" data-testid="timeline-when">
