@@ -61,7 +61,6 @@ function CallNode({ call, showNoise, nameOf, now }: { call: TCall; showNoise: bo
         </summary>
         {call.waits.map((w) => (
           <p key={w.id} className={`tl-wait tl-wait-${w.outcome}`} data-testid="timeline-wait" data-kind={w.kind}>
-            <span aria-hidden="true">⏳ </span>
             {waitSentence(w, now)}
           </p>
         ))}
@@ -128,7 +127,7 @@ export function ResponseTimeline({ responseId, liveKey }: { responseId: string; 
   const stamp = (iso: string) =>
     new Date(iso).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
   return (
-    <div className="timeline" data-testid="timeline">
+    <div className="card run-timeline" data-testid="timeline">
       <p className="small" data-testid="timeline-when">
         Started <time dateTime={data.startedAt}>{stamp(data.startedAt)}</time> · last event <time dateTime={data.endedAt}>{stamp(data.endedAt)}</time> ·{" "}
         <strong>{humanDuration(data.durationMs)}</strong> in all · times in <span data-testid="timeline-zone">{zone}</span>
