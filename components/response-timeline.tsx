@@ -32,12 +32,21 @@ const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hou
 const fmt = (n: number) => n.toLocaleString();
 const WHO: Record<TWait["kind"], string> = { approval: "a decision", question: "an answer", client_tool: "the client" };
 
-/** "waited 1 min 23 s for Ada — approved", or how long it has been waiting so far. */
-function waitSentence(w: TWait, now: number): string {
-  if (w.waitedMs === null) return `waiting for ${WHO[w.kind]} for ${humanDuration(now - Date.parse(w.requestedAt))} so far`;
+/** "waited 1 min 23 s for Ada — approved", or (ticking) how long it has been waiting so far. */
+function WaitSentence({ w }: { w: TWait }) {
+  if (w.waitedMs === null) return <Waiting w={w} />;
   const whom = w.byName ?? (w.outcome === "expired" ? "nobody (it expired)" : WHO[w.kind]);
-  return `waited ${humanDuration(w.waitedMs)} for ${whom} — ${w.outcome}`;
+  return <>{`waited ${humanDuration(w.waitedMs)} for ${whom} — ${w.outcome}`}</>;
 }
+
+/** Only an open wait re-renders every second (a long tree must not). */
+function Waiting({ w }: { w: TWait }) {
+  const now = useNow(1000);
+  return <>{`waiting for ${WHO[w.kind]} for ${humanDuration(now - Date.parse(w.requestedAt))} so far`}</>;
+}
+
+/** Turns shown unfolded when a run has at most this many; a longer run opens only turns that waited for people. */
+const UNFOLDED_TURNS = 12;
 
 function EventRow({ e, nameOf }: { e: TEvent; nameOf: (id: string | null | undefined) => string }) {
   return (
@@ -51,7 +60,7 @@ function EventRow({ e, nameOf }: { e: TEvent; nameOf: (id: string | null | undef
   );
 }
 
-function CallNode({ call, showNoise, nameOf, now }: { call: TCall; showNoise: boolean; nameOf: (id: string | null | undefined) => string; now: number }) {
+function CallNode({ call, showNoise, nameOf }: { call: TCall; showNoise: boolean; nameOf: (id: string | null | undefined) => string }) {
   const events = call.events.filter((e) => showNoise || !isLifecycleNoise(e.type));
   return (
     <li className="tl-node tl-call" data-testid="timeline-call" data-call={call.callId}>
@@ -61,7 +70,7 @@ function CallNode({ call, showNoise, nameOf, now }: { call: TCall; showNoise: bo
         </summary>
         {call.waits.map((w) => (
           <p key={w.id} className={`tl-wait tl-wait-${w.outcome}`} data-testid="timeline-wait" data-kind={w.kind}>
-            {waitSentence(w, now)}
+            <WaitSentence w={w} />
           </p>
         ))}
         <ol className="tl-children">
@@ -74,28 +83,32 @@ function CallNode({ call, showNoise, nameOf, now }: { call: TCall; showNoise: bo
   );
 }
 
-function TurnNode({ turn, index, showNoise, nameOf, now }: { turn: TTurn; index: number; showNoise: boolean; nameOf: (id: string | null | undefined) => string; now: number }) {
+function TurnNode({ turn, index, unfolded, showNoise, nameOf }: { turn: TTurn; index: number; unfolded: boolean; showNoise: boolean; nameOf: (id: string | null | undefined) => string }) {
+  // Children render only while open: a run of hundreds of turns stays a short DOM.
+  const [open, setOpen] = useState(unfolded || turn.calls.some((c) => c.waits.length > 0));
   const events = turn.events.filter((e) => showNoise || !isLifecycleNoise(e.type));
   const label = turn.turn === null ? `Turn ${index + 1} (in progress)` : `Turn ${turn.turn + 1}`;
   return (
     <li className="tl-node tl-turn" data-testid="timeline-turn" data-turn={turn.turn ?? ""}>
-      <details open>
+      <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary className="tl-summary">
           <strong>{label}</strong> · {humanDuration(turn.durationMs)}
           {turn.modelMs !== null ? <span className="muted"> (model {humanDuration(turn.modelMs)})</span> : null} ·{" "}
           <span data-testid="turn-tokens">{fmt(turn.outputTokens)} output tokens</span>
           {turn.model ? <span className="chip">{turn.model}</span> : null}
         </summary>
-        {turn.text ? <p className="tl-text prose">{turn.text.length > 400 ? `${turn.text.slice(0, 400)}…` : turn.text}</p> : null}
-        {turn.thinkingChars > 0 ? <p className="muted small">Reasoning: {fmt(turn.thinkingChars)} characters</p> : null}
-        <ol className="tl-children">
-          {turn.calls.map((c) => (
-            <CallNode key={c.callId} call={c} showNoise={showNoise} nameOf={nameOf} now={now} />
-          ))}
-          {events.map((e) => (
-            <EventRow key={e.seq} e={e} nameOf={nameOf} />
-          ))}
-        </ol>
+        {open && turn.text ? <p className="tl-text prose">{turn.text.length > 400 ? `${turn.text.slice(0, 400)}…` : turn.text}</p> : null}
+        {open && turn.thinkingChars > 0 ? <p className="muted small">Reasoning: {fmt(turn.thinkingChars)} characters</p> : null}
+        {open ? (
+          <ol className="tl-children">
+            {turn.calls.map((c) => (
+              <CallNode key={c.callId} call={c} showNoise={showNoise} nameOf={nameOf} />
+            ))}
+            {events.map((e) => (
+              <EventRow key={e.seq} e={e} nameOf={nameOf} />
+            ))}
+          </ol>
+        ) : null}
       </details>
     </li>
   );
@@ -115,7 +128,6 @@ export function ResponseTimeline({ responseId, liveKey }: { responseId: string; 
     void refetch();
   }, [liveKey, refetch]);
   const [showNoise, setShowNoise] = useState(false);
-  const now = useNow(1000);
   const data = query.data;
   const all = useMemo(() => (data ? [...data.start, ...data.turns.flatMap((t) => [...t.events, ...t.calls.flatMap((c) => c.events)])] : []), [data]);
   const nameOf = useUserNames(all.map((e) => e.actorUserId));
@@ -158,7 +170,7 @@ export function ResponseTimeline({ responseId, liveKey }: { responseId: string; 
           </li>
         ) : null}
         {data.turns.map((t, i) => (
-          <TurnNode key={t.startedAt + String(t.turn)} turn={t} index={i} showNoise={showNoise} nameOf={nameOf} now={now} />
+          <TurnNode key={t.startedAt + String(t.turn)} turn={t} index={i} unfolded={data.turns.length <= UNFOLDED_TURNS} showNoise={showNoise} nameOf={nameOf} />
         ))}
       </ol>
     </div>
