@@ -5,6 +5,7 @@ import Link from "next/link";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { AnswerForm, type TLostRace } from "./answer-form";
 import type { TQuestionRecordView as TRecord } from "./api-types";
+import { QuestionContext } from "./question-context";
 import { QuestionOutcome } from "./question-outcome";
 import { kindLabel, shapeOf } from "./question-model";
 import { errorSentence } from "./error-sentence";
@@ -202,6 +203,7 @@ function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record
           </>
         ) : null}
       </p>
+      <QuestionContext questionId={record.id} />
 
       {lost ? (
         <p role="alert" className="notice notice-race" data-testid="race-notice">

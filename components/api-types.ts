@@ -2,7 +2,8 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/trpc/root";
 
 /** Shapes as the console receives them over tRPC (JSON, dates as ISO strings). */
-type TOutputs = inferRouterOutputs<AppRouter>;
+/** Every tRPC procedure's output type. */
+export type TOutputs = inferRouterOutputs<AppRouter>;
 type TInputs = inferRouterInputs<AppRouter>;
 export type TApprovalRow = TOutputs["approvals"]["list"][number];
 export type TInboxRow = TOutputs["inbox"]["list"]["rows"][number];

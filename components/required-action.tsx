@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { TRequiredActionView as TRequiredAction } from "./api-types";
 import { RiskBadge } from "./badges";
 import { JsonView } from "./json-view";
-import { Countdown } from "./time-labels";
+import { Countdown, formatTimestamp } from "./time-labels";
 
 /** What the response is waiting for: a human approval or a client-side tool. */
 export function RequiredAction({ action }: { action: TRequiredAction }) {
@@ -24,7 +24,7 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
         ) : null}
         <JsonView value={action.arguments} />
         <p>
-          <Link href="/" className="btn btn-primary">
+          <Link href={`/approvals?focus=${encodeURIComponent(action.id)}`} className="btn btn-primary" data-testid="decide-in-inbox">
             Decide in the Approvals inbox
           </Link>
         </p>
@@ -61,6 +61,21 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
       </p>
       <div className="label">Arguments</div>
       <JsonView value={action.arguments} />
+      <div className="client-path" data-testid="client-tool-path">
+        <div className="label">What the client must do</div>
+        <ol className="small">
+          <li>
+            Run <code>{action.name}</code> with the arguments above.
+          </li>
+          <li>
+            Submit its output before <time dateTime={action.expiresAt}>{formatTimestamp(action.expiresAt)}</time>: <code>POST /v1/client-tools/{action.id}</code> with the body{" "}
+            <code>{'{"output": …}'}</code>
+            {action.inputSchema ? " matching the schema below" : ""} (on <code>/v1/live</code>: a <code>client_tool.result</code> message with <code>requestId</code> <code>{action.id}</code>).
+          </li>
+          <li>After that time the request expires and the response ends with an error; nothing more can be submitted.</li>
+        </ol>
+        {action.inputSchema ? <JsonView value={action.inputSchema} label="output schema" collapsed /> : null}
+      </div>
     </div>
   );
 }

@@ -10,6 +10,7 @@ import { OutputItems } from "./output-items";
 import { RequiredAction } from "./required-action";
 import { SteerForm } from "./steer-form";
 import { formatTimestamp, TimeAgo } from "./time-labels";
+import { ResponseTimeline } from "./response-timeline";
 import { TrajectoryAudit } from "./trajectory-audit";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
@@ -50,6 +51,26 @@ function LiveOutput({ entries, live }: { entries: TStreamEntry[]; live: boolean 
         </div>
       ))}
       {live ? <span className="stream-cursor" aria-hidden="true" /> : null}
+    </div>
+  );
+}
+
+/** The assistant's messages, one block per turn (never run together); the joined text if there are none. */
+function TurnTexts({ output, fallback }: { output: ReadonlyArray<{ type: string; content?: unknown }>; fallback: string }) {
+  const texts = output.flatMap((item) =>
+    item.type === "message" && Array.isArray(item.content)
+      ? [(item.content as Array<{ type?: string; text?: string }>).map((c) => (c.type === "output_text" ? (c.text ?? "") : "")).join("")]
+      : [],
+  );
+  const blocks = texts.length > 0 ? texts : [fallback];
+  return (
+    <div className="stack" data-testid="output-text">
+      {blocks.map((text, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: messages are appended in order and never reordered
+        <p key={i} className="prose message-block" data-testid="output-message">
+          {text}
+        </p>
+      ))}
     </div>
   );
 }
@@ -121,9 +142,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
           <h2 id="output-text-title">{terminal ? "Output text" : "Live output"}</h2>
           {terminal ? (
             env.outputText ? (
-              <p className="prose" data-testid="output-text">
-                {env.outputText}
-              </p>
+              <TurnTexts output={env.output} fallback={env.outputText} />
             ) : (
               <p className="empty">No output text.</p>
             )
@@ -156,6 +175,11 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       <section className="section" aria-labelledby="items-title">
         <h2 id="items-title">Output items</h2>
         <OutputItems items={env.output} />
+      </section>
+
+      <section className="section" aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Timeline</h2>
+        <ResponseTimeline responseId={responseId} liveKey={`${stream.tick}:${data.eventCount}:${env.status}`} />
       </section>
 
       <section className="section" aria-labelledby="trajectory-title">

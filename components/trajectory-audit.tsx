@@ -32,7 +32,11 @@ type TScope = { responseId: string } | { sessionId: string };
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
 const clip = (text: string, max = 220): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-function tone(e: TAuditEvent): string {
+/** What describing an event needs (the audit list's rows and the timeline's both have it). */
+export type TDescribable = Pick<TAuditEvent, "type" | "data" | "actorUserId" | "transport">;
+
+/** The colour of an event's dot: ok, warn, bad, info or muted. */
+export function tone(e: TDescribable): string {
   const d = e.data as Record<string, unknown>;
   if (e.type === "response.completed") return d.status === "completed" ? "ok" : d.status === "requires_action" ? "warn" : "bad";
   if (e.type === "approval.resolved") return d.decision === "approve" ? "ok" : "bad";
@@ -44,7 +48,7 @@ function tone(e: TAuditEvent): string {
 }
 
 /** A sentence for one event: what happened, in the words an auditor would use. */
-function describeEvent(e: TAuditEvent, nameOf: (id: string | null | undefined) => string): string {
+export function describeEvent(e: TDescribable, nameOf: (id: string | null | undefined) => string): string {
   const d = e.data as Record<string, unknown>;
   const by = e.actorUserId ? ` by ${nameOf(e.actorUserId)}` : "";
   switch (e.type) {

@@ -7,7 +7,6 @@ import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
 import { useTRPC } from "./trpc-provider";
 
-const DAY = 86_400_000;
 const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
 const RANGES = [
   { value: "7", label: "Last 7 days" },
@@ -17,19 +16,29 @@ const RANGES = [
 
 const fmt = (n: number) => n.toLocaleString();
 
-/** Output tokens per agent, user and day (UTC) as charts and a table, from `responses.usage`. */
+/** The viewer's IANA time zone (the browser's), which the usage days follow. */
+const viewerZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+/** `YYYY-MM-DD` of a local calendar date. */
+const localDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+
+/** Output tokens per agent, user and day (in the viewer's time zone) as charts and a table, from `responses.usage`. */
 export function UsagePage() {
   const trpc = useTRPC();
   const me = useMe();
   const [days, setDays] = useState("30");
   const [agent, setAgent] = useState("");
   const [userId, setUserId] = useState("");
-  // The window ends at the next UTC midnight, so today is included whole; it is fixed per choice (stable query key).
+  const timeZone = useMemo(viewerZone, []);
+  // The window ends at the viewer's next local midnight, so today is included whole; it is fixed per choice (stable query key).
   const range = useMemo(() => {
-    const end = Math.ceil((Date.now() + 1) / DAY) * DAY;
-    return { from: new Date(end - Number(days) * DAY).toISOString(), to: new Date(end).toISOString() };
+    const end = new Date();
+    end.setHours(24, 0, 0, 0);
+    const start = new Date(end);
+    start.setDate(start.getDate() - Number(days));
+    return { from: start.toISOString(), to: end.toISOString() };
   }, [days]);
-  const usage = useQuery(trpc.console.usage.queryOptions({ ...range, ...(agent ? { agent } : {}), ...(userId ? { userId } : {}) }, { placeholderData: (prev) => prev }));
+  const usage = useQuery(trpc.console.usage.queryOptions({ ...range, timeZone, ...(agent ? { agent } : {}), ...(userId ? { userId } : {}) }, { placeholderData: (prev) => prev }));
   const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
   const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: me?.role !== "member", staleTime: 60_000 }));
   const rows = usage.data ?? [];
@@ -37,8 +46,9 @@ export function UsagePage() {
   const { byDay, agentNames, byUser, byAgent, total } = useMemo(() => {
     const agentNames = [...new Set(rows.map((r) => r.agent))].sort();
     const dayMap = new Map<string, Record<string, number | string>>();
-    for (let t = new Date(range.from).getTime(); t < new Date(range.to).getTime(); t += DAY) {
-      const day = new Date(t).toISOString().slice(0, 10);
+    // Step by calendar day (not 24 h): a daylight-saving day is 23 or 25 hours long.
+    for (const d = new Date(range.from); d.getTime() < new Date(range.to).getTime(); d.setDate(d.getDate() + 1)) {
+      const day = localDay(d);
       dayMap.set(day, { day, ...Object.fromEntries(agentNames.map((a) => [a, 0])) });
     }
     const users = new Map<string, number>();
@@ -66,7 +76,7 @@ export function UsagePage() {
       <div className="page-head">
         <div>
           <h1>Usage</h1>
-          <p className="muted">Output tokens per agent, user and day (UTC){me?.role === "member" ? ", for your own runs" : ""}.</p>
+          <p className="muted">Output tokens per agent, user and day (days in your time zone, <span data-testid="usage-zone">{timeZone}</span>){me?.role === "member" ? ", for your own runs" : ""}.</p>
         </div>
       </div>
       <div className="filter-bar">
@@ -160,7 +170,7 @@ export function UsagePage() {
             <table className="table" data-testid="usage-table">
               <thead>
                 <tr>
-                  <th scope="col">Day (UTC)</th>
+                  <th scope="col">Day ({timeZone})</th>
                   <th scope="col">Agent</th>
                   <th scope="col">User</th>
                   <th scope="col" className="num">

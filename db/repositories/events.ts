@@ -81,3 +81,12 @@ export async function trajectoryTail(db: Db, responseId: string, limit: number) 
 export async function trajectoryOf(db: Db, responseId: string) {
   return db.select().from(responseEvents).where(eq(responseEvents.responseId, responseId)).orderBy(asc(responseEvents.seq));
 }
+
+/**
+ * The first `limit` events of a response in order, and whether more exist (read one past the
+ * limit to know). The timeline builds from these.
+ */
+export async function trajectoryHead(db: Db, responseId: string, limit: number) {
+  const rows = await db.select().from(responseEvents).where(eq(responseEvents.responseId, responseId)).orderBy(asc(responseEvents.seq)).limit(limit + 1);
+  return { events: rows.slice(0, limit), more: rows.length > limit };
+}

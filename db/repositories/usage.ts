@@ -5,12 +5,14 @@ import { responses, users } from "../schema";
 export type TUsageRow = { day: string; agent: string; userId: string; user: string; outputTokens: number; inputTokens: number; responses: number };
 
 /**
- * Token usage summed per UTC day, agent and user over [from, to), from `responses.usage`.
+ * Token usage summed per day, agent and user over [from, to), from `responses.usage`. Days are
+ * calendar days in `timeZone` (an IANA name the caller validated; UTC by default).
  * `scopeUserId` limits a member to its own responses.
  */
-export async function usageByDay(db: Db, input: { from: Date; to: Date; scopeUserId: string | null; agent?: string; userId?: string }): Promise<TUsageRow[]> {
+export async function usageByDay(db: Db, input: { from: Date; to: Date; scopeUserId: string | null; agent?: string; userId?: string; timeZone?: string }): Promise<TUsageRow[]> {
+  const zone = input.timeZone ?? "UTC";
   // Aggregate first (by the truncated timestamp), then format days and join names on the few groups.
-  const day = sql<Date>`date_trunc('day', ${responses.createdAt}, 'UTC')`.as("day");
+  const day = sql<Date>`date_trunc('day', ${responses.createdAt}, ${zone})`.as("day");
   const totals = db
     .select({
       day,
@@ -34,7 +36,7 @@ export async function usageByDay(db: Db, input: { from: Date; to: Date; scopeUse
     .as("totals");
   const rows = await db
     .select({
-      day: sql<string>`to_char(${totals.day} at time zone 'UTC', 'YYYY-MM-DD')`,
+      day: sql<string>`to_char(${totals.day} at time zone ${zone}, 'YYYY-MM-DD')`,
       agent: totals.agent,
       userId: totals.userId,
       user: users.name,

@@ -7,6 +7,7 @@ import { RESPONSE_STATUSES } from "../../../core/vocabulary";
 import { assertTrajectoryReadable, dataForDisplay, responseSummary, sessionSummary, type TTrajectoryScope } from "../../../services/console/audit";
 import { authenticatedProcedure, router } from "../init";
 import { scopeOf } from "./console-procedures";
+import { responseTimeline } from "./timeline";
 
 const ZId = z.string().min(1).max(200);
 const ZDirection = z.enum(["forward", "backward"]).optional();
@@ -51,6 +52,8 @@ export const auditRouter = router({
     .query(({ ctx, input }) => listSessionsPage(ctx.deps.db, { ...input, scopeUserId: scopeOf(ctx.actor) })),
   /** One response without its trajectory (the audit timeline pages through that). */
   response: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseSummary(ctx.deps, ctx.actor, input.responseId)),
+  /** One response as a tree of turns, tool calls and waits for people, with durations and tokens. */
+  timeline: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseTimeline(ctx.deps, ctx.actor, input.responseId)),
   /** One session: owner, access, its responses and their usage. */
   session: authenticatedProcedure.input(z.strictObject({ sessionId: ZId })).query(({ ctx, input }) => sessionSummary(ctx.deps, ctx.actor, input.sessionId)),
   /** One keyset page of a trajectory, filtered by category, actor and text (server-side). */

@@ -10,6 +10,20 @@ import { scopeOf } from "./console-procedures";
 
 const ZDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 const DAY_MS = 86_400_000;
+/** An IANA time zone name the runtime knows (e.g. `Europe/Berlin`); the database groups days by it. */
+const ZTimeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, "Give an IANA time zone name such as Europe/Berlin.")
+  .refine((zone) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, "Unknown time zone: give an IANA name such as Europe/Berlin.");
 
 /** The console's home (what is waiting, live), usage, people and agents. */
 export const consoleRouter = router({
@@ -21,9 +35,9 @@ export const consoleRouter = router({
     .subscription(async function* ({ ctx, input, signal }) {
       for await (const { id, message } of activityFeed(ctx.deps, ctx.actor, input?.lastEventId, signal)) yield tracked(id, message);
     }),
-  /** Output and input tokens per UTC day, agent and user (members: their own). At most 366 days. */
+  /** Output and input tokens per day in `timeZone` (the viewer's; UTC if omitted), agent and user (members: their own). At most 366 days. */
   usage: authenticatedProcedure
-    .input(z.strictObject({ from: ZDate, to: ZDate, agent: z.string().min(1).max(64).optional(), userId: z.string().min(1).max(200).optional() }))
+    .input(z.strictObject({ from: ZDate, to: ZDate, agent: z.string().min(1).max(64).optional(), userId: z.string().min(1).max(200).optional(), timeZone: ZTimeZone.optional() }))
     .query(({ ctx, input }) => {
       const from = input.to.getTime() - input.from.getTime() > 366 * DAY_MS ? new Date(input.to.getTime() - 366 * DAY_MS) : input.from;
       return usageByDay(ctx.deps.db, { ...input, from, scopeUserId: scopeOf(ctx.actor) });

@@ -5,6 +5,7 @@ import { requestQuestion, ZRequestParams } from "../../../services/questions/req
 import { resolveQuestion, ZResolveParams } from "../../../services/questions/resolve-question";
 import { waitAnswer, ZWaitParams } from "../../../services/questions/wait-answer";
 import { authenticatedProcedure, publicProcedure, router } from "../init";
+import { questionContext } from "./question-context";
 
 const ZQuestionRef = z.strictObject({ id: z.string().min(1).max(200) });
 
@@ -26,6 +27,8 @@ export const questionRouter = router({
   waitAnswer: authenticatedProcedure.input(ZWaitParams).query(({ ctx, input }) => waitAnswer(ctx.deps, ctx.actor, input)),
   resolve: questionAccess.input(ZResolveParams).mutation(({ ctx, input }) => resolveQuestion(ctx.deps, ctx.actor, { ...input, via: "console" })),
   get: questionAccess.input(ZQuestionRef).query(async ({ ctx, input }) => ({ question: await getQuestion(ctx.deps, ctx.actor, input.id) })),
+  /** Which agent and task ask, and the run's last assistant message (only what the caller may read). */
+  context: questionAccess.input(ZQuestionRef).query(({ ctx, input }) => questionContext(ctx.deps, ctx.actor, input.id)),
   list: authenticatedProcedure
     .input(z.strictObject({ status: z.enum(["pending", "all"]).optional() }).optional())
     .query(async ({ ctx, input }) => ({ questions: await listQuestions(ctx.deps, ctx.actor, { status: input?.status }) })),

@@ -1,0 +1,39 @@
+import { inArray } from "drizzle-orm";
+import { trajectoryHead } from "../../../../db/repositories/events";
+import { getResponse } from "../../../../db/repositories/responses";
+import { users } from "../../../../db/schema";
+import { type TActor, canRead } from "../../../core/actor";
+import { notFound } from "../../../core/errors";
+import type { TDeps } from "../../../host/deps";
+import { dataForDisplay } from "../../../services/console/audit";
+import { buildTimeline } from "./timeline-tree";
+
+/**
+ * The most events the timeline groups. A run longer than this shows its first part as a tree
+ * and says so; the audit list below it pages through every event.
+ */
+export const TIMELINE_EVENTS = 5000;
+
+/** `audit.timeline`: one response as turns, tool calls and waits for people, with durations and tokens. */
+export async function responseTimeline(deps: TDeps, actor: TActor, responseId: string) {
+  const row = await getResponse(deps.db, responseId);
+  if (!row || !canRead(actor, row.userId)) throw notFound("response", responseId);
+  const head = await trajectoryHead(deps.db, responseId, TIMELINE_EVENTS);
+  const actorIds = [...new Set(head.events.flatMap((e) => (e.actorUserId ? [e.actorUserId] : [])))];
+  const names = new Map(actorIds.length === 0 ? [] : (await deps.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, actorIds))).map((u) => [u.id, u.name]));
+  const events = head.events.map((e) => ({ seq: e.seq, type: e.type, data: dataForDisplay(e.data), actorUserId: e.actorUserId, transport: e.transport, createdAt: e.createdAt.toISOString() }));
+  const tree = buildTimeline(events, (id) => names.get(id) ?? null);
+  const first = events[0]?.createdAt ?? row.createdAt.toISOString();
+  const last = events[events.length - 1]?.createdAt ?? first;
+  return {
+    ...tree,
+    startedAt: first,
+    endedAt: last,
+    durationMs: Date.parse(last) - Date.parse(first),
+    /** The response's own totals (input tokens are known per response, not per turn). */
+    usage: row.usage,
+    /** Per-token prices are not part of an agent's configuration, so the timeline shows tokens, never a cost. */
+    truncated: head.more,
+    limit: TIMELINE_EVENTS,
+  };
+}
