@@ -71,6 +71,7 @@ const MATRIX: TRow[] = [
   { path: "users.names", kind: "query", expect: ALL_OK, input: (f) => ({ ids: [f.userId] }) },
   { path: "question.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
   { path: "question.get", kind: "query", expect: OWNER_READ, input: (f) => ({ id: f.questionId }) },
+  { path: "question.context", kind: "query", expect: OWNER_READ, input: (f) => ({ id: f.questionId }) },
   { path: "question.viewer", kind: "query", expect: ALL_OK, input: (f) => ({ id: f.questionId }) },
   { path: "question.resolve", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ id: f.questionId, answers: { env: ["prod"] } }) },
   { path: "question.request", kind: "mutation", expect: [401, "ok", "ok", "ok", 403, "ok"], input: () => ({ questions: [{ questionId: "env", header: "Env", question: "Which?" }], timeoutMs: 60_000 }) },
@@ -99,6 +100,7 @@ const MATRIX: TRow[] = [
   { path: "audit.response", kind: "query", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId }) },
   { path: "audit.session", kind: "query", expect: OWNER_READ, input: (f) => ({ sessionId: f.sessionId }) },
   { path: "audit.trajectory", kind: "query", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId, q: "approval" }) },
+  { path: "audit.timeline", kind: "query", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId }) },
   { path: "audit.actors", kind: "query", expect: OWNER_READ, input: (f) => ({ sessionId: f.sessionId }) },
   { path: "/api/export/trajectory", kind: "export", expect: OWNER_READ, input: (f) => `?responseId=${f.responseId}` },
   // ── admin ────────────────────────────────────────────────────────────────────────────
