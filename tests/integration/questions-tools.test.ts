@@ -410,7 +410,4 @@ describe(`confirm_url (${testDbKind()})`, () => {
   });
 });
 
-describe(`adoption (${testDbKind()})`, () => {
-});
-
 void script;

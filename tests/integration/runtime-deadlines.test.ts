@@ -125,8 +125,9 @@ describe(`cancel during a running command (${testDbKind()})`, () => {
     expect(final.status).toBe("cancelled");
     expect(final.outputText).not.toContain("never");
     expect((await modelTurns(app, env.id)).map((t) => t.turn)).toEqual([0]);
-    // The interrupted tool result was not recorded against the cancelled response.
-    expect(await stepResult(app, env.id, "tool:call_0_0")).toBeNull();
+    // The interrupted tool result was not recorded against the cancelled response: the step is
+    // still the "running" marker the approval's transaction wrote for the claimed attempt.
+    expect(await stepResult(app, env.id, "tool:call_0_0")).toEqual({ claim: expect.stringMatching(/^claim_/) });
     await expectError(await steer(app, operator.apiKey, env.id, "after cancel"), 409, "conflict");
     expect(await steeringRows(app, env.id)).toEqual([]);
     await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: {} }), 409, "conflict");
