@@ -78,7 +78,11 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
     { ...plan, env: environment, timeoutMs: input.timeoutMs, maxOutputBytes: input.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES },
     (pid) => input.onSpawn?.({ pid, marker }),
   );
-  const onAbort = () => job.cancel();
+  let cancelled = false;
+  const onAbort = () => {
+    // Cancelled when the abort came before the command exited, whoever's signal then stopped it.
+    if (job.cancel()) cancelled = true;
+  };
   input.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const outcome = await job.done;
@@ -87,7 +91,7 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
       stdout: decode(outcome.stdout),
       stderr: outcome.startError !== null ? `failed to start: ${outcome.startError}` : decode(outcome.stderr),
       timedOut: outcome.timedOut,
-      cancelled: outcome.cancelled,
+      cancelled,
       truncated: outcome.truncated,
       signal: outcome.signal,
       durationMs: elapsed(),

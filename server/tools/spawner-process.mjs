@@ -11,8 +11,9 @@
  *
  * Messages in: {type:"run", id, file, args, cwd, env, uid?, gid?, timeoutMs, maxOutputBytes},
  * {type:"cancel", id}. Out: {type:"ready"}, {type:"spawned", id, pid}, {type:"output", id,
- * stream, chunk} (never more than maxOutputBytes per stream), {type:"done", id, exitCode, signal,
- * timedOut, cancelled, truncated, spawnToExitMs, startError}.
+ * stream, chunk} (never more than maxOutputBytes per stream), {type:"exited", id, exitCode, signal,
+ * spawnToExitMs} as soon as the command exits, {type:"done", id, timedOut, truncated, startError}
+ * once its pipes are closed and its group is reaped.
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -33,7 +34,7 @@ function send(message) {
 
 function run(request) {
   const { id, file, args, cwd, env, uid, gid, timeoutMs, maxOutputBytes } = request;
-  const state = { exitCode: null, signal: null, timedOut: false, cancelled: false, truncated: false, spawnToExitMs: null, startError: null };
+  const state = { timedOut: false, truncated: false, startError: null };
   const started = performance.now();
   let child;
   try {
@@ -101,9 +102,7 @@ function run(request) {
   running.set(id, {
     pgid,
     cancel: () => {
-      if (exited) return;
-      state.cancelled = true;
-      terminate();
+      if (!exited) terminate();
     },
   });
   send({ type: "spawned", id, pid: pgid });
@@ -116,9 +115,8 @@ function run(request) {
   );
   child.on("exit", (code, sig) => {
     exited = true;
-    state.spawnToExitMs = performance.now() - started;
-    state.exitCode = code;
-    state.signal = sig;
+    // The caller decides "cancelled" by whether its cancel came before this (as it did when it forked itself).
+    send({ type: "exited", id, exitCode: code, signal: sig, spawnToExitMs: performance.now() - started });
     // Grandchildren may keep the pipes open indefinitely; 'close' would then never fire.
     timers.push(setTimeout(() => void finish(), PIPE_GRACE_MS));
   });

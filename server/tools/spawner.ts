@@ -21,7 +21,6 @@ export type TSpawnOutcome = {
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
-  cancelled: boolean;
   truncated: boolean;
   /** The fork's own time: spawn() to the command's exit, measured in the process that forked; null when it never started. */
   spawnToExitMs: number | null;
@@ -31,8 +30,11 @@ export type TSpawnOutcome = {
   stderr: Buffer;
 };
 
-/** A started command: its outcome, and how to stop its whole process group early. */
-export type TSpawnJob = { done: Promise<TSpawnOutcome>; cancel: () => void };
+/**
+ * A started command: its outcome, and how to stop its whole process group early. `cancel()` returns
+ * true when the command had not exited yet as far as this process has seen (it was cancelled).
+ */
+export type TSpawnJob = { done: Promise<TSpawnOutcome>; cancel: () => boolean };
 
 /**
  * The long-lived process that starts commands for this one (`spawner-process.mjs`). Started once
@@ -57,12 +59,25 @@ export class SpawnerUnavailableError extends Error {
 }
 
 type TLog = { debug: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
-type TPending = { pid: number | null; out: Buffer[]; err: Buffer[]; sentAt: number; resolve: (o: TSpawnOutcome) => void; reject: (e: Error) => void; onSpawn?: (pid: number) => void };
+type TExit = Pick<TSpawnOutcome, "exitCode" | "signal" | "spawnToExitMs">;
+type TPending = {
+  /** The spawner process this command was sent to. */
+  owner: ChildProcess;
+  pid: number | null;
+  exit: TExit | null;
+  out: Buffer[];
+  err: Buffer[];
+  sentAt: number;
+  resolve: (o: TSpawnOutcome) => void;
+  reject: (e: Error) => void;
+  onSpawn?: (pid: number) => void;
+};
 type TMessage =
   | { type: "ready" }
   | { type: "spawned"; id: string; pid: number }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; chunk: Uint8Array }
-  | ({ type: "done"; id: string } & Omit<TSpawnOutcome, "stdout" | "stderr">);
+  | ({ type: "exited"; id: string } & TExit)
+  | ({ type: "done"; id: string } & Pick<TSpawnOutcome, "timedOut" | "truncated" | "startError">);
 
 const SCRIPT = fileURLToPath(new URL("./spawner-process.mjs", import.meta.url));
 /** How long a fresh spawner may take to say it is ready at boot (Node starts in well under a second). */
@@ -86,16 +101,22 @@ export async function startSpawner(options: { log?: TLog } = {}): Promise<TSpawn
   /** Pending commands keep this process alive (like their pipes did); an idle spawner never does. */
   const holdOpen = (c: ChildProcess) => (pending.size > 0 ? c.channel?.ref() : c.channel?.unref());
 
-  const launch = (): ChildProcess => {
+  /** Forks a spawner; `ready` settles when it says so, or rejects when it exits first. */
+  const launch = (): { c: ChildProcess; ready: Promise<void> } => {
     // No loader flags (execArgv), no server environment (its secrets), not in the server's process
     // group (a Ctrl-C there must not kill it before the server has stopped its commands).
     const c = fork(SCRIPT, [], { execArgv: [], env: {} as NodeJS.ProcessEnv, cwd: "/", serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"], detached: true });
     c.unref();
     let ready = false;
+    let readyWith = (_error?: Error) => {};
+    const readyPromise = new Promise<void>((resolve, reject) => {
+      readyWith = (error) => (error ? reject(error) : resolve());
+    });
+    readyPromise.catch(() => {}); // only boot awaits it
     c.on("message", (m: TMessage) => {
       if (m.type === "ready") {
         ready = true;
-        return;
+        return readyWith();
       }
       const p = pending.get(m.id);
       if (!p) return;
@@ -107,44 +128,43 @@ export async function startSpawner(options: { log?: TLog } = {}): Promise<TSpawn
           // A faulty observer must not leave an unmanaged process tree behind.
         }
       } else if (m.type === "output") (m.stream === "stdout" ? p.out : p.err).push(toBuffer(m.chunk));
+      else if (m.type === "exited") p.exit = { exitCode: m.exitCode, signal: m.signal, spawnToExitMs: m.spawnToExitMs };
       else if (m.type === "done") {
         pending.delete(m.id);
         holdOpen(c);
-        const { type: _type, id: _id, ...outcome } = m;
+        const exit = p.exit ?? { exitCode: null, signal: null, spawnToExitMs: null };
         const waitMs = performance.now() - p.sentAt;
-        options.log?.debug({ pid: p.pid, exitCode: m.exitCode, spawnToExitMs: m.spawnToExitMs, waitMs }, "command finished");
-        p.resolve({ ...outcome, stdout: Buffer.concat(p.out), stderr: Buffer.concat(p.err) });
+        options.log?.debug({ pid: p.pid, exitCode: exit.exitCode, spawnToExitMs: exit.spawnToExitMs, waitMs }, "command finished");
+        p.resolve({ ...exit, timedOut: m.timedOut, truncated: m.truncated, startError: m.startError, stdout: Buffer.concat(p.out), stderr: Buffer.concat(p.err) });
       }
     });
     c.on("error", () => {}); // a failed fork also emits 'exit'; send errors reach the send callback
     c.on("exit", (code, signal) => {
       if (child === c) child = null;
       const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
+      readyWith(fail(`${how} while starting`));
       if (!stopping) options.log?.warn({ pid: c.pid, code, signal }, `the command spawner process ${how}; it is restarted for the next command`);
       for (const [id, p] of pending) {
+        if (p.owner !== c) continue;
         // Nothing can stop this command any more but us: kill its group rather than leave it running.
         if (p.pid !== null) signalGroup(p.pid, "SIGKILL");
         pending.delete(id);
-        p.reject(
-          new SpawnerUnavailableError(
-            stopping
-              ? "The server is stopping: the command was stopped before it finished."
-              : `The command spawner process ${how} while the command ran: the command was stopped and its outcome is unknown.`,
-          ),
-        );
+        if (!ready) p.reject(fail(`${how} while starting`));
+        else if (stopping) p.reject(new SpawnerUnavailableError("The server is stopping: the command was stopped before it finished."));
+        else p.reject(new SpawnerUnavailableError(`The command spawner process ${how} while the command ran: the command was stopped and its outcome is unknown.`));
       }
       // Restarted right away if it had been working (so the next command pays no start-up); one that
       // never became ready is retried only when the next command asks, never in a loop.
-      if (ready && !stopping && child === null) child = launch();
+      if (ready && !stopping && child === null) child = launch().c;
     });
-    return c;
+    return { c, ready: readyPromise };
   };
 
   const ensure = (): ChildProcess => {
     if (stopping) throw new SpawnerUnavailableError("The server is stopping; no new command starts.");
     if (child === null || child.exitCode !== null || child.signalCode !== null) {
       try {
-        child = launch();
+        child = launch().c;
       } catch (error) {
         throw fail(`could not be started (${error instanceof Error ? error.message : String(error)})`);
       }
@@ -152,35 +172,29 @@ export async function startSpawner(options: { log?: TLog } = {}): Promise<TSpawn
     return child;
   };
 
-  const first = ensure();
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      first.kill("SIGKILL");
-      reject(fail(`did not start within ${READY_TIMEOUT_MS / 1000} s`));
-    }, READY_TIMEOUT_MS);
-    const onMessage = (m: TMessage) => {
-      if (m.type !== "ready") return;
-      clearTimeout(timer);
-      first.off("exit", onExit);
-      resolve();
-    };
-    const onExit = (code: number | null, signal: string | null) => {
-      clearTimeout(timer);
-      reject(fail(`exited while starting (${signal ?? `code ${code}`})`));
-    };
-    first.on("message", onMessage);
-    first.once("exit", onExit);
+  const first = launch();
+  child = first.c;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(fail(`did not start within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
   });
-  holdOpen(first);
+  try {
+    await Promise.race([first.ready, late]);
+  } catch (error) {
+    stopping = true;
+    first.c.kill("SIGKILL");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  holdOpen(first.c);
 
   return {
     run: (request, onSpawn) => {
       const id = String(++seq);
-      let target: ChildProcess | null = null;
       const done = new Promise<TSpawnOutcome>((resolve, reject) => {
         const c = ensure();
-        target = c;
-        pending.set(id, { pid: null, out: [], err: [], sentAt: performance.now(), resolve, reject, onSpawn });
+        pending.set(id, { owner: c, pid: null, exit: null, out: [], err: [], sentAt: performance.now(), resolve, reject, onSpawn });
         holdOpen(c);
         c.send({ type: "run", id, ...request }, (error) => {
           if (!error || !pending.has(id)) return;
@@ -189,8 +203,10 @@ export async function startSpawner(options: { log?: TLog } = {}): Promise<TSpawn
         });
       });
       const cancel = () => {
-        const c = target as ChildProcess | null;
-        if (c?.connected && pending.has(id)) c.send({ type: "cancel", id }, () => {});
+        const p = pending.get(id);
+        if (!p || p.exit !== null) return false;
+        if (p.owner.connected) p.owner.send({ type: "cancel", id }, () => {});
+        return true;
       };
       return { done, cancel };
     },
