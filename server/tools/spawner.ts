@@ -80,8 +80,8 @@ type TMessage =
   | ({ type: "done"; id: string } & Pick<TSpawnOutcome, "timedOut" | "truncated" | "startError">);
 
 const SCRIPT = fileURLToPath(new URL("./spawner-process.mjs", import.meta.url));
-/** How long a fresh spawner may take to say it is ready at boot (Node starts in well under a second). */
-const READY_TIMEOUT_MS = 10_000;
+/** How long a fresh spawner may take to say it is ready at boot: Node starts in well under a second, a loaded machine may take seconds. */
+const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5000;
 const toBuffer = (chunk: Uint8Array) => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 
