@@ -44,11 +44,15 @@ async function forkViaSpawner(spawner: Awaited<ReturnType<typeof startSpawner>>)
 
 /**
  * `n` spawns of `true` each way, alternating so load changes hit both alike: forked by this
- * process (whose RSS is reported, as the server's fork cost grows with its RSS) and through a
- * spawner started from it. Wall time: call to result; blocked: the synchronous part of the call.
+ * process, first grown to `asLargeAsMb` resident (the server's VmRSS: a fork's cost grows with the
+ * forking process's resident memory), and through a spawner started from it. Wall time: call to
+ * result; blocked: the synchronous part of the call (the fork itself when this process forks).
  */
-export async function forkMicro(n: number): Promise<{ rssMb: number; here: { wall: number; blocked: number }; spawner: { wall: number; blocked: number } }> {
+export async function forkMicro(n: number, asLargeAsMb: number): Promise<{ rssMb: number; here: { wall: number; blocked: number }; spawner: { wall: number; blocked: number } }> {
   const spawner = await startSpawner();
+  // Filled, so every page is resident, like the server's heap and PGlite's WASM memory.
+  const pad = Buffer.alloc(Math.max(0, Math.round(asLargeAsMb * 2 ** 20 - process.memoryUsage().rss)), 1);
+  const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
   const here: [number, number][] = [];
   const via: [number, number][] = [];
   try {
@@ -59,10 +63,11 @@ export async function forkMicro(n: number): Promise<{ rssMb: number; here: { wal
     }
   } finally {
     await spawner.stop();
+    pad.fill(0, 0, 1); // keeps the padding alive until here
   }
   const p50 = (xs: [number, number][], i: 0 | 1) => percentile(xs.map((x) => x[i]), 50);
   return {
-    rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+    rssMb,
     here: { wall: p50(here, 0), blocked: p50(here, 1) },
     spawner: { wall: p50(via, 0), blocked: p50(via, 1) },
   };
