@@ -85,7 +85,7 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     { bench, db, measure: "deny p50 (HTTP + auth + decide commit, no resume)", value: percentile(denyMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
     { bench, db, measure: `inside it: exec \`true\` spawn → exit p50 (in the spawner; ${execs.spawnToExitMs.length} execs)`, value: percentile(execs.spawnToExitMs, 50), unit: "ms" },
     { bench, db, measure: "inside it: exec `true` as the server waits for it (request to the spawner → result) p50", value: percentile(execs.waitMs, 50), unit: "ms" },
-    { bench, db, measure: `fork micro: ${nFork} × \`true\` forked by a ${fork.rssMb} MB process (the server's VmRSS; as before the spawner), p50`, value: fork.here.wall, unit: "ms" },
+    { bench, db, measure: `fork micro: ${nFork} × \`true\` forked by a ${fork.rssMb} MB process (grown to at least the server's VmRSS; as before the spawner), p50`, value: fork.here.wall, unit: "ms" },
     { bench, db, measure: `fork micro: the same through the spawner (runCommand), p50`, value: fork.spawner.wall, unit: "ms", limit: fork.here.wall, limitLabel: "forked by the caller" },
     { bench, db, measure: "fork micro: caller's event loop blocked per exec, forked by the caller, p50", value: fork.here.blocked, unit: "ms" },
     { bench, db, measure: "fork micro: caller's event loop blocked per exec, through the spawner, p50", value: fork.spawner.blocked, unit: "ms", limit: fork.here.blocked, limitLabel: "forked by the caller" },

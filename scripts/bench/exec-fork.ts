@@ -44,7 +44,7 @@ async function forkViaSpawner(spawner: Awaited<ReturnType<typeof startSpawner>>)
 
 /**
  * `n` spawns of `true` each way, alternating so load changes hit both alike: forked by this
- * process, first grown to `asLargeAsMb` resident (the server's VmRSS: a fork's cost grows with the
+ * process, first grown to at least `asLargeAsMb` resident (the server's VmRSS: a fork's cost grows with the
  * forking process's resident memory), and through a spawner started from it. Wall time: call to
  * result; blocked: the synchronous part of the call (the fork itself when this process forks).
  */
@@ -63,7 +63,7 @@ export async function forkMicro(n: number, asLargeAsMb: number): Promise<{ rssMb
     }
   } finally {
     await spawner.stop();
-    pad.fill(0, 0, 1); // keeps the padding alive until here
+    if (pad.length > 0) pad[0] = 0; // keeps the padding alive until here
   }
   const p50 = (xs: [number, number][], i: 0 | 1) => percentile(xs.map((x) => x[i]), 50);
   return {
