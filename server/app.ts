@@ -35,7 +35,8 @@ import { loadSecretKey } from "./host/secret-store";
 import { closeMcpManager } from "./mcp/manager";
 import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
-import { detectExecSandbox, type TExecSandbox } from "./tools/exec-sandbox";
+import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
+import { startSpawner } from "./tools/spawner";
 import { secureDataDir } from "./host/workspace";
 
 export type TAppOptions = {
@@ -63,7 +64,7 @@ export type TAppOptions = {
   /** How often open connections re-check their credential without an announcement (default 30 s). */
   credentialRecheckMs?: number;
   /** Where approved commands run; default detected from COUNTERSIGN_EXEC_SANDBOX / COUNTERSIGN_EXEC_USER (server/tools/exec-sandbox.ts). */
-  sandbox?: TExecSandbox;
+  sandbox?: TSandboxChoice;
   /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
   notify?: TNotifyConfig | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
@@ -102,9 +103,11 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
   const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
-  const sandbox = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
+  const choice = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
   secureDataDir(options.dataDir);
-  (sandbox.mode === "none" ? log.warn : log.info).call(log, { sandbox: sandbox.mode }, `approved commands run in sandbox mode "${sandbox.mode}": ${sandbox.reason}`);
+  (choice.mode === "none" ? log.warn : log.info).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
+  // Commands are forked by a small process of their own, not by this large one; no spawner, no boot.
+  const sandbox: TExecSandbox = { ...choice, spawner: await startSpawner({ log }) };
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
   const starting = (_req: IncomingMessage, res: ServerResponse) => {
@@ -210,6 +213,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     close: async () => {
       await notifier?.stop();
       await host.stop();
+      await sandbox.spawner.stop();
       live.close();
       connections.close();
       keys.close();

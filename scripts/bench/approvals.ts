@@ -1,5 +1,4 @@
-import { tmpdir } from "node:os";
-import { runCommand } from "../../server/tools/run-command";
+import { execTimings, forkMicro } from "./exec-fork";
 import { type TBare, type TCtx, type TServer, size } from "./lib/env";
 import { Client, runLoad } from "./lib/http";
 import { now, percentile, type TRow } from "./lib/stats";
@@ -44,11 +43,14 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     suspendMs.push(now() - t0);
   }
   const roundTripMs: number[] = [];
+  const logFrom = server.proc.output().length;
   for (const s of single) {
     const t0 = now();
     await approveOne(one, s.approvalId);
     roundTripMs.push(now() - t0);
   }
+  // The exec inside each of those round trips, as the server measured it (one "command finished" line each).
+  const execs = execTimings(server.proc.output().slice(logFrom));
 
   const denyMs: number[] = [];
   for (let i = 0; i < size(ctx, 100, 5); i++) {
@@ -71,13 +73,8 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   base.close();
   const limit = limits.decide;
   const limitSuspend = limits.suspend;
-  const spawnMs: number[] = [];
-  const benchRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
-  for (let i = 0; i < size(ctx, 100, 10); i++) {
-    const t0 = now();
-    await runCommand({ command: "true", cwd: tmpdir(), timeoutMs: 10_000 });
-    spawnMs.push(now() - t0);
-  }
+  const nFork = size(ctx, 200, 10);
+  const fork = await forkMicro(nFork, server.rssKb() / 1024);
 
   const bench = "1 approval round trip";
   const rows: TRow[] = [
@@ -86,7 +83,12 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     { bench, db, measure: "throughput, 16 sessions", value: decided.perSecond, unit: "/s", limit: limit.perSecond, limitLabel: "raw decide, 16 callers", target: { kind: "minRatio", x: 0.4 } },
     { bench, db, measure: "p99 at 16 sessions", value: percentile(decided.latencies, 99), unit: "ms", limit: limit.concurrentP99, limitLabel: "raw decide p99, 16 callers" },
     { bench, db, measure: "deny p50 (HTTP + auth + decide commit, no resume)", value: percentile(denyMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
-    { bench, db, measure: `inside it: exec \`true\` (runCommand) p50, from a ${benchRssMb} MB process`, value: percentile(spawnMs, 50), unit: "ms", note: "fork cost grows with the forking process's RSS; see server VmRSS" },
+    { bench, db, measure: `inside it: exec \`true\` spawn → exit p50 (in the spawner; ${execs.spawnToExitMs.length} execs)`, value: percentile(execs.spawnToExitMs, 50), unit: "ms" },
+    { bench, db, measure: "inside it: exec `true` as the server waits for it (request to the spawner → result) p50", value: percentile(execs.waitMs, 50), unit: "ms" },
+    { bench, db, measure: `fork micro: ${nFork} × \`true\` forked by a ${fork.rssMb} MB process (grown to at least the server's VmRSS; as before the spawner), p50`, value: fork.here.wall, unit: "ms" },
+    { bench, db, measure: `fork micro: the same through the spawner (runCommand), p50`, value: fork.spawner.wall, unit: "ms", limit: fork.here.wall, limitLabel: "forked by the caller" },
+    { bench, db, measure: "fork micro: caller's event loop blocked per exec, forked by the caller, p50", value: fork.here.blocked, unit: "ms" },
+    { bench, db, measure: "fork micro: caller's event loop blocked per exec, through the spawner, p50", value: fork.spawner.blocked, unit: "ms", limit: fork.here.blocked, limitLabel: "forked by the caller" },
     { bench, db, measure: "server VmRSS after this benchmark", value: server.rssKb() / 1024, unit: "MB" },
     { bench: "2 suspend", db, measure: "p50, 1 client", value: percentile(suspendMs, 50), unit: "ms", limit: limitSuspend.p50, limitLabel: "raw create+suspend commits p50" },
     { bench: "2 suspend", db, measure: "p99, 1 client", value: percentile(suspendMs, 99), unit: "ms", limit: limitSuspend.p99, limitLabel: "raw create+suspend commits p99" },

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { z } from "zod";
 import { processCleanup, RunRevokedError, runCommandForRun } from "../devices/process-cleanup";
+import { SpawnerUnavailableError, startSpawner, type TSpawner } from "../tools/spawner";
 import {
   CLOSE_AUTH_FAILED,
   CLOSE_REPLACED,
@@ -52,7 +53,7 @@ type TRunning = { runId: string; controller: AbortController };
  * lost connection stop the whole tree. Resolves with the exit code.
  */
 export async function runDevice(options: TDeviceOptions): Promise<number> {
-  let state = readState(options.state);
+  const state = readState(options.state);
   if (!options.pair && !state) {
     fail(`this device is not paired: start it once with --pair TOKEN (an admin creates one in the console); no state in ${options.state}.`);
     return 1;
@@ -62,6 +63,23 @@ export async function runDevice(options: TDeviceOptions): Promise<number> {
     fail("--server URL is required.");
     return 2;
   }
+  // Commands are forked by a small process of its own, as on the server (server/tools/spawner.ts).
+  let spawner: TSpawner;
+  try {
+    spawner = await startSpawner();
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+  try {
+    return await serve(options, server, state, spawner);
+  } finally {
+    await spawner.stop();
+  }
+}
+
+async function serve(options: TDeviceOptions, server: string, initial: TState | null, spawner: TSpawner): Promise<number> {
+  let state = initial;
   let pairToken = options.pair ?? null;
   const running = new Map<string, TRunning>();
   let socket: WebSocket | null = null;
@@ -102,6 +120,7 @@ export async function runDevice(options: TDeviceOptions): Promise<number> {
         env: { ...process.env } as Record<string, string>,
         timeoutMs: Math.min(frame.timeoutMs, options.maxTimeoutMs),
         signal: controller.signal,
+        spawner,
         onSpawn: ({ pid, marker }) => {
           log("started", { id: frame.id, pid, marker });
           send({ type: "started", id: frame.id, pid, marker });
@@ -121,6 +140,12 @@ export async function runDevice(options: TDeviceOptions): Promise<number> {
         marker: result.marker,
       });
     } catch (error) {
+      if (error instanceof SpawnerUnavailableError) {
+        // The outcome is unknown (the spawner stopped the command or never ran it): say so instead of leaving the server waiting.
+        log("result", { id: frame.id, exitCode: null, error: error.message });
+        const failed = { exitCode: null, stdout: "", stderr: error.message, timedOut: false, cancelled: false, truncated: false, durationMs: 0 };
+        return send({ type: "result", id: frame.id, ...failed });
+      }
       if (!(error instanceof RunRevokedError)) throw error;
       log("refused", { id: frame.id, reason: "run_revoked" });
       send({ type: "refused", id: frame.id, reason: "run_revoked", message: "the run was revoked; this device starts no new command for it." });

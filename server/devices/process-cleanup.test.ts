@@ -1,9 +1,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listMarkedProcesses } from "../tools/run-command";
+import { startSpawner, type TSpawner } from "../tools/spawner";
 import { ProcessCleanup, RunRevokedError, runCommandForRun, type TCleanupToken } from "./process-cleanup";
+
+let spawner: TSpawner;
+beforeAll(async () => {
+  spawner = await startSpawner();
+});
+afterAll(async () => {
+  await spawner.stop();
+});
 
 let dir: string;
 beforeEach(() => {
@@ -27,7 +36,7 @@ const TREE = "setsid sleep 60 & (sleep 60 &); sleep 60 & wait";
 /** Starts TREE through the registry in the background; resolves once all of it is running. */
 async function startTree(registry: ProcessCleanup, runId: string, extra: { signal?: AbortSignal; timeoutMs?: number } = {}) {
   let token: TCleanupToken | null = null;
-  const done = runCommandForRun(runId, { command: TREE, cwd: dir, timeoutMs: extra.timeoutMs ?? 60_000, signal: extra.signal }, registry, (t) => {
+  const done = runCommandForRun(runId, { command: TREE, cwd: dir, spawner, timeoutMs: extra.timeoutMs ?? 60_000, signal: extra.signal }, registry, (t) => {
     token = t;
   });
   await waitFor(() => token !== null && listMarkedProcesses((token as TCleanupToken).marker).length >= 3, 5000, "the tree to start");
@@ -37,8 +46,8 @@ async function startTree(registry: ProcessCleanup, runId: string, extra: { signa
 describe("ProcessCleanup", () => {
   it("mints a distinct marker per spawn that the command's environment carries", async () => {
     const registry = new ProcessCleanup();
-    const a = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, timeoutMs: 5000 }, registry);
-    const b = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, timeoutMs: 5000 }, registry);
+    const a = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, spawner, timeoutMs: 5000 }, registry);
+    const b = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, spawner, timeoutMs: 5000 }, registry);
     expect(a.stdout.trim()).toBe(a.marker);
     expect(a.marker).toMatch(/^[0-9a-f]{32}$/);
     expect(b.marker).not.toBe(a.marker);
@@ -50,7 +59,7 @@ describe("ProcessCleanup", () => {
     registry.revoke("run_r", "test");
     expect(registry.isRevoked("run_r")).toBe(true);
     expect(() => registry.prepare("run_r")).toThrow(RunRevokedError);
-    await expect(runCommandForRun("run_r", { command: "touch ran.txt", cwd: dir, timeoutMs: 5000 }, registry)).rejects.toBeInstanceOf(RunRevokedError);
+    await expect(runCommandForRun("run_r", { command: "touch ran.txt", cwd: dir, spawner, timeoutMs: 5000 }, registry)).rejects.toBeInstanceOf(RunRevokedError);
     await expect(registry.writeFile("run_r", join(dir, "written.txt"), "x")).rejects.toBeInstanceOf(RunRevokedError);
     await new Promise((r) => setTimeout(r, 200));
     expect(existsSync(join(dir, "ran.txt"))).toBe(false);
@@ -97,7 +106,7 @@ describe("ProcessCleanup", () => {
   it("a timeout stops the whole tree, including a child that left the process group", async () => {
     const registry = new ProcessCleanup();
     let marker = "";
-    const result = await runCommandForRun("run_t", { command: TREE, cwd: dir, timeoutMs: 500 }, registry, (t) => {
+    const result = await runCommandForRun("run_t", { command: TREE, cwd: dir, spawner, timeoutMs: 500 }, registry, (t) => {
       marker = t.marker;
     });
     expect(result.timedOut).toBe(true);
@@ -106,7 +115,7 @@ describe("ProcessCleanup", () => {
 
   it("finalize reaps what a finished command left running", async () => {
     const registry = new ProcessCleanup();
-    const result = await runCommandForRun("run_f", { command: "setsid sleep 60 & echo started", cwd: dir, timeoutMs: 5000 }, registry);
+    const result = await runCommandForRun("run_f", { command: "setsid sleep 60 & echo started", cwd: dir, spawner, timeoutMs: 5000 }, registry);
     expect(result.stdout).toBe("started\n");
     expect(listMarkedProcesses(result.marker)).toEqual([]);
   });

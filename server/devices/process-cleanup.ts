@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { groupAlive, HAS_PROC } from "../tools/proc.mjs";
 import { listMarkedProcesses, runCommand, type TRunCommandInput, type TRunCommandResult } from "../tools/run-command";
 
 /** Thrown when a revoked run tries to prepare a process, start a command or write a file. */
@@ -45,31 +45,7 @@ type TOptions = {
   revokedTtlMs?: number;
 };
 
-const HAS_PROC = existsSync("/proc/self/stat");
 const POLL_MS = 25;
-
-/** Live (non-zombie) members of a process group. */
-function groupMembers(pgid: number): number[] {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return [];
-  }
-  if (!HAS_PROC) return [pgid];
-  const members: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (state !== "Z" && Number(pgrp) === pgid) members.push(Number(entry));
-  }
-  return members;
-}
 
 function signal(target: number, sig: NodeJS.Signals): void {
   try {
@@ -82,7 +58,7 @@ function signal(target: number, sig: NodeJS.Signals): void {
 /** Pids still alive in the marked tree: marked processes (Linux /proc) plus members of the attached groups. */
 function treeAlive(entry: TEntry): boolean {
   if (HAS_PROC && listMarkedProcesses(entry.marker).length > 0) return true;
-  for (const pgid of entry.pgids) if (groupMembers(pgid).length > 0) return true;
+  for (const pgid of entry.pgids) if (groupAlive(pgid)) return true;
   return false;
 }
 

@@ -1,27 +1,36 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareWorkspace, secureDataDir } from "../host/workspace";
-import { detectExecSandbox, execEnvironment, parseExecUser, type TExecSandbox } from "./exec-sandbox";
+import { detectExecSandbox, execEnvironment, parseExecUser, type TSandboxChoice } from "./exec-sandbox";
 import { runCommand } from "./run-command";
+import { startSpawner, type TSpawner } from "./spawner";
 
 const isRoot = process.getuid?.() === 0;
-const detected = detectExecSandbox("auto", undefined);
-/** Every mode this machine can run: bwrap (when installed), user (as root), and none. */
-const modes: TExecSandbox[] = [
-  ...(detected.mode === "bwrap" ? [detected] : []),
+const ownUid = process.getuid?.() ?? -1;
+/** The oracle for detection: does bubblewrap create its namespaces here (and can it drop to the exec user as root)? */
+const bwrapRuns =
+  existsSync("/usr/bin/bwrap") &&
+  (!isRoot || existsSync("/usr/bin/setpriv")) &&
+  spawnSync("/usr/bin/bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-ipc", "--unshare-net", ...(isRoot ? [] : ["--unshare-user"]), "/bin/true"]).status === 0;
+/** Every mode this machine can run: bwrap (when it runs), user (as root), and none; the others are refused at boot (see "detection"). */
+const modes: TSandboxChoice[] = [
+  ...(bwrapRuns ? [detectExecSandbox("bwrap", undefined)] : []),
   ...(isRoot ? [detectExecSandbox("user", undefined)] : []),
   detectExecSandbox("none", undefined),
 ];
 
+let spawner: TSpawner;
 let dataDir: string;
 let workspace: string;
 let listener: Server;
 let port = 0;
 
 beforeAll(async () => {
+  spawner = await startSpawner();
   dataDir = mkdtempSync(join(tmpdir(), "exec-sandbox-"));
   secureDataDir(dataDir);
   writeFileSync(join(dataDir, "auth-secret"), "the-auth-secret", { mode: 0o600 });
@@ -33,6 +42,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await spawner.stop();
   await new Promise<void>((resolve) => listener.close(() => resolve()));
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -47,6 +57,7 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
       cwd: workspace,
       timeoutMs: 10_000,
       env: execEnvironment(workspace, ["GIT_TOKEN"], SECRET_ENV),
+      spawner,
       confinement: { sandbox, workspaceDir: workspace, network },
     });
   };
@@ -67,32 +78,75 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
     expect(r.stdout).not.toMatch(/dbpass|sekrit|sk-x/);
   });
 
-  it.runIf(mode !== "none")("cannot read the data directory, another session's workspace or the server's environment", async () => {
-    const r = await run(`cat ${dataDir}/auth-secret; ls ${dataDir}; cat ${dataDir}/workspaces/other/theirs.txt; cat ../other/theirs.txt; cat /proc/${process.pid}/environ; echo done`);
-    expect(r.stdout).not.toContain("the-auth-secret");
-    expect(r.stdout).not.toContain("another session's file");
-    expect(r.stdout).not.toContain("auth-secret");
-    expect(r.stdout).not.toMatch(/DATABASE_URL|BETTER_AUTH/);
-    expect(r.stdout.trim().endsWith("done")).toBe(true);
-  });
+  if (mode === "none") {
+    it("can read what the server's user can read (the documented cost of mode none)", async () => {
+      const r = await run(`cat ${dataDir}/auth-secret; cat ${dataDir}/workspaces/other/theirs.txt; echo done`);
+      expect(r.stdout).toBe("the-auth-secretanother session's filedone\n");
+    });
+  } else {
+    it("cannot read the data directory, another session's workspace or the server's environment", async () => {
+      const r = await run(`cat ${dataDir}/auth-secret; ls ${dataDir}; cat ${dataDir}/workspaces/other/theirs.txt; cat ../other/theirs.txt; cat /proc/${process.pid}/environ; echo done`);
+      expect(r.stdout).not.toContain("the-auth-secret");
+      expect(r.stdout).not.toContain("another session's file");
+      expect(r.stdout).not.toContain("auth-secret");
+      expect(r.stdout).not.toMatch(/DATABASE_URL|BETTER_AUTH/);
+      expect(r.stdout.trim().endsWith("done")).toBe(true);
+    });
+  }
 
-  it.runIf(isRoot && mode !== "none")("does not run as root", async () => {
+  it(`runs as ${sandbox.runAs ? `the exec user (uid ${sandbox.runAs.uid})` : "the server's user"}`, async () => {
     const r = await run("id -u; cat /etc/shadow > /dev/null 2>&1 && echo shadow-readable || echo shadow-refused");
-    expect(r.stdout.split("\n")[0]).toBe("65534");
-    expect(r.stdout).toContain("shadow-refused");
+    const uid = sandbox.runAs?.uid ?? ownUid;
+    expect(r.stdout).toBe(`${uid}\n${uid === 0 ? "shadow-readable" : "shadow-refused"}\n`);
   });
 
-  it.runIf(mode === "bwrap")("has no network unless the agent allows it", async () => {
-    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo unreachable`;
-    expect((await run(probe)).stdout).toContain("unreachable");
-    expect((await run(probe, true)).stdout).toContain("hello");
+  if (mode === "bwrap") {
+    it("has no network unless the agent allows it", async () => {
+      const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo unreachable`;
+      expect((await run(probe)).stdout).toContain("unreachable");
+      expect((await run(probe, true)).stdout).toContain("hello");
+    });
+
+    it("sees only its own processes and a private /tmp", async () => {
+      writeFileSync(join(tmpdir(), `host-only-${mode}.txt`), "host tmp");
+      const r = await run(`ls /proc | grep -c '^[0-9]'; ls /tmp; test -e ${tmpdir()}/host-only-${mode}.txt && echo host-tmp-visible || echo host-tmp-hidden`);
+      expect(Number(r.stdout.split("\n")[0])).toBeLessThan(10);
+      expect(r.stdout).toContain("host-tmp-hidden");
+    });
+  } else {
+    it("keeps the host's network whatever the agent allows (only bubblewrap can take it away)", async () => {
+      const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo unreachable`;
+      expect((await run(probe, false)).stdout).toBe("hello\n");
+      expect((await run(probe, true)).stdout).toBe("hello\n");
+    });
+
+    it("shares the host's processes and /tmp (no namespaces)", async () => {
+      writeFileSync(join(tmpdir(), `host-only-${mode}.txt`), "host tmp");
+      const r = await run(`test -d /proc/${process.pid} && echo server-visible; test -e ${tmpdir()}/host-only-${mode}.txt && echo host-tmp-visible`);
+      expect(r.stdout).toBe("server-visible\nhost-tmp-visible\n");
+    });
+  }
+});
+
+describe("detection", () => {
+  it("auto picks bubblewrap when it runs, else the exec user as root, else none", () => {
+    const auto = detectExecSandbox("auto", undefined);
+    expect(auto.mode).toBe(bwrapRuns ? "bwrap" : isRoot ? "user" : "none");
+    expect(auto.runAs).toEqual(isRoot ? { uid: 65534, gid: 65534 } : null);
   });
 
-  it.runIf(mode === "bwrap")("sees only its own processes and a private /tmp", async () => {
-    writeFileSync(join(tmpdir(), `host-only-${mode}.txt`), "host tmp");
-    const r = await run(`ls /proc | grep -c '^[0-9]'; ls /tmp; test -e ${tmpdir()}/host-only-${mode}.txt && echo host-tmp-visible || echo host-tmp-hidden`);
-    expect(Number(r.stdout.split("\n")[0])).toBeLessThan(10);
-    expect(r.stdout).toContain("host-tmp-hidden");
+  it("an explicit bwrap is chosen when it runs, and is a boot error otherwise", () => {
+    if (bwrapRuns) expect(detectExecSandbox("bwrap", "1000:1000")).toMatchObject({ mode: "bwrap", runAs: isRoot ? { uid: 1000, gid: 1000 } : null });
+    else expect(() => detectExecSandbox("bwrap", undefined)).toThrow(/COUNTERSIGN_EXEC_SANDBOX=bwrap, but bubblewrap does not work here/);
+  });
+
+  it("an explicit user is chosen as root, and is a boot error otherwise", () => {
+    if (isRoot) expect(detectExecSandbox("user", "1000:1000")).toMatchObject({ mode: "user", runAs: { uid: 1000, gid: 1000 } });
+    else expect(() => detectExecSandbox("user", undefined)).toThrow("COUNTERSIGN_EXEC_SANDBOX=user needs the server to run as root (to switch to the exec user).");
+  });
+
+  it("none is always available and runs commands as the server's user", () => {
+    expect(detectExecSandbox(" NONE ", "1000:1000")).toMatchObject({ mode: "none", runAs: null });
   });
 });
 

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import type { TSpawner } from "./spawner";
 
 /**
  * How approved commands are confined (`COUNTERSIGN_EXEC_SANDBOX`):
@@ -15,8 +16,8 @@ import { existsSync } from "node:fs";
 export const EXEC_SANDBOX_MODES = ["bwrap", "user", "none"] as const;
 export type TExecSandboxMode = (typeof EXEC_SANDBOX_MODES)[number];
 
-/** The sandbox this process runs approved commands in; detected once at boot. */
-export type TExecSandbox = {
+/** The sandbox mode this process runs approved commands in; detected once at boot. */
+export type TSandboxChoice = {
   mode: TExecSandboxMode;
   /** The unprivileged user commands run as (`bwrap` and `user` when the server is root); null: the server's own user. */
   runAs: { uid: number; gid: number } | null;
@@ -24,9 +25,15 @@ export type TExecSandbox = {
   reason: string;
 };
 
+/**
+ * Where approved commands run: the detected sandbox, and the spawner process that forks every
+ * command under it (server/tools/spawner.ts; started with the server, stopped with it).
+ */
+export type TExecSandbox = TSandboxChoice & { spawner: TSpawner };
+
 /** What one confined command may see and do. */
 export type TConfinement = {
-  sandbox: TExecSandbox;
+  sandbox: TSandboxChoice;
   /** The session workspace (absolute, real path): the only writable place. */
   workspaceDir: string;
   /** Whether the command may use the network (bwrap only; `user` and `none` cannot take it away). */
@@ -76,7 +83,7 @@ function bwrapWorks(runAs: { uid: number; gid: number } | null): boolean {
  * Picks the sandbox: `auto` (default) takes bubblewrap when it works, else the unprivileged user
  * when the server is root, else `none`. An explicit mode that cannot work is a boot error.
  */
-export function detectExecSandbox(requested: string | undefined, execUser: string | undefined): TExecSandbox {
+export function detectExecSandbox(requested: string | undefined, execUser: string | undefined): TSandboxChoice {
   const wanted = (requested ?? "auto").trim().toLowerCase() || "auto";
   if (wanted !== "auto" && !(EXEC_SANDBOX_MODES as readonly string[]).includes(wanted)) {
     throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX "${requested}": use auto, bwrap, user or none.`);

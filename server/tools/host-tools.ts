@@ -30,6 +30,7 @@ export const execTool: THostTool = {
       cwd: ctx.cwd ?? ctx.workspaceDir,
       timeoutMs: timeoutMs ?? 30_000,
       signal: ctx.signal,
+      spawner: ctx.exec.sandbox.spawner,
       env: execEnvironment(ctx.workspaceDir, ctx.exec.env),
       confinement: { sandbox: ctx.exec.sandbox, workspaceDir: ctx.workspaceDir, network: ctx.exec.network },
     });

@@ -1,8 +1,18 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listMarkedProcesses, runCommand } from "./run-command";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { listMarkedProcesses, runCommand as runWith, type TRunCommandInput } from "./run-command";
+import { startSpawner, type TSpawner } from "./spawner";
+
+let spawner: TSpawner;
+beforeAll(async () => {
+  spawner = await startSpawner();
+});
+afterAll(async () => {
+  await spawner.stop();
+});
+const runCommand = (input: Omit<TRunCommandInput, "spawner">) => runWith({ ...input, spawner });
 
 let dir: string;
 beforeEach(() => {
@@ -44,7 +54,15 @@ describe("runCommand", () => {
     expect(r.stdout).toBe(`out bar\n${dir}\n`);
     expect(r.stderr).toBe("err\n");
     expect(r).toMatchObject({ timedOut: false, cancelled: false, truncated: false, signal: null });
-    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+    // The fork's own time is measured inside the caller's wait.
+    expect(r.spawnToExitMs).toBeGreaterThan(0);
+    expect(r.spawnToExitMs).toBeLessThanOrEqual(r.durationMs);
+  });
+
+  it("is forked by the spawner process, not by the caller", async () => {
+    const r = await runCommand({ command: "echo $PPID", cwd: dir, timeoutMs: 2000 });
+    expect(Number(r.stdout.trim())).toBe(spawner.pid());
+    expect(spawner.pid()).not.toBe(process.pid);
   });
 
   it("reports a non-zero exit as a normal result", async () => {
@@ -151,6 +169,7 @@ describe("runCommand", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(r.cancelled).toBe(true);
     expect(r.exitCode).toBeNull();
+    expect(r.spawnToExitMs).toBeNull();
     expect(spawned).toBe(false);
     expect(existsSync(file)).toBe(false);
   });

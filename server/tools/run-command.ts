@@ -1,14 +1,16 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import type { Readable } from "node:stream";
+import { statSync } from "node:fs";
 import { execEnvironment, spawnPlan, type TConfinement } from "./exec-sandbox";
+import { scanProc } from "./proc.mjs";
+import type { TSpawner } from "./spawner";
 
 /** Input for {@link runCommand}. */
 export type TRunCommandInput = {
   command: string; // run with /bin/bash -c
   cwd: string; // must already exist
   timeoutMs: number; // then the whole process tree is killed
+  /** The process that forks the command (server/tools/spawner.ts): one per server or device process. */
+  spawner: TSpawner;
   maxOutputBytes?: number; // per stream, default 65536
   signal?: AbortSignal; // abort kills the tree; if already aborted, nothing is spawned
   /** The command's whole environment; default the minimal one (execEnvironment): nothing of the server's own is added. */
@@ -21,7 +23,7 @@ export type TRunCommandInput = {
   onSpawn?: (info: { pid: number; marker: string }) => void;
 };
 
-/** Outcome of {@link runCommand}; ordinary failures are reported here, never thrown. */
+/** Outcome of {@link runCommand}; ordinary failures (exit codes, timeouts, a failed start) are reported here. */
 export type TRunCommandResult = {
   exitCode: number | null;
   stdout: string;
@@ -30,89 +32,25 @@ export type TRunCommandResult = {
   cancelled: boolean;
   truncated: boolean;
   signal: string | null;
+  /** The caller's whole wait, from the call to the result. */
   durationMs: number;
+  /** The fork's own time: spawn() to the command's exit, in the spawner; null when nothing was spawned. */
+  spawnToExitMs: number | null;
 };
 
 const MARKER_VAR = "COUNTERSIGN_PROCESS_MARKER";
 const DEFAULT_MAX_OUTPUT_BYTES = 65536;
-const KILL_GRACE_MS = 500;
-const PIPE_GRACE_MS = 200;
-const POLL_MS = 25;
-const HAS_PROC = existsSync("/proc/self/stat");
 
-/** Keeps the first `limit` bytes of a stream but consumes all of it, so the writer never blocks. */
-function collect(stream: Readable, limit: number): { text: () => string; truncated: () => boolean } {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  stream.on("data", (chunk: Buffer) => {
-    const room = limit - size;
-    if (chunk.length > room) truncated = true;
-    if (room <= 0) return;
-    const kept = chunk.subarray(0, room);
-    chunks.push(kept);
-    size += kept.length;
-  });
-  // A destroyed pipe may still emit errors (EPIPE etc.); output collected so far stands.
-  stream.on("error", () => {});
-  return {
-    // stream:true drops a trailing partial UTF-8 sequence left by truncation instead of emitting U+FFFD.
-    text: () => new TextDecoder("utf-8").decode(Buffer.concat(chunks), { stream: true }),
-    truncated: () => truncated,
-  };
-}
+// stream:true drops a trailing partial UTF-8 sequence left by truncation instead of emitting U+FFFD.
+const decode = (bytes: Buffer): string => new TextDecoder("utf-8").decode(bytes, { stream: true });
 
-/** Calls `test` with the contents of /proc/<pid>/<file> for each readable process; stops when it returns true. */
-function scanProc(file: string, test: (pid: number, content: string) => boolean): void {
-  let entries: string[] = [];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let content: string;
-    try {
-      content = readFileSync(`/proc/${entry}/${file}`, "latin1");
-    } catch {
-      continue; // Processes owned by others or exiting mid-scan are expected.
-    }
-    if (test(Number(entry), content)) return;
-  }
-}
-
-/** True if any non-zombie process is in the group. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  if (!HAS_PROC) return true;
-  // kill(0) also counts zombies, which can linger for seconds when PID 1 reaps orphans lazily.
-  let alive = false;
-  scanProc("stat", (_pid, stat) => {
-    // comm may contain spaces or parens, so parse from the last ')': "state ppid pgrp ...".
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    alive = state !== "Z" && Number(pgrp) === pgid;
-    return alive;
-  });
-  return alive;
-}
-
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // The group may already be gone; that is the goal anyway.
-  }
-}
-
-/** Runs `command` with /bin/bash -c in its own process group; kills the whole tree on timeout or abort. */
+/**
+ * Runs `command` with /bin/bash -c in its own process group, started by the spawner process
+ * (server/tools/spawner.ts), which kills the whole tree on timeout or abort. Throws
+ * {@link SpawnerUnavailableError} when the spawner cannot run it or dies while it runs.
+ */
 export async function runCommand(input: TRunCommandInput): Promise<TRunCommandResult> {
-  const started = Date.now();
-  const limit = input.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const started = performance.now();
   const base: TRunCommandResult = {
     exitCode: null,
     stdout: "",
@@ -122,112 +60,46 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
     truncated: false,
     signal: null,
     durationMs: 0,
+    spawnToExitMs: null,
   };
+  const elapsed = () => performance.now() - started;
 
-  if (input.signal?.aborted) {
-    return { ...base, cancelled: true, durationMs: Date.now() - started };
-  }
+  if (input.signal?.aborted) return { ...base, cancelled: true, durationMs: elapsed() };
   let cwdIsDir = false;
   try {
     cwdIsDir = statSync(input.cwd).isDirectory();
   } catch {}
-  if (!cwdIsDir) {
-    return { ...base, stderr: "The working directory does not exist.", durationMs: Date.now() - started };
-  }
+  if (!cwdIsDir) return { ...base, stderr: "The working directory does not exist.", durationMs: elapsed() };
 
   const marker = input.marker ?? randomBytes(16).toString("hex");
   const environment: Record<string, string> = { ...(input.env ?? execEnvironment(input.cwd)), [MARKER_VAR]: marker };
   const plan = input.confinement ? spawnPlan(input.confinement, input.command, input.cwd) : { file: "/bin/bash", args: ["-c", input.command], cwd: input.cwd };
-  const child = spawn(plan.file, plan.args, {
-    cwd: plan.cwd,
-    // Exactly this environment (Next's typings make NODE_ENV look required in ProcessEnv).
-    env: environment as NodeJS.ProcessEnv,
-    ...(plan.uid !== undefined ? { uid: plan.uid, gid: plan.gid } : {}),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-
-  return new Promise<TRunCommandResult>((resolve) => {
-    const result: TRunCommandResult = { ...base };
-    const out = collect(child.stdout, limit);
-    const err = collect(child.stderr, limit);
-    const pgid = child.pid;
-    let exited = false;
-    let finishing = false;
-    let termSent = false;
-    let killSent = false;
-    const timers: NodeJS.Timeout[] = [];
-
-    const terminate = () => {
-      if (pgid === undefined || termSent) return;
-      termSent = true;
-      signalGroup(pgid, "SIGTERM");
-      timers.push(
-        setTimeout(() => {
-          if (groupAlive(pgid)) signalGroup(pgid, "SIGKILL");
-          killSent = true;
-        }, KILL_GRACE_MS),
-      );
+  const job = input.spawner.run(
+    { ...plan, env: environment, timeoutMs: input.timeoutMs, maxOutputBytes: input.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES },
+    (pid) => input.onSpawn?.({ pid, marker }),
+  );
+  let cancelled = false;
+  const onAbort = () => {
+    // Cancelled when the abort came before the command exited, whoever's signal then stopped it.
+    if (job.cancel()) cancelled = true;
+  };
+  input.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const outcome = await job.done;
+    return {
+      exitCode: outcome.exitCode,
+      stdout: decode(outcome.stdout),
+      stderr: outcome.startError !== null ? `failed to start: ${outcome.startError}` : decode(outcome.stderr),
+      timedOut: outcome.timedOut,
+      cancelled,
+      truncated: outcome.truncated,
+      signal: outcome.signal,
+      durationMs: elapsed(),
+      spawnToExitMs: outcome.spawnToExitMs,
     };
-    const onAbort = () => {
-      if (exited) return;
-      result.cancelled = true;
-      terminate();
-    };
-
-    const finish = async (spawnError?: Error) => {
-      if (finishing) return;
-      finishing = true;
-      input.signal?.removeEventListener("abort", onAbort);
-      if (pgid !== undefined) {
-        // Background processes outlive bash; the command owns its whole group, so reap leftovers.
-        if (groupAlive(pgid)) terminate();
-        while (groupAlive(pgid) && !killSent) {
-          await new Promise((r) => setTimeout(r, POLL_MS));
-        }
-      }
-      for (const t of timers) clearTimeout(t);
-      child.stdout.destroy();
-      child.stderr.destroy();
-      resolve({
-        ...result,
-        stdout: out.text(),
-        stderr: spawnError ? `failed to start: ${spawnError.message}` : err.text(),
-        truncated: out.truncated() || err.truncated(),
-        durationMs: Date.now() - started,
-      });
-    };
-
-    child.on("error", (error) => {
-      // Only spawn failures end the run; later errors (e.g. from kill) are irrelevant here.
-      if (pgid === undefined) void finish(error);
-    });
-    if (pgid === undefined) return;
-
-    input.signal?.addEventListener("abort", onAbort, { once: true });
-    timers.push(
-      setTimeout(() => {
-        if (exited) return;
-        result.timedOut = true;
-        terminate();
-      }, input.timeoutMs),
-    );
-
-    child.on("exit", (code, sig) => {
-      exited = true;
-      result.exitCode = code;
-      result.signal = sig;
-      // Grandchildren may keep the pipes open indefinitely; 'close' would then never fire.
-      timers.push(setTimeout(() => void finish(), PIPE_GRACE_MS));
-    });
-    child.on("close", () => void finish());
-
-    try {
-      input.onSpawn?.({ pid: pgid, marker });
-    } catch {
-      // A faulty observer must not leave an unmanaged process tree behind.
-    }
-  });
+  } finally {
+    input.signal?.removeEventListener("abort", onAbort);
+  }
 }
 
 /** Pids of live processes whose environment carries `COUNTERSIGN_PROCESS_MARKER=<marker>` (Linux /proc). */

@@ -123,11 +123,38 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     expect(existsSync(join(cwd, "after.txt"))).toBe(false);
   });
 
+  it("a spawner killed mid-run: that run ends at once with a clear error, its tree is gone, and the next exec works", async () => {
+    const { approval, cwd } = await invokeApproval(app, member.apiKey, TREE);
+    const approving = decide(app, admin.apiKey, approval.id, "approve");
+    const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 10_000, "the marker");
+    const pids = await waitUntil(() => {
+      const found = listMarkedProcesses(marker);
+      return found.length >= 4 ? found : null;
+    }, 10_000, "the tree");
+    const spawner = app.deps.sandbox.spawner;
+    const first = spawner.pid() as number;
+    const killedAt = Date.now();
+    process.kill(first, "SIGKILL");
+
+    const done = await ok200(await approving);
+    expect(Date.now() - killedAt).toBeLessThan(5000);
+    expect(done.status).toBe("completed");
+    expect(toolResults(done)[0]?.output).toEqual({
+      error: "The command spawner process was killed (SIGKILL) while the command ran: the command was stopped and its outcome is unknown.",
+    });
+    await waitUntil(() => listMarkedProcesses(marker).length === 0 && alive(pids).length === 0, 5000, "every child to be gone");
+
+    const next = await invokeApproval(app, member.apiKey, "echo again");
+    const after = await ok200(await decide(app, admin.apiKey, next.approval.id, "approve"));
+    expect(toolResults(after)[0]?.output).toEqual({ exitCode: 0, stdout: "again\n", stderr: "" });
+    expect(spawner.pid()).not.toBe(first);
+  });
+
   it("a terminate minted before the revocation still stops its own tree, and only it", async () => {
     const runs = ["run_mint_a", "run_mint_b"];
     const trees = runs.map((runId) => {
       const token = processCleanup.prepare(runId);
-      const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, marker: token.marker, onSpawn: ({ pid }) => token.attach(pid) });
+      const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, spawner: app.deps.sandbox.spawner, marker: token.marker, onSpawn: ({ pid }) => token.attach(pid) });
       return { token, done };
     });
     await waitUntil(() => trees.every((t) => listMarkedProcesses(t.token.marker).length >= 3), 10_000, "both trees");

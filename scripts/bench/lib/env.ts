@@ -39,9 +39,13 @@ export async function freshDatabase(ctx: TCtx): Promise<TFresh> {
 
 export type TServer = { url: string; key: string; pid: number; proc: TServerProcess; rssKb: () => number; stop: () => Promise<void> };
 
-/** `server/main.ts` as its own process (API only, LOG_LEVEL=warn) on the fresh database; the demo admin's key. */
+/**
+ * `server/main.ts` as its own process (API only) on the fresh database, with `env` added; the demo
+ * admin's key. LOG_LEVEL=debug: the only debug line on the benchmarked paths is the one per exec
+ * that item 1 reads ("command finished", with the fork's own time); the rest is warn or above.
+ */
 export async function startServer(fresh: TFresh, env: Record<string, string> = {}): Promise<TServer> {
-  const proc = await startServerProcess({ dataDir: fresh.dataDir, port: await freePort(), databaseUrl: fresh.url, env });
+  const proc = await startServerProcess({ dataDir: fresh.dataDir, port: await freePort(), databaseUrl: fresh.url, env: { LOG_LEVEL: "debug", ...env } });
   const key = await demoApiKey(fresh.dataDir);
   const pid = proc.child.pid as number;
   children.add(proc.child);

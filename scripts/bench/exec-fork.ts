@@ -1,0 +1,74 @@
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { runCommand } from "../../server/tools/run-command";
+import { startSpawner } from "../../server/tools/spawner";
+import { now, percentile } from "./lib/stats";
+
+/** The timings the server logged for each exec it ran (debug line "command finished", server/tools/spawner.ts). */
+export type TExecTimings = { spawnToExitMs: number[]; waitMs: number[] };
+
+/** Reads the server's "command finished" lines from a slice of its output (it runs with LOG_LEVEL=debug). */
+export function execTimings(output: string): TExecTimings {
+  const out: TExecTimings = { spawnToExitMs: [], waitMs: [] };
+  for (const line of output.split("\n")) {
+    if (!line.includes('"msg":"command finished"')) continue;
+    const entry = JSON.parse(line) as { spawnToExitMs: number | null; waitMs: number };
+    if (entry.spawnToExitMs !== null) out.spawnToExitMs.push(entry.spawnToExitMs);
+    out.waitMs.push(entry.waitMs);
+  }
+  return out;
+}
+
+/** The same minimal environment both ways. */
+const ENV: Record<string, string> = { PATH: "/usr/bin:/bin" };
+
+/** One `bash -c true` forked by this process, as the server did before the spawner: [wall ms, event loop blocked ms]. */
+async function forkHere(): Promise<[number, number]> {
+  const t0 = now();
+  const child = spawn("/bin/bash", ["-c", "true"], { cwd: tmpdir(), env: ENV as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const blocked = now() - t0;
+  child.stdout.resume();
+  child.stderr.resume();
+  await new Promise((resolve) => child.on("close", resolve));
+  return [now() - t0, blocked];
+}
+
+/** The same command through a spawner (runCommand, the only path the server has): [wall ms, event loop blocked ms]. */
+async function forkViaSpawner(spawner: Awaited<ReturnType<typeof startSpawner>>): Promise<[number, number]> {
+  const t0 = now();
+  const pending = runCommand({ command: "true", cwd: tmpdir(), env: ENV, timeoutMs: 10_000, spawner });
+  const blocked = now() - t0;
+  await pending;
+  return [now() - t0, blocked];
+}
+
+/**
+ * `n` spawns of `true` each way, alternating so load changes hit both alike: forked by this
+ * process, first grown to at least `asLargeAsMb` resident (the server's VmRSS: a fork's cost grows with the
+ * forking process's resident memory), and through a spawner started from it. Wall time: call to
+ * result; blocked: the synchronous part of the call (the fork itself when this process forks).
+ */
+export async function forkMicro(n: number, asLargeAsMb: number): Promise<{ rssMb: number; here: { wall: number; blocked: number }; spawner: { wall: number; blocked: number } }> {
+  const spawner = await startSpawner();
+  // Filled, so every page is resident, like the server's heap and PGlite's WASM memory.
+  const pad = Buffer.alloc(Math.max(0, Math.round(asLargeAsMb * 2 ** 20 - process.memoryUsage().rss)), 1);
+  const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
+  const here: [number, number][] = [];
+  const via: [number, number][] = [];
+  try {
+    for (let i = 0; i < 5; i++) await Promise.all([forkHere(), forkViaSpawner(spawner)]);
+    for (let i = 0; i < n; i++) {
+      here.push(await forkHere());
+      via.push(await forkViaSpawner(spawner));
+    }
+  } finally {
+    await spawner.stop();
+    if (pad.length > 0) pad[0] = 0; // keeps the padding alive until here
+  }
+  const p50 = (xs: [number, number][], i: 0 | 1) => percentile(xs.map((x) => x[i]), 50);
+  return {
+    rssMb,
+    here: { wall: p50(here, 0), blocked: p50(here, 1) },
+    spawner: { wall: p50(via, 0), blocked: p50(via, 1) },
+  };
+}

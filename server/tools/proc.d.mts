@@ -1,0 +1,8 @@
+/** Whether this system has a Linux-style /proc (marker scans and zombie checks need it). */
+export declare const HAS_PROC: boolean;
+/** Calls `test` with the contents of /proc/<pid>/<file> for each readable process; stops when it returns true. */
+export declare function scanProc(file: string, test: (pid: number, content: string) => boolean): void;
+/** True if any non-zombie process is in the group. */
+export declare function groupAlive(pgid: number): boolean;
+/** Sends `sig` to the whole process group; a group that is already gone is the goal anyway. */
+export declare function signalGroup(pgid: number, sig: NodeJS.Signals): void;
