@@ -14,7 +14,7 @@ import type { TDeps } from "./deps";
 import type { TClaimedRun, TRunStarter, TSettlement } from "./pending/contract";
 import { resolvedKey } from "./pending/contract";
 import type { SteeringDesk, TTakenSteering } from "./steering";
-import { type TAnnounce, type TEmit, transact } from "./transact";
+import { recordEvents, type TAnnounce, type TEmit, transact } from "./transact";
 
 export { AttemptSuspended, AttemptTerminated } from "./attempt-errors";
 
@@ -322,6 +322,16 @@ export class Attempt {
       await c.emit(c.row.id, [{ type: "transcript.anchor", data: { status, lastSeq: (counters?.nextSeq ?? 1) - 1, lastFrame: frame?.sequence ?? null, outputItems: c.row.output.length }, frame: false }]);
       c.announce({ k: "inbox", change: { kind: "response", responseId: c.row.id } });
     });
+  }
+
+  /**
+   * After someone else settled the run (a cancel, a denial, an expiry): what this attempt recorded
+   * for the trajectory (its lifecycle, harness facts; never frames, which would follow the
+   * terminal one) is appended on its own, so an ended attempt still leaves its record.
+   */
+  async recordAfterEnd(): Promise<void> {
+    const events = this.events.splice(0).filter((e) => !e.frame);
+    if (events.length > 0) await recordEvents(this.deps, this.response.id, events);
   }
 
   /** Releases what the attempt holds in this process (its bus subscription, its capabilities). */

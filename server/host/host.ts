@@ -213,6 +213,7 @@ export class Host implements TRunStarter {
       if (error instanceof AttemptTerminated || (error instanceof AttemptCancelledError && error.reason.kind === "user")) {
         if (clock.lifecycle.canTransition("settled")) clock.lifecycle.transition("settled");
         await clock.close();
+        await attempt.recordAfterEnd().catch((e: unknown) => this.deps.log.warn({ err: e, responseId: row.id }, "could not record the ended attempt's events"));
         attempt.close();
         entry.cancellation.freeze();
         return "released";
