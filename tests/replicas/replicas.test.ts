@@ -13,15 +13,26 @@ afterAll(async () => cluster?.close());
 
 /** Parent pids of the processes whose command line contains `needle`. */
 function parentsOf(needle: string): number[] {
-  const parents: number[] = [];
+  // Every ancestor of the matching processes: the command runs under the replica's spawner
+  // process (and the sandbox), so the replica is a grandparent or further up.
+  const ppidOf = (pid: number): number | null => {
+    try {
+      const ppid = readFileSync(`/proc/${pid}/status`, "utf8").match(/^PPid:\s+(\d+)/m)?.[1];
+      return ppid ? Number(ppid) : null;
+    } catch {
+      return null;
+    }
+  };
+  const ancestors: number[] = [];
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(needle)) continue;
-      const ppid = readFileSync(`/proc/${pid}/status`, "utf8").match(/^PPid:\s+(\d+)/m)?.[1];
-      if (ppid) parents.push(Number(ppid));
-    } catch {}
+    } catch {
+      continue;
+    }
+    for (let up = ppidOf(Number(pid)); up !== null && up > 1; up = ppidOf(up)) ancestors.push(up);
   }
-  return parents;
+  return ancestors;
 }
 
 const url = (i: number) => cluster.replicas[i]?.url as string;
