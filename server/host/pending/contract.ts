@@ -3,6 +3,7 @@ import type { Db } from "../../../db/client";
 import { finishResponse, type TResponseRow } from "../../../db/repositories/responses";
 import { agentSessions, responseSteps, responses, steeringMessages } from "../../../db/schema";
 import type { TSettledQuestion } from "../../tools/types";
+import type { TApprovalBinding } from "../../core/binding";
 import { DomainError } from "../../core/errors";
 import type { TNewEvent } from "../../core/frames";
 import { newId } from "../../core/ids";
@@ -12,18 +13,7 @@ import { cancelQueuedSteering } from "../steering";
 import type { TAnnounce, TEmit } from "../transact";
 
 /** The approved (possibly edited) operation, as the decision stored it: the attempt re-checks its binding. */
-export type TApprovedOperation = {
-  userId: string;
-  sessionId: string;
-  responseId: string;
-  callId: string;
-  action: string;
-  arguments: unknown;
-  cwd: string | null;
-  bindingHash: string;
-  originalBindingHash: string | null;
-  originalArguments: unknown;
-};
+export type TApprovedOperation = TApprovalBinding & { bindingHash: string; originalBindingHash: string | null; originalArguments: unknown };
 
 /**
  * How a pending action settled, as the resumed attempt reads it from its `resolved:<callId>`
