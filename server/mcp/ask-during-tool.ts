@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, } from "drizzle-orm";
 import { envelopeOf } from "../../db/repositories/responses";
 import { questions, responses, secretValues } from "../../db/schema";
 import { newId } from "../core/ids";
@@ -8,7 +8,7 @@ import { decryptSecret } from "../host/secret-store";
 import { transact } from "../host/transact";
 import { questionTopic, type TTopic, waitFor } from "../host/wait-for";
 import { expirePending } from "../host/pending/kinds";
-import { announceQuestion } from "../host/pending/question";
+import { announceQuestion, settleRunQuestion } from "../host/pending/question";
 import type { TRunStarter } from "../host/pending/contract";
 import { toRecords } from "../../db/repositories/question-records";
 import { insertQuestion } from "../../db/repositories/question-records";
@@ -108,7 +108,7 @@ async function ask(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Pro
       if (row.status === "expired") return { status: "expired", questionId: id };
       if (row.status === "cancelled") return row.answeredVia === "system" ? { status: "aborted", questionId: id } : { status: "declined", questionId: id };
       // Nobody waits any more: cancel it, unless it settled meanwhile (the next check reports that).
-      if (ctx.signal.aborted) return (await cancelPending(deps, id)) ? { status: "aborted", questionId: id } : null;
+      if (ctx.signal.aborted) return (await cancelPending(ctx, id)) ? { status: "aborted", questionId: id } : null;
       // The host's sweep expires it too; doing it here does not wait for the next sweep.
       if (row.expiresAt.getTime() <= deps.now().getTime()) await expirePending(deps, ctx.host, { type: "question", id }).catch(() => false);
       return null;
@@ -122,20 +122,17 @@ async function ask(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Pro
  * Cancels the question if it is still pending (by the system: nobody is waiting for it any more);
  * the run, if it still waits on it, turns executing again so its attempt can settle it.
  */
-async function cancelPending(deps: TDeps, id: string): Promise<boolean> {
-  return transact(deps, async (tx, _emit, announce) => {
+async function cancelPending(ctx: Pick<TToolAskContext, "deps" | "host">, id: string): Promise<boolean> {
+  const { deps } = ctx;
+  return transact(deps, async (tx, emit, announce) => {
     const [row] = await tx
       .update(questions)
       .set({ status: "cancelled", answeredVia: "system", resolvedAt: deps.now() })
       .where(and(eq(questions.id, id), eq(questions.status, "pending")))
-      .returning({ id: questions.id, responseId: questions.responseId });
+      .returning();
     if (!row) return false;
-    if (row.responseId) {
-      await tx
-        .update(responses)
-        .set({ status: "in_progress", pendingAction: null })
-        .where(and(eq(responses.id, row.responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${id}`));
-    }
+    // The same settlement path as any answer: a held run goes back to executing.
+    await settleRunQuestion(deps, ctx.host, tx, emit, row, { status: "cancelled", system: true }, []);
     announceQuestion(announce, row, "cancelled");
     return true;
   });
