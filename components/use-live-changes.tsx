@@ -5,15 +5,16 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useTRPC } from "./trpc-provider";
 
 /**
- * Subscribes to `approvals.onChange` and refetches approvals, responses and questions on every
- * event (including the `ready` event sent on each (re)connect, so nothing missed while offline is
- * lost). The feed also fires when a question is asked, answered, cancelled or expires.
+ * Follows the console's activity feed (`console.onActivity`: durable event ids, replayed after a
+ * reconnect, scoped to what the viewer may read) and refetches approvals, responses and questions
+ * on every message, including the `sync` each first connect starts with, so nothing missed while
+ * offline is lost. The feed also fires when a question is asked, answered, cancelled or expires.
  */
 export function useLiveChanges(enabled = true): { live: boolean } {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const sub = useSubscription(
-    trpc.approvals.onChange.subscriptionOptions(enabled ? undefined : skipToken, {
+    trpc.console.onActivity.subscriptionOptions(enabled ? {} : skipToken, {
       onData: () => {
         void queryClient.invalidateQueries(trpc.approvals.pathFilter());
         void queryClient.invalidateQueries(trpc.responses.pathFilter());

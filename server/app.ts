@@ -12,7 +12,8 @@ import { guardRequest, guardUpgrade, setSecurityHeaders } from "./api/http/guard
 import { parseRateLimit, RateLimiter, type TRateLimitConfig } from "./api/http/rate-limit";
 import { createLiveServer } from "./api/http/live";
 import { createDeviceServer } from "./api/http/devices";
-import { createDeviceHub } from "./devices/hub";
+import { DeviceHub } from "./devices/hub";
+import { ProcessCleanup } from "./devices/process-cleanup";
 import { isClientGone, sendError } from "./api/http/errors";
 import type { TV1Deps } from "./api/http/deps";
 import { handleV1 } from "./api/http/v1";
@@ -32,7 +33,8 @@ import { createConfiguredReviewer, reviewerConfigFromEnv, type TExecReviewer } f
 import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
 import { loadSecretKey } from "./host/secret-store";
-import { closeMcpManager } from "./mcp/manager";
+import { McpManager } from "./mcp/manager";
+import { ActivityTail } from "./services/console/activity-feed";
 import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
@@ -125,6 +127,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const bus = options.db.kind === "postgres" && options.db.sql ? await createPgBus(options.db.sql, log) : createLocalBus();
   // A sign-out (or any ended login session) ends the connections it opened, on every replica.
   const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url, onSessionEnded: (userId) => bus.publishCredentials({ userId }) });
+  // The process-wide dependencies, assembled here once (no module-level singletons).
+  const processes = new ProcessCleanup();
   const base = {
     db: options.db.db,
     dbKind: options.db.kind,
@@ -134,6 +138,9 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     secretKey: loadSecretKey(options.dataDir),
     receipts: new ReceiptStore(),
     sandbox,
+    processes,
+    devices: new DeviceHub({ bus, log }, processes),
+    mcp: new McpManager(),
     agents: options.agents ?? new AgentRegistry(configuredAgents()),
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {
@@ -151,11 +158,11 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys };
+  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base) };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });
-  const devices = createDeviceServer(deps, createDeviceHub(deps));
+  const devices = createDeviceServer(deps, base.devices);
   const authHandler = toNodeHandler(auth);
   const emailSignIn = createEmailSignIn(deps, trustedProxies);
   const trpc = createTrpcHandler(deps);
@@ -217,8 +224,9 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       live.close();
       connections.close();
       keys.close();
+      deps.activity.close();
       devices.close();
-      await closeMcpManager(base);
+      await base.mcp.close();
       if ("close" in bus) await (bus as { close: () => Promise<void> }).close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

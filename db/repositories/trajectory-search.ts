@@ -2,9 +2,9 @@ import { type AnyColumn, and, asc, eq, gt, ilike, inArray, isNotNull, isNull, li
 import type { Db } from "../client";
 import { responseEvents } from "../schema";
 import { containsPattern } from "./keyset";
+import { EVENT_CATEGORY_NAMES, type TEventCategory } from "../../server/core/vocabulary";
 
-export const EVENT_CATEGORY_NAMES = ["model", "tool", "approval", "review", "question", "steering", "usage", "lifecycle"] as const;
-export type TEventCategory = (typeof EVENT_CATEGORY_NAMES)[number];
+export { EVENT_CATEGORY_NAMES, type TEventCategory };
 
 /** The audit view's event categories, as exact types and type prefixes (`%`). */
 export const EVENT_CATEGORIES: Record<TEventCategory, readonly string[]> = {

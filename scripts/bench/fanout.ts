@@ -73,7 +73,7 @@ const trpc = (proc: string, input?: unknown) => `/api/trpc/${proc}${input === un
 
 /**
  * Item 5: one event to N subscribers — /v1 SSE streams, console tRPC SSE (responses.onFrames,
- * approvals.onChange) — vs a bare SSE server in its own process. "Publish" starts when the
+ * console.onActivity) — vs a bare SSE server in its own process. "Publish" starts when the
  * approve request (app) or the publish request (bare) is sent; "first" is the earliest receipt.
  */
 export async function benchFanout(ctx: TCtx, server: TServer, bare: TBare): Promise<TRow[]> {
@@ -92,7 +92,7 @@ export async function benchFanout(ctx: TCtx, server: TServer, bare: TBare): Prom
   const series: TSeries[] = [
     { label: "/v1 SSE streams", path: (id, s) => `/v1/responses/${id}/events?sessionId=${s}`, isPublish: resolved, isReady: (b) => b.includes("response.completed") },
     { label: "console tRPC SSE, responses.onFrames", path: (id) => trpc("responses.onFrames", { responseId: id }), isPublish: resolved, isReady: (b) => b.includes("response.completed") },
-    { label: "console tRPC SSE, approvals.onChange", path: () => trpc("approvals.onChange"), isPublish: (b) => b.includes('"changed"'), isReady: (b) => b.includes('"ready"') },
+    { label: "console tRPC SSE, console.onActivity", path: () => trpc("console.onActivity", {}), isPublish: resolved, isReady: (b) => b.includes('"sync"') },
   ];
   const bench = "5 live fan-out";
   const rows: TRow[] = [];

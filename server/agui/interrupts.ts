@@ -1,14 +1,15 @@
 import type { Interrupt, ResumeEntry } from "@ag-ui/core";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { approvals, clientToolRequests, questions, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
-import type { TRequiredAction } from "../core/envelope";
+import type { TApprovalAction, TClientToolAction, TQuestionAction, TRequiredAction } from "../core/envelope";
+import type { TPendingType } from "../core/pending";
 import { DomainError, notFound } from "../core/errors";
 import { answerKeysOf, type TQuestion, ZAnswers } from "../core/questions/schema";
-import type { TDeps } from "../host/deps";
-import type { Host } from "../host/host";
+import type { TDeps, TRunDeps } from "../host/deps";
+import type { TPendingRecord } from "../host/pending/kind";
+import { findPending } from "../host/pending/kinds";
 import { cancelResponse } from "../services/cancel-response";
+import { lastSequenceOf } from "../services/read/responses";
 import { decideApproval } from "../services/decide-approval";
 import { resolveQuestion } from "../services/questions/resolve-question";
 import { submitClientToolResult } from "../services/submit-client-tool-result";
@@ -58,70 +59,91 @@ export function questionInterrupt(responseId: string, q: { id: string; questions
   };
 }
 
+/** What AG-UI says and accepts for one kind of pending action: its interrupt, its resume payload, and how a resume settles it. */
+type TAguiKind = {
+  interrupt: (responseId: string, record: TPendingRecord, action: TRequiredAction) => Interrupt;
+  payload: z.ZodType<Record<string, unknown>>;
+  /** Settles the pending action with a validated payload, or cancels it (`null`), through the same service every transport uses. */
+  settle: (deps: TRunDeps, actor: TActor, record: TPendingRecord, payload: Record<string, unknown> | null, responseId: string) => Promise<unknown>;
+};
+
+const toolCallOf = (responseId: string, record: TPendingRecord) => (record.callId ? { toolCallId: aguiToolCallId(responseId, record.callId) } : {});
+
+/** Every kind of pending action as AG-UI sees it; a new kind without an entry here is a type error. */
+const AGUI_KINDS: Record<TPendingType, TAguiKind> = {
+  approval: {
+    interrupt: (responseId, record, action) => {
+      const a = action as TApprovalAction;
+      return {
+        id: a.id,
+        reason: "human_approval",
+        message: a.message,
+        ...toolCallOf(responseId, record),
+        responseSchema: APPROVAL_SCHEMA,
+        expiresAt: a.expiresAt,
+        metadata: {
+          countersign: {
+            type: "human_approval",
+            responseId,
+            toolName: record.label,
+            action: a.action,
+            arguments: a.arguments,
+            risk: a.risk,
+            cwd: a.cwd ?? null,
+            ...(a.requiredApprovals ? { requiredApprovals: a.requiredApprovals } : {}),
+          },
+        },
+      };
+    },
+    payload: ZApprovalPayload,
+    settle: (deps, actor, record, payload, responseId) =>
+      decideApproval(deps, actor, { approvalId: record.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId }),
+  },
+  client_tool: {
+    interrupt: (responseId, record, action) => {
+      const a = action as TClientToolAction;
+      return {
+        id: a.id,
+        reason: "client_tool",
+        message: a.privateInput ? `Enter the private input for ${a.name}.` : `Run the client tool ${a.name} and send its output.`,
+        ...toolCallOf(responseId, record),
+        responseSchema: { type: "object", properties: { output: (a.inputSchema as Record<string, unknown> | undefined) ?? {} }, required: ["output"], additionalProperties: false },
+        expiresAt: a.expiresAt,
+        metadata: { countersign: { type: "client_tool", responseId, name: a.name, arguments: a.arguments, privateInput: a.privateInput === true } },
+      };
+    },
+    payload: ZClientToolPayload,
+    settle: (deps, actor, record, payload, responseId) =>
+      payload === null
+        ? cancelResponse(deps, actor, { responseId, reason: "The client cancelled the tool call.", via: "http" })
+        : submitClientToolResult(deps, actor, { requestId: record.id, output: payload.output, via: "http" }),
+  },
+  question: {
+    interrupt: (responseId, record, action) => {
+      const a = action as TQuestionAction;
+      return questionInterrupt(responseId, { id: a.id, questions: a.questions as TQuestion[], expiresAt: a.expiresAt, callId: record.callId, kind: record.label });
+    },
+    payload: ZQuestionPayload,
+    settle: (deps, actor, record, payload) =>
+      payload === null
+        ? resolveQuestion(deps, actor, { id: record.id, cancel: true, via: "http" })
+        : resolveQuestion(deps, actor, { id: record.id, answers: payload.answers as z.infer<typeof ZAnswers>, via: "http" }),
+  },
+};
+
 /** The interrupt a `requires_action` boundary ends an AG-UI run with. */
 export async function interruptOf(deps: TDeps, responseId: string, action: TRequiredAction): Promise<Interrupt> {
-  if (action.type === "human_approval") {
-    const [row] = await deps.db.select({ callId: approvals.callId, toolName: approvals.toolName }).from(approvals).where(eq(approvals.id, action.id));
-    return {
-      id: action.id,
-      reason: "human_approval",
-      message: action.message,
-      ...(row ? { toolCallId: aguiToolCallId(responseId, row.callId) } : {}),
-      responseSchema: APPROVAL_SCHEMA,
-      expiresAt: action.expiresAt,
-      metadata: {
-        countersign: {
-          type: "human_approval",
-          responseId,
-          toolName: row?.toolName,
-          action: action.action,
-          arguments: action.arguments,
-          risk: action.risk,
-          cwd: action.cwd ?? null,
-          ...(action.requiredApprovals ? { requiredApprovals: action.requiredApprovals } : {}),
-        },
-      },
-    };
-  }
-  if (action.type === "client_tool") {
-    const [row] = await deps.db.select({ callId: clientToolRequests.callId }).from(clientToolRequests).where(eq(clientToolRequests.id, action.id));
-    return {
-      id: action.id,
-      reason: "client_tool",
-      message: action.privateInput ? `Enter the private input for ${action.name}.` : `Run the client tool ${action.name} and send its output.`,
-      ...(row ? { toolCallId: aguiToolCallId(responseId, row.callId) } : {}),
-      responseSchema: { type: "object", properties: { output: (action.inputSchema as Record<string, unknown> | undefined) ?? {} }, required: ["output"], additionalProperties: false },
-      expiresAt: action.expiresAt,
-      metadata: { countersign: { type: "client_tool", responseId, name: action.name, arguments: action.arguments, privateInput: action.privateInput === true } },
-    };
-  }
-  const [row] = await deps.db.select().from(questions).where(eq(questions.id, action.id));
-  return questionInterrupt(responseId, {
-    id: action.id,
-    questions: (row?.questions ?? action.questions) as TQuestion[],
-    expiresAt: action.expiresAt,
-    callId: row?.callId ?? null,
-    kind: row?.kind ?? "question",
-  });
+  const record = (await findPending(deps.db, action.id)) ?? { type: pendingTypeOf(action), id: action.id, ownerId: "", responseId, sessionId: null, callId: null, status: "pending", label: "" };
+  return AGUI_KINDS[record.type].interrupt(responseId, record, action);
 }
 
-type TTarget =
-  | { kind: "approval"; id: string; responseId: string; status: string; sessionId: string }
-  | { kind: "client_tool"; id: string; responseId: string; status: string; sessionId: string }
-  | { kind: "question"; id: string; responseId: string; status: string; sessionId: string | null };
+/** The pending kind behind a wire `requiredAction` (used only when its row is gone). */
+const pendingTypeOf = (action: TRequiredAction): TPendingType => (action.type === "human_approval" ? "approval" : action.type);
 
 /** Finds what a resume entry answers; others' objects look missing. */
-async function targetOf(deps: TDeps, actor: TActor, id: string): Promise<TTarget> {
-  if (id.startsWith("approval_")) {
-    const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
-    if (row && canRead(actor, row.userId)) return { kind: "approval", id, responseId: row.responseId, status: row.status, sessionId: row.sessionId };
-  } else if (id.startsWith("client_tool_")) {
-    const [row] = await deps.db.select().from(clientToolRequests).where(eq(clientToolRequests.id, id));
-    if (row && canRead(actor, row.userId)) return { kind: "client_tool", id, responseId: row.responseId, status: row.status, sessionId: row.sessionId };
-  } else {
-    const [row] = await deps.db.select().from(questions).where(eq(questions.id, id));
-    if (row?.responseId && canRead(actor, row.userId)) return { kind: "question", id, responseId: row.responseId, status: row.status, sessionId: row.sessionId };
-  }
+async function targetOf(deps: TDeps, actor: TActor, id: string): Promise<TPendingRecord & { responseId: string }> {
+  const record = await findPending(deps.db, id);
+  if (record?.responseId && canRead(actor, record.ownerId)) return { ...record, responseId: record.responseId };
   throw notFound("interrupt", id);
 }
 
@@ -137,7 +159,7 @@ const payloadError = (id: string, error: z.ZodError): DomainError =>
  * selfApproval rule applies, and a quorum approval is refused (it needs other people).
  */
 export async function applyResume(
-  deps: TDeps & { host: Host },
+  deps: TRunDeps,
   actor: TActor,
   sessionId: string,
   entries: readonly ResumeEntry[],
@@ -149,25 +171,17 @@ export async function applyResume(
   if (targets.some((t) => t.sessionId !== sessionId)) throw new DomainError("invalid_request", "resume: the interrupt does not belong to this thread.");
   // Validate every payload before anything is applied.
   const plans = entries.map((entry, i) => {
-    const target = targets[i] as TTarget;
-    if (entry.status === "cancelled") return { target, entry, payload: null };
-    const schema = target.kind === "approval" ? ZApprovalPayload : target.kind === "client_tool" ? ZClientToolPayload : ZQuestionPayload;
-    const parsed = schema.safeParse(entry.payload ?? {});
+    const target = targets[i] as TPendingRecord;
+    if (entry.status === "cancelled") return { target, payload: null };
+    const parsed = AGUI_KINDS[target.type].payload.safeParse(entry.payload ?? {});
     if (!parsed.success) throw payloadError(entry.interruptId, parsed.error);
-    return { target, entry, payload: parsed.data as Record<string, unknown> };
+    return { target, payload: parsed.data };
   });
-  const [row] = await deps.db.select({ nextFrameSeq: responses.nextFrameSeq }).from(responses).where(eq(responses.id, responseId));
-  const after = (row?.nextFrameSeq ?? 1) - 1;
+  const after = await lastSequenceOf(deps, responseId);
   for (const { target, payload } of plans) {
     // Cancelling what is no longer pending changes nothing.
     if (payload === null && target.status !== "pending") continue;
-    if (target.kind === "approval") {
-      await decideApproval(deps, actor, { approvalId: target.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId });
-    } else if (target.kind === "client_tool") {
-      if (payload === null) await cancelResponse(deps, actor, { responseId, reason: "The client cancelled the tool call.", via: "http" });
-      else await submitClientToolResult(deps, actor, { requestId: target.id, output: payload.output, via: "http" });
-    } else if (payload === null) await resolveQuestion(deps, actor, { id: target.id, cancel: true, via: "http" });
-    else await resolveQuestion(deps, actor, { id: target.id, answers: payload.answers as z.infer<typeof ZAnswers>, via: "http" });
+    await AGUI_KINDS[target.type].settle(deps, actor, target, payload, responseId);
   }
   return { responseId, after };
 }

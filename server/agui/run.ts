@@ -1,10 +1,9 @@
 import { type Event, EventType, type Interrupt } from "@ag-ui/core";
-import { eq } from "drizzle-orm";
-import { questions } from "../../db/schema";
 import type { TRequiredAction } from "../core/envelope";
 import type { TFrame } from "../core/frames";
 import type { TQuestion } from "../core/questions/schema";
 import type { TDeps } from "../host/deps";
+import { findPending } from "../host/pending/kinds";
 import { followFrames } from "../services/follow-frames";
 import { aguiMessageId, aguiToolCallId } from "./ids";
 import { interruptOf, questionInterrupt } from "./interrupts";
@@ -83,11 +82,11 @@ export async function streamRun(
         // A run-suspending question ends the run at its `requires_action` boundary. A question asked
         // while a tool call is still running (an MCP elicitation, a Gateway question of the run)
         // has no boundary: the AG-UI run ends here with the interrupt while the call waits.
-        const record = frame.question as { id: string; kind: string } | undefined;
-        if (record?.kind !== "gateway") break;
-        const [row] = await deps.db.select().from(questions).where(eq(questions.id, record.id));
-        if (row?.status !== "pending") break;
-        interrupted([questionInterrupt(responseId, { id: row.id, questions: row.questions as TQuestion[], expiresAt: row.expiresAt, callId: row.callId, kind: row.kind })]);
+        const asked = frame.question as { id: string; kind: string; questions: TQuestion[]; expiresAt: string } | undefined;
+        if (asked?.kind !== "gateway") break;
+        const record = await findPending(deps.db, asked.id);
+        if (record?.status !== "pending") break;
+        interrupted([questionInterrupt(responseId, { id: asked.id, questions: asked.questions, expiresAt: asked.expiresAt, callId: record.callId, kind: record.label })]);
         return;
       }
       case "response.completed": {

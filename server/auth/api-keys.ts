@@ -40,6 +40,16 @@ export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor 
   return row ?? null;
 }
 
+/** The actor owning the unrevoked key `keyId` of an active user, or null (an answer-link grant names its key by id). */
+export async function actorForKeyId(db: Db, keyId: string): Promise<TActor | null> {
+  const [row] = await db
+    .select({ userId: users.id, role: users.role, name: users.name })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));
+  return row ?? null;
+}
+
 /** How often a key's `last_used_at` is written at most: the Admin page shows minutes, not requests. */
 export const KEY_USE_RECORD_MS = 60_000;
 

@@ -35,3 +35,10 @@ export type TTransport = (typeof TRANSPORTS)[number];
 
 export const STEP_STATUSES = ["running", "completed"] as const;
 export type TStepStatus = (typeof STEP_STATUSES)[number];
+
+/** Categories a trajectory can be filtered by (console audit, export). */
+export const EVENT_CATEGORY_NAMES = ["model", "tool", "approval", "review", "question", "steering", "usage", "lifecycle"] as const;
+export type TEventCategory = (typeof EVENT_CATEGORY_NAMES)[number];
+
+/** Where a notification delivery stands. */
+export const NOTIFICATION_STATUSES = ["pending", "delivered", "failed"] as const;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { z } from "zod";
-import { processCleanup, RunRevokedError, runCommandForRun } from "../devices/process-cleanup";
+import { ProcessCleanup, RunRevokedError, runCommandForRun } from "../devices/process-cleanup";
 import { SpawnerUnavailableError, startSpawner, type TSpawner } from "../tools/spawner";
 import {
   CLOSE_AUTH_FAILED,
@@ -82,6 +82,8 @@ async function serve(options: TDeviceOptions, server: string, initial: TState | 
   let state = initial;
   let pairToken = options.pair ?? null;
   const running = new Map<string, TRunning>();
+  // This device process's own registry of the command trees it started.
+  const processCleanup = new ProcessCleanup();
   let socket: WebSocket | null = null;
   let stopping = false;
 
@@ -125,7 +127,7 @@ async function serve(options: TDeviceOptions, server: string, initial: TState | 
           log("started", { id: frame.id, pid, marker });
           send({ type: "started", id: frame.id, pid, marker });
         },
-      });
+      }, processCleanup);
       log("result", { id: frame.id, exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, marker: result.marker });
       send({
         type: "result",

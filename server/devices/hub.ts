@@ -1,8 +1,8 @@
 import type { WebSocket } from "ws";
-import type { Db } from "../../db/client";
+import type { Logger } from "pino";
 import { newId } from "../core/ids";
-import type { TDeps } from "../host/deps";
-import { processCleanup } from "./process-cleanup";
+import type { EventBus } from "../host/bus";
+import type { ProcessCleanup } from "./process-cleanup";
 import { CLOSE_REVOKED, type TDeviceFrame, type TRefusalReason, type TServerFrame } from "./protocol";
 
 /** What a device made of one invocation. */
@@ -85,7 +85,11 @@ export class DeviceHub {
   private readonly connections = new Map<string, DeviceConnection>();
   private unsubscribe: (() => void) | null = null;
 
-  constructor(deps: Pick<TDeps, "bus" | "log">) {
+  constructor(
+    deps: { bus: EventBus; log: Logger },
+    private readonly processes: ProcessCleanup,
+  ) {
+    const processCleanup = processes;
     // Cancelling a response revokes its run: no new command starts for it, here or on a device,
     // and every tree it started is stopped through its own cleanup token.
     this.unsubscribe = deps.bus.subscribeWake((responseId, reason) => {
@@ -137,7 +141,7 @@ export class DeviceHub {
     const connection = this.connections.get(deviceId);
     if (!connection?.open) return { kind: "offline", message: "The device is offline (not connected to this server)." };
     const id = newId("inv");
-    const token = processCleanup.prepare(request.runId, {
+    const token = this.processes.prepare(request.runId, {
       remote: () => {
         if (connection.pending.has(id)) connection.send({ type: "cancel", id });
       },
@@ -173,7 +177,7 @@ export class DeviceHub {
         if (!connection.send({ type: "invoke", id, ...request })) settle({ kind: "offline", message: "The device went offline." });
       });
     } finally {
-      await processCleanup.finalize(token.marker);
+      await this.processes.finalize(token.marker);
     }
   }
 
@@ -188,14 +192,3 @@ export class DeviceHub {
   }
 }
 
-const hubs = new WeakMap<object, DeviceHub>();
-
-/** Creates the hub of one app (keyed by its database handle, which attempts share). */
-export function createDeviceHub(deps: Pick<TDeps, "bus" | "log" | "db">): DeviceHub {
-  const hub = new DeviceHub(deps);
-  hubs.set(deps.db, hub);
-  return hub;
-}
-
-/** The hub of the app that owns `db`, if it serves devices. */
-export const deviceHubFor = (db: Db): DeviceHub | undefined => hubs.get(db);

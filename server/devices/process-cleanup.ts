@@ -164,9 +164,6 @@ export class ProcessCleanup {
   }
 }
 
-/** The registry of this process (the server, or a device process). */
-export const processCleanup = new ProcessCleanup();
-
 /**
  * Runs a command for `runId` through the registry: mints the marker, checks the run is current
  * immediately before spawning (no await in between), stops the whole marked tree when `signal`
@@ -175,7 +172,7 @@ export const processCleanup = new ProcessCleanup();
 export async function runCommandForRun(
   runId: string,
   input: Omit<TRunCommandInput, "marker">,
-  registry: ProcessCleanup = processCleanup,
+  registry: ProcessCleanup,
   onPrepared?: (token: TCleanupToken) => void,
 ): Promise<TRunCommandResult & { marker: string }> {
   const token = registry.prepare(runId);

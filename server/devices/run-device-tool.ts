@@ -4,7 +4,6 @@ import { latestAccessGrants } from "../../db/repositories/session-access";
 import { agentSessions } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
-import { deviceHubFor } from "./hub";
 import type { TNodeInvokeArgs } from "./node-invoke-tool";
 import { RunRevokedError } from "./process-cleanup";
 import { deviceById, findDevice, type TDeviceRow } from "./store";
@@ -76,7 +75,7 @@ export async function runDeviceTool(host: TDeviceToolHost, args: TNodeInvokeArgs
   const current = await deviceById(host.deps.db, device.id);
   const gone = describeUnusable(current, args.device);
   if (gone) return refuse(gone.reason, gone.message, named);
-  const hub = deviceHubFor(host.deps.db);
+  const hub = host.deps.devices;
   if (!hub?.isOnline(device.id)) return refuse("offline", `Device ${device.name} is offline (not connected to this server); nothing was run.`, named);
 
   let outcome: Awaited<ReturnType<NonNullable<typeof hub>["invoke"]>>;

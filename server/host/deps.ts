@@ -3,6 +3,9 @@ import type { Db, DbKind } from "../../db/client";
 import type { TResponseRow } from "../../db/repositories/responses";
 import type { responseSteps } from "../../db/schema";
 import type { AgentRegistry } from "../agents/registry";
+import type { DeviceHub } from "../devices/hub";
+import type { ProcessCleanup } from "../devices/process-cleanup";
+import type { TMcpServers } from "../mcp/port";
 import type { EventBus } from "./bus";
 import type { TExecReviewer } from "../reviewer";
 import type { ReceiptStore } from "./receipts";
@@ -37,6 +40,12 @@ export type TDeps = {
   agents: AgentRegistry;
   /** Where approved commands run (detected once at boot, see server/tools/exec-sandbox.ts). */
   sandbox: TExecSandbox;
+  /** The command trees this process's runs started: refused once a run is revoked, stopped on cancel. */
+  processes: ProcessCleanup;
+  /** The paired devices connected to this process. */
+  devices: DeviceHub;
+  /** The MCP servers this process started for agents (stopped at shutdown). */
+  mcp: TMcpServers;
 };
 
 /** A run a transaction moved back to executing and claimed (lease) for this process's host. */

@@ -1,5 +1,4 @@
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { TDeps } from "../host/deps";
 import { DEFAULT_MCP_TIMEOUT_MS, type TMcpServerConfig } from "./config";
 import { errorText, McpConnection } from "./connection";
 import { answerElicitation, type TElicitCall } from "./elicitation";
@@ -220,23 +219,4 @@ export class McpManager {
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close()));
   }
-}
-
-const managers = new WeakMap<object, McpManager>();
-
-/** The MCP manager of this process's database handle (created on first use). */
-export function mcpManagerOf(deps: Pick<TDeps, "db">): McpManager {
-  let manager = managers.get(deps.db);
-  if (!manager) {
-    manager = new McpManager();
-    managers.set(deps.db, manager);
-  }
-  return manager;
-}
-
-/** Stops the MCP servers this process started (on shutdown). */
-export async function closeMcpManager(deps: Pick<TDeps, "db">): Promise<void> {
-  const manager = managers.get(deps.db);
-  managers.delete(deps.db);
-  await manager?.close();
 }

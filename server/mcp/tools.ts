@@ -7,7 +7,7 @@ import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { resolveMcpServers, type TMcpServerConfig } from "./config";
 import { errorText } from "./connection";
-import { mcpManagerOf } from "./manager";
+import type { TMcpCall } from "./manager";
 import { mcpAction, mcpToolName } from "./names";
 import type { TMcpHostTool } from "./policy";
 
@@ -73,25 +73,22 @@ function hostTool(deps: TDeps, attempt: TMcpAttempt, server: TMcpServerConfig, t
       const ended = new AbortController();
       const holds = new Set<Promise<unknown>>();
       try {
-        return await mcpManagerOf(deps).callTool(
-          server,
-          {
-            label: `${server.name}.${tool.name}`,
-            tool: tool.name,
-            server: server.name,
-            deps,
-            host: attempt.runtime.host,
-            responseId: attempt.response.id,
-            sessionId: attempt.response.sessionId,
-            userId: attempt.response.userId,
-            callId,
-            signal: AbortSignal.any([ctx.signal, ended.signal]),
-            holds,
-            deadline: Date.now() + (server.timeoutMs ?? 10 * 60_000),
-            record: recorder(deps, attempt.response.id),
-          },
-          (args ?? {}) as Record<string, unknown>,
-        );
+        const call: TMcpCall = {
+          label: `${server.name}.${tool.name}`,
+          tool: tool.name,
+          server: server.name,
+          deps,
+          host: attempt.runtime.host,
+          responseId: attempt.response.id,
+          sessionId: attempt.response.sessionId,
+          userId: attempt.response.userId,
+          callId,
+          signal: AbortSignal.any([ctx.signal, ended.signal]),
+          holds,
+          deadline: Date.now() + (server.timeoutMs ?? 10 * 60_000),
+          record: recorder(deps, attempt.response.id),
+        };
+        return await deps.mcp.callTool(server, call, (args ?? {}) as Record<string, unknown>);
       } finally {
         ended.abort();
         await Promise.allSettled([...holds]);
@@ -131,7 +128,7 @@ export async function findMcpTool(deps: TDeps, attempt: TMcpAttempt, call: { id:
     deps.log.warn({ err: error, agent: attempt.agent.name }, "MCP servers are misconfigured");
     return undefined;
   }
-  const manager = mcpManagerOf(deps);
+  const manager = deps.mcp;
   for (const server of servers) {
     if (!call.name.startsWith(`mcp_${server.name}_`)) continue;
     let tools: Tool[];
@@ -154,7 +151,7 @@ export async function findMcpTool(deps: TDeps, attempt: TMcpAttempt, call: { id:
 export async function listMcpTools(deps: TDeps, agent: Pick<TAgentConfig, "mcpServers">): Promise<Array<{ name: string; description: string; inputSchema: unknown; action: string }>> {
   const out: Array<{ name: string; description: string; inputSchema: unknown; action: string }> = [];
   for (const server of resolveMcpServers(agent.mcpServers)) {
-    const tools = await mcpManagerOf(deps)
+    const tools = await deps.mcp
       .listTools(server)
       .catch(() => [] as Tool[]);
     for (const t of tools) out.push({ name: mcpToolName(server.name, t.name), description: t.description ?? t.title ?? t.name, inputSchema: t.inputSchema, action: mcpAction(server.name, t.name) });

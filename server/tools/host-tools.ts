@@ -33,7 +33,7 @@ export const execTool: THostTool = {
       spawner: ctx.exec.sandbox.spawner,
       env: execEnvironment(ctx.workspaceDir, ctx.exec.env),
       confinement: { sandbox: ctx.exec.sandbox, workspaceDir: ctx.workspaceDir, network: ctx.exec.network },
-    });
+    }, ctx.exec.processes);
     const out: Record<string, unknown> = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
     if (result.timedOut) out.timedOut = true;
     if (result.cancelled) out.cancelled = true;

@@ -1,3 +1,4 @@
+import type { ProcessCleanup } from "../devices/process-cleanup";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import type { TQuestion } from "../core/questions/schema";
@@ -13,7 +14,8 @@ export type THostToolContext = {
   sessionId: string;
   responseId: string;
   /** The sandbox commands run in, with the agent's own allowances (network, named variables). */
-  exec: { sandbox: TExecSandbox; network: boolean; env: readonly string[] };
+  /** Where and how commands run; `processes` is this server's registry of the command trees runs started. */
+  exec: { sandbox: TExecSandbox; network: boolean; env: readonly string[]; processes: ProcessCleanup };
 };
 
 /** A tool the host runs itself (exec, echo, ...). */

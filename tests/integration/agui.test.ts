@@ -5,7 +5,7 @@ import { type BaseEvent, EventType, HttpAgent, type Interrupt, type RunFinishedE
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { threadSessionId } from "../../server/agui/threads";
+import { threadSessionId } from "../../server/services/agui-threads";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { echoTool } from "../../server/tools/host-tools";
 import { expectError, expectHealthy, rows, type TScriptTurn } from "./helpers";

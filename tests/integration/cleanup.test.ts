@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import type { TRequiredAction } from "../../server/core/envelope";
-import { deviceHubFor } from "../../server/devices/hub";
-import { processCleanup, RunRevokedError } from "../../server/devices/process-cleanup";
+import { RunRevokedError } from "../../server/devices/process-cleanup";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { execTool } from "../../server/tools/host-tools";
 import { listMarkedProcesses, runCommand } from "../../server/tools/run-command";
@@ -49,7 +48,7 @@ afterAll(async () => {
 });
 
 /** What execTool gets from the host: the server's sandbox, no network, no named variables. */
-const execContext = () => ({ sandbox: app.deps.sandbox, network: false, env: [] as string[] });
+const execContext = () => ({ sandbox: app.deps.sandbox, network: false, env: [] as string[], processes: app.deps.processes });
 
 const cancel = (id: string, reason: string) => app.api(`/v1/responses/${id}/cancel`, { key: member.apiKey, body: { reason } });
 
@@ -62,15 +61,15 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
       const found = listMarkedProcesses(marker);
       return found.length >= 4 ? found : null;
     }, 10_000, "the tree");
-    expect(processCleanup.liveMarkers(env.id)).toEqual([marker]);
+    expect(app.deps.processes.liveMarkers(env.id)).toEqual([marker]);
 
     const res = await cancel(env.id, "stop the build");
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe("cancelled");
     await waitUntil(() => listMarkedProcesses(marker).length === 0 && alive(pids).length === 0, 5000, "every child to be gone");
     expect((await approving).status).toBe(200);
-    expect(processCleanup.isRevoked(env.id)).toBe(true);
-    await waitUntil(() => processCleanup.liveMarkers(env.id).length === 0, 5000, "the token to be finalized");
+    expect(app.deps.processes.isRevoked(env.id)).toBe(true);
+    await waitUntil(() => app.deps.processes.liveMarkers(env.id).length === 0, 5000, "the token to be finalized");
     const [cancelled] = await rows<{ data: { reason: string } }>(app, `select data from response_events where response_id = '${env.id}' and type = 'response.cancelled'`);
     expect(cancelled?.data.reason).toBe("stop the build");
 
@@ -81,7 +80,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
         { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id, exec: execContext() },
       ),
     ).rejects.toBeInstanceOf(RunRevokedError);
-    await expect(processCleanup.writeFile(env.id, join(cwd, "late-write.txt"), "x")).rejects.toBeInstanceOf(RunRevokedError);
+    await expect(app.deps.processes.writeFile(env.id, join(cwd, "late-write.txt"), "x")).rejects.toBeInstanceOf(RunRevokedError);
     await sleep(200);
     expect(existsSync(join(cwd, "late.txt"))).toBe(false);
     expect(existsSync(join(cwd, "late-write.txt"))).toBe(false);
@@ -97,13 +96,13 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     const marker = readFileSync(join(workspaceOf(app, env.sessionId), "marker.txt"), "utf8").trim();
     expect(marker).toMatch(/^[0-9a-f]{32}$/);
     expect(listMarkedProcesses(marker)).toEqual([]);
-    expect(processCleanup.liveMarkers(env.id)).toEqual([]);
+    expect(app.deps.processes.liveMarkers(env.id)).toEqual([]);
   });
 
   it("a command racing the cancel of its run is refused once the run is revoked", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, "sleep 30");
     const approving = decide(app, admin.apiKey, approval.id, "approve");
-    await waitUntil(() => processCleanup.liveMarkers(env.id).length === 1, 10_000, "the command to start");
+    await waitUntil(() => app.deps.processes.liveMarkers(env.id).length === 1, 10_000, "the command to start");
     const ctx = { cwd, workspaceDir: cwd, signal: new AbortController().signal, userId: member.userId, sessionId: env.sessionId, responseId: env.id, exec: execContext() };
     const [cancelled, ...late] = await Promise.allSettled([
       cancel(env.id, "revoke"),
@@ -116,8 +115,8 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
       if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(RunRevokedError);
       else expect((outcome.value as { exitCode: number | null }).exitCode).not.toBe(0);
     }
-    expect(processCleanup.isRevoked(env.id)).toBe(true);
-    await waitUntil(() => processCleanup.liveMarkers(env.id).length === 0, 5000, "every tree to be gone");
+    expect(app.deps.processes.isRevoked(env.id)).toBe(true);
+    await waitUntil(() => app.deps.processes.liveMarkers(env.id).length === 0, 5000, "every tree to be gone");
     await expect(execTool.execute({ command: "touch after.txt" }, ctx)).rejects.toBeInstanceOf(RunRevokedError);
     await sleep(100);
     expect(existsSync(join(cwd, "after.txt"))).toBe(false);
@@ -153,14 +152,14 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
   it("a terminate minted before the revocation still stops its own tree, and only it", async () => {
     const runs = ["run_mint_a", "run_mint_b"];
     const trees = runs.map((runId) => {
-      const token = processCleanup.prepare(runId);
+      const token = app.deps.processes.prepare(runId);
       const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, spawner: app.deps.sandbox.spawner, marker: token.marker, onSpawn: ({ pid }) => token.attach(pid) });
       return { token, done };
     });
     await waitUntil(() => trees.every((t) => listMarkedProcesses(t.token.marker).length >= 3), 10_000, "both trees");
     const [a, b] = trees as [(typeof trees)[number], (typeof trees)[number]];
-    processCleanup.revoke("run_mint_a");
-    expect(() => processCleanup.prepare("run_mint_a")).toThrow(RunRevokedError);
+    app.deps.processes.revoke("run_mint_a");
+    expect(() => app.deps.processes.prepare("run_mint_a")).toThrow(RunRevokedError);
     // Revocation alone blocks new work; it does not take the cleanup right away from the earlier token.
     expect(listMarkedProcesses(a.token.marker).length).toBeGreaterThanOrEqual(3);
     await a.token.terminate();
@@ -168,7 +167,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     expect(listMarkedProcesses(b.token.marker).length).toBeGreaterThanOrEqual(3);
     await b.token.terminate();
     await Promise.all(trees.map((t) => t.done));
-    for (const t of trees) await processCleanup.finalize(t.token.marker);
+    for (const t of trees) await app.deps.processes.finalize(t.token.marker);
     expect(listMarkedProcesses(b.token.marker)).toEqual([]);
   });
 });
@@ -196,7 +195,7 @@ describe(`process cleanup: node commands on a device (${testDbKind()})`, () => {
     expect(after.status).toBe("cancelled");
 
     // The revoked run cannot reach the device any more, whatever path asks.
-    const hub = deviceHubFor(app.deps.db);
+    const hub = app.deps.devices;
     await expect(hub?.invoke(deviceId, { runId: env.id, command: "uptime", args: [], timeoutMs: 5000 }, new AbortController().signal)).rejects.toBeInstanceOf(RunRevokedError);
     await sleep(200);
     expect(device.events.filter((e) => e.event === "invoke" && e.runId === env.id)).toHaveLength(1);

@@ -61,7 +61,6 @@ const MATRIX: TRow[] = [
   { path: "me", kind: "query", expect: ALL_OK },
   { path: "approvals.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
   { path: "approvals.decide", kind: "mutation", expect: OWNER_DECIDE, fresh: true, input: (f) => ({ approvalId: f.approvalId, decision: "deny", bindingHash: f.bindingHash }) },
-  { path: "approvals.onChange", kind: "subscription", expect: ALL_OK },
   { path: "responses.list", kind: "query", expect: ALL_OK },
   { path: "responses.get", kind: "query", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId }) },
   { path: "responses.sessionUsage", kind: "query", expect: OWNER_READ, input: (f) => ({ sessionId: f.sessionId }) },

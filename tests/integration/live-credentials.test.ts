@@ -46,8 +46,8 @@ async function openAll(user: TTestUser, caller: TCaller, openSocket: () => Promi
   const own = await invokeApproval(app, user.apiKey, "echo own");
   const sse = track(await openStream(app, caller, `/v1/responses/${own.env.id}/events?sessionId=${own.env.sessionId}`));
   await streamShows(sse, /approval\.requested/);
-  const subscription = track(await openStream(app, caller, "/api/trpc/approvals.onChange"));
-  await streamShows(subscription, /"ready"/);
+  const subscription = track(await openStream(app, caller, "/api/trpc/console.onActivity?input=%7B%7D"));
+  await streamShows(subscription, /"sync"/);
   return { socket, sse, subscription };
 }
 

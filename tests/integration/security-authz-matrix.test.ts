@@ -32,8 +32,9 @@ const V1: Record<string, TRow> = {
   "GET /v1/healthz":                                 [200,      200,      200,         200,         200,    200],
   "POST /v1/responses":                              [200,      200,      200,         403,         401,    200],
   "POST /v1/responses (owner's sessionId)":          [404,      404,      404,         403,         401,    200],
-  "GET /v1/responses/{id}?sessionId=":               [404,      404,      404,         404,         401,    200],
-  "GET /v1/responses/{id}/events?sessionId=":        [404,      404,      404,         404,         401,    200],
+  // Reading and following a response is one check on every transport (readScope): the roles that read everything read it.
+  "GET /v1/responses/{id}?sessionId=":               [200,      200,      404,         200,         401,    200],
+  "GET /v1/responses/{id}/events?sessionId=":        [200,      200,      404,         200,         401,    200],
   "POST /v1/responses/{id}/cancel":                  [200,      200,      404,         403,         401,    200],
   "POST /v1/responses/{id}/steer":                   [202,      202,      404,         403,         401,    202],
   "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    403],
@@ -53,7 +54,7 @@ const V1: Record<string, TRow> = {
   "WS client_tool.result":                           ["completed","completed","not_found","forbidden",4401,   "completed"],
   "WS response.cancel":                              ["cancelled","cancelled","not_found","forbidden",4401,   "cancelled"],
   "WS response.steer":                               ["queued", "queued",   "not_found", "forbidden", 4401,   "queued"],
-  "WS response.subscribe":                           ["not_found","not_found","not_found","not_found",4401,  "frames"],
+  "WS response.subscribe":                           ["frames", "frames",  "not_found", "frames",    4401,  "frames"],
 };
 
 // biome-ignore format: the table is easier to read aligned
@@ -62,7 +63,6 @@ const TRPC: Record<string, TRow> = {
   "me":                                              [200,      200,      200,         200,         401,    200],
   "approvals.list":                                  [200,      200,      200,         200,         401,    200],
   "approvals.decide":                                [200,      200,      404,         403,         401,    403],
-  "approvals.onChange":                              [200,      200,      200,         200,         401,    200],
   "responses.list":                                  [200,      200,      200,         200,         401,    200],
   "responses.get":                                   [200,      200,      404,         200,         401,    200],
   "responses.steer":                                 [200,      200,      404,         403,         401,    200],
@@ -264,7 +264,6 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
     const run = await suspended();
     return trpcStatus(trpcPost(app, caller(r), "approvals.decide", { approvalId: run.approvalId, decision: "approve", bindingHash: run.bindingHash }));
   },
-  "approvals.onChange": (r) => trpcSubscribe(app, caller(r), "approvals.onChange"),
   "responses.list": (r) => trpcStatus(trpcGet(app, caller(r), "responses.list")),
   "responses.get": (r) => trpcStatus(trpcGet(app, caller(r), "responses.get", { responseId: completed.id })),
   "responses.steer": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.steer", { responseId: (await suspended()).id, text: "steer" })),

@@ -55,7 +55,7 @@ describe(`open streams per user are capped (${testDbKind()})`, () => {
     const closed = await socket.closed;
     expect(closed.code).toBe(1013);
     expect(closed.reason).toBe(CAP_SENTENCE);
-    const subscription = await fetch(`${app.url}/api/trpc/approvals.onChange`, { headers: { authorization: `Bearer ${user.apiKey}` } });
+    const subscription = await fetch(`${app.url}/api/trpc/console.onActivity?input=%7B%7D`, { headers: { authorization: `Bearer ${user.apiKey}` } });
     expect(subscription.status).toBe(429);
     expect(((await subscription.json()) as { error: { message: string; data: { code: string } } }).error).toMatchObject({ message: CAP_SENTENCE, data: { code: "TOO_MANY_REQUESTS" } });
     // A plain request is not a stream and is not capped.

@@ -5,7 +5,7 @@ import { EventEncoder } from "@ag-ui/encoder";
 import { z } from "zod";
 import { applyResume } from "../../agui/interrupts";
 import { streamRun } from "../../agui/run";
-import { sessionForThread } from "../../agui/threads";
+import { sessionForThread } from "../../services/agui-threads";
 import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";

@@ -1,8 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { and, eq, isNull } from "drizzle-orm";
-import { apiKeys, users } from "../../../db/schema";
-import { actorForApiKey } from "../../auth/api-keys";
+import { actorForApiKey, actorForKeyId } from "../../auth/api-keys";
 import type { TAuth } from "../../auth/auth";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
@@ -96,10 +94,5 @@ export async function answerLinkActor(deps: Pick<TDeps, "db" | "now"> & { auth: 
   if (!isSafeMethod(req.method) && !isSameOriginRequest(req)) {
     throw new DomainError("forbidden", "Cross-site request refused: an answer link works only from this origin.");
   }
-  const [row] = await deps.db
-    .select({ userId: users.id, role: users.role, name: users.name })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));
-  return row ?? null;
+  return actorForKeyId(deps.db, keyId);
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { EVENT_CATEGORY_NAMES, type TEventCategory, trajectoryBatches } from "../../../db/repositories/trajectory-search";
 import { DomainError } from "../../core/errors";
-import { assertTrajectoryReadable, type TTrajectoryScope } from "../../services/console/audit";
+import { readScope } from "../../core/read-scope";
+import { EVENT_CATEGORY_NAMES, type TEventCategory } from "../../core/vocabulary";
+import type { TTrajectoryScope } from "../../services/console/audit";
+import { trajectoryExport } from "../../services/read/console";
 import { sendError } from "./errors";
 import { identify } from "./identify";
 import type { TV1Deps } from "./deps";
@@ -44,9 +46,8 @@ export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: Ser
   const identity = await identify(deps, deps.auth, req, url);
   if (!identity) return sendError(res, new DomainError("unauthenticated", "Authentication required"));
   const query = parseQuery(url);
-  await assertTrajectoryReadable(deps, identity.actor, query.scope);
-
   const abort = new AbortController();
+  const batches = await trajectoryExport(deps, readScope(identity.actor), query.scope, { categories: query.categories, actor: query.actor, q: query.q }, BATCH, abort.signal);
   res.on("close", () => abort.abort());
   const id = "responseId" in query.scope ? query.scope.responseId : query.scope.sessionId;
   res.writeHead(200, {
@@ -67,7 +68,7 @@ export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: Ser
       res.on("close", done);
     });
   try {
-    for await (const rows of trajectoryBatches(deps.db, { ...query.scope, categories: query.categories, actor: query.actor, q: query.q }, BATCH, abort.signal)) {
+    for await (const rows of batches) {
       for (const e of rows) {
         if (abort.signal.aborted) return;
         const line = JSON.stringify({

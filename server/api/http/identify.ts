@@ -5,7 +5,7 @@ import type { TCredential } from "../../auth/credential-status";
 import { actorOf } from "../../auth/users";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
-import type { Db } from "../../../db/client";
+import type { TDeps } from "../../host/deps";
 import { isSafeMethod, isSameOriginRequest } from "./guard";
 
 /** The caller, and the credential it came with (long-lived connections re-check it). */
@@ -16,7 +16,7 @@ export type TIdentity = { actor: TActor; via: "api_key" | "cookie"; credential: 
  * that cannot set headers), then the console session cookie (403 for a cross-site mutation).
  * Disabled and deleted users are nobody.
  */
-export async function identify(deps: { db: Db; keys: ApiKeyCache }, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
+export async function identify(deps: Pick<TDeps, "db"> & { keys: ApiKeyCache }, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
   const header = req.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const key = bearer ?? url.searchParams.get("access_token");

@@ -18,9 +18,10 @@ import { toDomainError } from "./errors";
 import { identify } from "./identify";
 import type { TOpenConnection } from "./open-connections";
 import type { TV1Deps } from "./deps";
-import { agentSessions, responses } from "../../../db/schema";
-import { eq } from "drizzle-orm";
-import { isSessionIdMintedFor, mintSessionId } from "../../core/session-ids";
+import { mintSessionId } from "../../core/session-ids";
+import { readScope } from "../../core/read-scope";
+import { readResponse } from "../../services/read/responses";
+import { assertOwnSession } from "../../services/read/sessions";
 
 const MAX_FRAMES = 1024;
 const ZId = z.string().min(1).max(200);
@@ -164,8 +165,8 @@ class LiveConnection {
         const cancelled = await cancelResponse(this.deps, this.actor, { responseId: frame.responseId, via: "websocket" });
         this.follow(frame.responseId, cancelled.sequence - 1);
       } else if (frame.type === "response.subscribe") {
-        const [row] = await this.deps.db.select({ userId: responses.userId }).from(responses).where(eq(responses.id, frame.responseId));
-        if (!row || row.userId !== this.actor.userId) throw new DomainError("not_found", `No response with id ${frame.responseId} was found.`);
+        // The same check as every other transport's "follow this response"; a refusal is an error frame.
+        await readResponse(this.deps, readScope(this.actor), frame.responseId);
         this.follow(frame.responseId, frame.after ?? -1);
       } else if (frame.type === "response.steer") {
         // Steering from a socket is source-bound: if the socket closes before dispatch, the message is revoked.
@@ -206,10 +207,8 @@ class LiveConnection {
     try {
       const requested = parsed.data.sessionId;
       if (requested) {
-        const [session] = await this.deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, requested));
         // A session id minted for this user whose first run has not happened yet is still its own.
-        const minted = !session && isSessionIdMintedFor(this.deps.secretKey, this.actor.userId, requested);
-        if (!minted && session?.userId !== this.actor.userId) throw new DomainError("not_found", `No session with id ${requested} was found.`);
+        await assertOwnSession(this.deps, this.actor, requested);
         this.sessionId = requested;
       } else {
         // No row and no workspace until the first response.create: a bare connect costs nothing to store.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fromNodeHeaders } from "better-auth/node";
-import type { Db } from "../../../db/client";
+import type { TDeps } from "../../host/deps";
 import { CLIENT_ADDRESS_HEADER, type TAuth } from "../../auth/auth";
 import { accountOf, clearSignInFailures, reserveSignInAttempt } from "../../auth/sign-in-backoff";
 import { DomainError } from "../../core/errors";
@@ -39,7 +39,7 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
  * compared; a success clears the count. better-auth records the client address that
  * client-address.ts resolved, never a forwarded header the client wrote.
  */
-export function createEmailSignIn(deps: { db: Db; auth: TAuth; now: () => Date }, trustedProxies: TTrustedProxies) {
+export function createEmailSignIn(deps: Pick<TDeps, "db" | "now"> & { auth: TAuth }, trustedProxies: TTrustedProxies) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let text: string;
     try {

@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TFrame } from "../../core/frames";
+import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
-import { followFrames } from "../../services/follow-frames";
+import { followResponse } from "../../services/read/responses";
 import type { TOpenConnection } from "./open-connections";
 
 /**
- * Streams a response's frames as `text/event-stream` (`id` = sequence, so `Last-Event-ID`
+ * Streams the frames of a response `scope` may follow (else a 404 before any header) as `text/event-stream` (`id` = sequence, so `Last-Event-ID`
  * resumes) until `stopAfter` says so, the client goes away, or the credential the stream was
  * opened with no longer holds (the stream then ends after a comment saying why).
  */
@@ -13,8 +14,10 @@ export async function streamFrames(
   deps: TDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  input: { responseId: string; after: number; stopAfter: (frame: TFrame) => boolean; connection: TOpenConnection },
+  input: { scope: TReadScope; responseId: string; sessionId?: string; after: number; stopAfter: (frame: TFrame) => boolean; connection: TOpenConnection },
 ): Promise<void> {
+  const abort = new AbortController();
+  const frames = await followResponse(deps, input.scope, input, abort.signal);
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-store",
@@ -22,7 +25,6 @@ export async function streamFrames(
     "x-accel-buffering": "no",
   });
   res.flushHeaders();
-  const abort = new AbortController();
   const onClose = () => abort.abort();
   req.on("close", onClose);
   res.on("close", onClose);
@@ -35,7 +37,7 @@ export async function streamFrames(
   else revoked.addEventListener("abort", onRevoked, { once: true });
   const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
   try {
-    for await (const frame of followFrames(deps, input.responseId, input.after, abort.signal)) {
+    for await (const frame of frames) {
       // Nothing more after a revocation, even a frame read in the same batch.
       if (abort.signal.aborted) break;
       res.write(`id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`);

@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { ZDecisionBody } from "../../core/decision";
 import { DomainError } from "../../core/errors";
+import { readScope } from "../../core/read-scope";
 import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
-import { getResponseEnvelope } from "../../services/get-response";
+import { readEnvelope } from "../../services/read/responses";
 import { listGrants, revokeGrant } from "../../services/grants";
 import { invokeResponse } from "../../services/invoke-response";
 import { steerResponse } from "../../services/steer-response";
@@ -62,7 +63,7 @@ const routes: TRoute[] = [
         const invoked = await invokeResponse(deps, actor, body, { via: "http", isSourceCurrent: () => sourceOpen });
         const after = invoked.afterSequence === 0 ? -1 : invoked.afterSequence;
         if (connection) {
-          await streamFrames(deps, req, res, { responseId: invoked.responseId, after, stopAfter: (f) => f.type === "response.completed", connection });
+          await streamFrames(deps, req, res, { scope: readScope(actor), responseId: invoked.responseId, after, stopAfter: (f) => f.type === "response.completed", connection });
           return;
         }
         const envelope = await waitForBoundary(deps, invoked.responseId, Math.max(0, invoked.afterSequence));
@@ -78,7 +79,7 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, res, url, params, actor }) => {
       const sessionId = requireSessionId(url);
-      sendJson(res, 200, await getResponseEnvelope(deps, actor, { responseId: params[0] as string, sessionId }));
+      sendJson(res, 200, await readEnvelope(deps, readScope(actor), { responseId: params[0] as string, sessionId }));
     },
   },
   {
@@ -87,13 +88,13 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, req, res, url, params, actor, credential }) => {
       const responseId = params[0] as string;
-      await getResponseEnvelope(deps, actor, { responseId, sessionId: requireSessionId(url) });
+      const sessionId = requireSessionId(url);
       const raw = (req.headers["last-event-id"] as string | undefined) ?? url.searchParams.get("after") ?? "-1";
       const after = Number(raw);
       if (!Number.isInteger(after) || after < -1) throw new DomainError("invalid_request", "after / Last-Event-ID must be a whole number of at least -1.");
       const connection = deps.connections.open(credential);
       try {
-        await streamFrames(deps, req, res, { responseId, after, stopAfter: isTerminalFrame, connection });
+        await streamFrames(deps, req, res, { scope: readScope(actor), responseId, sessionId, after, stopAfter: isTerminalFrame, connection });
       } finally {
         connection.release();
       }

@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { DomainError } from "../../core/errors";
+import { readScope } from "../../core/read-scope";
 import { QuestionError } from "../../core/questions/errors";
 import { describeStorableProblem, storableJsonProblem } from "../http/body";
 import { isDatabaseUnavailable, toDomainError } from "../http/errors";
@@ -49,5 +50,6 @@ export const publicProcedure = t.procedure.use(domainErrors);
 /** Any signed-in console user (or API key holder). */
 export const authenticatedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Authentication required" });
-  return next({ ctx: { ...ctx, actor: ctx.actor } });
+  // What this actor may read, decided once: every read procedure takes it, never the actor's role.
+  return next({ ctx: { ...ctx, actor: ctx.actor, scope: readScope(ctx.actor) } });
 });

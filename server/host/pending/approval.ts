@@ -21,6 +21,10 @@ export async function lockWaitingOn(tx: Db, responseId: string, pendingId: strin
 export const approvalKind: TPendingKind = {
   type: "approval",
   waiting: waitingApprovals,
+  find: async (db, id) => {
+    const [row] = await db.select().from(approvals).where(eq(approvals.id, id));
+    return row ? { type: "approval", id, ownerId: row.userId, responseId: row.responseId, sessionId: row.sessionId, callId: row.callId, status: row.status, label: row.toolName } : null;
+  },
   actionOf: async (db, id) => {
     const [row] = await db.select().from(approvals).where(and(eq(approvals.id, id), eq(approvals.status, "pending")));
     return row ? approvalAction(row) : null;

@@ -11,6 +11,10 @@ import type { TPendingKind } from "./kind";
 export const clientToolKind: TPendingKind = {
   type: "client_tool",
   waiting: waitingClientTools,
+  find: async (db, id) => {
+    const [row] = await db.select().from(clientToolRequests).where(eq(clientToolRequests.id, id));
+    return row ? { type: "client_tool", id, ownerId: row.userId, responseId: row.responseId, sessionId: row.sessionId, callId: row.callId, status: row.status, label: row.name } : null;
+  },
   actionOf: async (db, id) => {
     const [row] = await db.select().from(clientToolRequests).where(and(eq(clientToolRequests.id, id), eq(clientToolRequests.status, "pending")));
     return row ? clientToolAction(row) : null;

@@ -9,6 +9,22 @@ import type { TDeps } from "../deps";
 import type { TAnnounce, TEmit } from "../transact";
 import type { TClaimedRun, TRunStarter } from "./contract";
 
+/**
+ * What every kind can say about one of its rows, pending or settled: whose it is, which run and
+ * session and tool call it belongs to, and where it stands. `label` is the kind's own name for it
+ * (the tool's name for approvals and client tools, the question's origin for questions).
+ */
+export type TPendingRecord = {
+  type: TPendingType;
+  id: string;
+  ownerId: string;
+  responseId: string | null;
+  sessionId: string | null;
+  callId: string | null;
+  status: string;
+  label: string;
+};
+
 /** Who settles pending actions besides their deciders: the system (expiry) or a cancelling person. */
 export type TCanceller = { userId: string | null; via: TTransport };
 
@@ -19,6 +35,8 @@ export type TCanceller = { userId: string | null; via: TTransport };
  */
 export type TPendingKind = {
   type: TPendingType;
+  /** One row of this kind by id, whatever its status; null when this kind has no such row. */
+  find: (db: Db, id: string) => Promise<TPendingRecord | null>;
   /** The `requiredAction` clients see for the pending row `id`; null once it is not pending. */
   actionOf: (db: Db, id: string) => Promise<TRequiredAction | null>;
   /** What the console's "waiting" view lists of this kind (oldest first) and how many there are. */

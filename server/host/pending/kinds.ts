@@ -9,7 +9,7 @@ import type { TAnnounce, TEmit } from "../transact";
 import { approvalKind } from "./approval";
 import { clientToolKind } from "./client-tool";
 import type { TRunStarter } from "./contract";
-import type { TCanceller, TPendingKind } from "./kind";
+import type { TCanceller, TPendingKind, TPendingRecord } from "./kind";
 import { questionKind } from "./question";
 
 /** Every kind of pending action; adding one is one file and one line here. */
@@ -18,6 +18,12 @@ export const PENDING_KINDS: Record<TPendingType, TPendingKind> = {
   client_tool: clientToolKind,
   question: questionKind,
 };
+
+/** A pending action of any kind by id (pending or settled); null when no kind has it. Ids never collide across kinds. */
+export async function findPending(db: Db, id: string): Promise<TPendingRecord | null> {
+  const found = await Promise.all(Object.values(PENDING_KINDS).map((kind) => kind.find(db, id)));
+  return found.find((r) => r !== null) ?? null;
+}
 
 /** The `requiredAction` of a waiting run, whatever it waits on. */
 export async function requiredActionOf(db: Db, pending: TPendingRef | null): Promise<TRequiredAction | null> {

@@ -54,6 +54,10 @@ export function announceQuestion(announce: TAnnounce, row: Pick<TQuestionRow, "i
 export const questionKind: TPendingKind = {
   type: "question",
   waiting: waitingQuestions,
+  find: async (db, id) => {
+    const [row] = await db.select().from(questions).where(eq(questions.id, id));
+    return row ? { type: "question", id, ownerId: row.userId, responseId: row.responseId, sessionId: row.sessionId, callId: row.callId, status: row.status, label: row.kind } : null;
+  },
   actionOf: async (db, id) => {
     const [row] = await db.select().from(questions).where(and(eq(questions.id, id), eq(questions.status, "pending")));
     return row ? { type: "question", id: row.id, callId: row.responseId ?? "", questions: row.questions, expiresAt: row.expiresAt.toISOString() } : null;

@@ -1,6 +1,5 @@
 import { activityBetween, latestEventId, type TActivityRow } from "../../../db/repositories/console-activity";
-import type { TActor } from "../../core/actor";
-import { READ_ALL_ROLES } from "../../core/vocabulary";
+import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
 
 /** At most this many missed events are replayed after a reconnect; beyond it the client resyncs. */
@@ -9,6 +8,8 @@ const REPLAY_LIMIT = 500;
 const POLL_MS = 2000;
 /** Event ids below the cursor re-checked on every read: a transaction holding a lower id may commit later. */
 const LATE_WINDOW = 64;
+/** Rows one read of the tail takes; a larger burst is read on at once. */
+const READ_LIMIT = REPLAY_LIMIT + LATE_WINDOW;
 
 export type TActivityMessage =
   /** Refetch everything: first connect, or too much was missed. */
@@ -17,79 +18,159 @@ export type TActivityMessage =
   | { kind: "changed" }
   | ({ kind: "event" } & TActivityRow);
 
-/**
- * The console's activity feed, resumable from the last event id: trajectory events that change
- * what is waiting (approvals, questions, client tools, steering, devices, run starts and ends).
- * Each message carries the global event id (the transport tracks it), so a reconnecting client passes the last
- * id it saw and first receives exactly the events it missed (or one `sync` after a long absence).
- */
 /** One message of the feed with the id a reconnecting client resumes from. */
 export type TActivityItem = { id: string; message: TActivityMessage };
 const item = (id: string, message: TActivityMessage): TActivityItem => ({ id, message });
 
-export async function* activityFeed(deps: TDeps, actor: TActor, lastEventId: string | null | undefined, signal: AbortSignal | undefined) {
-  const userId = READ_ALL_ROLES.includes(actor.role) ? null : actor.userId;
-  let notified = 0;
+/** What the tail hands every follower after one read: the new rows (every user's) and whether the bus announced a change. */
+type TTailBatch = { rows: TActivityRow[]; notified: boolean; head: number };
+
+/**
+ * The process's one reader of the activity table: it reads new activity events once per bus
+ * notification (or poll) and hands them to every console feed in memory, so a thousand open
+ * consoles cost one query per change, not a thousand. Runs only while someone follows it.
+ */
+export class ActivityTail {
+  private readonly followers = new Set<(batch: TTailBatch) => void>();
+  private started: Promise<void> | null = null;
+  private cursor = 0;
+  private floor = 0;
+  private readonly seen = new Set<number>();
+  private notified = false;
+  private reading = false;
+  private again = false;
+  private stopBus: (() => void) | null = null;
+  private poll: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly deps: Pick<TDeps, "db" | "bus" | "log">) {}
+
+  /** Follows the tail; `head` is the id it has read up to, so a resuming feed replays only what lies at or below it. */
+  async follow(follower: (batch: TTailBatch) => void): Promise<{ head: number; stop: () => void }> {
+    this.followers.add(follower);
+    this.started ??= this.start();
+    await this.started;
+    return {
+      head: this.cursor,
+      stop: () => {
+        this.followers.delete(follower);
+        if (this.followers.size === 0) this.stop();
+      },
+    };
+  }
+
+  /** Stops reading (on shutdown); followers still attached hear nothing more. */
+  close(): void {
+    this.followers.clear();
+    this.stop();
+  }
+
+  private async start(): Promise<void> {
+    this.stopBus = this.deps.bus.subscribeInbox(() => {
+      this.notified = true;
+      this.read();
+    });
+    this.poll = setInterval(() => this.read(), POLL_MS);
+    this.cursor = await latestEventId(this.deps.db);
+    this.floor = this.cursor;
+  }
+
+  private stop(): void {
+    this.stopBus?.();
+    this.stopBus = null;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+    this.started = null;
+    this.seen.clear();
+  }
+
+  /** One read at a time; a notification during a read reads again right after it. */
+  private read(): void {
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    void this.readLoop().finally(() => {
+      this.reading = false;
+    });
+  }
+
+  private async readLoop(): Promise<void> {
+    try {
+      await this.started;
+      do {
+        this.again = false;
+        const notified = this.notified;
+        this.notified = false;
+        const head = await latestEventId(this.deps.db);
+        const rows = await activityBetween(this.deps.db, { after: Math.max(this.floor, this.cursor - LATE_WINDOW), upTo: head, userId: null, limit: READ_LIMIT });
+        // A burst larger than one read: go on from the last row right away instead of skipping to the head.
+        const more = rows.length >= READ_LIMIT;
+        const fresh = rows.filter((r) => !this.seen.has(r.id));
+        for (const r of fresh) this.seen.add(r.id);
+        this.cursor = more ? Math.max(this.cursor, rows[rows.length - 1]?.id ?? this.cursor) : Math.max(this.cursor, head);
+        for (const id of this.seen) if (id < this.cursor - LATE_WINDOW) this.seen.delete(id);
+        if (fresh.length > 0 || notified) for (const follower of this.followers) follower({ rows: fresh, notified, head: this.cursor });
+        if (more) this.again = true;
+      } while (this.again && this.followers.size > 0);
+    } catch (error) {
+      this.deps.log.warn({ err: error }, "reading the activity feed failed; the next notification or poll reads again");
+    }
+  }
+}
+
+/**
+ * The console's activity feed, resumable from the last event id: trajectory events that change
+ * what is waiting (approvals, questions, client tools, steering, devices, run starts and ends),
+ * limited to what `scope` may read. Each message carries the global event id (the transport
+ * tracks it), so a reconnecting client passes the last id it saw and first receives exactly the
+ * events it missed (or one `sync` after a long absence); then it follows the process's tail.
+ */
+export async function* activityFeed(deps: Pick<TDeps, "db">, tail: ActivityTail, scope: TReadScope, lastEventId: string | null | undefined, signal: AbortSignal | undefined) {
+  const mine = (row: TActivityRow) => scope.userId === null || row.userId === scope.userId;
+  const queue: TActivityItem[] = [];
   let wake: (() => void) | null = null;
-  const unsubscribe = deps.bus.subscribeInbox(() => {
-    notified++;
+  const following = await tail.follow(({ rows, notified, head }) => {
+    const visible = rows.filter(mine);
+    for (const row of visible) queue.push(item(String(row.id), { kind: "event", ...row }));
+    if (visible.length === 0 && notified) queue.push(item(String(head), { kind: "changed" }));
     wake?.();
   });
   const onAbort = () => wake?.();
   signal?.addEventListener("abort", onAbort);
   try {
+    const { head } = following;
     const resumeFrom = lastEventId && /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : null;
-    let cursor = await latestEventId(deps.db);
-    const seen = new Set<number>();
-    // Ids at or below `floor` were delivered (replayed) or deliberately skipped (covered by `sync`).
-    let floor = cursor;
-    if (resumeFrom === null || resumeFrom > cursor) {
-      yield item(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
-    } else {
-      const missed = await activityBetween(deps.db, { after: resumeFrom, upTo: cursor, userId, limit: REPLAY_LIMIT + 1 });
-      if (missed.length > REPLAY_LIMIT) yield item(String(cursor), { kind: "sync", head: cursor } satisfies TActivityMessage);
+    // Replayed ids: the tail may hand the late ones again.
+    const replayed = new Set<number>();
+    if (resumeFrom === null || resumeFrom > head) yield item(String(head), { kind: "sync", head });
+    else {
+      const missed = await activityBetween(deps.db, { after: resumeFrom, upTo: head, userId: scope.userId, limit: REPLAY_LIMIT + 1 });
+      if (missed.length > REPLAY_LIMIT) yield item(String(head), { kind: "sync", head });
       else {
-        floor = resumeFrom;
         for (const row of missed) {
-          seen.add(row.id);
-          yield item(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
+          replayed.add(row.id);
+          yield item(String(row.id), { kind: "event", ...row });
         }
-        // Nothing missed (or the last missed one is not the head): still tell the client where it stands.
-        if (missed.length === 0) yield item(String(cursor), { kind: "changed" } satisfies TActivityMessage);
+        // Nothing missed: still tell the client where it stands.
+        if (missed.length === 0) yield item(String(head), { kind: "changed" });
       }
     }
-    let handled = notified;
-    let more = false;
     while (!signal?.aborted) {
-      if (notified === handled && !more) {
+      if (queue.length === 0) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, POLL_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
+          wake = resolve;
         });
         wake = null;
+        continue;
       }
-      if (signal?.aborted) break;
-      const hadNotification = notified !== handled;
-      handled = notified;
-      const head = await latestEventId(deps.db);
-      const limit = REPLAY_LIMIT + LATE_WINDOW;
-      const rows = await activityBetween(deps.db, { after: Math.max(floor, cursor - LATE_WINDOW), upTo: head, userId, limit });
-      // A burst larger than one read: go on from the last row right away instead of skipping to the head.
-      more = rows.length >= limit;
-      const fresh = rows.filter((r) => !seen.has(r.id));
-      for (const row of fresh) {
-        seen.add(row.id);
-        yield item(String(row.id), { kind: "event", ...row } satisfies TActivityMessage);
+      for (const next of queue.splice(0)) {
+        if (next.message.kind === "event" && replayed.has(next.message.id)) continue;
+        yield next;
       }
-      cursor = more ? Math.max(cursor, rows[rows.length - 1]?.id ?? cursor) : Math.max(cursor, head);
-      for (const id of seen) if (id < cursor - LATE_WINDOW) seen.delete(id);
-      if (fresh.length === 0 && hadNotification) yield item(String(cursor), { kind: "changed" } satisfies TActivityMessage);
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    unsubscribe();
+    following.stop();
   }
 }

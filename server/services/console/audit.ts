@@ -1,34 +1,32 @@
 import { getSession, sessionResponses } from "../../../db/repositories/console-lists";
-import { requiredActionOf } from "../../host/pending/kinds";
-import { envelopeOf, getResponse } from "../../../db/repositories/responses";
 import { userById } from "../../../db/repositories/console-admin";
 import { latestAccessGrants } from "../../../db/repositories/session-access";
-import { type TActor, canDecide, canRead } from "../../core/actor";
+import { canDecide } from "../../core/actor";
+import type { TReadScope } from "../../core/read-scope";
 import { notFound } from "../../core/errors";
 import { accessChangeRefusal } from "../../core/session-access";
 import type { TDeps } from "../../host/deps";
+import { envelopeNow, readResponse } from "../read/responses";
 
 export type TTrajectoryScope = { responseId: string } | { sessionId: string };
 
 /** Refuses (404, as if missing) a trajectory the actor may not read; members read only their own. */
-export async function assertTrajectoryReadable(deps: TDeps, actor: TActor, scope: TTrajectoryScope): Promise<void> {
-  if ("responseId" in scope) {
-    const row = await getResponse(deps.db, scope.responseId);
-    if (!row || !canRead(actor, row.userId)) throw notFound("response", scope.responseId);
+export async function assertTrajectoryReadable(deps: TDeps, scope: TReadScope, of: TTrajectoryScope): Promise<void> {
+  if ("responseId" in of) {
+    await readResponse(deps, scope, of.responseId);
     return;
   }
-  const session = await getSession(deps.db, scope.sessionId);
-  if (!session || !canRead(actor, session.session.userId)) throw notFound("session", scope.sessionId);
+  const session = await getSession(deps.db, of.sessionId);
+  if (!session || !scope.canRead(session.session.userId)) throw notFound("session", of.sessionId);
 }
 
 /** One response for the console, without its trajectory (the audit timeline pages through that). */
-export async function responseSummary(deps: TDeps, actor: TActor, responseId: string) {
-  const row = await getResponse(deps.db, responseId);
-  if (!row || !canRead(actor, row.userId)) throw notFound("response", responseId);
-  const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.pendingAction) : null;
+export async function responseSummary(deps: TDeps, scope: TReadScope, responseId: string) {
+  const { actor } = scope;
+  const row = await readResponse(deps, scope, responseId);
   const owner = await userById(deps.db, row.userId);
   return {
-    envelope: row.envelope ?? envelopeOf(row, row.status, action),
+    envelope: await envelopeNow(deps, row),
     agent: row.agent,
     userId: row.userId,
     user: owner?.name ?? row.userId,
@@ -43,9 +41,10 @@ export async function responseSummary(deps: TDeps, actor: TActor, responseId: st
 }
 
 /** One session: owner, access (and who granted Full access, when), its responses and their usage. */
-export async function sessionSummary(deps: TDeps, actor: TActor, sessionId: string) {
+export async function sessionSummary(deps: TDeps, scope: TReadScope, sessionId: string) {
+  const { actor } = scope;
   const found = await getSession(deps.db, sessionId);
-  if (!found || !canRead(actor, found.session.userId)) throw notFound("session", sessionId);
+  if (!found || !scope.canRead(found.session.userId)) throw notFound("session", sessionId);
   const rows = await sessionResponses(deps.db, sessionId);
   const { session: s } = found;
   return {

@@ -1,20 +1,19 @@
 import { z } from "zod";
-import { listApiKeys, listUsers } from "../../../../db/repositories/console-admin";
-import { ROLES, type TRole } from "../../../core/vocabulary";
+import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
 import { deleteUser, disableUser, enableUser } from "../../../services/console/user-status";
+import { apiKeysVisible, workspaceUsers } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
 import { adminProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
 
 const ZId = z.string().min(1).max(200);
-const KEY_READERS: readonly TRole[] = ["admin", "auditor"];
 
 const ZUserRef = z.strictObject({ userId: ZId });
 
 /** Users and roles, API keys. Agents: `console.agents`; paired devices: the `devices` router. */
 export const adminRouter = router({
   /** Every user and role (workspace readers; auditors read-only). */
-  users: workspaceReaderProcedure.query(({ ctx }) => listUsers(ctx.deps.db)),
+  users: workspaceReaderProcedure.query(({ ctx }) => workspaceUsers(ctx.deps)),
   /** Changes a user's role (admins only; not one's own; the last admin stays). */
   setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.actor, input)),
   /** Disables a user: keys, console sessions and open connections stop at once (admins only; not oneself, not the last admin). */
@@ -24,7 +23,7 @@ export const adminRouter = router({
   /** Deletes a user's credentials for good; its history keeps its name (admins only; not oneself, not the last admin). */
   deleteUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => deleteUser(ctx.deps, ctx.actor, input.userId)),
   /** API keys (prefix only, never the key): admins and auditors see all, others their own. */
-  apiKeys: authenticatedProcedure.query(({ ctx }) => listApiKeys(ctx.deps.db, KEY_READERS.includes(ctx.actor.role) ? null : ctx.actor.userId)),
+  apiKeys: authenticatedProcedure.query(({ ctx }) => apiKeysVisible(ctx.deps, ctx.scope)),
   /** Creates a key and returns it once (for oneself; admins for anyone). */
   createApiKey: writerProcedure
     .input(z.strictObject({ name: z.string().trim().min(1).max(100), userId: ZId.optional() }))

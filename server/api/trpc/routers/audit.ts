@@ -1,13 +1,9 @@
-import { inArray } from "drizzle-orm";
 import { z } from "zod";
-import { listResponsesPage, listSessionsPage } from "../../../../db/repositories/console-lists";
-import { EVENT_CATEGORY_NAMES, searchTrajectory, trajectoryActors } from "../../../../db/repositories/trajectory-search";
-import { users } from "../../../../db/schema";
-import { RESPONSE_STATUSES } from "../../../core/vocabulary";
-import { assertTrajectoryReadable, dataForDisplay, responseSummary, sessionSummary, type TTrajectoryScope } from "../../../services/console/audit";
+import { EVENT_CATEGORY_NAMES, RESPONSE_STATUSES } from "../../../core/vocabulary";
+import { responseSummary, sessionSummary, type TTrajectoryScope } from "../../../services/console/audit";
+import { responsesPage, sessionsPage, trajectoryPage, trajectoryPeople } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
-import { scopeOf } from "./console-procedures";
-import { responseTimeline } from "./timeline";
+import { responseTimeline } from "../../../services/read/timeline";
 
 const ZId = z.string().min(1).max(200);
 const ZDirection = z.enum(["forward", "backward"]).optional();
@@ -40,35 +36,24 @@ const ZTrajectoryQuery = z
     direction: ZDirection,
   })
   .refine(oneScope, "Give exactly one of responseId and sessionId.");
-const scopeOfInput = (v: { responseId?: string; sessionId?: string }): TTrajectoryScope => (v.responseId ? { responseId: v.responseId } : { sessionId: v.sessionId ?? "" });
+const trajectoryOf = (v: { responseId?: string; sessionId?: string }): TTrajectoryScope => (v.responseId ? { responseId: v.responseId } : { sessionId: v.sessionId ?? "" });
 
 /** Searchable response and session lists, one response or session, and trajectory audit. */
 export const auditRouter = router({
   responses: authenticatedProcedure
     .input(z.strictObject({ ...ZListFilter, statuses: z.array(z.enum(RESPONSE_STATUSES)).max(RESPONSE_STATUSES.length).optional() }))
-    .query(({ ctx, input }) => listResponsesPage(ctx.deps.db, { ...input, scopeUserId: scopeOf(ctx.actor) })),
+    .query(({ ctx, input }) => responsesPage(ctx.deps, ctx.scope, input)),
   sessions: authenticatedProcedure
     .input(z.strictObject({ ...ZListFilter, state: z.enum(["active", "idle"]).optional() }))
-    .query(({ ctx, input }) => listSessionsPage(ctx.deps.db, { ...input, scopeUserId: scopeOf(ctx.actor) })),
+    .query(({ ctx, input }) => sessionsPage(ctx.deps, ctx.scope, input)),
   /** One response without its trajectory (the audit timeline pages through that). */
-  response: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseSummary(ctx.deps, ctx.actor, input.responseId)),
+  response: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseSummary(ctx.deps, ctx.scope, input.responseId)),
   /** One response as a tree of turns, tool calls and waits for people, with durations and tokens. */
-  timeline: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseTimeline(ctx.deps, ctx.actor, input.responseId)),
+  timeline: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseTimeline(ctx.deps, ctx.scope, input.responseId)),
   /** One session: owner, access, its responses and their usage. */
-  session: authenticatedProcedure.input(z.strictObject({ sessionId: ZId })).query(({ ctx, input }) => sessionSummary(ctx.deps, ctx.actor, input.sessionId)),
+  session: authenticatedProcedure.input(z.strictObject({ sessionId: ZId })).query(({ ctx, input }) => sessionSummary(ctx.deps, ctx.scope, input.sessionId)),
   /** One keyset page of a trajectory, filtered by category, actor and text (server-side). */
-  trajectory: authenticatedProcedure.input(ZTrajectoryQuery).query(async ({ ctx, input }) => {
-    const scope = scopeOfInput(input);
-    await assertTrajectoryReadable(ctx.deps, ctx.actor, scope);
-    const page = await searchTrajectory(ctx.deps.db, { ...scope, categories: input.categories, actor: input.actor, q: input.q }, { after: input.cursor ?? null, limit: input.limit });
-    return { nextAfter: page.nextAfter, events: page.rows.map((e) => ({ ...e, data: dataForDisplay(e.data), createdAt: e.createdAt.toISOString() })) };
-  }),
+  trajectory: authenticatedProcedure.input(ZTrajectoryQuery).query(({ ctx, input }) => trajectoryPage(ctx.deps, ctx.scope, trajectoryOf(input), input)),
   /** The people who caused events in a trajectory, for the actor filter. */
-  actors: authenticatedProcedure.input(ZScope).query(async ({ ctx, input }) => {
-    const scope = scopeOfInput(input);
-    await assertTrajectoryReadable(ctx.deps, ctx.actor, scope);
-    const ids = await trajectoryActors(ctx.deps.db, scope);
-    if (ids.length === 0) return [];
-    return ctx.deps.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids));
-  }),
+  actors: authenticatedProcedure.input(ZScope).query(({ ctx, input }) => trajectoryPeople(ctx.deps, ctx.scope, trajectoryOf(input))),
 });

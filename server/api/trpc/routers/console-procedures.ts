@@ -1,5 +1,4 @@
 import { TRPCError } from "@trpc/server";
-import type { TActor } from "../../../core/actor";
 import { READ_ALL_ROLES, type TRole } from "../../../core/vocabulary";
 import { authenticatedProcedure } from "../init";
 
@@ -17,5 +16,3 @@ export const workspaceReaderProcedure = onlyRoles(READ_ALL_ROLES, "read the whol
 /** Anyone who may change something: every role but auditor. */
 export const writerProcedure = onlyRoles(["member", "operator", "admin"], "change anything (auditors are read-only)");
 
-/** `null` for roles that see the whole workspace, else the actor's own user id. */
-export const scopeOf = (actor: TActor): string | null => (READ_ALL_ROLES.includes(actor.role) ? null : actor.userId);

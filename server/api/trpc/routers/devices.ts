@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { deviceHubFor } from "../../../devices/hub";
 import { ZDeviceName } from "../../../devices/protocol";
 import { createPairing, listDevices, revokeDevice } from "../../../devices/store";
 import { authenticatedProcedure, router } from "../init";
@@ -15,7 +14,7 @@ export const devicesRouter = router({
       return created;
     }),
   list: authenticatedProcedure.query(async ({ ctx }) => {
-    const hub = deviceHubFor(ctx.deps.db);
+    const hub = ctx.deps.devices;
     const rows = await listDevices(ctx.deps.db, ctx.actor);
     const now = ctx.deps.now().getTime();
     return rows.map((d) => ({
@@ -37,7 +36,7 @@ export const devicesRouter = router({
   /** Revokes a device: its credential stops working, it is disconnected, its commands are refused. */
   revoke: authenticatedProcedure.input(z.strictObject({ deviceId: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
     const row = await revokeDevice(ctx.deps.db, ctx.actor, input.deviceId, ctx.deps.now());
-    deviceHubFor(ctx.deps.db)?.disconnect(row.id, "This device's pairing was revoked by an admin.");
+    ctx.deps.devices.disconnect(row.id, "This device's pairing was revoked by an admin.");
     ctx.deps.log.info({ deviceId: row.id, by: ctx.actor.userId }, "device revoked");
     return { deviceId: row.id, name: row.name, status: row.status, revokedAt: row.revokedAt?.toISOString() ?? null };
   }),

@@ -1,16 +1,12 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { listInbox, sessionContext } from "../../../../db/repositories/inbox";
-import { approvals } from "../../../../db/schema";
-import { canRead } from "../../../core/actor";
-import { notFound } from "../../../core/errors";
 import { decisionRefusal } from "../../../core/separation-of-duties";
 import { RISKS } from "../../../core/vocabulary";
 import { votesOf } from "../../../services/approval-votes";
 import { decideMany } from "../../../services/console/bulk-decide";
 import { decisionOptionsFor } from "../../../services/decision-options";
+import { approvalContext, inboxPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
-import { scopeOf, writerProcedure } from "./console-procedures";
+import { writerProcedure } from "./console-procedures";
 
 const ZId = z.string().min(1).max(200);
 
@@ -32,7 +28,7 @@ export const inboxRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      const page = await listInbox(ctx.deps.db, { ...input, scopeUserId: scopeOf(ctx.actor), now: ctx.deps.now() });
+      const page = await inboxPage(ctx.deps, ctx.scope, input);
       const votes = await votesOf(ctx.deps.db, page.rows.filter((a) => a.requiredApprovals > 1).map((a) => a.id));
       return {
         nextCursor: page.nextCursor,
@@ -52,11 +48,7 @@ export const inboxRouter = router({
       };
     }),
   /** The last few turns of the approval's session, up to its response. */
-  context: authenticatedProcedure.input(z.strictObject({ approvalId: ZId })).query(async ({ ctx, input }) => {
-    const [a] = await ctx.deps.db.select({ userId: approvals.userId, sessionId: approvals.sessionId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, input.approvalId));
-    if (!a || !canRead(ctx.actor, a.userId)) throw notFound("approval", input.approvalId);
-    return sessionContext(ctx.deps.db, { sessionId: a.sessionId, responseId: a.responseId });
-  }),
+  context: authenticatedProcedure.input(z.strictObject({ approvalId: ZId })).query(({ ctx, input }) => approvalContext(ctx.deps, ctx.scope, input.approvalId)),
   /** Approves or denies up to 50 low/medium-risk approvals; refused whole when any is high risk. */
   decideMany: writerProcedure
     .input(z.strictObject({ decision: z.enum(["approve", "deny"]), items: z.array(z.strictObject({ approvalId: ZId, bindingHash: z.string().min(1).max(200) })).min(1).max(50) }))

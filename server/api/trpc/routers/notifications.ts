@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listNotificationAttempts, listNotificationChannels, listNotificationsPage } from "../../../../db/repositories/notifications";
-import { NOTIFICATION_STATUSES } from "../../../../db/schema";
+import { NOTIFICATION_STATUSES } from "../../../core/vocabulary";
+import { notificationAttempts, notificationChannels, notificationsPage } from "../../../services/read/console";
 import { router } from "../init";
 import { workspaceReaderProcedure } from "./console-procedures";
 
@@ -20,7 +20,7 @@ export const notificationsRouter = router({
         direction: z.enum(["forward", "backward"]).optional(),
       }),
     )
-    .query(({ ctx, input }) => listNotificationsPage(ctx.deps.db, input)),
-  attempts: workspaceReaderProcedure.input(z.strictObject({ notificationId: ZId })).query(({ ctx, input }) => listNotificationAttempts(ctx.deps.db, input.notificationId)),
-  channels: workspaceReaderProcedure.query(({ ctx }) => listNotificationChannels(ctx.deps.db)),
+    .query(({ ctx, input }) => notificationsPage(ctx.deps, input)),
+  attempts: workspaceReaderProcedure.input(z.strictObject({ notificationId: ZId })).query(({ ctx, input }) => notificationAttempts(ctx.deps, input.notificationId)),
+  channels: workspaceReaderProcedure.query(({ ctx }) => notificationChannels(ctx.deps)),
 });

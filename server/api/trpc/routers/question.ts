@@ -1,11 +1,12 @@
 import { TRPCError } from "@trpc/server";
+import { readScope } from "../../../core/read-scope";
 import { z } from "zod";
 import { getQuestion, listQuestions } from "../../../services/questions/list-questions";
 import { requestQuestion, ZRequestParams } from "../../../services/questions/request-question";
 import { resolveQuestion, ZResolveParams } from "../../../services/questions/resolve-question";
 import { waitAnswer, ZWaitParams } from "../../../services/questions/wait-answer";
 import { authenticatedProcedure, publicProcedure, router } from "../init";
-import { questionContext } from "./question-context";
+import { questionContext } from "../../../services/read/question-context";
 
 const ZQuestionRef = z.strictObject({ id: z.string().min(1).max(200) });
 
@@ -18,7 +19,7 @@ const questionAccess = publicProcedure.use(async ({ ctx, getRawInput, next }) =>
   const viaLink = !ctx.actor && typeof id === "string" ? await ctx.answerLink?.(id) : null;
   const actor = ctx.actor ?? viaLink ?? null;
   if (!actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Authentication required" });
-  return next({ ctx: { ...ctx, actor, viaLink: Boolean(viaLink) } });
+  return next({ ctx: { ...ctx, actor, scope: readScope(actor), viaLink: Boolean(viaLink) } });
 });
 
 /** The Gateway question methods as typed procedures (console and answer page use these). */
@@ -28,7 +29,7 @@ export const questionRouter = router({
   resolve: questionAccess.input(ZResolveParams).mutation(({ ctx, input }) => resolveQuestion(ctx.deps, ctx.actor, { ...input, via: "console" })),
   get: questionAccess.input(ZQuestionRef).query(async ({ ctx, input }) => ({ question: await getQuestion(ctx.deps, ctx.actor, input.id) })),
   /** Which agent and task ask, and the run's last assistant message (only what the caller may read). */
-  context: questionAccess.input(ZQuestionRef).query(({ ctx, input }) => questionContext(ctx.deps, ctx.actor, input.id)),
+  context: questionAccess.input(ZQuestionRef).query(({ ctx, input }) => questionContext(ctx.deps, ctx.scope, input.id)),
   list: authenticatedProcedure
     .input(z.strictObject({ status: z.enum(["pending", "all"]).optional() }).optional())
     .query(async ({ ctx, input }) => ({ questions: await listQuestions(ctx.deps, ctx.actor, { status: input?.status }) })),

@@ -1,11 +1,10 @@
 import { inArray } from "drizzle-orm";
-import { trajectoryHead } from "../../../../db/repositories/events";
-import { getResponse } from "../../../../db/repositories/responses";
-import { users } from "../../../../db/schema";
-import { type TActor, canRead } from "../../../core/actor";
-import { notFound } from "../../../core/errors";
-import type { TDeps } from "../../../host/deps";
-import { dataForDisplay } from "../../../services/console/audit";
+import { trajectoryHead } from "../../../db/repositories/events";
+import { users } from "../../../db/schema";
+import type { TReadScope } from "../../core/read-scope";
+import type { TDeps } from "../../host/deps";
+import { dataForDisplay } from "../console/audit";
+import { readResponse } from "./responses";
 import { buildTimeline } from "./timeline-tree";
 
 /**
@@ -15,9 +14,8 @@ import { buildTimeline } from "./timeline-tree";
 export const TIMELINE_EVENTS = 5000;
 
 /** `audit.timeline`: one response as turns, tool calls and waits for people, with durations and tokens. */
-export async function responseTimeline(deps: TDeps, actor: TActor, responseId: string) {
-  const row = await getResponse(deps.db, responseId);
-  if (!row || !canRead(actor, row.userId)) throw notFound("response", responseId);
+export async function responseTimeline(deps: TDeps, scope: TReadScope, responseId: string) {
+  const row = await readResponse(deps, scope, responseId);
   const head = await trajectoryHead(deps.db, responseId, TIMELINE_EVENTS);
   const actorIds = [...new Set(head.events.flatMap((e) => (e.actorUserId ? [e.actorUserId] : [])))];
   const names = new Map(actorIds.length === 0 ? [] : (await deps.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, actorIds))).map((u) => [u.id, u.name]));

@@ -1,7 +1,7 @@
-import { visibleQuestion } from "../../../../db/repositories/question-records";
-import { getResponse } from "../../../../db/repositories/responses";
-import { type TActor, canRead } from "../../../core/actor";
-import type { TDeps } from "../../../host/deps";
+import { visibleQuestion } from "../../../db/repositories/question-records";
+import { getResponse } from "../../../db/repositories/responses";
+import type { TReadScope } from "../../core/read-scope";
+import type { TDeps } from "../../host/deps";
 
 /** Long enough to orient, short enough to stay a preview on a phone. */
 const PREVIEW_CHARS = 1200;
@@ -40,11 +40,11 @@ function lastAssistantText(output: ReadonlyArray<{ type: string; role?: string; 
  * message. The agent is named to whoever may see the question; the task and the message only to
  * someone who may read the run itself (its owner, or a role that reads every run).
  */
-export async function questionContext(deps: TDeps, actor: TActor, questionId: string) {
-  const question = await visibleQuestion(deps.db, actor, questionId);
+export async function questionContext(deps: TDeps, scope: TReadScope, questionId: string) {
+  const question = await visibleQuestion(deps.db, scope.actor, questionId);
   const run = question.responseId ? await getResponse(deps.db, question.responseId) : null;
   if (!run) return { agent: null, responseId: null, task: null, lastMessage: null, readable: false };
-  const readable = canRead(actor, run.userId);
+  const readable = scope.canRead(run.userId);
   return {
     agent: run.agent,
     responseId: readable ? run.id : null,

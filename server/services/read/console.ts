@@ -1,0 +1,94 @@
+import { eq, inArray } from "drizzle-orm";
+import { listApiKeys, listPeople, listUsers } from "../../../db/repositories/console-admin";
+import { listResponsesPage, listSessionsPage } from "../../../db/repositories/console-lists";
+import { listInbox, sessionContext } from "../../../db/repositories/inbox";
+import { listNotificationAttempts, listNotificationChannels, listNotificationsPage } from "../../../db/repositories/notifications";
+import { searchTrajectory, trajectoryActors, trajectoryBatches } from "../../../db/repositories/trajectory-search";
+import { usageByDay } from "../../../db/repositories/usage";
+import { approvals, users } from "../../../db/schema";
+import { notFound } from "../../core/errors";
+import type { TReadScope } from "../../core/read-scope";
+import type { TRole } from "../../core/vocabulary";
+import type { TDeps } from "../../host/deps";
+import { listWaiting } from "../../host/pending/kinds";
+import { assertTrajectoryReadable, dataForDisplay, type TTrajectoryScope } from "../console/audit";
+
+/**
+ * The console's named reads. Each takes the caller's {@link TReadScope}: a member's scope limits
+ * every list to its own objects, and one object outside the scope is a 404. Transports call
+ * these, never the tables.
+ */
+type TDb = Pick<TDeps, "db">;
+type TArgs<F> = F extends (db: never, filter: infer A) => unknown ? A : never;
+
+export const waitingNow = (deps: TDb, scope: TReadScope) => listWaiting(deps.db, { userId: scope.userId });
+
+export const inboxPage = (deps: Pick<TDeps, "db" | "now">, scope: TReadScope, filter: Omit<TArgs<typeof listInbox>, "scopeUserId" | "now">) =>
+  listInbox(deps.db, { ...filter, scopeUserId: scope.userId, now: deps.now() });
+
+export const responsesPage = (deps: TDb, scope: TReadScope, filter: Omit<TArgs<typeof listResponsesPage>, "scopeUserId">) =>
+  listResponsesPage(deps.db, { ...filter, scopeUserId: scope.userId });
+
+export const sessionsPage = (deps: TDb, scope: TReadScope, filter: Omit<TArgs<typeof listSessionsPage>, "scopeUserId">) =>
+  listSessionsPage(deps.db, { ...filter, scopeUserId: scope.userId });
+
+export const usagePerDay = (deps: TDb, scope: TReadScope, filter: Omit<TArgs<typeof usageByDay>, "scopeUserId">) =>
+  usageByDay(deps.db, { ...filter, scopeUserId: scope.userId });
+
+/** People to filter by: everyone for a scope that reads all, else only oneself. */
+export const people = (deps: TDb, scope: TReadScope) => listPeople(deps.db, scope.userId);
+
+/** Every user and role (the procedure admits workspace readers only). */
+export const workspaceUsers = (deps: TDb) => listUsers(deps.db);
+
+/** Roles that see every API key (prefixes only); the others see their own. */
+const KEY_READERS: readonly TRole[] = ["admin", "auditor"];
+export const apiKeysVisible = (deps: TDb, scope: TReadScope) => listApiKeys(deps.db, KEY_READERS.includes(scope.actor.role) ? null : scope.actor.userId);
+
+/** The notification log (the procedures admit workspace readers only). */
+export const notificationsPage = (deps: TDb, filter: TArgs<typeof listNotificationsPage>) => listNotificationsPage(deps.db, filter);
+export const notificationAttempts = (deps: TDb, notificationId: string) => listNotificationAttempts(deps.db, notificationId);
+export const notificationChannels = (deps: TDb) => listNotificationChannels(deps.db);
+
+/** The last few turns of an approval's session, up to its response (404 outside the scope). */
+export async function approvalContext(deps: TDb, scope: TReadScope, approvalId: string) {
+  const [a] = await deps.db.select({ userId: approvals.userId, sessionId: approvals.sessionId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
+  if (!a || !scope.canRead(a.userId)) throw notFound("approval", approvalId);
+  return sessionContext(deps.db, { sessionId: a.sessionId, responseId: a.responseId });
+}
+
+/** One keyset page of a trajectory the scope may read, filtered by category, actor and text. */
+export async function trajectoryPage(
+  deps: TDeps,
+  scope: TReadScope,
+  of: TTrajectoryScope,
+  query: { categories?: Parameters<typeof searchTrajectory>[1]["categories"]; actor?: string; q?: string; cursor?: number | null; limit: number },
+) {
+  await assertTrajectoryReadable(deps, scope, of);
+  const page = await searchTrajectory(deps.db, { ...of, categories: query.categories, actor: query.actor, q: query.q }, { after: query.cursor ?? null, limit: query.limit });
+  return { nextAfter: page.nextAfter, events: page.rows.map((e) => ({ ...e, data: dataForDisplay(e.data), createdAt: e.createdAt.toISOString() })) };
+}
+
+/** The people who caused events in a trajectory the scope may read, with their names. */
+export async function trajectoryPeople(deps: TDeps, scope: TReadScope, of: TTrajectoryScope) {
+  await assertTrajectoryReadable(deps, scope, of);
+  const ids = await trajectoryActors(deps.db, of);
+  if (ids.length === 0) return [];
+  return deps.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids));
+}
+
+/**
+ * A whole trajectory the scope may read (else a 404 before anything is streamed), filtered like
+ * the audit view, in keyset batches of `batch` events: never all in memory.
+ */
+export async function trajectoryExport(
+  deps: TDeps,
+  scope: TReadScope,
+  of: TTrajectoryScope,
+  filters: { categories?: Parameters<typeof searchTrajectory>[1]["categories"]; actor?: string; q?: string },
+  batch: number,
+  signal: AbortSignal,
+) {
+  await assertTrajectoryReadable(deps, scope, of);
+  return trajectoryBatches(deps.db, { ...of, ...filters }, batch, signal);
+}

@@ -1,0 +1,111 @@
+import { desc, eq } from "drizzle-orm";
+import { trajectoryTail } from "../../../db/repositories/events";
+import { envelopeOf, getResponse, type TResponseRow } from "../../../db/repositories/responses";
+import { responses, users } from "../../../db/schema";
+import type { TEnvelope } from "../../core/envelope";
+import { notFound } from "../../core/errors";
+import type { TFrame } from "../../core/frames";
+import type { TReadScope } from "../../core/read-scope";
+import type { TDeps } from "../../host/deps";
+import { requiredActionOf } from "../../host/pending/kinds";
+import { followFrames } from "../follow-frames";
+
+/**
+ * One response as `scope` may read it, or a 404 (another user's response looks missing). With
+ * `sessionId` (the `/v1` routes name the session too) the response must belong to that session.
+ */
+export async function readResponse(deps: Pick<TDeps, "db">, scope: TReadScope, responseId: string, options: { sessionId?: string } = {}): Promise<TResponseRow> {
+  const row = await getResponse(deps.db, responseId);
+  if (!row || !scope.canRead(row.userId) || (options.sessionId !== undefined && row.sessionId !== options.sessionId)) throw notFound("response", responseId);
+  return row;
+}
+
+/** A response's latest envelope: the stored one once terminal (identical on every replica), otherwise built from the current state. */
+export async function envelopeNow(deps: Pick<TDeps, "db">, row: TResponseRow): Promise<TEnvelope> {
+  if (row.envelope) return row.envelope;
+  const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.pendingAction) : null;
+  return envelopeOf(row, row.status, action);
+}
+
+/** The latest envelope of a response `scope` may read (in `sessionId`, when given). */
+export async function readEnvelope(deps: Pick<TDeps, "db">, scope: TReadScope, input: { responseId: string; sessionId?: string }): Promise<TEnvelope> {
+  return envelopeNow(deps, await readResponse(deps, scope, input.responseId, { sessionId: input.sessionId }));
+}
+
+/**
+ * "Follow this response", the same check on every transport (WebSocket, SSE, tRPC, AG-UI): the
+ * scope must read it (in `sessionId`, when given), then its frames after `after` are yielded in
+ * order, stored ones first. The check happens before the first frame, so a refusal is a 404.
+ */
+export async function followResponse(
+  deps: TDeps,
+  scope: TReadScope,
+  input: { responseId: string; after: number; sessionId?: string },
+  signal: AbortSignal,
+): Promise<AsyncGenerator<TFrame>> {
+  await readResponse(deps, scope, input.responseId, { sessionId: input.sessionId });
+  return followFrames(deps, input.responseId, input.after, signal);
+}
+
+/** The sequence of the newest frame of a response (0 before its first); a resumed follower starts after it. */
+export async function lastSequenceOf(deps: Pick<TDeps, "db">, responseId: string): Promise<number> {
+  const row = await getResponse(deps.db, responseId);
+  return (row?.nextFrameSeq ?? 1) - 1;
+}
+
+/** The most trajectory events `responseDetail` returns (the newest ones). */
+const TRAJECTORY_TAIL = 1000;
+
+/** The newest 100 responses `scope` may read, with their owner's name. */
+export async function recentResponses(deps: Pick<TDeps, "db">, scope: TReadScope) {
+  const rows = await deps.db
+    .select({ id: responses.id, sessionId: responses.sessionId, agent: responses.agent, status: responses.status, user: users.name, createdAt: responses.createdAt })
+    .from(responses)
+    .innerJoin(users, eq(users.id, responses.userId))
+    .where(scope.userId === null ? undefined : eq(responses.userId, scope.userId))
+    .orderBy(desc(responses.createdAt))
+    .limit(100);
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+}
+
+/** One response with its envelope and the newest 1,000 events of its trajectory. */
+export async function responseDetail(deps: Pick<TDeps, "db">, scope: TReadScope, responseId: string) {
+  const row = await readResponse(deps, scope, responseId);
+  const envelope = await envelopeNow(deps, row);
+  const { events: trajectory, total } = await trajectoryTail(deps.db, row.id, TRAJECTORY_TAIL);
+  return {
+    envelope,
+    agent: row.agent,
+    createdAt: row.createdAt.toISOString(),
+    /** How many trajectory events the response has; `trajectory` holds the last 1,000 (audit.trajectory pages through all). */
+    trajectoryTotal: total,
+    trajectoryTruncated: total > trajectory.length,
+    trajectory: trajectory.map((e) => ({
+      seq: e.seq,
+      frameSeq: e.frameSeq,
+      type: e.type,
+      data: e.data,
+      actorUserId: e.actorUserId,
+      transport: e.transport,
+      createdAt: e.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** Token usage of a session's responses that `scope` may read, per response and in total (404 when none). */
+export async function sessionUsage(deps: Pick<TDeps, "db">, scope: TReadScope, sessionId: string) {
+  const rows = await deps.db
+    .select({ id: responses.id, userId: responses.userId, usage: responses.usage, createdAt: responses.createdAt })
+    .from(responses)
+    .where(eq(responses.sessionId, sessionId))
+    .orderBy(desc(responses.createdAt))
+    .limit(1000);
+  const visible = rows.filter((r) => scope.canRead(r.userId));
+  if (visible.length === 0) throw notFound("session", sessionId);
+  return {
+    sessionId,
+    outputTokens: visible.reduce((sum, r) => sum + r.usage.outputTokens, 0),
+    inputTokens: visible.reduce((sum, r) => sum + r.usage.inputTokens, 0),
+    responses: visible.map((r) => ({ id: r.id, ...r.usage, createdAt: r.createdAt.toISOString() })),
+  };
+}
