@@ -83,8 +83,12 @@ function run(request) {
     finishing = true;
     if (pgid !== undefined) {
       // Background processes outlive bash; the command owns its whole group, so reap leftovers.
-      if (groupAlive(pgid)) terminate();
-      while (groupAlive(pgid) && !killSent) await sleep(POLL_MS);
+      // One scan when nothing is left (the common case): a scan of /proc costs milliseconds under load.
+      if (groupAlive(pgid)) {
+        terminate();
+        do await sleep(POLL_MS);
+        while (groupAlive(pgid) && !killSent);
+      }
     }
     running.delete(id);
     for (const t of timers) clearTimeout(t);
