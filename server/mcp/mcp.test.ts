@@ -73,8 +73,8 @@ describe("elicitation → question", () => {
     });
     expect(elicitationQuestion("s", { mode: "url", message: "Go", url: "https://user:pw@example.com/", elicitationId: "e2" })).toMatchObject({ ok: false });
     expect(
-      elicitationQuestion("s", { mode: "form", message: "x", requestedSchema: { type: "object", properties: { tags: { type: "array", items: { type: "string", enum: ["a"] } } } } as never }),
-    ).toMatchObject({ ok: false });
+      elicitationQuestion("s", { mode: "form", message: "x", requestedSchema: { type: "object", properties: { sizes: { type: "array", items: { type: "number" } } } } as never }),
+    ).toMatchObject({ ok: false, reason: "Field sizes: a list can only be a multi-select of string choices." });
   });
 });
 

@@ -35,6 +35,8 @@ export const ZLiteralUrl = z
   }, "url must be an absolute http(s) URL without credentials");
 
 export const FIELD_TYPES = ["string", "number", "integer", "boolean", "enum"] as const;
+/** The string formats a form checks (those MCP elicitation defines). */
+export const FIELD_FORMATS = ["email", "uri", "date", "date-time"] as const;
 
 export const ZFormField = z.strictObject({
   name: ZQuestionId,
@@ -42,11 +44,20 @@ export const ZFormField = z.strictObject({
   description: z.string().max(500).optional(),
   type: z.enum(FIELD_TYPES),
   required: z.boolean().optional(),
-  default: z.union([z.string().max(2000), z.number(), z.boolean()]).optional(),
+  default: z.union([z.string().max(2000), z.number(), z.boolean(), z.array(z.string().max(200)).max(50)]).optional(),
   enum: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+  /** What a person sees for each `enum` value (same order); the value itself is what is answered. */
+  enumTitles: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+  /** An enum field that takes several of its values (a multi-select), between `minItems` and `maxItems`. */
+  multiple: z.boolean().optional(),
+  minItems: z.number().int().min(0).max(50).optional(),
+  maxItems: z.number().int().min(1).max(50).optional(),
+  /** A string field's format, checked when answered. */
+  format: z.enum(FIELD_FORMATS).optional(),
   secret: z.boolean().optional(),
   minimum: z.number().optional(),
   maximum: z.number().optional(),
+  minLength: z.number().int().min(0).max(10_000).optional(),
   maxLength: z.number().int().min(1).max(10_000).optional(),
 });
 export type TFormField = z.infer<typeof ZFormField>;
@@ -79,6 +90,10 @@ export const ZQuestion = z
     if (q.url && q.options.length > 0) ctx.addIssue({ code: "custom", path: ["url"], message: "a URL confirmation has no options; its answers are confirm or decline" });
     for (const field of q.fields ?? []) {
       if (field.type === "enum" && !field.enum) ctx.addIssue({ code: "custom", path: ["fields"], message: `field ${field.name}: enum fields need enum values` });
+      if (field.enumTitles && field.enumTitles.length !== field.enum?.length) ctx.addIssue({ code: "custom", path: ["fields"], message: `field ${field.name}: enumTitles needs one title per enum value` });
+      if ((field.multiple || field.minItems !== undefined || field.maxItems !== undefined) && field.type !== "enum") ctx.addIssue({ code: "custom", path: ["fields"], message: `field ${field.name}: only enum fields take several values` });
+      if (field.format && field.type !== "string") ctx.addIssue({ code: "custom", path: ["fields"], message: `field ${field.name}: only string fields have a format` });
+      if (Array.isArray(field.default) !== Boolean(field.multiple) && field.default !== undefined) ctx.addIssue({ code: "custom", path: ["fields"], message: `field ${field.name}: a multi-select's default is a list, any other default is not` });
     }
   });
 export type TQuestion = z.infer<typeof ZQuestion>;
