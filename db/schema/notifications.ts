@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { NOTIFICATION_STATUSES } from "../../server/core/vocabulary";
 
 export const NOTIFY_SUBJECTS = ["approval", "question"] as const;
 export const NOTIFY_EVENTS = ["requested", "reminder", "escalation"] as const;
 export const NOTIFY_CHANNEL_TYPES = ["webhook", "slack", "email"] as const;
-export const NOTIFICATION_STATUSES = ["pending", "delivered", "failed"] as const;
+export { NOTIFICATION_STATUSES };
 export const notifySubjectEnum = pgEnum("notify_subject", NOTIFY_SUBJECTS);
 export const notifyEventEnum = pgEnum("notify_event", NOTIFY_EVENTS);
 export const notifyChannelTypeEnum = pgEnum("notify_channel_type", NOTIFY_CHANNEL_TYPES);
