@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useActivity } from "./activity";
 import { useMe } from "./app-shell";
 import { ApprovalCard } from "./approval-card";
@@ -17,6 +17,7 @@ import { InboxFilterBar, useInboxFilter } from "./inbox/inbox-filter-bar";
 import { InboxRow } from "./inbox/inbox-row";
 import { bulkable, useInboxDecisions } from "./inbox/use-inbox-decisions";
 import { useInboxKeys } from "./inbox/use-inbox-keys";
+import { useInboxSelection } from "./inbox/use-inbox-selection";
 import { EmptyState, ErrorState, ListSkeleton } from "./list-kit/list-states";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { useTRPC } from "./trpc-provider";
@@ -44,10 +45,7 @@ export function ApprovalsInbox() {
   const questions = useQuery(trpc.console.waiting.queryOptions());
   const questionCount = questions.data?.counts.question ?? 0;
 
-  const [selectedId, setSelectedId] = useState<string | null>(null);
-  const lastIndex = useRef(0);
-  const rowEls = useRef(new Map<string, HTMLElement>());
-  const detail = useRef<HTMLElement>(null);
+  const { selectedId, selected, index, select: selectRow, rowRef, detail } = useInboxSelection(rows);
   const pendingHeading = useRef<HTMLHeadingElement>(null);
   const [bulk, setBulk] = useState<Set<string>>(new Set());
   const [help, setHelp] = useState(false);
@@ -60,39 +58,18 @@ export function ApprovalsInbox() {
     safeFocus: pendingHeading,
   });
 
-  // A link from Home (`?focus=<approvalId>`) selects that request.
-  const focusFromLink = useRef<string | null>(null);
+  // Bulk selection holds only pending items that may still be decided in bulk.
   useEffect(() => {
-    const focus = new URLSearchParams(window.location.search).get("focus");
-    if (focus) {
-      focusFromLink.current = focus;
-      setSelectedId(focus);
-    }
-  }, []);
-
-  // Keep a valid selection as items come and go: the same item, else the one now at its place.
-  useEffect(() => {
-    if (rows.length === 0) return;
-    const index = selectedId ? rows.findIndex((r) => r.id === selectedId) : -1;
-    if (index >= 0) {
-      lastIndex.current = index;
-      if (selectedId && focusFromLink.current === selectedId) {
-        focusFromLink.current = null;
-        rowEls.current.get(selectedId)?.scrollIntoView({ block: "nearest" });
-        detail.current?.focus({ preventScroll: true });
-      }
-    } else setSelectedId(rows[Math.min(lastIndex.current, rows.length - 1)]?.id ?? null);
     setBulk((prev) => {
       const next = new Set([...prev].filter((id) => rows.some((r) => r.id === id && bulkable(r))));
       return next.size === prev.size ? prev : next;
     });
-  }, [rows, selectedId]);
+  }, [rows]);
 
-  const select = useCallback((id: string | null) => {
-    setSelectedId(id);
+  const select = (id: string | null) => {
     setOptionsFocus(null);
-    if (id) rowEls.current.get(id)?.scrollIntoView({ block: "nearest" });
-  }, []);
+    selectRow(id);
+  };
 
   const toggleBulk = (id: string) =>
     setBulk((prev) => {
@@ -102,8 +79,6 @@ export function ApprovalsInbox() {
       return next;
     });
 
-  const index = selectedId ? rows.findIndex((r) => r.id === selectedId) : -1;
-  const selected = index >= 0 ? rows[index] : undefined;
   const openOptions = (field: TOptionsFocus["field"]) => {
     if (!selected || !canDecide || selected.refusal !== null) return;
     setOptionsFocus((prev) => ({ field, seq: (prev?.seq ?? 0) + 1 }));
@@ -218,10 +193,7 @@ export function ApprovalsInbox() {
                 ) : (
                   <InboxRow
                     key={entry.row.id}
-                    ref={(el) => {
-                      if (el) rowEls.current.set(entry.row.id, el);
-                      else rowEls.current.delete(entry.row.id);
-                    }}
+                    ref={rowRef(entry.row.id)}
                     approval={entry.row}
                     selected={entry.row.id === selectedId}
                     error={entry.row.id === selectedId ? null : (decisions.errors[entry.row.id] ?? null)}

@@ -32,7 +32,7 @@ test("a list shows a skeleton while its first page loads, then rows, then 'Load 
   // Only this test's responses: a full page, and the footer offers the older ones.
   await page.getByTestId("filter-search").fill(marker);
   await expect(page.getByTestId("shown-count")).toHaveText("50 shown");
-  await expect(page.getByTestId("response-row").filter({ hasNotText: "" })).toHaveCount(50);
+  await expect(page.getByTestId("response-row")).toHaveCount(50);
   await screenshot(page, "list-kit-responses");
   await page.getByTestId("load-more").click();
   await expect(page.getByTestId("shown-count")).toHaveText("51 shown");
