@@ -33,7 +33,7 @@ test("a 1280×800 screen shows at least 15 requests, one line each, beside the s
   // One line: risk, tool, the operation, requester and agent, age, expiry.
   const first = runs[0]?.approvalId as string;
   const line = rowOf(page, first);
-  await expect(line).toContainText("Medium risk");
+  await expect(line.locator(".badge")).toHaveText("medium");
   await expect(line).toContainText("tool:exec");
   await expect(line).toContainText(`echo ${markers[0]}`);
   await expect(line).toContainText("Demo Operator · scripted");

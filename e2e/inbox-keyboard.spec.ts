@@ -58,7 +58,7 @@ test("triage by keyboard: j/k to move, a to approve, d to deny, high risk asks f
   // High risk: `a` opens a confirmation; Escape keeps it pending; confirming approves it.
   await page.getByTestId("filter-risk").getByRole("button", { name: "high" }).click();
   await expect(row(riskyId)).toBeVisible();
-  await expect(page.getByTestId("inbox-row").filter({ hasText: "Medium risk" })).toHaveCount(0);
+  await expect(page.getByTestId("inbox-row").filter({ has: page.locator(".badge.risk-medium") })).toHaveCount(0);
   await moveTo(page, row(riskyId));
   await expect(card(riskyId).getByRole("checkbox")).toBeDisabled();
   await page.keyboard.press("a");

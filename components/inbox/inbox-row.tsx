@@ -2,7 +2,6 @@
 
 import { forwardRef } from "react";
 import type { TInboxRow } from "../api-types";
-import { RiskBadge } from "../badges";
 import { Countdown, TimeAgo } from "../time-labels";
 
 type TProps = {
@@ -37,7 +36,10 @@ export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ ap
         />
       ) : null}
       <button type="button" className="inbox-row-main" aria-current={selected ? "true" : undefined} onClick={onSelect}>
-        <RiskBadge risk={a.risk} />
+        {/* The risk in one word (the badge's colour and the detail pane say "… risk" in full). */}
+        <span className={`badge risk-${a.risk}`} title={`${a.risk} risk`}>
+          {a.risk}
+        </span>
         <code className="inbox-row-tool">{a.action}</code>
         <span className="inbox-row-summary" title={a.message}>
           {operationSummary(a)}
