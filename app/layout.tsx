@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { Providers } from "@/components/trpc-provider";
 import "./globals.css";
 import "./decisions.css";
+import "./inbox.css";
 
 export const metadata: Metadata = {
   title: { default: "Countersign", template: "%s · Countersign" },

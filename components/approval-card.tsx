@@ -4,13 +4,13 @@ import Link from "next/link";
 import { forwardRef, useId } from "react";
 import type { TInboxRow } from "./api-types";
 import { useMe } from "./app-shell";
-import { abbreviateIn, ArgsView, characters, longStrings } from "./args-view";
-import { DecisionOptions, type TDecisionExtra } from "./decision-options";
-import { viaLabel } from "./decision-outcome";
+import { ArgsView, abbreviateIn, characters, longStrings } from "./args-view";
 import { RiskBadge } from "./badges";
+import { DecisionOptions, type TDecisionExtra, type TOptionsFocus } from "./decision-options";
+import { viaLabel } from "./decision-outcome";
 import { Kbd } from "./filters";
-import { Countdown, TimeAgo } from "./time-labels";
 import { SessionContext } from "./session-context";
+import { Countdown, TimeAgo } from "./time-labels";
 import { useNow } from "./use-now";
 
 export type TDecision = "approve" | "deny";
@@ -27,6 +27,8 @@ type TProps = {
   onSelect: () => void;
   onDecide: (decision: TDecision, extra?: TDecisionExtra) => void;
   onBulkToggle: () => void;
+  /** A shortcut's request to open the decision options at one field. */
+  optionsFocus?: TOptionsFocus | null;
 };
 
 /** A quorum's progress: how many of the needed approvals are in, and who voted how. */
@@ -52,7 +54,7 @@ function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
 }
 
 /** One pending approval with everything needed to decide it: action, arguments, directory, reviewer, context. */
-export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCard({ approval: a, selected, canDecide, busy, error, bulkChecked, onSelect, onDecide, onBulkToggle }, ref) {
+export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCard({ approval: a, selected, canDecide, busy, error, bulkChecked, onSelect, onDecide, onBulkToggle, optionsFocus = null }, ref) {
   const titleId = useId();
   const messageId = useId();
   const now = useNow(1000);
@@ -186,6 +188,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           disabled={expired}
           onApprove={(extra) => onDecide("approve", extra)}
           onReply={(message) => onDecide("deny", { message })}
+          focus={optionsFocus}
         />
       ) : canDecide ? null : (
         <p className="notice read-only" data-testid="read-only">

@@ -1,13 +1,17 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
+import { ArgumentsEditor } from "./inbox/arguments-editor";
 
 /** A standing grant as the decision API takes it. */
 export type TGrantChoice = "session" | { days: number };
 /** What a decision may carry besides approve/deny: an edit, a reply, a standing grant. */
 export type TDecisionExtra = { arguments?: Record<string, unknown>; message?: string; grant?: TGrantChoice };
 
-type TOptions = { editable: boolean; grantSession: boolean; grantMaxDays: number };
+type TOptions = { editable: boolean; argumentsSchema: Record<string, unknown> | null; grantSession: boolean; grantMaxDays: number };
+
+/** A shortcut's request to open the options at one field (`seq` changes on every press). */
+export type TOptionsFocus = { field: "edit" | "reply" | "grant"; seq: number };
 
 type TProps = {
   arguments: unknown;
@@ -16,6 +20,8 @@ type TProps = {
   disabled: boolean;
   onApprove: (extra: TDecisionExtra) => void;
   onReply: (message: string) => void;
+  /** Opens the options and focuses the field a shortcut asked for (`e`, `r`, `g`). */
+  focus?: TOptionsFocus | null;
 };
 
 /** Parses the edited arguments: a JSON object, or a sentence saying what is wrong. */
@@ -38,14 +44,36 @@ function parseEdited(text: string): { ok: true; value: Record<string, unknown> }
  * no default, and focus or Enter in a field never selects one. The server validates everything
  * again (the tool's schema, the agent's grant limits).
  */
-export function DecisionOptions({ arguments: args, options, busy, disabled, onApprove, onReply }: TProps) {
-  const ids = { edit: useId(), reply: useId(), days: useId() };
+export function DecisionOptions({ arguments: args, options, busy, disabled, onApprove, onReply, focus = null }: TProps) {
+  const ids = { reply: useId(), days: useId() };
+  const root = useRef<HTMLDetailsElement>(null);
+  const [open, setOpen] = useState(false);
   const original = JSON.stringify(args, null, 2);
   const [edited, setEdited] = useState(original);
   const [reply, setReply] = useState("");
   const [days, setDays] = useState(1);
   const [problem, setProblem] = useState<string | null>(null);
   const grantsAllowed = options.grantSession || options.grantMaxDays > 0;
+
+  // A shortcut opens the options at its field. The grant shortcut focuses the days field (or the
+  // grant group): typing there or pressing Enter chooses nothing; only a grant button does, and
+  // that button still asks to confirm the scope.
+  useEffect(() => {
+    if (!focus) return;
+    const el = root.current;
+    if (!el) return;
+    // Opened here, not only through state: a closed <details> has nothing to focus yet.
+    el.open = true;
+    setOpen(true);
+    const target =
+      focus.field === "edit"
+        ? el.querySelector<HTMLElement>("[data-arg-field], [data-testid='edit-arguments']")
+        : focus.field === "reply"
+          ? el.querySelector<HTMLElement>("[data-testid='reply-message']")
+          : (el.querySelector<HTMLElement>("[data-testid='grant-days-input']") ?? el.querySelector<HTMLElement>("[data-testid='grant-choice']"));
+    target?.focus({ preventScroll: true });
+    target?.scrollIntoView({ block: "nearest" });
+  }, [focus]);
   const isEdited = options.editable && edited.trim() !== original.trim();
 
   /** The edited arguments (undefined when unchanged), or null after saying what is wrong. */
@@ -76,24 +104,15 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
   };
 
   return (
-    <details className="decision-options" data-testid="decision-options">
+    <details ref={root} className="decision-options" data-testid="decision-options" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary className="options-summary">More options: edit, reply instead, standing grant</summary>
       {options.editable ? (
-        <div className="field">
-          <label htmlFor={ids.edit}>Arguments (edit before approving)</label>
-          <textarea
-            id={ids.edit}
-            className="mono"
-            rows={Math.min(12, original.split("\n").length + 1)}
-            value={edited}
-            onChange={(e) => setEdited(e.target.value)}
-            spellCheck={false}
-            data-testid="edit-arguments"
-          />
+        <>
+          <ArgumentsEditor requested={args} schema={options.argumentsSchema} text={edited} onText={setEdited} />
           <p className="muted small">The edited call runs instead of the requested one; both are recorded and the agent is told.</p>
-        </div>
+        </>
       ) : (
-        <p className="muted small">This tool's arguments cannot be edited here.</p>
+        <p className="muted small">This tool&apos;s arguments cannot be edited here.</p>
       )}
       <div className="actions">
         <button type="button" className="btn btn-approve" onClick={() => approve()} disabled={busy || disabled} data-testid="approve-with-options">
@@ -110,7 +129,7 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
         </div>
       </div>
       {grantsAllowed ? (
-        <fieldset className="field grant-choice" data-testid="grant-choice">
+        <fieldset className="field grant-choice" data-testid="grant-choice" tabIndex={-1}>
           <legend>Approve with a standing grant</legend>
           <p className="muted small">
             A grant lets {isEdited ? "the edited" : "this exact"} call run again without asking. Each button first shows exactly what it allows and asks you to confirm.

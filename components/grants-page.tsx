@@ -3,9 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ArgsView } from "./args-view";
 import { useMe } from "./app-shell";
+import { ArgsView } from "./args-view";
 import { StatusBadge } from "./badges";
+import { DataTable } from "./list-kit/data-table";
+import { ListStates } from "./list-kit/list-states";
 import { formatTimestamp, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { TwoStepAction } from "./two-step-action";
@@ -51,95 +53,114 @@ export function GrantsPage() {
           Auditors are read-only: you can see every grant but not revoke one.
         </p>
       ) : null}
-      {grants.error || revoke.error ? (
+      {revoke.error ? (
         <p role="alert" className="error-box">
-          {(grants.error ?? revoke.error)?.message}
+          {revoke.error.message}
         </p>
       ) : null}
-      {grants.isPending ? (
-        <p className="muted">Loading…</p>
-      ) : rows.length === 0 ? (
-        <div className="empty">{status === "active" ? "No active grants. Approvers can give one when approving (More options)." : "No grants yet."}</div>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="grants-table">
-            <thead>
-              <tr>
-                <th scope="col">State</th>
-                <th scope="col">Operation</th>
-                <th scope="col">For</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Uses</th>
-                <th scope="col">Granted</th>
-                <th scope="col" className="col-actions">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((g) => (
-                <tr key={g.id} data-testid="grant" data-grant-id={g.id} data-status={g.status}>
-                  <td>
-                    <StatusBadge status={g.status} />
-                  </td>
-                  <td className="request-cell grant-operation">
-                    <code>{g.action}</code>
-                    <ArgsView value={g.arguments} />
-                  </td>
-                  <td className="nowrap">
-                    {g.user ?? g.userId}
-                    <div className="muted small">{g.agent}</div>
-                  </td>
-                  <td className="nowrap">
-                    {g.scope === "session" ? (
-                      <>
-                        this session{" "}
-                        <Link href={`/sessions/${g.sessionId}`} className="small">
-                          <code>{g.sessionId?.slice(0, 16)}…</code>
-                        </Link>
-                      </>
-                    ) : (
-                      <span title={g.expiresAt ? formatTimestamp(g.expiresAt) : undefined}>until {g.expiresAt ? formatTimestamp(g.expiresAt) : "—"}</span>
-                    )}
-                  </td>
-                  <td className="nowrap">
-                    {g.uses}
-                    {g.lastUsedAt ? (
-                      <div className="muted small">
-                        last used <TimeAgo iso={g.lastUsedAt} />
-                      </div>
-                    ) : null}
-                  </td>
-                  <td className="nowrap">
-                    <TimeAgo iso={g.createdAt} /> by {nameOf(g.createdBy)}
-                    {g.revokedAt ? (
-                      <div className="muted small">
-                        revoked <TimeAgo iso={g.revokedAt} />
-                        {g.revokedBy ? ` by ${nameOf(g.revokedBy)}` : ""}
-                      </div>
-                    ) : null}
-                  </td>
-                  <td className="nowrap col-actions">
-                    {g.status === "active" && !readOnly ? (
-                      <TwoStepAction
-                        asking={confirming === g.id}
-                        onAsk={() => setConfirming(g.id)}
-                        onCancel={() => setConfirming(null)}
-                        onConfirm={() => revoke.mutate({ grantId: g.id }, { onSettled: () => setConfirming(null) })}
-                        label="Revoke…"
-                        confirmLabel="Revoke now"
-                        askClassName="btn btn-quiet btn-small"
-                        busy={revoke.isPending}
-                        testId="revoke-grant"
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListStates
+        query={grants}
+        isEmpty={rows.length === 0}
+        skeleton={{ rows: 4, columns: 7 }}
+        empty={status === "active" ? "No active grants. Approvers can give one when approving (More options)." : "No grants yet."}
+      >
+        <DataTable
+          testId="grants-table"
+          rows={rows}
+          rowKey={(g) => g.id}
+          rowProps={(g) => ({ "data-testid": "grant", "data-grant-id": g.id, "data-status": g.status })}
+          columns={[
+            { key: "state", header: "State", cell: (g) => <StatusBadge status={g.status} /> },
+            {
+              key: "operation",
+              header: "Operation",
+              className: "request-cell grant-operation",
+              cell: (g) => (
+                <>
+                  <code>{g.action}</code>
+                  <ArgsView value={g.arguments} />
+                </>
+              ),
+            },
+            {
+              key: "for",
+              header: "For",
+              kind: "nowrap",
+              cell: (g) => (
+                <>
+                  {g.user ?? g.userId}
+                  <div className="muted small">{g.agent}</div>
+                </>
+              ),
+            },
+            { key: "scope", header: "Scope", kind: "nowrap", cell: (g) => <GrantScopeCell grant={g} /> },
+            {
+              key: "uses",
+              header: "Uses",
+              kind: "nowrap",
+              cell: (g) => (
+                <>
+                  {g.uses}
+                  {g.lastUsedAt ? (
+                    <div className="muted small">
+                      last used <TimeAgo iso={g.lastUsedAt} />
+                    </div>
+                  ) : null}
+                </>
+              ),
+            },
+            {
+              key: "granted",
+              header: "Granted",
+              kind: "nowrap",
+              cell: (g) => (
+                <>
+                  <TimeAgo iso={g.createdAt} /> by {nameOf(g.createdBy)}
+                  {g.revokedAt ? (
+                    <div className="muted small">
+                      revoked <TimeAgo iso={g.revokedAt} />
+                      {g.revokedBy ? ` by ${nameOf(g.revokedBy)}` : ""}
+                    </div>
+                  ) : null}
+                </>
+              ),
+            },
+            {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              kind: "actions",
+              cell: (g) =>
+                g.status === "active" && !readOnly ? (
+                  <TwoStepAction
+                    asking={confirming === g.id}
+                    onAsk={() => setConfirming(g.id)}
+                    onCancel={() => setConfirming(null)}
+                    onConfirm={() => revoke.mutate({ grantId: g.id }, { onSettled: () => setConfirming(null) })}
+                    label="Revoke…"
+                    confirmLabel="Revoke now"
+                    askClassName="btn btn-quiet btn-small"
+                    busy={revoke.isPending}
+                    testId="revoke-grant"
+                  />
+                ) : null,
+            },
+          ]}
+        />
+      </ListStates>
     </>
   );
+}
+
+/** "this session sess_…" or "until <date>". */
+function GrantScopeCell({ grant: g }: { grant: { scope: string; sessionId: string | null; expiresAt: string | null } }) {
+  if (g.scope === "session")
+    return (
+      <>
+        this session{" "}
+        <Link href={`/sessions/${g.sessionId}`} className="small">
+          <code>{g.sessionId?.slice(0, 16)}…</code>
+        </Link>
+      </>
+    );
+  return <span title={g.expiresAt ? formatTimestamp(g.expiresAt) : undefined}>until {g.expiresAt ? formatTimestamp(g.expiresAt) : "—"}</span>;
 }

@@ -2,15 +2,19 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Fragment, useState } from "react";
+import { useState } from "react";
+import { NOTIFICATION_STATUSES, type TNotificationStatus } from "@/server/core/vocabulary";
 import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
+import { DataTable } from "./list-kit/data-table";
+import { FilterBar } from "./list-kit/filter-bar";
+import { NOTIFICATION_STATUS_TONE } from "./list-kit/labels";
+import { ListSkeleton, ListStates } from "./list-kit/list-states";
+import { LoadOlder } from "./list-kit/load-older";
 import { TimeAgo } from "./time-labels";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 
-const STATUS_TONE: Record<string, string> = { pending: "warn", delivered: "ok", failed: "bad" };
-const STATUSES = ["pending", "delivered", "failed"] as const;
-type TStatus = (typeof STATUSES)[number];
+type TStatus = TNotificationStatus;
 
 /** The delivery log of webhook, Slack and email notifications, newest first, with every attempt. */
 export function NotificationsLog() {
@@ -41,91 +45,68 @@ export function NotificationsLog() {
         <p className="empty">Only admins, operators and auditors can read the delivery log.</p>
       ) : (
         <>
-          <div className="filter-bar" data-testid="notification-filters">
-            <SelectFilter label="Status" value={status} onChange={(v) => setStatus(v as TStatus | "")} options={STATUSES.map((s) => ({ value: s, label: s }))} testId="filter-status" />
+          <FilterBar testId="notification-filters">
+            <SelectFilter label="Status" value={status} onChange={(v) => setStatus(v as TStatus | "")} options={NOTIFICATION_STATUSES.map((s) => ({ value: s, label: s }))} testId="filter-status" />
             <SelectFilter label="Channel" value={channel} onChange={setChannel} options={(channels.data ?? []).map((c) => ({ value: c, label: c }))} testId="filter-channel" />
-          </div>
-          {list.error ? (
-            <p role="alert" className="error-box">
-              Could not load the delivery log: {list.error.message}
-            </p>
-          ) : list.isPending ? (
-            <p className="muted">Loading…</p>
-          ) : rows.length === 0 ? (
-            <div className="empty">
-              <strong>No notifications{status || channel ? " match these filters" : " yet"}.</strong> Set <code>COUNTERSIGN_NOTIFY_CONFIG</code> to send them (see the README).
-            </div>
-          ) : (
-            <>
-              <div className="table-wrap">
-                <table className="table" data-testid="notifications-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Status</th>
-                      <th scope="col">Event</th>
-                      <th scope="col">Subject</th>
-                      <th scope="col">Channel</th>
-                      <th scope="col">Recipient</th>
-                      <th scope="col" className="num">
-                        Attempts
-                      </th>
-                      <th scope="col">Last error</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((r) => (
-                      <Fragment key={r.id}>
-                        <tr data-testid="notification-row" data-notification-id={r.id} data-status={r.status}>
-                          <td className="nowrap">
-                            <span className={`badge tone-${STATUS_TONE[r.status] ?? "muted"}`}>{r.status}</span>
-                          </td>
-                          <td>{r.event}</td>
-                          <td>
-                            {r.responseId ? (
-                              <Link href={`/responses/${r.responseId}`}>
-                                <code>{r.subjectId}</code>
-                              </Link>
-                            ) : (
-                              <code>{r.subjectId}</code>
-                            )}
-                          </td>
-                          <td className="nowrap">
-                            {r.channel} <span className="muted small">({r.channelType})</span>
-                          </td>
-                          <td>{r.recipient}</td>
-                          <td className="num">
-                            <button type="button" className="btn btn-quiet btn-small" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)} data-testid="show-attempts">
-                              {r.attempts}
-                            </button>
-                          </td>
-                          <td className="small">{r.lastError ?? (r.lastStatusCode ? `OK (${r.lastStatusCode})` : "")}</td>
-                          <td className="nowrap">
-                            <TimeAgo iso={r.createdAt} />
-                          </td>
-                        </tr>
-                        {open === r.id ? (
-                          <tr>
-                            <td colSpan={8}>
-                              <Attempts notificationId={r.id} />
-                            </td>
-                          </tr>
-                        ) : null}
-                      </Fragment>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <p className="list-foot">
-                <span className="muted small">{rows.length} shown</span>
-                {list.hasNextPage ? (
-                  <button type="button" className="btn btn-quiet" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
-                    {list.isFetchingNextPage ? "Loading…" : "Load older"}
-                  </button>
-                ) : null}
-              </p>
-            </>
-          )}
+          </FilterBar>
+          <ListStates
+            query={list}
+            isEmpty={rows.length === 0}
+            skeleton={{ rows: 6, columns: 8 }}
+            empty={
+              <>
+                <strong>No notifications{status || channel ? " match these filters" : " yet"}.</strong> Set <code>COUNTERSIGN_NOTIFY_CONFIG</code> to send them (see the README).
+              </>
+            }
+          >
+            <DataTable
+              testId="notifications-table"
+              rows={rows}
+              rowKey={(r) => r.id}
+              rowProps={(r) => ({ "data-testid": "notification-row", "data-notification-id": r.id, "data-status": r.status })}
+              after={(r) => (open === r.id ? <Attempts notificationId={r.id} /> : null)}
+              columns={[
+                { key: "status", header: "Status", kind: "nowrap", cell: (r) => <span className={`badge tone-${NOTIFICATION_STATUS_TONE[r.status as TStatus] ?? "muted"}`}>{r.status}</span> },
+                { key: "event", header: "Event", cell: (r) => r.event },
+                {
+                  key: "subject",
+                  header: "Subject",
+                  cell: (r) =>
+                    r.responseId ? (
+                      <Link href={`/responses/${r.responseId}`}>
+                        <code>{r.subjectId}</code>
+                      </Link>
+                    ) : (
+                      <code>{r.subjectId}</code>
+                    ),
+                },
+                {
+                  key: "channel",
+                  header: "Channel",
+                  kind: "nowrap",
+                  cell: (r) => (
+                    <>
+                      {r.channel} <span className="muted small">({r.channelType})</span>
+                    </>
+                  ),
+                },
+                { key: "recipient", header: "Recipient", cell: (r) => r.recipient },
+                {
+                  key: "attempts",
+                  header: "Attempts",
+                  kind: "num",
+                  cell: (r) => (
+                    <button type="button" className="btn btn-quiet btn-small" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)} data-testid="show-attempts">
+                      {r.attempts}
+                    </button>
+                  ),
+                },
+                { key: "error", header: "Last error", className: "small", cell: (r) => r.lastError ?? (r.lastStatusCode ? `OK (${r.lastStatusCode})` : "") },
+                { key: "created", header: "Created", kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
+              ]}
+            />
+            <LoadOlder pages={list} shown={rows.length} />
+          </ListStates>
         </>
       )}
     </>
@@ -136,7 +117,7 @@ function Attempts({ notificationId }: { notificationId: string }) {
   const trpc = useTRPC();
   const attempts = useQuery(trpc.notifications.attempts.queryOptions({ notificationId }));
   if (attempts.error) return <p className="error-box">Could not load the attempts: {attempts.error.message}</p>;
-  if (!attempts.data) return <p className="muted">Loading…</p>;
+  if (!attempts.data) return <ListSkeleton rows={2} columns={6} label="Loading the attempts" />;
   if (attempts.data.length === 0) return <p className="muted">No attempt yet.</p>;
   return (
     <table className="table" data-testid="attempts-table">

@@ -2,12 +2,14 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useActivity } from "./activity";
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { StatusBadge } from "./badges";
+import { DataTable } from "./list-kit/data-table";
+import { ListStates } from "./list-kit/list-states";
 import { kindLabel } from "./question-model";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
-import { useActivity } from "./activity";
 import { LiveIndicator } from "./use-live-changes";
 
 const SETTLED_SHOWN = 50;
@@ -42,6 +44,21 @@ const answeredByText = (r: TRecord): string => {
 /** Answered by someone other than the person asked (an operator or admin, where policy allows): recorded and shown. */
 const onBehalf = (r: TRecord): boolean => r.status === "answered" && !!r.answeredBy && r.answeredBy.userId !== r.requester.userId;
 
+/** Who settled the question (and on whose behalf), and through which channel. */
+function AnsweredBy({ r }: { r: TRecord }) {
+  return (
+    <>
+      <span data-testid="answered-by">{answeredByText(r)}</span>
+      {onBehalf(r) ? (
+        <div className="small on-behalf" data-testid="on-behalf">
+          on behalf of {r.requester.name ?? r.requester.userId}
+        </div>
+      ) : null}
+      {r.answeredVia && r.status !== "expired" ? <div className="muted small">via {r.answeredVia}</div> : null}
+    </>
+  );
+}
+
 /** Questions agents asked people: pending ones live (with expiry), and the recently settled. */
 export function QuestionsList() {
   const trpc = useTRPC();
@@ -69,125 +86,78 @@ export function QuestionsList() {
         <h2 id="pending-questions-title">
           Waiting for an answer <span className="count" data-testid="pending-questions-count">{pendingRows.length}</span>
         </h2>
-        {pending.error ? (
-          <p role="alert" className="error-box">
-            Could not load questions: {pending.error.message}
-          </p>
-        ) : pending.isPending ? (
-          <p className="muted">Loading…</p>
-        ) : pendingRows.length === 0 ? (
-          <div className="empty">
-            <strong>Nothing to answer.</strong> When an agent asks a person something, it appears here automatically.
-          </div>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="pending-questions">
-              <thead>
-                <tr>
-                  <th scope="col">Question</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Asked by</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col" className="col-actions">
-                    <span className="visually-hidden">Links</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {pendingRows.map((r) => (
-                  <tr key={r.id} data-testid="pending-question" data-question-id={r.id}>
-                    <td className="request-cell question-cell">
-                      <QuestionText r={r} />
-                    </td>
-                    <td className="kind-cell">{kindLabel(r.questions)}</td>
-                    <td className="nowrap">
-                      {r.requester.name ?? r.requester.userId}
-                      <div className="muted small">
-                        <TimeAgo iso={r.createdAt} />
-                      </div>
-                    </td>
-                    <td className="nowrap">
-                      <Countdown iso={r.expiresAt} />
-                    </td>
-                    <td className="nowrap col-actions">
-                      <div className="row-links">
-                        <Link href={`/answer/${r.id}`} className="btn btn-primary btn-small" aria-label={`Answer: ${r.questions[0]?.question ?? r.id}`}>
-                          Answer
-                        </Link>
-                        <ResponseLink r={r} />
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListStates query={pending} isEmpty={pendingRows.length === 0} skeleton={{ rows: 3, columns: 5 }} empty={<><strong>Nothing to answer.</strong> When an agent asks a person something, it appears here automatically.</>}>
+          <DataTable
+            testId="pending-questions"
+            rows={pendingRows}
+            rowKey={(r) => r.id}
+            rowProps={(r) => ({ "data-testid": "pending-question", "data-question-id": r.id })}
+            columns={[
+              { key: "question", header: "Question", className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
+              { key: "kind", header: "Kind", className: "kind-cell", cell: (r) => kindLabel(r.questions) },
+              {
+                key: "asked",
+                header: "Asked by",
+                kind: "nowrap",
+                cell: (r) => (
+                  <>
+                    {r.requester.name ?? r.requester.userId}
+                    <div className="muted small">
+                      <TimeAgo iso={r.createdAt} />
+                    </div>
+                  </>
+                ),
+              },
+              { key: "expires", header: "Expires", kind: "nowrap", cell: (r) => <Countdown iso={r.expiresAt} /> },
+              {
+                key: "links",
+                header: <span className="visually-hidden">Links</span>,
+                kind: "actions",
+                cell: (r) => (
+                  <div className="row-links">
+                    <Link href={`/answer/${r.id}`} className="btn btn-primary btn-small" aria-label={`Answer: ${r.questions[0]?.question ?? r.id}`}>
+                      Answer
+                    </Link>
+                    <ResponseLink r={r} />
+                  </div>
+                ),
+              },
+            ]}
+          />
+        </ListStates>
       </section>
 
       <section aria-labelledby="settled-questions-title" className="section">
         <h2 id="settled-questions-title">Recently settled</h2>
-        {all.error ? (
-          <p role="alert" className="error-box">
-            Could not load settled questions: {all.error.message}
-          </p>
-        ) : all.isPending ? (
-          <p className="muted">Loading…</p>
-        ) : settled.length === 0 ? (
-          <p className="empty">Nothing answered yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="settled-questions">
-              <thead>
-                <tr>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Question</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Asked by</th>
-                  <th scope="col">Answered by</th>
-                  <th scope="col">When</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Links</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {settled.map((r) => (
-                  <tr key={r.id} data-testid="settled-question" data-question-id={r.id}>
-                    <td>
-                      <StatusBadge status={r.status} />
-                    </td>
-                    <td className="request-cell question-cell">
-                      <QuestionText r={r} />
-                    </td>
-                    <td className="kind-cell">{kindLabel(r.questions)}</td>
-                    <td className="nowrap">{r.requester.name ?? r.requester.userId}</td>
-                    <td className="nowrap">
-                      <span data-testid="answered-by">{answeredByText(r)}</span>
-                      {onBehalf(r) ? (
-                        <div className="small on-behalf" data-testid="on-behalf">
-                          on behalf of {r.requester.name ?? r.requester.userId}
-                        </div>
-                      ) : null}
-                      {r.answeredVia && r.status !== "expired" ? <div className="muted small">via {r.answeredVia}</div> : null}
-                    </td>
-                    <td className="nowrap">
-                      <TimeAgo iso={r.answeredAt ?? r.expiresAt} />
-                    </td>
-                    <td className="nowrap">
-                      <div className="row-links">
-                        <Link href={`/answer/${r.id}`} aria-label={`Details of question: ${r.questions[0]?.question ?? r.id}`}>
-                          Details
-                        </Link>
-                        <ResponseLink r={r} />
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListStates query={all} isEmpty={settled.length === 0} skeleton={{ rows: 3, columns: 7 }} empty="Nothing answered yet.">
+          <DataTable
+            testId="settled-questions"
+            rows={settled}
+            rowKey={(r) => r.id}
+            rowProps={(r) => ({ "data-testid": "settled-question", "data-question-id": r.id })}
+            columns={[
+              { key: "outcome", header: "Outcome", cell: (r) => <StatusBadge status={r.status} /> },
+              { key: "question", header: "Question", className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
+              { key: "kind", header: "Kind", className: "kind-cell", cell: (r) => kindLabel(r.questions) },
+              { key: "asked", header: "Asked by", kind: "nowrap", cell: (r) => r.requester.name ?? r.requester.userId },
+              { key: "answered", header: "Answered by", kind: "nowrap", cell: (r) => <AnsweredBy r={r} /> },
+              { key: "when", header: "When", kind: "nowrap", cell: (r) => <TimeAgo iso={r.answeredAt ?? r.expiresAt} /> },
+              {
+                key: "links",
+                header: <span className="visually-hidden">Links</span>,
+                kind: "nowrap",
+                cell: (r) => (
+                  <div className="row-links">
+                    <Link href={`/answer/${r.id}`} aria-label={`Details of question: ${r.questions[0]?.question ?? r.id}`}>
+                      Details
+                    </Link>
+                    <ResponseLink r={r} />
+                  </div>
+                ),
+              },
+            ]}
+          />
+        </ListStates>
       </section>
     </>
   );

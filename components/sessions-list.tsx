@@ -6,6 +6,9 @@ import { useState } from "react";
 import { useActivity } from "./activity";
 import { StatusBadge } from "./badges";
 import { SelectFilter } from "./filters";
+import { DataTable } from "./list-kit/data-table";
+import { ListStates } from "./list-kit/list-states";
+import { LoadOlder } from "./list-kit/load-older";
 import { ListFilterBar, useListFilters } from "./responses-list";
 import { TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
@@ -45,83 +48,53 @@ export function SessionsList() {
           testId="filter-state"
         />
       </ListFilterBar>
-      {list.error ? (
-        <p role="alert" className="error-box">
-          Could not load sessions: {list.error.message}
-        </p>
-      ) : list.isPending ? (
-        <p className="muted">Loading…</p>
-      ) : rows.length === 0 ? (
-        <div className="empty">
-          <strong>No sessions{Object.keys(f.input).length > 0 || state ? " match these filters" : " yet"}.</strong>
-        </div>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="table" data-testid="sessions-table">
-              <thead>
-                <tr>
-                  <th scope="col">Session</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">User</th>
-                  <th scope="col" className="num">
-                    Responses
-                  </th>
-                  <th scope="col">Latest</th>
-                  <th scope="col">Last activity</th>
-                  <th scope="col">Access</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
-                  <tr key={r.id} data-testid="session-row" data-session-id={r.id}>
-                    <td>
-                      <Link href={`/sessions/${r.id}`}>
-                        <code>{r.id}</code>
-                      </Link>
-                    </td>
-                    <td>{r.agent}</td>
-                    <td className="nowrap">{r.user}</td>
-                    <td className="num">
-                      {r.responseCount}
-                      {r.activeCount > 0 ? <span className="muted small"> ({r.activeCount} active)</span> : null}
-                    </td>
-                    <td className="nowrap">{r.lastStatus ? <StatusBadge status={r.lastStatus} /> : "—"}</td>
-                    <td className="nowrap">{r.lastActivityAt ? <TimeAgo iso={r.lastActivityAt} /> : "—"}</td>
-                    <td>
-                      {r.access === "full" ? (
-                        <>
-                          <span className="badge tone-warn">Full access</span>
-                          {r.fullAccessGrant ? (
-                            <span className="muted small" data-testid="session-access-grant">
-                              {" "}
-                              by {r.fullAccessGrant.by ?? r.fullAccessGrant.byUserId ?? "the CLI"} <TimeAgo iso={r.fullAccessGrant.at} />
-                            </span>
-                          ) : null}
-                        </>
-                      ) : (
-                        <span className="muted small">default</span>
-                      )}
-                    </td>
-                    <td className="nowrap">
-                      <TimeAgo iso={r.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <p className="list-foot">
-            <span className="muted small">{rows.length} shown</span>
-            {list.hasNextPage ? (
-              <button type="button" className="btn btn-quiet" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
-                {list.isFetchingNextPage ? "Loading…" : "Load older"}
-              </button>
-            ) : null}
-          </p>
-        </>
-      )}
+      <ListStates query={list} isEmpty={rows.length === 0} skeleton={{ rows: 8, columns: 8 }} empty={<strong>No sessions{Object.keys(f.input).length > 0 || state ? " match these filters" : " yet"}.</strong>}>
+        <DataTable
+          testId="sessions-table"
+          rows={rows}
+          rowKey={(r) => r.id}
+          rowProps={(r) => ({ "data-testid": "session-row", "data-session-id": r.id })}
+          columns={[
+            { key: "id", header: "Session", cell: (r) => <Link href={`/sessions/${r.id}`}><code>{r.id}</code></Link> },
+            { key: "agent", header: "Agent", cell: (r) => r.agent },
+            { key: "user", header: "User", kind: "nowrap", cell: (r) => r.user },
+            {
+              key: "responses",
+              header: "Responses",
+              kind: "num",
+              cell: (r) => (
+                <>
+                  {r.responseCount}
+                  {r.activeCount > 0 ? <span className="muted small"> ({r.activeCount} active)</span> : null}
+                </>
+              ),
+            },
+            { key: "latest", header: "Latest", kind: "nowrap", cell: (r) => (r.lastStatus ? <StatusBadge status={r.lastStatus} /> : "—") },
+            { key: "activity", header: "Last activity", kind: "nowrap", cell: (r) => (r.lastActivityAt ? <TimeAgo iso={r.lastActivityAt} /> : "—") },
+            { key: "access", header: "Access", cell: (r) => <SessionAccess session={r} /> },
+            { key: "created", header: "Created", kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
+          ]}
+        />
+        <LoadOlder pages={list} shown={rows.length} />
+      </ListStates>
+    </>
+  );
+}
+
+type TSessionAccess = { access: string; fullAccessGrant: { by: string | null; byUserId: string | null; at: string } | null };
+
+/** Default, or full access with who granted it and when. */
+function SessionAccess({ session: r }: { session: TSessionAccess }) {
+  if (r.access !== "full") return <span className="muted small">default</span>;
+  return (
+    <>
+      <span className="badge tone-warn">Full access</span>
+      {r.fullAccessGrant ? (
+        <span className="muted small" data-testid="session-access-grant">
+          {" "}
+          by {r.fullAccessGrant.by ?? r.fullAccessGrant.byUserId ?? "the CLI"} <TimeAgo iso={r.fullAccessGrant.at} />
+        </span>
+      ) : null}
     </>
   );
 }

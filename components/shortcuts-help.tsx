@@ -19,6 +19,18 @@ export function ShortcutsHelp() {
         </dt>
         <dd>Deny the selected request</dd>
         <dt>
+          <Kbd>e</Kbd>
+        </dt>
+        <dd>Edit the arguments (a form from the tool&apos;s schema, or JSON); the changes are shown before you approve</dd>
+        <dt>
+          <Kbd>r</Kbd>
+        </dt>
+        <dd>Reply instead: deny with a message the agent receives</dd>
+        <dt>
+          <Kbd>g</Kbd>
+        </dt>
+        <dd>Standing grant: opens the choice; a grant button then asks you to confirm its scope</dd>
+        <dt>
           <Kbd>x</Kbd>
         </dt>
         <dd>Add to / remove from the bulk selection (low and medium risk only)</dd>

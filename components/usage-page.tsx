@@ -5,6 +5,7 @@ import { useMemo, useState } from "react";
 import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
+import { ListSkeleton } from "./list-kit/list-states";
 import { useTRPC } from "./trpc-provider";
 
 const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
@@ -163,8 +164,10 @@ export function UsagePage() {
 
       <section className="section" aria-labelledby="usage-table-title">
         <h2 id="usage-table-title">Per day, agent and user</h2>
-        {rows.length === 0 ? (
-          <p className="empty">{usage.isPending ? "Loading…" : "No responses in this range."}</p>
+        {usage.isPending ? (
+          <ListSkeleton rows={4} columns={6} />
+        ) : rows.length === 0 ? (
+          <p className="empty">No responses in this range.</p>
         ) : (
           <div className="table-wrap">
             <table className="table" data-testid="usage-table">

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useActivity } from "./activity";
 import type { TActivityEvent, TWaitingItem, TWaitingKind } from "./api-types";
 import { RiskBadge } from "./badges";
+import { ListSkeleton } from "./list-kit/list-states";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
@@ -100,7 +101,7 @@ export function WaitingHome() {
             Could not load what is waiting: {waiting.error.message}
           </p>
         ) : waiting.isPending ? (
-          <p className="muted">Loading…</p>
+          <ListSkeleton rows={4} columns={5} />
         ) : items.length === 0 ? (
           <div className="empty" data-testid="nothing-waiting">
             <strong>Nothing is waiting.</strong> New approvals, questions and client tools appear here as soon as a run stops for them.

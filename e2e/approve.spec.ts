@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { demoCredentials, SIGNED_OUT, screenshot, signIn, startEchoRun, uniqueMarker } from "./support";
+import { demoCredentials, openApproval, SIGNED_OUT, screenshot, signIn, startEchoRun, uniqueMarker } from "./support";
 
 test.describe("signed out at first", () => {
   test.use({ storageState: SIGNED_OUT });
@@ -19,8 +19,8 @@ test.describe("signed out at first", () => {
 
     // The run is created by an API client while the page is open: no reload after this point.
     const run = await startEchoRun(request, creds.apiKey, marker);
-    const card = page.getByTestId("approval").filter({ hasText: marker });
-    await expect(card).toBeVisible();
+    const card = await openApproval(page, run.approvalId);
+    await expect(card).toContainText(marker);
     await expect(card).toHaveAttribute("data-approval-id", run.approvalId);
     await expect(card.locator("pre")).toContainText(`"command": "echo ${marker}"`);
     await expect(card).toContainText("tool:exec");

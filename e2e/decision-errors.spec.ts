@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { bearer, demoCredentials, screenshot, startEchoRun, startQuestionRun, startScript, uniqueMarker } from "./support";
+import { bearer, demoCredentials, openApproval, screenshot, startEchoRun, startQuestionRun, startScript, uniqueMarker } from "./support";
 
 const DECIDE = "**/api/trpc/approvals.decide*";
 
@@ -14,7 +14,7 @@ test("every kind of failure reads as a sentence naming what happened and what to
   const creds = await demoCredentials();
   const run = await startEchoRun(request, creds.apiKey, uniqueMarker());
   await page.goto("/approvals");
-  const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
+  const card = await openApproval(page, run.approvalId);
   const error = card.getByTestId("decide-error");
   const approve = card.getByRole("button", { name: "Approve", exact: true });
 
@@ -123,7 +123,7 @@ test("a 5,000-character command is shown once, with its length, beginning and en
     { width: 390, height: 844 },
   ]) {
     await page.setViewportSize(size);
-    await page.goto("/approvals");
+    await page.goto(`/approvals?focus=${approvalId}`);
     const card = page.locator(`[data-testid="approval"][data-approval-id="${approvalId}"]`);
     const args = card.getByTestId("arguments");
     await expect(args).toContainText(`START-${marker}`);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { demoCredentials, screenshot, startEchoRun, uniqueMarker } from "./support";
+import { demoCredentials, openApproval, screenshot, startEchoRun, uniqueMarker } from "./support";
 
 test("an approver edits the command and approves it with a session grant; the same call then runs without a prompt until revoked", async ({ page, request }) => {
   const creds = await demoCredentials();
@@ -7,8 +7,7 @@ test("an approver edits the command and approves it with a session grant; the sa
   const run = await startEchoRun(request, creds.apiKey, marker);
 
   await page.goto("/approvals");
-  const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
-  await expect(card).toBeVisible();
+  const card = await openApproval(page, run.approvalId);
   await card.getByText("More options: edit, reply instead, standing grant").click();
   const editor = card.getByTestId("edit-arguments");
   await expect(editor).toHaveValue(new RegExp(`echo ${marker}`));
@@ -68,7 +67,7 @@ test("an approver denies with a reply; the agent receives the message and the ru
   const run = await startEchoRun(request, creds.apiKey, marker);
 
   await page.goto("/approvals");
-  const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
+  const card = await openApproval(page, run.approvalId);
   await card.getByText("More options: edit, reply instead, standing grant").click();
   await card.getByTestId("deny-with-reply").click();
   await expect(card.getByRole("alert")).toContainText("Write the reply");

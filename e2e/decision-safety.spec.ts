@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { addUser, bearer, demoCredentials, screenshot, signedInPage, startEchoRun, uniqueMarker } from "./support";
+import { addUser, bearer, demoCredentials, openApproval, screenshot, signedInPage, startEchoRun, uniqueMarker } from "./support";
 
 const cardOf = (page: Page, approvalId: string) => page.locator(`[data-testid="approval"][data-approval-id="${approvalId}"]`);
 const settledOf = (page: Page, approvalId: string) => page.locator(`[data-testid="approval-settled"][data-approval-id="${approvalId}"]`);
@@ -24,7 +24,7 @@ test("a standing grant is never chosen by focus: Tab and Enter approve once; a g
 
   const once = await startEchoRun(request, creds.apiKey, uniqueMarker());
   await page.goto("/approvals");
-  const card = cardOf(page, once.approvalId);
+  const card = await openApproval(page, once.approvalId);
   await card.getByText("More options: edit, reply instead, standing grant").click();
   // Nothing is chosen up front, and the plain approve says it approves once.
   await expect(card.getByTestId("approve-with-options")).toHaveText("Approve once");
@@ -60,7 +60,7 @@ test("a standing grant is never chosen by focus: Tab and Enter approve once; a g
 
   // A grant: its own button, then a confirmation stating exactly what it allows; Escape keeps the request pending.
   const granted = await startEchoRun(request, creds.apiKey, uniqueMarker());
-  const second = cardOf(page, granted.approvalId);
+  const second = await openApproval(page, granted.approvalId);
   await second.getByText("More options: edit, reply instead, standing grant").click();
   await second.getByTestId("grant-days-input").fill("3");
   await second.getByTestId("grant-days").click();
@@ -89,7 +89,7 @@ test("two people decide the same approval at once: each sees the true outcome, a
   for (const p of [page, other]) {
     await p.goto("/approvals");
     await expect(p.getByTestId("live-indicator")).toHaveText("Live");
-    await expect(cardOf(p, run.approvalId)).toBeVisible();
+    await openApproval(p, run.approvalId);
   }
 
   // Hold both decisions until both are on their way, then let them race.
@@ -126,7 +126,7 @@ test("two people decide the same approval at once: each sees the true outcome, a
 
   // Decided elsewhere while both look at it (an API client over HTTP): the card stays on both pages and says so.
   const later = await startEchoRun(request, creds.apiKey, uniqueMarker());
-  for (const p of [page, other]) await expect(cardOf(p, later.approvalId)).toBeVisible();
+  for (const p of [page, other]) await openApproval(p, later.approvalId);
   expect((await request.post(`/v1/approvals/${later.approvalId}`, { headers: bearer(creds.apiKey), data: { decision: "deny" } })).status()).toBe(200);
   for (const p of [page, other]) {
     const kept = settledOf(p, later.approvalId).getByTestId("settled-outcome");

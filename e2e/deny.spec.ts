@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { demoCredentials, screenshot, startEchoRun, uniqueMarker } from "./support";
+import { demoCredentials, openApproval, screenshot, startEchoRun, uniqueMarker } from "./support";
 
 test("an operator denies a command and the response ends denied without running it", async ({ page, request }) => {
   const creds = await demoCredentials();
@@ -9,8 +9,8 @@ test("an operator denies a command and the response ends denied without running 
   await expect(page.getByTestId("live-indicator")).toHaveText("Live");
   const run = await startEchoRun(request, creds.apiKey, marker);
 
-  const card = page.getByTestId("approval").filter({ hasText: marker });
-  await expect(card).toBeVisible();
+  const card = await openApproval(page, run.approvalId);
+  await expect(card).toContainText(marker);
   await card.getByRole("button", { name: "Deny" }).click();
   await expect(card).toBeHidden();
   const decided = page.locator(`[data-testid="decided-approval"][data-approval-id="${run.approvalId}"]`);

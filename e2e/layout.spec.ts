@@ -74,7 +74,7 @@ test("every primary action is on screen at 1280×800 and 390×844; screenshots o
     await expectPinned(row(approval.approvalId).getByRole("link", { name: "Decide" }), size, "Decide on home");
     await expectPinned(row(question.questionId).getByRole("link", { name: "Answer" }), size, "Answer on home");
 
-    await page.goto("/approvals");
+    await page.goto(`/approvals?focus=${approval.approvalId}`);
     const card = page.locator(`[data-testid="approval"][data-approval-id="${approval.approvalId}"]`);
     await expect(card).toBeVisible();
     await expectNoPageOverflow(page, size, "approvals");

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type APIRequestContext, type Browser, expect, type Page } from "@playwright/test";
+import { type APIRequestContext, type Browser, expect, type Locator, type Page } from "@playwright/test";
 
 /** Same directory as the webServer's COUNTERSIGN_DATA_DIR in playwright.config.ts. */
 const DATA_DIR = ".data-e2e";
@@ -177,4 +177,14 @@ export async function startScript(request: APIRequestContext, apiKey: string, in
   const res = await request.post("/v1/responses", { headers: bearer(apiKey), data: { input, ...extra } });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as { id: string; sessionId: string; status: string; requiredAction?: { type: string; id: string; risk?: string } };
+}
+
+/** Selects a pending approval in the inbox (clicks its line) and returns its detail card. */
+export async function openApproval(page: Page, approvalId: string): Promise<Locator> {
+  const row = page.locator(`[data-testid="inbox-row"][data-approval-id="${approvalId}"]`);
+  await row.locator(".inbox-row-main").click();
+  await expect(row).toHaveAttribute("data-selected", "true");
+  const card = page.locator(`[data-testid="approval"][data-approval-id="${approvalId}"]`);
+  await expect(card).toBeVisible();
+  return card;
 }

@@ -1,10 +1,10 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { TRole } from "../../server/core/vocabulary";
+import type { TRole, TUserStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { accounts, apiKeys, loginSessions, users } from "../schema";
 
 /** Where a user stands: `active`, `disabled` (reversible), `deleted` (credentials gone for good). */
-export type TUserStatus = "active" | "disabled" | "deleted";
+export type { TUserStatus };
 
 export const statusOf = (row: { disabledAt: Date | null; deletedAt: Date | null }): TUserStatus => (row.deletedAt ? "deleted" : row.disabledAt ? "disabled" : "active");
 

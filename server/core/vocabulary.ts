@@ -27,6 +27,14 @@ export const CLIENT_TOOL_STATUSES = ["pending", "submitted", "expired", "cancell
 export type TClientToolStatus = (typeof CLIENT_TOOL_STATUSES)[number];
 
 export const RISKS = ["low", "medium", "high"] as const;
+
+/** A notification's delivery state (`db/schema` reuses it for its enum). */
+export const NOTIFICATION_STATUSES = ["pending", "delivered", "failed"] as const;
+export type TNotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** A console user's account state, derived from its disabled/deleted timestamps. */
+export const USER_STATUSES = ["active", "disabled", "deleted"] as const;
+export type TUserStatus = (typeof USER_STATUSES)[number];
 export type TRisk = (typeof RISKS)[number];
 
 /** Where a decision or submission came from; recorded in the trajectory (`link`: a single-use link from a notification). */
@@ -39,6 +47,3 @@ export type TStepStatus = (typeof STEP_STATUSES)[number];
 /** Categories a trajectory can be filtered by (console audit, export). */
 export const EVENT_CATEGORY_NAMES = ["model", "tool", "approval", "review", "question", "steering", "usage", "lifecycle"] as const;
 export type TEventCategory = (typeof EVENT_CATEGORY_NAMES)[number];
-
-/** Where a notification delivery stands. */
-export const NOTIFICATION_STATUSES = ["pending", "delivered", "failed"] as const;

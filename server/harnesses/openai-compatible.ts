@@ -1,7 +1,8 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { APICallError, type JSONValue, type ModelMessage, type ToolSet, jsonSchema, streamText } from "ai";
+import { APICallError, type JSONValue, jsonSchema, type ModelMessage, streamText, type ToolSet } from "ai";
 import { z } from "zod";
 import type { TAgentConfig } from "../agents/types";
+import { argumentsJsonSchema } from "../tools/arguments-json-schema";
 import { HarnessFailure } from "./errors";
 import type { TTurnStream } from "./live-deltas";
 import type { TBeforeDispatch, TConversationEntry, TModelDriver, TModelTurn } from "./model-loop";
@@ -43,14 +44,7 @@ const clip = (text: string, max: number): string => (text.length > max ? `${text
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The JSON Schema the model is given for a tool's arguments (from its zod schema, as input). */
-export function toolParameters(schema: z.ZodType): Record<string, unknown> {
-  try {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-    return rest.type === "object" ? rest : { type: "object", properties: {} };
-  } catch {
-    return { type: "object", properties: {} };
-  }
-}
+export const toolParameters = argumentsJsonSchema;
 
 /** The agent's tools as the model sees them: names, descriptions and argument schemas, never an `execute`. */
 export function declareTools(tools: ReadonlyArray<{ name: string; description: string; argsSchema: z.ZodType }>): ToolSet {

@@ -1,5 +1,6 @@
-import type { TAgentConfig } from "../agents/types";
+import type { approvals } from "../../db/schema";
 import type { AgentRegistry } from "../agents/registry";
+import type { TAgentConfig } from "../agents/types";
 import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError } from "../core/errors";
@@ -8,8 +9,8 @@ import { confineToolCwd, sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
+import { argumentsJsonSchema } from "../tools/arguments-json-schema";
 import type { THostTool } from "../tools/types";
-import type { approvals } from "../../db/schema";
 
 type TApprovalRow = typeof approvals.$inferSelect;
 
@@ -98,8 +99,26 @@ export function grantTerms(agents: Pick<AgentRegistry, "find">, agentName: strin
   return { scope: "days", expiresAt: new Date(now.getTime() + grant.days * 86_400_000) };
 }
 
+/** What the console offers beside approve/deny for one approval (the edit form's schema, the grants the agent allows). */
+export type TDecisionOptions = {
+  editable: boolean;
+  /** The JSON Schema of the tool's arguments when they may be edited here (the form is built from it), else null. */
+  argumentsSchema: Record<string, unknown> | null;
+  grantSession: boolean;
+  grantMaxDays: number;
+};
+
+/** Nothing beside approve/deny as asked (a quorum approval). */
+export const NO_DECISION_OPTIONS: TDecisionOptions = { editable: false, argumentsSchema: null, grantSession: false, grantMaxDays: 0 };
+
 /** What the console offers beside approve/deny for one approval: editing, and the grants the agent allows. */
-export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, toolName: string): { editable: boolean; grantSession: boolean; grantMaxDays: number } {
+export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, toolName: string): TDecisionOptions {
   const agent = agents.find(agentName);
-  return { editable: editableTool(agent, toolName) !== null, grantSession: Boolean(agent?.grants?.session), grantMaxDays: agent?.grants?.maxDays ?? 0 };
+  const tool = editableTool(agent, toolName);
+  return {
+    editable: tool !== null,
+    argumentsSchema: tool ? argumentsJsonSchema(tool.argsSchema) : null,
+    grantSession: Boolean(agent?.grants?.session),
+    grantMaxDays: agent?.grants?.maxDays ?? 0,
+  };
 }

@@ -70,7 +70,7 @@ function choicesOf(prop: Record<string, unknown>, key: string): { values: string
   return choices ?? { reason: `Field ${key}: only a list of {const, title} choices can stand for an enum.` };
 }
 
-const withTitles = (c: { values: string[]; titles?: string[] }) => ({ enum: c.values, ...(c.titles && c.titles.some((t, i) => t !== c.values[i]) ? { enumTitles: c.titles } : {}) });
+const withTitles = (c: { values: string[]; titles?: string[] }) => ({ enum: c.values, ...(c.titles?.some((t, i) => t !== c.values[i]) ? { enumTitles: c.titles } : {}) });
 const MAX_CHOICES = 50;
 
 /**

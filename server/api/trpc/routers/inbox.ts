@@ -3,7 +3,7 @@ import { decisionRefusal } from "../../../core/separation-of-duties";
 import { RISKS } from "../../../core/vocabulary";
 import { votesOf } from "../../../services/approval-votes";
 import { decideMany } from "../../../services/console/bulk-decide";
-import { decisionOptionsFor } from "../../../services/decision-options";
+import { decisionOptionsFor, NO_DECISION_OPTIONS } from "../../../services/decision-options";
 import { approvalContext, inboxPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
 import { writerProcedure } from "./console-procedures";
@@ -36,7 +36,7 @@ export const inboxRouter = router({
           ...a,
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
           // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
-          options: a.requiredApprovals > 1 ? { editable: false, grantSession: false, grantMaxDays: 0 } : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName),
+          options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName),
           /** Why the caller may not decide this approval (the server's own rule), or null. */
           refusal: decisionRefusal(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
           /** A quorum's votes so far, oldest first (empty without a quorum). */

@@ -1,0 +1,141 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ROLES, type TRole, type TUserStatus } from "@/server/core/vocabulary";
+import { useMe } from "../app-shell";
+import { DataTable } from "../list-kit/data-table";
+import { ROLE_TEXT, USER_STATUS_TONE } from "../list-kit/labels";
+import { ListStates } from "../list-kit/list-states";
+import { TimeAgo } from "../time-labels";
+import { useTRPC } from "../trpc-provider";
+import { TwoStepAction } from "../two-step-action";
+
+type TConfirming = { userId: string; action: "disable" | "delete" } | null;
+
+/** Users and roles: admins change roles, disable, enable and delete (never themselves); others read. */
+export function UsersPanel() {
+  const trpc = useTRPC();
+  const me = useMe();
+  const queryClient = useQueryClient();
+  const users = useQuery(trpc.admin.users.queryOptions());
+  const refresh = () => void queryClient.invalidateQueries(trpc.admin.users.pathFilter());
+  const setRole = useMutation(trpc.admin.setRole.mutationOptions({ onSettled: refresh }));
+  const disable = useMutation(trpc.admin.disableUser.mutationOptions({ onSettled: refresh }));
+  const enable = useMutation(trpc.admin.enableUser.mutationOptions({ onSettled: refresh }));
+  const remove = useMutation(trpc.admin.deleteUser.mutationOptions({ onSettled: refresh }));
+  const [confirming, setConfirming] = useState<TConfirming>(null);
+  const isAdmin = me?.role === "admin";
+  const error = setRole.error ?? disable.error ?? enable.error ?? remove.error;
+  const rows = users.data ?? [];
+  return (
+    <section aria-label="Users and roles">
+      {error ? (
+        <p role="alert" className="error-box">
+          {error.message}
+        </p>
+      ) : null}
+      <ListStates query={users} isEmpty={rows.length === 0} empty="No users yet." skeleton={{ rows: 4, columns: 6 }}>
+        <DataTable
+          testId="users-table"
+          rows={rows}
+          rowKey={(u) => u.id}
+          rowProps={(u) => ({ "data-testid": "user-row", "data-user-id": u.id, "data-status": u.status })}
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              cell: (u) => (
+                <>
+                  {u.name} {u.id === me?.userId ? <span className="muted small">(you)</span> : null}
+                </>
+              ),
+            },
+            { key: "email", header: "Email", className: "muted", cell: (u) => u.email },
+            {
+              key: "role",
+              header: "Role",
+              cell: (u) =>
+                isAdmin && u.id !== me?.userId && u.status !== "deleted" ? (
+                  <select
+                    className="input input-compact"
+                    aria-label={`Role of ${u.name}`}
+                    value={u.role}
+                    disabled={setRole.isPending}
+                    onChange={(e) => setRole.mutate({ userId: u.id, role: e.target.value as TRole })}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  <span className="role" title={ROLE_TEXT[u.role as TRole]}>
+                    {u.role}
+                  </span>
+                ),
+            },
+            {
+              key: "status",
+              header: "Status",
+              cell: (u) => (
+                <span className={`badge tone-${USER_STATUS_TONE[u.status as TUserStatus] ?? "muted"}`} data-testid="user-status">
+                  {u.status}
+                </span>
+              ),
+            },
+            { key: "keys", header: "Active keys", kind: "num", cell: (u) => u.activeKeys },
+            { key: "since", header: "Since", kind: "nowrap", cell: (u) => <TimeAgo iso={u.createdAt} /> },
+            isAdmin && {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              kind: "actions",
+              cell: (u) =>
+                u.id === me?.userId || u.status === "deleted" ? null : (
+                  <span className="actions">
+                    {u.status === "disabled" ? (
+                      <button type="button" className="btn btn-quiet btn-small" disabled={enable.isPending} onClick={() => enable.mutate({ userId: u.id })} aria-label={`Enable ${u.name}`}>
+                        Enable
+                      </button>
+                    ) : (
+                      <TwoStepAction
+                        asking={confirming?.userId === u.id && confirming.action === "disable"}
+                        onAsk={() => setConfirming({ userId: u.id, action: "disable" })}
+                        onCancel={() => setConfirming(null)}
+                        onConfirm={() => disable.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
+                        label="Disable"
+                        confirmLabel="Yes, disable"
+                        askClassName="btn btn-outline-bad btn-small"
+                        busy={disable.isPending}
+                        ariaLabel={`Disable ${u.name}: keys, sessions and sockets stop at once`}
+                      />
+                    )}
+                    <TwoStepAction
+                      asking={confirming?.userId === u.id && confirming.action === "delete"}
+                      onAsk={() => setConfirming({ userId: u.id, action: "delete" })}
+                      onCancel={() => setConfirming(null)}
+                      onConfirm={() => remove.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
+                      label="Delete"
+                      confirmLabel="Yes, delete for good"
+                      askClassName="btn btn-outline-bad btn-small"
+                      busy={remove.isPending}
+                      ariaLabel={`Delete ${u.name}: credentials removed for good, history kept`}
+                    />
+                  </span>
+                ),
+            },
+          ]}
+        />
+      </ListStates>
+      <dl className="role-legend small">
+        {ROLES.map((r) => (
+          <div key={r}>
+            <dt>{r}</dt>
+            <dd className="muted">{ROLE_TEXT[r]}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}

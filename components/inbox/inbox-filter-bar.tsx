@@ -1,0 +1,54 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { RISKS } from "@/server/core/vocabulary";
+import type { TInboxFilter } from "../api-types";
+import { SelectFilter, ToggleGroup } from "../filters";
+import { FilterBar } from "../list-kit/filter-bar";
+import { useTRPC } from "../trpc-provider";
+
+type TRisk = (typeof RISKS)[number];
+const AGES = [
+  { value: "60000", label: "Older than 1 min" },
+  { value: "600000", label: "Older than 10 min" },
+  { value: "3600000", label: "Older than 1 h" },
+];
+const REVIEWER = [
+  { value: "ask", label: "Reviewer asked a person" },
+  { value: "none", label: "No reviewer (always ask)" },
+];
+
+/** The inbox's filters as state, and the `inbox.list` input they make (status aside). */
+export function useInboxFilter() {
+  const [agent, setAgent] = useState("");
+  const [userId, setUserId] = useState("");
+  const [risks, setRisks] = useState<TRisk[]>([]);
+  const [reviewer, setReviewer] = useState("");
+  const [age, setAge] = useState("");
+  const filter: Omit<TInboxFilter, "status"> = {
+    ...(agent ? { agent } : {}),
+    ...(userId ? { userId } : {}),
+    ...(risks.length > 0 ? { risks } : {}),
+    ...(reviewer ? { reviewer: reviewer as "ask" | "none" } : {}),
+    ...(age ? { olderThanMs: Number(age) } : {}),
+  };
+  return { filter, filtered: Object.keys(filter).length > 0, values: { agent, userId, risks, reviewer, age }, set: { setAgent, setUserId, setRisks, setReviewer, setAge } };
+}
+
+/** Agent, user, risk, reviewer verdict and age filters of the inbox. */
+export function InboxFilterBar({ state, seesEveryone }: { state: ReturnType<typeof useInboxFilter>; seesEveryone: boolean }) {
+  const trpc = useTRPC();
+  const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
+  const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: seesEveryone, staleTime: 60_000 }));
+  const { values: v, set } = state;
+  return (
+    <FilterBar testId="inbox-filters">
+      <SelectFilter label="Agent" value={v.agent} onChange={set.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
+      {seesEveryone ? <SelectFilter label="User" value={v.userId} onChange={set.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
+      <ToggleGroup label="Risk" values={RISKS} selected={v.risks} onChange={set.setRisks} testId="filter-risk" />
+      <SelectFilter label="Reviewer verdict" value={v.reviewer} onChange={set.setReviewer} options={REVIEWER} testId="filter-reviewer" />
+      <SelectFilter label="Age" value={v.age} onChange={set.setAge} options={AGES} testId="filter-age" />
+    </FilterBar>
+  );
+}

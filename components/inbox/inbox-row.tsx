@@ -1,0 +1,64 @@
+"use client";
+
+import { forwardRef } from "react";
+import type { TInboxRow } from "../api-types";
+import { Countdown, TimeAgo } from "../time-labels";
+
+type TProps = {
+  approval: TInboxRow;
+  selected: boolean;
+  /** Why the last decision of this item failed (shown in full in the detail pane once selected). */
+  error: string | null;
+  /** Shown (for those who may decide) when the row may join a bulk decision; disabled for high risk. */
+  bulk: { checked: boolean; disabled: boolean; onToggle: () => void } | null;
+  onSelect: () => void;
+};
+
+/** The operation in one line: the request's own sentence without its question mark, else the tool and arguments. */
+export const operationSummary = (a: Pick<TInboxRow, "message" | "arguments">): string => {
+  const text = a.message.trim() || JSON.stringify(a.arguments);
+  return text.replace(/\?$/, "").replace(/\s+/g, " ");
+};
+
+/** One pending approval as one line of the compact inbox: risk, tool, operation, requester, agent, age, expiry. */
+export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ approval: a, selected, error, bulk, onSelect }, ref) {
+  return (
+    <li ref={ref} className={`inbox-row risk-edge-${a.risk}${selected ? " selected" : ""}`} data-testid="inbox-row" data-approval-id={a.id} data-selected={selected ? "true" : "false"}>
+      {bulk ? (
+        <input
+          type="checkbox"
+          className="inbox-row-check"
+          checked={bulk.checked}
+          disabled={bulk.disabled}
+          onChange={bulk.onToggle}
+          aria-label={`Select ${a.action} for a bulk decision`}
+          title={bulk.disabled ? "High-risk requests are decided one by one." : "Select for a bulk decision (x)"}
+        />
+      ) : null}
+      <button type="button" className="inbox-row-main" aria-current={selected ? "true" : undefined} onClick={onSelect}>
+        {/* The risk in one word (the badge's colour and the detail pane say "… risk" in full). */}
+        <span className={`badge risk-${a.risk}`} title={`${a.risk} risk`}>
+          {a.risk}
+        </span>
+        <code className="inbox-row-tool">{a.action}</code>
+        <span className="inbox-row-summary" title={a.message}>
+          {operationSummary(a)}
+        </span>
+        <span className="inbox-row-who">
+          {a.user} · {a.agent}
+        </span>
+        <span className="inbox-row-age">
+          <TimeAgo iso={a.createdAt} />
+        </span>
+        <span className="inbox-row-expiry">
+          <Countdown iso={a.expiresAt} />
+        </span>
+      </button>
+      {error ? (
+        <p className="inbox-row-error error-text small" data-testid="row-error">
+          {error}
+        </p>
+      ) : null}
+    </li>
+  );
+});
