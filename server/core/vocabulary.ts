@@ -35,3 +35,7 @@ export type TTransport = (typeof TRANSPORTS)[number];
 
 export const STEP_STATUSES = ["running", "completed"] as const;
 export type TStepStatus = (typeof STEP_STATUSES)[number];
+
+/** Languages of the console and the answer page (BCP 47); the first is the fallback. */
+export const LOCALES = ["en", "zh-CN"] as const;
+export type TLocale = (typeof LOCALES)[number];
