@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useTranslations } from "next-intl";
+import { useLocale, useTranslations } from "next-intl";
 import { type ReactNode, useEffect, useRef } from "react";
 import { StatusBadge } from "./badges";
 import { CancelButton } from "./cancel-button";
@@ -80,6 +80,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
   const t = useTranslations("response");
   const common = useTranslations("common");
+  const locale = useLocale();
   const formatTimestamp = useFormatTimestamp();
   const code = (chunks: ReactNode) => <code>{chunks}</code>;
   const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
@@ -167,7 +168,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
             </div>
             <div>
               <dt>{t("events")}</dt>
-              <dd>{data.eventCount.toLocaleString()}</dd>
+              <dd>{data.eventCount.toLocaleString(locale)}</dd>
             </div>
           </dl>
           {metadata ? <JsonView value={metadata} label="metadata" collapsed /> : null}
@@ -188,7 +189,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
 
       <section className="section" aria-labelledby="trajectory-title">
         <h2 id="trajectory-title">
-          {t("trajectory")} <span className="count">{data.eventCount.toLocaleString()}</span>
+          {t("trajectory")} <span className="count">{data.eventCount.toLocaleString(locale)}</span>
         </h2>
         <TrajectoryAudit scope={{ responseId }} liveKey={`${stream.tick}:${data.eventCount}:${env.status}`} />
       </section>

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useTranslations } from "next-intl";
+import { useLocale, useTranslations } from "next-intl";
 import type { ReactNode } from "react";
 import { StatusBadge } from "./badges";
 import { TimeAgo } from "./time-labels";
@@ -13,6 +13,7 @@ import { trpcErrorCode, useTRPC } from "./trpc-provider";
 export function SessionDetail({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
   const t = useTranslations("session");
+  const locale = useLocale();
   const common = useTranslations("common");
   const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
   const queryClient = useQueryClient();
@@ -75,7 +76,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
                     <td>
                       <StatusBadge status={r.status} />
                     </td>
-                    <td className="num">{r.outputTokens.toLocaleString()}</td>
+                    <td className="num">{r.outputTokens.toLocaleString(locale)}</td>
                     <td className="nowrap">
                       <TimeAgo iso={r.createdAt} />
                     </td>
@@ -90,7 +91,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
           <dl className="facts">
             <div>
               <dt>{t("outputTokens")}</dt>
-              <dd data-testid="session-output-tokens">{s.outputTokens.toLocaleString()}</dd>
+              <dd data-testid="session-output-tokens">{s.outputTokens.toLocaleString(locale)}</dd>
             </div>
             <div>
               <dt>{t("active")}</dt>
