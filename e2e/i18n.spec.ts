@@ -61,7 +61,7 @@ test("the answer page follows a Chinese browser: the question is asked and answe
   await page.context().close();
 });
 
-test("the answer page stays English for an English browser, and a signed-out zh-CN visitor is asked to sign in in Chinese", async ({ browser, baseURL, request }) => {
+test("the answer page stays English for an English browser; a signed-out zh-CN visitor is asked to sign in, and told what failed, in Chinese", async ({ browser, baseURL, request }) => {
   const creds = await demoCredentials();
   const run = await startQuestionRun(request, creds.apiKey, askEnv(uniqueMarker()));
 
@@ -79,6 +79,13 @@ test("the answer page stays English for an English browser, and a signed-out zh-
   await signedOut.getByRole("link", { name: "登录后回答" }).click();
   await expect(signedOut.getByRole("heading", { level: 1, name: "登录操作员控制台" })).toBeVisible();
   await expect(signedOut.getByLabel("邮箱")).toBeVisible();
+
+  // A failure on a zh-CN page reads as a Chinese sentence too (here a malformed single-use link).
+  await signedOut.goto("/l/not-a-real-token");
+  const outcome = signedOut.getByTestId("link-outcome");
+  await expect(outcome.getByRole("heading", { name: "此链接无法使用" })).toBeVisible();
+  await expect(outcome.getByRole("alert")).toHaveText("此链接格式不正确：它可能在传递过程中被截断或改动。请打开控制台并登录，在那里找到这个请求。");
+  await expect(outcome.getByRole("link", { name: "登录控制台" })).toBeVisible();
   await signedOut.context().close();
 });
 
