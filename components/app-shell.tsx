@@ -33,7 +33,8 @@ export function AppShell({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const browserLocale = useLocale();
   const me = useQuery(trpc.me.queryOptions());
-  const settings = useQuery(trpc.settings.get.queryOptions(undefined, { enabled: Boolean(me.data) }));
+  // Asked together with `me` (one batched request), so a page waits for no extra round trip.
+  const settings = useQuery(trpc.settings.get.queryOptions());
   const chosen = settings.data?.locale ?? null;
   const locale: TLocale = chosen ?? browserLocale;
   useEffect(() => {
