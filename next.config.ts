@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import createNextIntlPlugin from "next-intl/plugin";
 
 const nextConfig: NextConfig = {
   // PGlite loads its .wasm/.data relative to its own file; keep the database drivers external.
@@ -9,4 +10,7 @@ const nextConfig: NextConfig = {
   typescript: { tsconfigPath: "tsconfig.next.json" },
 };
 
-export default nextConfig;
+/** next-intl: the request configuration (locale and messages) lives in i18n/request.ts. */
+const withNextIntl = createNextIntlPlugin("./i18n/request.ts");
+
+export default withNextIntl(nextConfig);

@@ -1,12 +1,13 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "react";
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { QuestionInput } from "./question-inputs";
 import { buildAnswers, checkDrafts, initialDrafts, shapeOf, type TDraft, URL_CONFIRM, URL_DECLINE } from "./question-model";
-import { errorSentence } from "./error-sentence";
 import { trpcErrorCode, trpcReason, useTRPC } from "./trpc-provider";
+import { useErrorSentence } from "./use-error-sentence";
 
 /** A fresh receipt per submission (crypto.randomUUID needs a secure context; fall back to random bytes). */
 function freshResolutionId(): string {
@@ -33,6 +34,9 @@ type TProps = {
  */
 export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
   const trpc = useTRPC();
+  const t = useTranslations("form");
+  const tq = useTranslations("question");
+  const errorSentence = useErrorSentence();
   const queryClient = useQueryClient();
   const prefix = useId().replace(/[^a-zA-Z0-9_-]/g, "");
   const formRef = useRef<HTMLFormElement>(null);
@@ -40,7 +44,7 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
   const [checked, setChecked] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const questions = record.questions;
-  const errors = checked ? checkDrafts(questions, drafts) : {};
+  const errors = checked ? checkDrafts(questions, drafts, tq) : {};
   const errorCount = Object.keys(errors).length;
   const onlyUrl = questions.length === 1 && shapeOf(questions[0] as (typeof questions)[number]) === "url";
   const isForm = questions.length === 1 && shapeOf(questions[0] as (typeof questions)[number]) === "form";
@@ -74,8 +78,8 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
           }
         }
         if (reason === "QUESTION_INVALID_ANSWER") setFailure(errorSentence(error, "answer"));
-        else if (reason === "QUESTION_REQUESTER_INACTIVE") setFailure("The agent that asked is no longer waiting for this answer.");
-        else if (trpcErrorCode(error) === "FORBIDDEN") setFailure("You can see this question, but your role cannot answer it.");
+        else if (reason === "QUESTION_REQUESTER_INACTIVE") setFailure(t("requesterGone"));
+        else if (trpcErrorCode(error) === "FORBIDDEN") setFailure(t("forbidden"));
         else setFailure(errorSentence(error, "answer"));
       },
     }),
@@ -89,7 +93,7 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
     const current = override ?? drafts;
     setFailure(null);
     setChecked(true);
-    const problems = checkDrafts(questions, current);
+    const problems = checkDrafts(questions, current, tq);
     if (Object.keys(problems).length > 0) {
       requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       return;
@@ -146,11 +150,11 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
         </p>
       ) : null}
       <p className="visually-hidden" role="status">
-        {errorCount > 0 ? `${errorCount} ${errorCount === 1 ? "answer needs" : "answers need"} fixing before sending.` : ""}
+        {errorCount > 0 ? t("needFixing", { n: errorCount }) : ""}
       </p>
       {errorCount > 0 ? (
         <p className="form-summary" aria-hidden="true">
-          Fix the highlighted {errorCount === 1 ? "answer" : "answers"} before sending.
+          {t("fixHighlighted", { n: errorCount })}
         </p>
       ) : null}
 
@@ -158,16 +162,16 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
         {onlyUrl ? (
           <>
             <button type="button" className="btn btn-approve" onClick={() => answerUrl(URL_CONFIRM)} disabled={disabled}>
-              Confirm
+              {t("confirm")}
             </button>
             <button type="button" className="btn btn-deny" onClick={() => answerUrl(URL_DECLINE)} disabled={disabled}>
-              Decline
+              {t("decline")}
             </button>
           </>
         ) : (
           <>
             <button type="submit" className="btn btn-primary" disabled={disabled}>
-              {isForm ? "Submit" : "Send answer"}
+              {isForm ? t("submit") : t("sendAnswer")}
             </button>
             <button
               type="button"
@@ -178,13 +182,13 @@ export function AnswerForm({ record, closed, onAnswered, onLostRace }: TProps) {
               }}
               disabled={disabled}
             >
-              {isForm ? "Decline" : "Decline to answer"}
+              {isForm ? t("decline") : t("declineToAnswer")}
             </button>
           </>
         )}
         {busy ? (
           <span className="muted" aria-live="polite">
-            Sending…
+            {t("sending")}
           </span>
         ) : null}
       </div>

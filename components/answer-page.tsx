@@ -2,15 +2,16 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { AnswerForm, type TLostRace } from "./answer-form";
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { QuestionContext } from "./question-context";
-import { QuestionOutcome } from "./question-outcome";
 import { kindLabel, shapeOf } from "./question-model";
-import { errorSentence } from "./error-sentence";
+import { QuestionOutcome } from "./question-outcome";
 import { Countdown, TimeAgo } from "./time-labels";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
+import { useErrorSentence } from "./use-error-sentence";
 import { LiveIndicator, useLiveChanges } from "./use-live-changes";
 import { useNow } from "./use-now";
 
@@ -26,6 +27,8 @@ export function AnswerPage({ questionId, linkRefused }: { questionId: string; li
 }
 
 function Frame({ who, viaToken, children }: { who: string | null; viaToken: boolean; children: ReactNode }) {
+  const t = useTranslations("answer");
+  const common = useTranslations("common");
   const brand = (
     <>
       <span className="brand-mark" aria-hidden="true">
@@ -37,7 +40,7 @@ function Frame({ who, viaToken, children }: { who: string | null; viaToken: bool
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {common("skipToContent")}
       </a>
       <header className="topbar">
         <div className="topbar-inner answer-topbar">
@@ -50,8 +53,8 @@ function Frame({ who, viaToken, children }: { who: string | null; viaToken: bool
           )}
           {who ? (
             <span className="answer-who small" data-testid="answering-as">
-              Answering as <strong>{who}</strong>
-              {viaToken ? <span className="muted"> (link access)</span> : null}
+              {t.rich("answeringAs", { name: who, strong: (chunks) => <strong>{chunks}</strong> })}
+              {viaToken ? <span className="muted">{t("linkAccess")}</span> : null}
             </span>
           ) : null}
         </div>
@@ -64,18 +67,15 @@ function Frame({ who, viaToken, children }: { who: string | null; viaToken: bool
 }
 
 function SignInPrompt({ questionId, viaToken }: { questionId: string; viaToken: boolean }) {
+  const t = useTranslations("answer");
   const next = `/answer/${encodeURIComponent(questionId)}`;
   return (
     <section className="card answer-card" aria-labelledby="signin-title" data-testid="sign-in-prompt">
-      <h1 id="signin-title">{viaToken ? "This link no longer works" : "Sign in to answer"}</h1>
-      <p>
-        {viaToken
-          ? "The access token in this link is not valid any more. Sign in with your Countersign account to see the question and answer it."
-          : "An agent is waiting for your answer. Sign in with your Countersign account to see the question and reply."}
-      </p>
+      <h1 id="signin-title">{viaToken ? t("linkGoneTitle") : t("signInTitle")}</h1>
+      <p>{viaToken ? t("linkGoneText") : t("signInText")}</p>
       <p>
         <Link className="btn btn-primary" href={`/login?next=${encodeURIComponent(next)}`}>
-          Sign in to answer
+          {t("signInButton")}
         </Link>
       </p>
     </section>
@@ -84,6 +84,9 @@ function SignInPrompt({ questionId, viaToken }: { questionId: string; viaToken: 
 
 function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRefused: boolean }) {
   const trpc = useTRPC();
+  const t = useTranslations("answer");
+  const common = useTranslations("common");
+  const errorSentence = useErrorSentence();
   const viewer = useQuery(trpc.question.viewer.queryOptions({ id: questionId }, { retry: false }));
   const signedIn = Boolean(viewer.data);
   const viaToken = viewer.data?.viaLink ?? false;
@@ -119,10 +122,8 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
     content =
       trpcErrorCode(query.error) === "NOT_FOUND" ? (
         <section className="card answer-card" aria-labelledby="missing-title" data-testid="question-missing">
-          <h1 id="missing-title">Question not found</h1>
-          <p>
-            There is no question <code>{questionId}</code>, or it was not asked of you.
-          </p>
+          <h1 id="missing-title">{t("missingTitle")}</h1>
+          <p>{t.rich("missingText", { id: questionId, code: (chunks) => <code>{chunks}</code> })}</p>
         </section>
       ) : (
         <p role="alert" className="error-box">
@@ -132,7 +133,7 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
   } else if (!query.data) {
     content = (
       <p className="muted" aria-live="polite">
-        Loading…
+        {common("loading")}
       </p>
     );
   } else {
@@ -145,22 +146,26 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
   );
 }
 
-function titleOf(r: TRecord): string {
+type TAnswerTranslator = ReturnType<typeof useTranslations<"answer">>;
+
+function titleOf(r: TRecord, t: TAnswerTranslator): string {
   const shapes = new Set(r.questions.map(shapeOf));
-  if (r.questions.length === 1 && shapes.has("url")) return "Confirm a link";
-  if (r.questions.length === 1 && shapes.has("secret")) return "A secret is requested";
-  if (r.questions.length === 1 && shapes.has("form")) return "Fill in a form";
-  return r.questions.length > 1 ? `${r.questions.length} questions for you` : "A question for you";
+  if (r.questions.length === 1 && shapes.has("url")) return t("titleUrl");
+  if (r.questions.length === 1 && shapes.has("secret")) return t("titleSecret");
+  if (r.questions.length === 1 && shapes.has("form")) return t("titleForm");
+  return r.questions.length > 1 ? t("titleMany", { n: r.questions.length }) : t("titleOne");
 }
 
-function lostText(r: TRecord): string {
-  const name = r.answeredBy?.name ?? "someone else";
-  if (r.status === "answered") return `Already answered by ${name}. Your answer was not used.`;
-  if (r.status === "cancelled") return r.answeredVia === "system" ? "Already cancelled: the run that asked it ended." : `Already declined by ${name}. Your answer was not used.`;
-  return "Too late: this question expired before your answer arrived.";
+function lostText(r: TRecord, t: TAnswerTranslator): string {
+  const name = r.answeredBy?.name ?? t("someoneElse");
+  if (r.status === "answered") return t("lostAnswered", { name });
+  if (r.status === "cancelled") return r.answeredVia === "system" ? t("lostCancelledBySystem") : t("lostDeclined", { name });
+  return t("lostExpired");
 }
 
 function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record: TRecord; viaToken: boolean; live: boolean | null; readOnly: boolean; answererId: string | null }) {
+  const t = useTranslations("answer");
+  const tq = useTranslations("question");
   const now = useNow(1000);
   const [sent, setSent] = useState<"answered" | "declined" | null>(null);
   const [lost, setLost] = useState<TLostRace | null>(null);
@@ -182,7 +187,7 @@ function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record
     <article className="card answer-card" aria-labelledby="answer-title" data-testid="answer-card" data-question-id={record.id} data-status={shown.status}>
       <div className="answer-head">
         <span className="badge tone-info kind-badge" data-testid="question-kind">
-          {kindLabel(record.questions)}
+          {kindLabel(record.questions, tq)}
         </span>
         {open ? (
           <span className="answer-timing">
@@ -193,13 +198,13 @@ function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record
           </span>
         ) : null}
       </div>
-      <h1 id="answer-title">{titleOf(record)}</h1>
+      <h1 id="answer-title">{titleOf(record, t)}</h1>
       <p className="muted small answer-meta">
-        Asked by <strong>{record.requester.name ?? record.requester.userId}</strong> · <TimeAgo iso={record.createdAt} />
+        {t.rich("askedBy", { name: record.requester.name ?? record.requester.userId, strong: (chunks) => <strong>{chunks}</strong> })} · <TimeAgo iso={record.createdAt} />
         {record.responseId && !viaToken ? (
           <>
             {" "}
-            · <Link href={`/responses/${record.responseId}`}>View the response</Link>
+            · <Link href={`/responses/${record.responseId}`}>{t("viewResponse")}</Link>
           </>
         ) : null}
       </p>
@@ -207,22 +212,22 @@ function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record
 
       {lost ? (
         <p role="alert" className="notice notice-race" data-testid="race-notice">
-          {lostText(lost.record)}
+          {lostText(lost.record, t)}
         </p>
       ) : sent && !open ? (
         <p role="status" className="notice notice-sent" data-testid="sent-notice">
-          {sent === "declined" ? "You declined. The agent has been told." : "Thanks, your answer was sent."}
+          {sent === "declined" ? t("sentDeclined") : t("sentAnswered")}
         </p>
       ) : null}
 
       {open && !readOnly && answererId && answererId !== record.requester.userId ? (
         <p className="notice" data-testid="answering-on-behalf">
-          You are answering on behalf of <strong>{record.requester.name ?? record.requester.userId}</strong>, as your role allows. Your name is recorded as the answerer.
+          {t.rich("onBehalf", { name: record.requester.name ?? record.requester.userId, strong: (chunks) => <strong>{chunks}</strong> })}
         </p>
       ) : null}
       {open && readOnly ? (
         <p className="notice" data-testid="read-only">
-          Your role can see this question but cannot answer it.
+          {t("readOnly")}
         </p>
       ) : null}
       {open ? (

@@ -1,29 +1,90 @@
 "use client";
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { NextIntlClientProvider, useLocale, useTranslations } from "next-intl";
 import { type ReactNode, useEffect, useState } from "react";
+import { CATALOGUES } from "@/i18n/catalogues";
+import { isLocale, LOCALE_NAMES, LOCALES, type TLocale } from "@/i18n/locales";
 import { ActivityProvider } from "./activity";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 
-type TNavItem = { href: string; label: string; count?: "approvals" | "questions"; testId?: string; roles?: readonly string[] };
+type TNavKey = "home" | "approvals" | "questions" | "responses" | "sessions" | "grants" | "usage" | "notifications" | "admin";
+type TNavItem = { href: string; label: TNavKey; count?: "approvals" | "questions"; testId?: string; roles?: readonly string[] };
 
 const NAV: TNavItem[] = [
-  { href: "/", label: "Home" },
-  { href: "/approvals", label: "Approvals", count: "approvals", testId: "nav-approvals-count" },
-  { href: "/questions", label: "Questions", count: "questions", testId: "nav-questions-count" },
-  { href: "/responses", label: "Responses" },
-  { href: "/sessions", label: "Sessions" },
-  { href: "/grants", label: "Grants" },
-  { href: "/usage", label: "Usage" },
-  { href: "/notifications", label: "Notifications", roles: ["admin", "operator", "auditor"] },
-  { href: "/admin", label: "Admin" },
+  { href: "/", label: "home" },
+  { href: "/approvals", label: "approvals", count: "approvals", testId: "nav-approvals-count" },
+  { href: "/questions", label: "questions", count: "questions", testId: "nav-questions-count" },
+  { href: "/responses", label: "responses" },
+  { href: "/sessions", label: "sessions" },
+  { href: "/grants", label: "grants" },
+  { href: "/usage", label: "usage" },
+  { href: "/notifications", label: "notifications", roles: ["admin", "operator", "auditor"] },
+  { href: "/admin", label: "admin" },
 ];
 
-/** Signed-in frame of every console page: header, navigation with waiting counts, the live feed, and the redirect to /login. */
+/**
+ * Signed-in frame of every console page, in the user's own language setting (`settings.get`;
+ * none chosen: the browser's, as the server rendered it).
+ */
 export function AppShell({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
+  const browserLocale = useLocale();
+  const me = useQuery(trpc.me.queryOptions());
+  // Asked together with `me` (one batched request), so a page waits for no extra round trip.
+  const settings = useQuery(trpc.settings.get.queryOptions());
+  const chosen = settings.data?.locale ?? null;
+  const locale: TLocale = chosen ?? browserLocale;
+  useEffect(() => {
+    document.documentElement.lang = locale;
+  }, [locale]);
+  return (
+    <NextIntlClientProvider locale={locale} messages={CATALOGUES[locale]}>
+      <Shell chosenLocale={chosen} settingsKnown={!me.data || !settings.isPending}>
+        {children}
+      </Shell>
+    </NextIntlClientProvider>
+  );
+}
+
+/** The console's language menu: the browser's, or one chosen for this user on every device. */
+function LanguageMenu({ chosen }: { chosen: TLocale | null }) {
+  const trpc = useTRPC();
+  const t = useTranslations("shell");
+  const queryClient = useQueryClient();
+  const setLocale = useMutation(
+    trpc.settings.setLocale.mutationOptions({
+      onSuccess: (saved) => queryClient.setQueryData(trpc.settings.get.queryKey(), saved),
+    }),
+  );
+  return (
+    <label className="language-menu small">
+      <span className="visually-hidden">{t("language")}</span>
+      <select
+        className="input"
+        data-testid="console-language"
+        value={chosen ?? ""}
+        disabled={setLocale.isPending}
+        onChange={(e) => setLocale.mutate({ locale: isLocale(e.target.value) ? e.target.value : null })}
+      >
+        <option value="">{t("browserLanguage")}</option>
+        {LOCALES.map((l) => (
+          <option key={l} value={l} lang={l}>
+            {LOCALE_NAMES[l]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Header, navigation with waiting counts, the live feed, and the redirect to /login. */
+function Shell({ children, chosenLocale, settingsKnown }: { children: ReactNode; chosenLocale: TLocale | null; settingsKnown: boolean }) {
+  const trpc = useTRPC();
+  const t = useTranslations("shell");
+  const common = useTranslations("common");
   const router = useRouter();
   const pathname = usePathname();
   const queryClient = useQueryClient();
@@ -59,7 +120,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   return (
     <ActivityProvider enabled={signedIn}>
       <a className="skip-link" href="#main">
-        Skip to content
+        {common("skipToContent")}
       </a>
       <header className="topbar">
         <div className="topbar-inner">
@@ -79,30 +140,30 @@ export function AppShell({ children }: { children: ReactNode }) {
               if (e.key === "Escape") setMenuOpen(false);
             }}
           >
-            <span aria-hidden="true">☰</span> Menu
+            <span aria-hidden="true">☰</span> {t("menu")}
             {waitingTotal > 0 ? (
               <>
                 <span className="nav-count" aria-hidden="true">
                   {waitingTotal}
                 </span>
-                <span className="visually-hidden">, {waitingTotal} waiting</span>
+                <span className="visually-hidden">{t("waiting", { n: waitingTotal })}</span>
               </>
             ) : null}
           </button>
-          <nav aria-label="Main" id="main-nav" data-open={menuOpen}>
+          <nav aria-label={t("mainNav")} id="main-nav" data-open={menuOpen}>
             <ul className="nav">
               {NAV.filter((item) => !item.roles || (me.data && item.roles.includes(me.data.role))).map((item) => {
                 const n = countOf(item);
                 return (
                   <li key={item.href}>
                     <Link href={item.href} aria-current={isActive(item.href) ? "page" : undefined}>
-                      {item.label}
+                      {t(`nav.${item.label}`)}
                       {n > 0 ? (
                         <>
                           <span className="nav-count" aria-hidden="true" data-testid={item.testId}>
                             {n}
                           </span>
-                          <span className="visually-hidden">, {n} waiting</span>
+                          <span className="visually-hidden">{t("waiting", { n })}</span>
                         </>
                       ) : null}
                     </Link>
@@ -114,25 +175,26 @@ export function AppShell({ children }: { children: ReactNode }) {
           <div className="account">
             {me.data ? (
               <span className="account-name" data-testid="signed-in-user">
-                {me.data.name} <span className="role">{me.data.role}</span>
+                {me.data.name} <span className="role">{t(`role.${me.data.role}`)}</span>
               </span>
             ) : null}
+            {me.data ? <LanguageMenu chosen={chosenLocale} /> : null}
             <button type="button" className="btn btn-quiet" onClick={signOut} disabled={signingOut || !me.data}>
-              Sign out
+              {t("signOut")}
             </button>
           </div>
         </div>
       </header>
       <main id="main" className="page">
-        {me.data ? (
+        {me.data && settingsKnown ? (
           children
         ) : me.error && !unauthorized ? (
           <p role="alert" className="error-box">
-            Could not reach the server: {me.error.message}
+            {t("unreachable", { message: me.error.message })}
           </p>
         ) : (
           <p className="muted" aria-live="polite">
-            Loading…
+            {common("loading")}
           </p>
         )}
       </main>

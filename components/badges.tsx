@@ -1,8 +1,9 @@
-const RISK_LABEL: Record<string, string> = { low: "Low risk", medium: "Medium risk", high: "High risk" };
+import { useTranslations } from "next-intl";
 
 /** Colored risk badge (low / medium / high); the text carries the meaning, not only the color. */
 export function RiskBadge({ risk }: { risk: string }) {
-  return <span className={`badge risk-${risk}`}>{RISK_LABEL[risk] ?? risk}</span>;
+  const t = useTranslations("risk");
+  return <span className={`badge risk-${risk}`}>{t.has(risk as "low") ? t(risk as "low") : risk}</span>;
 }
 
 const STATUS_TONE: Record<string, string> = {
@@ -22,9 +23,10 @@ const STATUS_TONE: Record<string, string> = {
 
 /** Status badge for responses and approvals; `data-status` carries the raw value. */
 export function StatusBadge({ status }: { status: string }) {
+  const t = useTranslations("status");
   return (
     <span className={`badge tone-${STATUS_TONE[status] ?? "muted"}`} data-testid="status" data-status={status}>
-      {status.replace("_", " ")}
+      {t.has(status as "pending") ? t(status as "pending") : status.replace("_", " ")}
     </span>
   );
 }

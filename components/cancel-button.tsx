@@ -1,12 +1,14 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "./trpc-provider";
 
 /** Cancels a running or waiting response, after an inline confirmation. */
 export function CancelButton({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
+  const t = useTranslations("cancel");
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const keepButton = useRef<HTMLButtonElement>(null);
@@ -31,17 +33,17 @@ export function CancelButton({ responseId }: { responseId: string }) {
     <div className="cancel">
       {confirming ? (
         <>
-          <span>Stop this response? Any pending approval is cancelled.</span>
+          <span>{t("prompt")}</span>
           <button type="button" className="btn btn-deny" onClick={() => cancel.mutate({ responseId })} disabled={cancel.isPending}>
-            Yes, cancel it
+            {t("confirm")}
           </button>
           <button ref={keepButton} type="button" className="btn btn-quiet" onClick={() => setConfirming(false)} disabled={cancel.isPending}>
-            Keep running
+            {t("keep")}
           </button>
         </>
       ) : (
         <button ref={cancelButton} type="button" className="btn btn-outline-bad" onClick={() => setConfirming(true)}>
-          Cancel response
+          {t("button")}
         </button>
       )}
       {cancel.error ? (

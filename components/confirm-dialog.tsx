@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { type ReactNode, useEffect, useRef } from "react";
 
 /**
@@ -25,6 +26,7 @@ export function ConfirmDialog({
   onCancel: () => void;
   testId?: string;
 }) {
+  const t = useTranslations("dialog");
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -44,7 +46,7 @@ export function ConfirmDialog({
       <div className="dialog-body">{children}</div>
       <div className="actions">
         <button ref={cancelRef} type="button" className="btn btn-quiet" onClick={onCancel}>
-          Cancel
+          {t("cancel")}
         </button>
         <button type="button" className={`btn ${confirmClass}`} onClick={onConfirm}>
           {confirmLabel}

@@ -1,4 +1,6 @@
 import { TRPCClientError } from "@trpc/client";
+import { createTranslator, type useTranslations } from "next-intl";
+import en from "../messages/en.json";
 
 /**
  * What the person was doing when a call failed; it decides the second half of the sentence
@@ -50,13 +52,13 @@ export function checkedFetch(base: typeof fetch = (...args) => globalThis.fetch(
   };
 }
 
-type TWhat = { subject: string; Subject: string; sent: boolean };
-const WHAT: Record<TErrorAction, TWhat> = {
-  decide: { subject: "your decision", Subject: "Your decision", sent: true },
-  answer: { subject: "your answer", Subject: "Your answer", sent: true },
-  link: { subject: "what you chose", Subject: "What you chose", sent: true },
-  load: { subject: "the page", Subject: "The page", sent: false },
-};
+/** The translator of the `errors` messages (the page's language); English when none is given. */
+export type TErrorsTranslator = ReturnType<typeof useTranslations<"errors">>;
+
+const ENGLISH: TErrorsTranslator = createTranslator({ locale: "en", messages: en, namespace: "errors" });
+
+/** Whether something may have been sent (so its arrival is unknown), per action. */
+const SENT: Record<TErrorAction, boolean> = { decide: true, answer: true, link: true, load: false };
 
 /** A server message that is not a sentence for people: JSON, HTML, or a parser's complaint. */
 const looksRaw = (text: string): boolean => /^\s*[[{<]/.test(text) || /Unexpected (token|end of JSON)|not valid JSON|JSON\.parse|Failed to fetch|NetworkError/i.test(text);
@@ -81,61 +83,60 @@ const sentence = (text: string): string => {
 /** "The edited…" → "the edited…" after a colon (an acronym such as "HTTP" stays as it is). */
 const lowerFirst = (text: string): string => (/^[A-Z][a-z]/.test(text) ? `${text[0]?.toLowerCase()}${text.slice(1)}` : text);
 
-const reloadToSee = (w: TWhat) => (w.sent ? `${w.Subject} may not have arrived: reload the page to see the current state before trying again` : "Wait a moment and reload the page");
+const reloadToSee = (t: TErrorsTranslator, action: TErrorAction) =>
+  SENT[action] ? t("reloadToSeeSent", { Subject: t("Subject", { action }) }) : t("reloadToSeeLoad");
 
 /**
  * The one formatter for failed decision and answer calls: a sentence that names what happened and
  * what to do, for a proxy's error page, a dropped connection, 409, 422, 429, a malformed link and
  * the rest. Server sentences are kept when they are sentences; raw JSON or parser text never is.
+ * `t`: the page's translator (`useErrorSentence()` passes it); server sentences stay as the server wrote them.
  */
-export function errorSentence(error: unknown, action: TErrorAction): string {
-  const w = WHAT[action];
+export function errorSentence(error: unknown, action: TErrorAction, t: TErrorsTranslator = ENGLISH): string {
+  const sent = SENT[action];
+  const subject = t("subject", { action });
+  const Subject = t("Subject", { action });
+  const reload = reloadToSee(t, action);
   const cause = error instanceof TRPCClientError ? error.cause : error;
   if (cause instanceof ConnectionLostError || (cause instanceof TypeError && /fetch|network|load failed/i.test(cause.message))) {
-    return w.sent
-      ? `The connection to Countersign dropped before it answered, so it is not known whether ${w.subject} arrived. Check your network connection, then reload the page to see the current state before trying again.`
-      : "Countersign could not be reached: the connection dropped. Check your network connection, then reload the page.";
+    return sent ? t("connectionSent", { subject }) : t("connectionLoad");
   }
-  if (cause instanceof HttpAnswerError && cause.status !== 429) {
-    return `Something between you and Countersign (a proxy or gateway) answered with an error page (HTTP ${cause.status}) instead of Countersign's answer. ${reloadToSee(w)}; if this keeps happening, tell your administrator.`;
-  }
-  if (cause instanceof SyntaxError) {
-    return `The answer that came back was not Countersign's (perhaps a proxy's error page). ${reloadToSee(w)}; if this keeps happening, tell your administrator.`;
-  }
+  if (cause instanceof HttpAnswerError && cause.status !== 429) return t("proxyPage", { status: cause.status, reload });
+  if (cause instanceof SyntaxError) return t("notOurs", { reload });
   const data = error instanceof TRPCClientError ? (error.data as { code?: string; httpStatus?: number; domainCode?: string | null } | undefined) : undefined;
   const code = data?.code ?? (cause instanceof HttpAnswerError ? "TOO_MANY_REQUESTS" : null);
   const raw = error instanceof Error ? firstIssue(error.message) : "";
   const server = raw !== "" && !looksRaw(raw) ? sentence(raw) : null;
   switch (code) {
     case "TOO_MANY_REQUESTS": {
-      const wait = cause instanceof HttpAnswerError && cause.retryAfterSeconds ? `${cause.retryAfterSeconds} second${cause.retryAfterSeconds === 1 ? "" : "s"}` : "a few seconds";
-      return w.sent ? `Too many requests in a short time, so Countersign did not take ${w.subject}. Wait ${wait} and try again.` : `Too many requests in a short time. Wait ${wait}, then reload the page.`;
+      const wait = cause instanceof HttpAnswerError && cause.retryAfterSeconds ? t("waitSeconds", { n: cause.retryAfterSeconds }) : t("aFewSeconds");
+      return sent ? t("tooManySent", { subject, wait }) : t("tooManyLoad", { wait });
     }
     case "CONFLICT":
-      if (data?.domainCode === "already_decided") return `${server ?? "Someone decided this first."} Your decision was not used.`;
-      if (data?.domainCode === "expired") return `${server ?? "This request expired."} Nothing is left to decide.`;
-      if (data?.domainCode === "binding_changed") return `${server ?? "The request changed since you loaded it."} Check the request as it is now and decide again.`;
-      return `${server ?? "Someone else changed this first."} Reload the page to see its current state.`;
+      if (data?.domainCode === "already_decided") return t("decisionNotUsed", { first: server ?? t("alreadyDecided") });
+      if (data?.domainCode === "expired") return t("nothingLeft", { first: server ?? t("expired") });
+      if (data?.domainCode === "binding_changed") return t("decideAgain", { first: server ?? t("bindingChanged") });
+      return t("reloadCurrent", { first: server ?? t("changedFirst") });
     case "BAD_REQUEST":
     case "UNPROCESSABLE_CONTENT":
     case "PARSE_ERROR":
-      if (action === "link" && code === "BAD_REQUEST") return "This link is malformed: it may have been cut short or changed on the way. Open the console and sign in to find the request instead.";
-      return `${w.Subject} was not accepted${server ? `: ${lowerFirst(server)}` : "."} Correct it and try again.`;
+      if (action === "link" && code === "BAD_REQUEST") return t("malformedLink");
+      return server ? t("notAcceptedBecause", { Subject, reason: lowerFirst(server) }) : t("notAccepted", { Subject });
     case "UNAUTHORIZED":
-      return w.sent ? `Your sign-in has ended, so ${w.subject} was not sent. Sign in again, then try again.` : "Your sign-in has ended. Sign in again to continue.";
+      return sent ? t("signedOutSent", { subject }) : t("signedOutLoad");
     case "FORBIDDEN":
-      return server ?? "Your role does not allow this. Ask an administrator if you need it.";
+      return server ?? t("forbidden");
     case "NOT_FOUND":
-      return server ?? "This no longer exists. Reload the page to see what is waiting.";
+      return server ?? t("notFound");
     case "INTERNAL_SERVER_ERROR":
     case "SERVICE_UNAVAILABLE":
     case "TIMEOUT":
     case "GATEWAY_TIMEOUT":
     case "BAD_GATEWAY": {
-      const what = code === "INTERNAL_SERVER_ERROR" || !server ? `Countersign could not complete this (HTTP ${data?.httpStatus ?? 500}).` : server;
-      return `${what} ${reloadToSee(w)}; if this keeps happening, tell your administrator.`;
+      const what = code === "INTERNAL_SERVER_ERROR" || !server ? t("couldNotComplete", { status: data?.httpStatus ?? 500 }) : server;
+      return t("serverTrouble", { what, reload });
     }
     default:
-      return server ? `${server} ${reloadToSee(w)}.` : `Something went wrong. ${reloadToSee(w)}.`;
+      return server ? t("withServer", { server, reload }) : t("somethingWrong", { reload });
   }
 }

@@ -2,15 +2,16 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import type { TQuestionView } from "./api-types";
-import { abbreviateIn, ArgsView } from "./args-view";
+import { ArgsView, abbreviateIn } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
 import { QuestionInput } from "./question-inputs";
 import { buildAnswers, checkDrafts, initialDrafts, type TDraft } from "./question-model";
-import { errorSentence } from "./error-sentence";
 import { Countdown } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
+import { useErrorSentence } from "./use-error-sentence";
 
 /**
  * The page behind a single-use link from an email: shows the approval or question the link is
@@ -19,25 +20,31 @@ import { useTRPC } from "./trpc-provider";
  */
 export function LinkPage({ token }: { token: string }) {
   const trpc = useTRPC();
+  const t = useTranslations("link");
+  const common = useTranslations("common");
+  const errorSentence = useErrorSentence();
   // Link previews and reloads must not use the link up: `get` only reads.
   const view = useQuery(trpc.link.get.queryOptions({ token }, { retry: false, refetchOnWindowFocus: false, staleTime: Number.POSITIVE_INFINITY }));
   const [done, setDone] = useState<string | null>(null);
   let content: ReactNode;
-  if (done) content = <Outcome title="Done" text={done} />;
-  else if (view.error) content = <Outcome title="This link does not work" text={errorSentence(view.error, "link")} failed />;
-  else if (!view.data) content = <p className="muted">Loading…</p>;
+  if (done) content = <Outcome title={t("done")} text={done} />;
+  else if (view.error) content = <Outcome title={t("broken")} text={errorSentence(view.error, "link")} failed />;
+  else if (!view.data) content = <p className="muted">{common("loading")}</p>;
   else {
     const { subject, recipient, linkExpiresAt } = view.data;
     content = (
       <article className="card answer-card" data-testid="link-card" data-kind={subject.kind} data-status={subject.status}>
         <p className="muted small">
-          For <strong data-testid="link-recipient">{recipient.name}</strong> · this link works once, <Countdown iso={linkExpiresAt} />
+          {t.rich("forRecipient", { name: recipient.name, strong: (chunks) => <strong data-testid="link-recipient">{chunks}</strong> })}
+          <Countdown iso={linkExpiresAt} />
         </p>
         {subject.status !== "pending" ? (
           <>
-            <h1>Already settled</h1>
+            <h1>{t("settledTitle")}</h1>
             <p>
-              This {subject.kind} is <StatusBadge status={subject.status} /> already; nothing is left to do.
+              {t("settledBefore", { kind: subject.kind })}
+              <StatusBadge status={subject.status} />
+              {t("settledAfter")}
             </p>
           </>
         ) : subject.kind === "approval" ? (
@@ -68,13 +75,14 @@ export function LinkPage({ token }: { token: string }) {
 }
 
 function Outcome({ title, text, failed = false }: { title: string; text: string; failed?: boolean }) {
+  const common = useTranslations("common");
   return (
     <section className="card answer-card" data-testid="link-outcome" data-failed={failed || undefined}>
       <h1>{title}</h1>
       <p role={failed ? "alert" : "status"}>{text}</p>
       <p>
         <Link className="btn" href="/login">
-          Sign in to the console
+          {common("signInToConsole")}
         </Link>
       </p>
     </section>
@@ -85,6 +93,9 @@ type TApprovalSubject = { id: string; tool: string; action: string; risk: string
 
 function ApprovalDecision({ token, subject, onDone }: { token: string; subject: TApprovalSubject; onDone: (text: string) => void }) {
   const trpc = useTRPC();
+  const t = useTranslations("link");
+  const common = useTranslations("common");
+  const errorSentence = useErrorSentence();
   const [failure, setFailure] = useState<string | null>(null);
   const [reply, setReply] = useState("");
   const replyId = useId();
@@ -93,12 +104,12 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
       onSuccess: (r) =>
         onDone(
           !r.settled
-            ? `Your approval was recorded (${r.approvals} of ${r.requiredApprovals}). The operation runs once enough other people approve.`
+            ? t("voteRecorded", { approvals: r.approvals, required: r.requiredApprovals })
             : r.decision === "approve"
-              ? "Approved. The agent goes on."
+              ? t("approved")
               : r.continues
-                ? "Denied with your reply. The agent received it and goes on."
-                : "Denied. The operation was not run.",
+                ? t("deniedWithReply")
+                : t("denied"),
         ),
       onError: (error) => setFailure(errorSentence(error, "link")),
     }),
@@ -106,16 +117,16 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
   return (
     <>
       <h1>
-        Approval needed <RiskBadge risk={subject.risk} />
+        {t("approvalNeeded")} <RiskBadge risk={subject.risk} />
       </h1>
       <p data-testid="link-message">{abbreviateIn(subject.message, subject.arguments)}</p>
       <dl className="small">
-        <dt>Action</dt>
+        <dt>{t("action")}</dt>
         <dd>
           <code>{subject.action}</code>
-          {subject.agent ? ` · agent ${subject.agent}` : null}
+          {subject.agent ? t("agent", { agent: subject.agent }) : null}
         </dd>
-        <dt>Expires</dt>
+        <dt>{t("expires")}</dt>
         <dd>
           <Countdown iso={subject.expiresAt} />
         </dd>
@@ -123,21 +134,21 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
       <ArgsView value={subject.arguments} />
       {failure ? (
         <p role="alert" className="error-box">
-          {failure} <Link href="/login">Sign in</Link>
+          {failure} <Link href="/login">{common("signIn")}</Link>
         </p>
       ) : null}
       {/* Sticky, like the console's: Approve never scrolls away from what it approves. */}
       <div className="actions decision-bar">
         <button type="button" className="btn btn-approve" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "approve" })}>
-          Approve
+          {t("approve")}
         </button>
         <button type="button" className="btn btn-deny" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "deny" })}>
-          Deny
+          {t("deny")}
         </button>
       </div>
       <div className="field">
-        <label htmlFor={replyId}>Or reply instead (deny; the agent receives your message)</label>
-        <textarea id={replyId} className="input" rows={2} maxLength={4000} value={reply} onChange={(e) => setReply(e.target.value)} placeholder="e.g. use the staging database instead" data-testid="link-reply" />
+        <label htmlFor={replyId}>{t("replyLabel")}</label>
+        <textarea id={replyId} className="input" rows={2} maxLength={4000} value={reply} onChange={(e) => setReply(e.target.value)} placeholder={t("replyPlaceholder")} data-testid="link-reply" />
         <div className="actions">
           <button
             type="button"
@@ -146,7 +157,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
             onClick={() => decide.mutate({ token, decision: "deny", message: reply.trim() })}
             data-testid="link-deny-reply"
           >
-            Deny and reply
+            {t("denyAndReply")}
           </button>
         </div>
       </div>
@@ -156,6 +167,11 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
 
 function QuestionAnswer({ token, questions, onDone }: { token: string; questions: TQuestionView[]; onDone: (text: string) => void }) {
   const trpc = useTRPC();
+  const t = useTranslations("link");
+  const ta = useTranslations("answer");
+  const tf = useTranslations("form");
+  const tq = useTranslations("question");
+  const errorSentence = useErrorSentence();
   const prefix = useId().replace(/[^a-zA-Z0-9_-]/g, "");
   const [drafts, setDrafts] = useState<Record<string, TDraft>>(() => initialDrafts(questions));
   const [checked, setChecked] = useState(false);
@@ -166,22 +182,22 @@ function QuestionAnswer({ token, questions, onDone }: { token: string; questions
       gcTime: 0,
       onSuccess: () => {
         setDrafts(initialDrafts(questions));
-        onDone("Your answer was sent. The agent goes on.");
+        onDone(t("answerSent"));
       },
       onError: (error) => setFailure(errorSentence(error, "link")),
     }),
   );
-  const errors = checked ? checkDrafts(questions, drafts) : {};
+  const errors = checked ? checkDrafts(questions, drafts, tq) : {};
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setChecked(true);
     setFailure(null);
-    if (Object.keys(checkDrafts(questions, drafts)).length > 0) return;
+    if (Object.keys(checkDrafts(questions, drafts, tq)).length > 0) return;
     answer.mutate({ token, answers: buildAnswers(questions, drafts) }, { onSettled: () => answer.reset() });
   }
   return (
     <form className="answer-form" onSubmit={onSubmit} noValidate data-testid="link-answer-form">
-      <h1>{questions.length > 1 ? `${questions.length} questions for you` : "A question for you"}</h1>
+      <h1>{questions.length > 1 ? ta("titleMany", { n: questions.length }) : ta("titleOne")}</h1>
       {questions.map((q, i) => (
         <QuestionInput
           key={q.questionId}
@@ -202,7 +218,7 @@ function QuestionAnswer({ token, questions, onDone }: { token: string; questions
         </p>
       ) : null}
       <button type="submit" className="btn btn-primary" disabled={answer.isPending}>
-        Send answer
+        {tf("sendAnswer")}
       </button>
     </form>
   );

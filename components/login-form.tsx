@@ -2,6 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { type FormEvent, useEffect, useState } from "react";
 import { safeNextPath } from "./safe-next";
 import { useTRPC } from "./trpc-provider";
@@ -12,7 +13,7 @@ function nextPath(): string {
   return safeNextPath(new URLSearchParams(window.location.search).get("next"), window.location.origin);
 }
 
-async function signIn(email: string, password: string): Promise<string | null> {
+async function signIn(email: string, password: string, t: ReturnType<typeof useTranslations<"login">>): Promise<string | null> {
   let res: Response;
   try {
     res = await fetch("/api/auth/sign-in/email", {
@@ -21,22 +22,23 @@ async function signIn(email: string, password: string): Promise<string | null> {
       body: JSON.stringify({ email, password }),
     });
   } catch {
-    return "Could not reach the server. Check your connection and try again.";
+    return t("unreachable");
   }
   if (res.ok) return null;
-  if (res.status === 401) return "Invalid email or password.";
+  if (res.status === 401) return t("invalid");
   const body = (await res.json().catch(() => null)) as { detail?: string; message?: string } | null;
   if (res.status === 429) {
     // The server's sentence names the wait (per address or per account); Retry-After is the same number.
     const wait = res.headers.get("retry-after");
-    return body?.detail ?? `Too many sign-in attempts. Try again in ${wait ?? "a few"} seconds.`;
+    return body?.detail ?? t("tooMany", { wait: wait ?? t("aFew") });
   }
-  return body?.detail ?? body?.message ?? `Sign-in failed (HTTP ${res.status}).`;
+  return body?.detail ?? body?.message ?? t("failed", { status: res.status });
 }
 
 /** Email + password sign-in for the console (better-auth session cookie). */
 export function LoginForm() {
   const router = useRouter();
+  const t = useTranslations("login");
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -52,7 +54,7 @@ export function LoginForm() {
     const form = new FormData(event.currentTarget);
     setPending(true);
     setError(null);
-    const failure = await signIn(String(form.get("email") ?? "").trim(), String(form.get("password") ?? ""));
+    const failure = await signIn(String(form.get("email") ?? "").trim(), String(form.get("password") ?? ""), t);
     if (failure) {
       setError(failure);
       setPending(false);
@@ -65,11 +67,11 @@ export function LoginForm() {
   return (
     <form className="login-form" onSubmit={onSubmit} aria-describedby={error ? "login-error" : undefined}>
       <div className="field">
-        <label htmlFor="email">Email</label>
+        <label htmlFor="email">{t("email")}</label>
         <input id="email" name="email" type="email" autoComplete="username" required aria-invalid={error ? true : undefined} />
       </div>
       <div className="field">
-        <label htmlFor="password">Password</label>
+        <label htmlFor="password">{t("password")}</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required aria-invalid={error ? true : undefined} />
       </div>
       {error ? (
@@ -78,7 +80,7 @@ export function LoginForm() {
         </p>
       ) : null}
       <button type="submit" className="btn btn-primary btn-block" disabled={pending}>
-        {pending ? "Signing in…" : "Sign in"}
+        {pending ? t("submitting") : t("submit")}
       </button>
     </form>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { TOutputItemView as TOutputItem } from "./api-types";
 import { JsonView, toPrettyJson } from "./json-view";
@@ -17,15 +18,20 @@ const approverEditOf = (v: unknown): TApproverEdit | null =>
 
 /** An approver changed the arguments before approving: say so, with what the agent asked. */
 function EditNotice({ edit }: { edit: TApproverEdit }) {
+  const t = useTranslations("output");
   return (
     <div className="reviewer-note" data-testid="approver-edit">
-      <strong>Edited by an approver before running.</strong> Requested: <code>{JSON.stringify(edit.requestedArguments)}</code> · ran:{" "}
+      <strong>{t("edited")}</strong>
+      {t("requested")}
+      <code>{JSON.stringify(edit.requestedArguments)}</code>
+      {t("ran")}
       <code>{JSON.stringify(edit.arguments)}</code>
     </div>
   );
 }
 
 function ToolOutput({ output }: { output: unknown }) {
+  const t = useTranslations("output");
   const edit = approverEditOf(output);
   if (edit) {
     const { approverEdit: _, ...rest } = output as Record<string, unknown>;
@@ -41,7 +47,7 @@ function ToolOutput({ output }: { output: unknown }) {
   const stderr = typeof output.stderr === "string" ? output.stderr : toPrettyJson(output.stderr ?? "");
   return (
     <div className="terminal">
-      <div className="terminal-head">exit code {String(output.exitCode)}</div>
+      <div className="terminal-head">{t("exitCode", { code: String(output.exitCode) })}</div>
       {stdout ? (
         <pre className="terminal-out">
           {stdout}
@@ -52,24 +58,25 @@ function ToolOutput({ output }: { output: unknown }) {
           {stderr}
         </pre>
       ) : null}
-      {!stdout && !stderr ? <pre className="terminal-out muted">(no output)</pre> : null}
+      {!stdout && !stderr ? <pre className="terminal-out muted">{t("noOutput")}</pre> : null}
     </div>
   );
 }
 
 function Item({ item }: { item: TOutputItem }) {
+  const t = useTranslations("output");
   switch (item.type) {
     case "message":
       return (
         <div className="item item-message">
-          <div className="item-kind">assistant message</div>
+          <div className="item-kind">{t("message")}</div>
           <p className="prose">{item.content.map((c) => c.text).join("")}</p>
         </div>
       );
     case "thinking":
       return (
         <details className="item item-thinking">
-          <summary className="item-kind">thinking</summary>
+          <summary className="item-kind">{t("thinking")}</summary>
           <p className="prose muted">{item.text}</p>
         </details>
       );
@@ -77,7 +84,7 @@ function Item({ item }: { item: TOutputItem }) {
       return (
         <div className="item item-tool" data-testid="tool-call">
           <div className="item-kind">
-            tool call · <code>{item.name}</code> <span className="muted small">{item.id}</span>
+            {t("toolCall")} · <code>{item.name}</code> <span className="muted small">{item.id}</span>
           </div>
           <JsonView value={item.arguments} />
         </div>
@@ -86,7 +93,7 @@ function Item({ item }: { item: TOutputItem }) {
       return (
         <div className="item item-result" data-testid="tool-result">
           <div className="item-kind">
-            tool result · <code>{item.name}</code> <span className="muted small">{item.callId}</span>
+            {t("toolResult")} · <code>{item.name}</code> <span className="muted small">{item.callId}</span>
           </div>
           <ToolOutput output={item.output} />
         </div>
@@ -94,7 +101,7 @@ function Item({ item }: { item: TOutputItem }) {
     case "output":
       return (
         <div className="item">
-          <div className="item-kind">output</div>
+          <div className="item-kind">{t("output")}</div>
           <JsonView value={item.value} />
         </div>
       );
@@ -105,8 +112,9 @@ const FIRST = 100;
 
 /** The envelope's output items, each rendered for reading (the first 100, then all on request). */
 export function OutputItems({ items }: { items: TOutputItem[] }) {
+  const t = useTranslations("output");
   const [all, setAll] = useState(false);
-  if (items.length === 0) return <p className="empty">No output items.</p>;
+  if (items.length === 0) return <p className="empty">{t("none")}</p>;
   const shown = all ? items : items.slice(0, FIRST);
   return (
     <>
@@ -122,7 +130,7 @@ export function OutputItems({ items }: { items: TOutputItem[] }) {
       {items.length > FIRST ? (
         <p>
           <button type="button" className="btn btn-quiet" onClick={() => setAll(!all)}>
-            {all ? `Show the first ${FIRST}` : `Show all ${items.length.toLocaleString()} output items`}
+            {all ? t("showFirst", { n: FIRST }) : t("showAll", { n: items.length })}
           </button>
         </p>
       ) : null}

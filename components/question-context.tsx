@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useTRPC } from "./trpc-provider";
 
 /**
@@ -9,23 +10,24 @@ import { useTRPC } from "./trpc-provider";
  */
 export function QuestionContext({ questionId }: { questionId: string }) {
   const trpc = useTRPC();
+  const t = useTranslations("answer");
   const context = useQuery(trpc.question.context.queryOptions({ id: questionId }, { staleTime: 30_000, retry: false }));
   const c = context.data;
   if (!c?.agent) return null;
   return (
-    <section className="ask-context" aria-label="Who is asking" data-testid="question-context">
+    <section className="ask-context" aria-label={t("contextLabel")} data-testid="question-context">
       <p className="small">
-        Asked by the agent <strong data-testid="context-agent">{c.agent}</strong>
+        {t.rich("contextAgent", { agent: c.agent, strong: (chunks) => <strong data-testid="context-agent">{chunks}</strong> })}
         {c.task ? (
           <>
-            {" "}
-            working on: <span data-testid="context-task">{c.task}</span>
+            {t("contextTask")}
+            <span data-testid="context-task">{c.task}</span>
           </>
         ) : null}
       </p>
       {c.lastMessage ? (
         <blockquote className="ask-last prose" data-testid="context-last-message">
-          <span className="label">The agent's last message</span>
+          <span className="label">{t("contextLastMessage")}</span>
           {c.lastMessage}
         </blockquote>
       ) : null}

@@ -1,8 +1,9 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { type ReactNode, useState } from "react";
 import type { TFormFieldView as TField, TQuestionView as TQuestion } from "./api-types";
-import { fieldLabel, inputId, optionValue, resolvedHostname, shapeOf, splitUrl, type TDraft, URL_CONFIRM, URL_DECLINE } from "./question-model";
+import { fieldLabel, inputId, optionValue, resolvedHostname, shapeOf, splitUrl, type TDraft, type TQuestionTranslator, URL_CONFIRM, URL_DECLINE } from "./question-model";
 
 type TInputProps = {
   q: TQuestion;
@@ -27,12 +28,13 @@ function FieldError({ id, message }: { id: string; message: string | undefined }
 }
 
 function RequiredMark() {
+  const t = useTranslations("question");
   return (
     <>
       <span className="req" aria-hidden="true">
         *
       </span>
-      <span className="visually-hidden"> (required)</span>
+      <span className="visually-hidden">{t("required")}</span>
     </>
   );
 }
@@ -55,6 +57,7 @@ export function SecretInput({
   required?: boolean;
   disabled: boolean;
 }) {
+  const t = useTranslations("question");
   const [shown, setShown] = useState(false);
   return (
     <div className="secret-row">
@@ -76,8 +79,8 @@ export function SecretInput({
         className="input"
       />
       <button type="button" className="btn btn-quiet" aria-controls={id} onClick={() => setShown((s) => !s)} disabled={disabled}>
-        {shown ? "Hide" : "Show"}
-        <span className="visually-hidden"> the value</span>
+        {shown ? t("hide") : t("show")}
+        <span className="visually-hidden">{t("theValue")}</span>
       </button>
     </div>
   );
@@ -85,6 +88,7 @@ export function SecretInput({
 
 /** The literal URL exactly as given, monospace, its host emphasized; never a link here. */
 export function LiteralUrl({ url }: { url: string }) {
+  const t = useTranslations("question");
   const { before, host, after } = splitUrl(url);
   const hostname = resolvedHostname(url);
   return (
@@ -96,7 +100,8 @@ export function LiteralUrl({ url }: { url: string }) {
       </code>
       {hostname ? (
         <p className="small muted url-host-line">
-          Site: <strong className="url-hostname" data-testid="url-hostname">{hostname}</strong>
+          {t("site")}
+          <strong className="url-hostname" data-testid="url-hostname">{hostname}</strong>
         </p>
       ) : null}
     </div>
@@ -111,22 +116,23 @@ function Hint({ id, children }: { id: string; children: ReactNode }) {
   );
 }
 
-function fieldHint(f: TField): string | null {
+function fieldHint(f: TField, t: TQuestionTranslator): string | null {
   const parts: string[] = [];
-  if (f.type === "integer") parts.push("A whole number");
-  if (f.type === "number") parts.push("A number");
-  if (f.minimum !== undefined && f.maximum !== undefined) parts.push(`from ${f.minimum} to ${f.maximum}`);
-  else if (f.minimum !== undefined) parts.push(`at least ${f.minimum}`);
-  else if (f.maximum !== undefined) parts.push(`at most ${f.maximum}`);
-  if (f.maxLength !== undefined) parts.push(`up to ${f.maxLength} characters`);
-  if (f.default !== undefined && !f.secret && f.type !== "boolean") parts.push(`default ${String(f.default)}`);
+  if (f.type === "integer") parts.push(t("hintWhole"));
+  if (f.type === "number") parts.push(t("hintNumber"));
+  if (f.minimum !== undefined && f.maximum !== undefined) parts.push(t("hintRange", { min: f.minimum, max: f.maximum }));
+  else if (f.minimum !== undefined) parts.push(t("hintAtLeast", { min: f.minimum }));
+  else if (f.maximum !== undefined) parts.push(t("hintAtMost", { max: f.maximum }));
+  if (f.maxLength !== undefined) parts.push(t("hintMaxLength", { max: f.maxLength }));
+  if (f.default !== undefined && !f.secret && f.type !== "boolean") parts.push(t("hintDefault", { value: String(f.default) }));
   if (parts.length === 0) return null;
-  const text = parts.join(", ");
+  const text = parts.join(t("hintSeparator"));
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
 /** One schema-form field: label, description, input, inline message. */
 function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputProps & { f: TField }) {
+  const t = useTranslations("question");
   const key = `${q.questionId}.${f.name}`;
   const id = inputId(prefix, key);
   const errorId = `${id}-error`;
@@ -135,7 +141,7 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
   const error = errors[key];
   const value = draft.fields[f.name] ?? "";
   const set = (v: string) => onChange({ ...draft, fields: { ...draft.fields, [f.name]: v } });
-  const hint = fieldHint(f);
+  const hint = fieldHint(f, t);
   const aria = describedBy(f.description && descId, hint && hintId, error && errorId);
   const required = Boolean(f.required);
 
@@ -176,7 +182,7 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
         aria-required={required || undefined}
         disabled={disabled}
       >
-        {f.default === undefined ? <option value="">Choose…</option> : null}
+        {f.default === undefined ? <option value="">{t("choosePlaceholder")}</option> : null}
         {(f.enum ?? []).map((v) => (
           <option key={v} value={v}>
             {v}
@@ -210,7 +216,7 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
       <label htmlFor={id}>
         {fieldLabel(f)}
         {required ? <RequiredMark /> : null}
-        {f.secret ? <span className="chip secret-chip">secret</span> : null}
+        {f.secret ? <span className="chip secret-chip">{t("secretChip")}</span> : null}
       </label>
       {f.description ? <Hint id={descId}>{f.description}</Hint> : null}
       {control}
@@ -226,6 +232,7 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
  */
 export function QuestionInput(props: TInputProps & { index: number; total: number; urlButtons: boolean }) {
   const { q, draft, onChange, errors, disabled, prefix, index, total, urlButtons } = props;
+  const t = useTranslations("question");
   const shape = shapeOf(q);
   const id = inputId(prefix, q.questionId);
   const legendId = `${id}-legend`;
@@ -236,7 +243,7 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
   const legend = (
     <legend id={legendId} className="q-legend">
       <span className="q-header">
-        {total > 1 ? <span className="visually-hidden">Question {index + 1} of {total}: </span> : null}
+        {total > 1 ? <span className="visually-hidden">{t("ofTotal", { index: index + 1, total })}</span> : null}
         {q.header}
       </span>
       <span className="q-text">{q.question}</span>
@@ -248,9 +255,7 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
       <fieldset className="q-fieldset" data-testid="question" data-question-id={q.questionId} data-shape={shape}>
         {legend}
         {anyRequired ? (
-          <p className="hint">
-            Fields marked <span className="req">*</span> are required.
-          </p>
+          <p className="hint">{t.rich("requiredFields", { req: (chunks) => <span className="req">{chunks}</span> })}</p>
         ) : null}
         <div className="form-fields">
           {(q.fields ?? []).map((f) => (
@@ -266,12 +271,12 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
       <fieldset className="q-fieldset" data-testid="question" data-question-id={q.questionId} data-shape={shape} aria-describedby={describedBy(error && errorId)}>
         {legend}
         <LiteralUrl url={q.url as string} />
-        <p className="hint">Check the address, especially the highlighted site, before you confirm. It opens only after you confirm.</p>
+        <p className="hint">{t("urlHint")}</p>
         {urlButtons ? null : (
           <div className="choices">
             {[
-              { value: URL_CONFIRM, label: "Confirm: open this link" },
-              { value: URL_DECLINE, label: "Decline" },
+              { value: URL_CONFIRM, label: t("urlConfirm") },
+              { value: URL_DECLINE, label: t("urlDecline") },
             ].map((o) => (
               <label key={o.value} className="choice">
                 <input
@@ -302,7 +307,7 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
       <fieldset className="q-fieldset" data-testid="question" data-question-id={q.questionId} data-shape={shape}>
         {legend}
         <div className="form-field">
-          <label htmlFor={textId}>{shape === "secret" ? "Secret value" : "Your answer"}</label>
+          <label htmlFor={textId}>{shape === "secret" ? t("secretValue") : t("yourAnswer")}</label>
           {shape === "secret" ? (
             <>
               <SecretInput
@@ -314,7 +319,7 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
                 required
                 disabled={disabled}
               />
-              <Hint id={hintId}>Stored encrypted. The agent and this page only ever see “stored”, never the value.</Hint>
+              <Hint id={hintId}>{t("secretHint")}</Hint>
             </>
           ) : (
             <>
@@ -329,7 +334,7 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
                 aria-required
                 disabled={disabled}
               />
-              <Hint id={hintId}>Enter sends · Shift+Enter adds a new line.</Hint>
+              <Hint id={hintId}>{t("textHint")}</Hint>
             </>
           )}
           <FieldError id={errorId} message={error} />
@@ -351,7 +356,7 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
   return (
     <fieldset className="q-fieldset" data-testid="question" data-question-id={q.questionId} data-shape={shape} aria-describedby={describedBy(error && errorId)}>
       {legend}
-      <p className="hint">{multi ? "Choose all that apply." : "Choose one."}</p>
+      <p className="hint">{multi ? t("chooseAll") : t("chooseOne")}</p>
       <div className="choices">
         {q.options.map((o) => {
           const value = optionValue(o);
@@ -394,14 +399,14 @@ export function QuestionInput(props: TInputProps & { index: number; total: numbe
               disabled={disabled}
             />
             <span className="choice-text">
-              <span className="choice-label">Other…</span>
+              <span className="choice-label">{t("other")}</span>
             </span>
           </label>
         ) : null}
       </div>
       {q.isOther && draft.otherOn ? (
         <div className="form-field other-field">
-          <label htmlFor={otherTextId}>Your other answer</label>
+          <label htmlFor={otherTextId}>{t("yourOther")}</label>
           <textarea
             id={otherTextId}
             className="input"

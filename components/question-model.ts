@@ -1,3 +1,5 @@
+import { createTranslator, type useTranslations } from "next-intl";
+import en from "../messages/en.json";
 import type { TFormFieldView as TField, TQuestionView as TQuestion } from "./api-types";
 
 /**
@@ -19,19 +21,16 @@ export function shapeOf(q: TQuestion): TQuestionShape {
   return q.multiSelect ? "multi" : "single";
 }
 
-const SHAPE_LABEL: Record<TQuestionShape, string> = {
-  url: "Link confirmation",
-  form: "Form",
-  secret: "Secret",
-  single: "Single choice",
-  multi: "Multiple choice",
-  text: "Free text",
-};
+/** The translator of the `question` messages (the page's language); English when none is given. */
+export type TQuestionTranslator = ReturnType<typeof useTranslations<"question">>;
 
-export const shapeLabel = (q: TQuestion): string => SHAPE_LABEL[shapeOf(q)];
+const ENGLISH: TQuestionTranslator = createTranslator({ locale: "en", messages: en, namespace: "question" });
+
+export const shapeLabel = (q: TQuestion, t: TQuestionTranslator = ENGLISH): string => t(`shape.${shapeOf(q)}`);
 
 /** "Single choice", or "Form + Free text" for a record asking several kinds of things. */
-export const kindLabel = (questions: readonly TQuestion[]): string => [...new Set(questions.map(shapeLabel))].join(" + ");
+export const kindLabel = (questions: readonly TQuestion[], t: TQuestionTranslator = ENGLISH): string =>
+  [...new Set(questions.map((q) => shapeLabel(q, t)))].join(" + ");
 
 export const optionValue = (o: { label: string; value?: string }): string => o.value ?? o.label;
 
@@ -63,50 +62,50 @@ export const initialDrafts = (questions: readonly TQuestion[]): Record<string, T
 export const inputId = (prefix: string, key: string): string => `${prefix}-${key.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
 
 /** Checks one form field's raw value; null when it is fine. */
-export function checkField(f: TField, raw: string): string | null {
+export function checkField(f: TField, raw: string, t: TQuestionTranslator = ENGLISH): string | null {
   const v = f.type === "string" ? raw : raw.trim();
   if (v === "") {
-    if (f.required && f.default === undefined) return f.type === "enum" ? "Choose one of the options." : "This field is required.";
+    if (f.required && f.default === undefined) return f.type === "enum" ? t("check.chooseOption") : t("check.required");
     return null;
   }
   switch (f.type) {
     case "number":
     case "integer": {
       const n = Number(v);
-      if (!Number.isFinite(n)) return "Enter a number.";
-      if (f.type === "integer" && !Number.isInteger(n)) return "Enter a whole number.";
-      if (f.minimum !== undefined && n < f.minimum) return `Must be at least ${f.minimum}.`;
-      if (f.maximum !== undefined && n > f.maximum) return `Must be at most ${f.maximum}.`;
+      if (!Number.isFinite(n)) return t("check.number");
+      if (f.type === "integer" && !Number.isInteger(n)) return t("check.wholeNumber");
+      if (f.minimum !== undefined && n < f.minimum) return t("check.atLeast", { min: f.minimum });
+      if (f.maximum !== undefined && n > f.maximum) return t("check.atMost", { max: f.maximum });
       return null;
     }
     case "boolean":
-      return v === "true" || v === "false" ? null : "Choose yes or no.";
+      return v === "true" || v === "false" ? null : t("check.yesNo");
     case "enum":
-      return f.enum?.includes(v) ? null : "Choose one of the options.";
+      return f.enum?.includes(v) ? null : t("check.chooseOption");
     default:
-      return f.maxLength !== undefined && v.length > f.maxLength ? `Use at most ${f.maxLength} characters (now ${v.length}).` : null;
+      return f.maxLength !== undefined && v.length > f.maxLength ? t("check.maxLength", { max: f.maxLength, length: v.length }) : null;
   }
 }
 
 /** Answer key (question id or `question.field`) → message, for everything that needs fixing. */
-export function checkDrafts(questions: readonly TQuestion[], drafts: Record<string, TDraft>): Record<string, string> {
+export function checkDrafts(questions: readonly TQuestion[], drafts: Record<string, TDraft>, t: TQuestionTranslator = ENGLISH): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const q of questions) {
     const d = drafts[q.questionId] ?? initialDraft(q);
     const shape = shapeOf(q);
     if (shape === "form") {
       for (const f of q.fields ?? []) {
-        const message = checkField(f, d.fields[f.name] ?? "");
+        const message = checkField(f, d.fields[f.name] ?? "", t);
         if (message) errors[`${q.questionId}.${f.name}`] = message;
       }
     } else if (shape === "url") {
-      if (d.choice.length !== 1) errors[q.questionId] = "Confirm or decline the link.";
+      if (d.choice.length !== 1) errors[q.questionId] = t("check.confirmOrDecline");
     } else if (shape === "text" || shape === "secret") {
-      if (d.text.trim() === "") errors[q.questionId] = shape === "secret" ? "Enter the secret." : "Enter your answer.";
+      if (d.text.trim() === "") errors[q.questionId] = shape === "secret" ? t("check.enterSecret") : t("check.enterAnswer");
     } else if (d.otherOn && d.text.trim() === "") {
-      errors[q.questionId] = "Type your other answer, or pick one of the choices.";
+      errors[q.questionId] = t("check.typeOther");
     } else if (d.choice.length === 0 && !d.otherOn) {
-      errors[q.questionId] = shape === "multi" ? "Choose at least one." : "Choose one.";
+      errors[q.questionId] = shape === "multi" ? t("check.chooseAtLeastOne") : t("check.chooseOne");
     }
   }
   return errors;
@@ -157,7 +156,7 @@ export function isSecretKey(q: TQuestion, key: string): boolean {
 /** One answered value as a person reads it: option labels, Yes/No, Confirmed / Declined. */
 export type TShownAnswer = { label?: string; values: { text: string; stored?: boolean; other?: boolean }[] };
 
-export function shownAnswers(q: TQuestion, answers: Record<string, string[]> | null | undefined): TShownAnswer[] {
+export function shownAnswers(q: TQuestion, answers: Record<string, string[]> | null | undefined, t: TQuestionTranslator = ENGLISH): TShownAnswer[] {
   const a = answers ?? {};
   const shape = shapeOf(q);
   const stored = (v: string, key: string) => v === STORED && isSecretKey(q, key);
@@ -169,17 +168,17 @@ export function shownAnswers(q: TQuestion, answers: Record<string, string[]> | n
         label: fieldLabel(f),
         values:
           values.length === 0
-            ? [{ text: "(not given)" }]
-            : values.map((v) => (stored(v, key) ? { text: STORED, stored: true } : { text: f.type === "boolean" ? (v === "true" ? "Yes" : "No") : v })),
+            ? [{ text: t("shown.notGiven") }]
+            : values.map((v) => (stored(v, key) ? { text: t("shown.stored"), stored: true } : { text: f.type === "boolean" ? (v === "true" ? t("shown.yes") : t("shown.no")) : v })),
       };
     });
   }
   const values = a[q.questionId] ?? [];
-  if (shape === "url") return [{ values: values.map((v) => ({ text: v === URL_CONFIRM ? "Confirmed" : v === URL_DECLINE ? "Declined" : v })) }];
+  if (shape === "url") return [{ values: values.map((v) => ({ text: v === URL_CONFIRM ? t("shown.confirmed") : v === URL_DECLINE ? t("shown.declined") : v })) }];
   return [
     {
       values: values.map((v) => {
-        if (stored(v, q.questionId)) return { text: STORED, stored: true };
+        if (stored(v, q.questionId)) return { text: t("shown.stored"), stored: true };
         const option = q.options.find((o) => optionValue(o) === v);
         return option ? { text: option.label } : { text: v, other: q.options.length > 0 };
       }),

@@ -1,13 +1,13 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { forwardRef } from "react";
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { StatusBadge } from "./badges";
 import { LiteralUrl } from "./question-inputs";
 import { shapeOf, shownAnswers, URL_CONFIRM } from "./question-model";
-import { formatTimestamp, TimeAgo } from "./time-labels";
+import { TimeAgo, useFormatTimestamp } from "./time-labels";
 
-const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system" };
 
 function LockIcon() {
   return (
@@ -18,39 +18,42 @@ function LockIcon() {
 }
 
 /** "Answered by Ana", "Declined by Ana", "Cancelled (the run ended)", "Expired". */
-export function outcomeTitle(r: TRecord): string {
-  const name = r.answeredBy?.name ?? "someone";
-  if (r.status === "answered") return `Answered by ${name}`;
+export function outcomeTitle(r: TRecord, t: ReturnType<typeof useTranslations<"outcome">>): string {
+  const name = r.answeredBy?.name ?? t("someone");
+  if (r.status === "answered") return t("answeredBy", { name });
   // (Answers on someone's behalf add a line below the title; the title stays the answerer's.)
-  if (r.status === "cancelled") return r.answeredVia === "system" ? "Cancelled: the run that asked it ended" : `Declined by ${name}`;
-  if (r.status === "expired") return "Expired: nobody answered in time";
-  return "Waiting for an answer";
+  if (r.status === "cancelled") return r.answeredVia === "system" ? t("cancelledBySystem") : t("declinedBy", { name });
+  if (r.status === "expired") return t("expired");
+  return t("waiting");
 }
 
 /** The settled state of a question: who, when, how, and what was answered (secrets as "stored"). */
 export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord }>(function QuestionOutcome({ record: r }, ref) {
+  const t = useTranslations("outcome");
+  const tq = useTranslations("question");
+  const formatTimestamp = useFormatTimestamp();
   const when = r.answeredAt ?? (r.status === "expired" ? r.expiresAt : null);
   return (
     <section className={`outcome outcome-${r.status}`} aria-labelledby="outcome-title" data-testid="outcome" data-status={r.status}>
       <div className="outcome-head">
         <StatusBadge status={r.status} />
         <h2 id="outcome-title" ref={ref} tabIndex={-1} data-testid="outcome-title">
-          {outcomeTitle(r)}
+          {outcomeTitle(r, t)}
         </h2>
       </div>
       {r.answeredBy && r.answeredBy.userId !== r.requester.userId && r.status !== "expired" && r.answeredVia !== "system" ? (
         <p className="small on-behalf" data-testid="on-behalf">
-          On behalf of <strong>{r.requester.name ?? r.requester.userId}</strong>, who was asked; the answerer is recorded.
+          {t.rich("onBehalf", { name: r.requester.name ?? r.requester.userId, strong: (chunks) => <strong>{chunks}</strong> })}
         </p>
       ) : null}
       <p className="muted small" data-testid="outcome-when">
         {when ? (
           <>
-            {r.status === "expired" ? "Expired " : r.status === "answered" ? "Answered " : "Closed "}
+            {r.status === "expired" ? t("whenExpired") : r.status === "answered" ? t("whenAnswered") : t("whenClosed")}
             <time dateTime={when}>{formatTimestamp(when)}</time> (<TimeAgo iso={when} />)
           </>
         ) : null}
-        {r.answeredVia && r.status !== "expired" ? <> · via {VIA[r.answeredVia] ?? r.answeredVia}</> : null}
+        {r.answeredVia && r.status !== "expired" ? t("via", { channel: t.has(`channel.${r.answeredVia}` as "channel.console") ? t(`channel.${r.answeredVia}` as "channel.console") : r.answeredVia }) : null}
       </p>
       <dl className="answers" data-testid="submitted-answers">
         {r.questions.map((q) => {
@@ -65,11 +68,11 @@ export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord 
                     <LiteralUrl url={q.url} />
                   </dd>
                 ) : null}
-                <dd className="muted small">No answer</dd>
+                <dd className="muted small">{t("noAnswer")}</dd>
               </div>
             );
           }
-          const shown = shownAnswers(q, r.answers);
+          const shown = shownAnswers(q, r.answers, tq);
           const confirmedUrl = shapeOf(q) === "url" && r.answers?.[q.questionId]?.[0] === URL_CONFIRM ? q.url : null;
           return (
             <div key={q.questionId} className="answer-item" data-question-id={q.questionId}>
@@ -83,7 +86,7 @@ export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord 
                   {s.values.map((v, j) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: values of one answer, in order
                     <span key={j} className={v.stored ? "answer-value stored" : "answer-value"} data-testid={v.stored ? "stored-secret" : "answer-value"}>
-                      {v.other ? <span className="muted">Other: </span> : null}
+                      {v.other ? <span className="muted">{t("other")}</span> : null}
                       {v.stored ? (
                         <>
                           <LockIcon />
@@ -100,7 +103,7 @@ export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord 
                 <dd className="confirmed-url">
                   <LiteralUrl url={confirmedUrl} />
                   <a href={confirmedUrl} target="_blank" rel="noopener noreferrer" className="btn btn-quiet">
-                    Open the confirmed link
+                    {t("openConfirmed")}
                   </a>
                 </dd>
               ) : null}

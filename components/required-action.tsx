@@ -1,31 +1,32 @@
 import Link from "next/link";
+import { useTranslations } from "next-intl";
+import type { ReactNode } from "react";
 import type { TRequiredActionView as TRequiredAction } from "./api-types";
 import { RiskBadge } from "./badges";
 import { JsonView } from "./json-view";
-import { Countdown, formatTimestamp } from "./time-labels";
+import { Countdown, useFormatTimestamp } from "./time-labels";
 
 /** What the response is waiting for: a human approval or a client-side tool. */
 export function RequiredAction({ action }: { action: TRequiredAction }) {
+  const t = useTranslations("required");
+  const formatTimestamp = useFormatTimestamp();
+  const code = (chunks: ReactNode) => <code>{chunks}</code>;
   if (action.type === "human_approval") {
     return (
       <div className="card callout" data-testid="required-action">
         <div className="approval-head">
           <RiskBadge risk={action.risk} />
-          <strong>
-            Waiting for approval of <code>{action.action}</code>
-          </strong>
+          <strong>{t.rich("approvalOf", { action: action.action, code })}</strong>
           <Countdown iso={action.expiresAt} />
         </div>
         <p className="approval-message">{action.message}</p>
         {action.cwd ? (
-          <p className="small">
-            Working directory <code>{action.cwd}</code>
-          </p>
+          <p className="small">{t.rich("cwd", { cwd: action.cwd, code })}</p>
         ) : null}
         <JsonView value={action.arguments} />
         <p>
           <Link href={`/approvals?focus=${encodeURIComponent(action.id)}`} className="btn btn-primary" data-testid="decide-in-inbox">
-            Decide in the Approvals inbox
+            {t("decideInInbox")}
           </Link>
         </p>
       </div>
@@ -35,13 +36,13 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
     return (
       <div className="card callout" data-testid="required-action">
         <div className="approval-head">
-          <strong>Waiting for an answer</strong>
+          <strong>{t("answer")}</strong>
           <Countdown iso={action.expiresAt} />
         </div>
-        <p className="small muted">The agent asked a person {action.questions.length === 1 ? "a question" : `${action.questions.length} questions`}.</p>
+        <p className="small muted">{t("asked", { n: action.questions.length })}</p>
         <p>
           <Link href={`/answer/${action.id}`} className="btn btn-primary">
-            Open the answer page
+            {t("openAnswer")}
           </Link>
         </p>
       </div>
@@ -50,31 +51,30 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
   return (
     <div className="card callout" data-testid="required-action">
       <div className="approval-head">
-        <strong>
-          Waiting for the client tool <code>{action.name}</code>
-        </strong>
+        <strong>{t.rich("clientTool", { name: action.name, code })}</strong>
         <Countdown iso={action.expiresAt} />
       </div>
       <p className="small muted">
-        The connected client runs this tool and submits its output; the response resumes when it does.
-        {action.privateInput ? " Its private input reaches only the application handler." : ""}
+        {t("clientRuns")}
+        {action.privateInput ? t("privateInput") : ""}
       </p>
-      <div className="label">Arguments</div>
+      <div className="label">{t("arguments")}</div>
       <JsonView value={action.arguments} />
       <div className="client-path" data-testid="client-tool-path">
-        <div className="label">What the client must do</div>
+        <div className="label">{t("clientMust")}</div>
         <ol className="small">
+          <li>{t.rich("run", { name: action.name, code })}</li>
           <li>
-            Run <code>{action.name}</code> with the arguments above.
-          </li>
-          <li>
-            Submit its output before <time dateTime={action.expiresAt}>{formatTimestamp(action.expiresAt)}</time>: <code>POST /v1/client-tools/{action.id}</code> with the body{" "}
+            {t("submitBefore")}
+            <time dateTime={action.expiresAt}>{formatTimestamp(action.expiresAt)}</time>
+            {t.rich("withBody", { id: action.id, code })}
             <code>{'{"output": …}'}</code>
-            {action.inputSchema ? " matching the schema below" : ""} (on <code>/v1/live</code>: a <code>client_tool.result</code> message with <code>requestId</code> <code>{action.id}</code>).
+            {action.inputSchema ? t("matching") : ""}
+            {t.rich("onLive", { id: action.id, code })}
           </li>
-          <li>After that time the request expires and the response ends with an error; nothing more can be submitted.</li>
+          <li>{t("afterExpiry")}</li>
         </ol>
-        {action.inputSchema ? <JsonView value={action.inputSchema} label="output schema" collapsed /> : null}
+        {action.inputSchema ? <JsonView value={action.inputSchema} label={t("outputSchema")} collapsed /> : null}
       </div>
     </div>
   );

@@ -2,15 +2,16 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useLocale, useTranslations } from "next-intl";
+import { type ReactNode, useEffect, useRef } from "react";
 import { StatusBadge } from "./badges";
 import { CancelButton } from "./cancel-button";
 import { JsonView } from "./json-view";
 import { OutputItems } from "./output-items";
 import { RequiredAction } from "./required-action";
-import { SteerForm } from "./steer-form";
-import { formatTimestamp, TimeAgo } from "./time-labels";
 import { ResponseTimeline } from "./response-timeline";
+import { SteerForm } from "./steer-form";
+import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { TrajectoryAudit } from "./trajectory-audit";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
@@ -18,13 +19,12 @@ import { type TStreamEntry, useResponseStream } from "./use-response-stream";
 
 const TERMINAL = new Set(["completed", "denied", "cancelled", "failed"]);
 
-const ENDING: Record<string, string> = {
-  denied: "A person denied the requested action. It did not run, and the response ended here.",
-  cancelled: "This response was cancelled. Nothing after the cancellation ran.",
-};
+/** Statuses that end with a sentence saying why (keys of `response`). */
+const ENDING: Record<string, "denied" | "cancelled"> = { denied: "denied", cancelled: "cancelled" };
 
 /** The run's output as it streams: text, thinking, tool calls and results, waits. Follows the end. */
 function LiveOutput({ entries, live }: { entries: TStreamEntry[]; live: boolean }) {
+  const t = useTranslations("response");
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll on every new entry
@@ -44,7 +44,7 @@ function LiveOutput({ entries, live }: { entries: TStreamEntry[]; live: boolean 
         pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
       }}
     >
-      {entries.length === 0 ? <p className="muted small">{live ? "Waiting for output…" : "No output yet."}</p> : null}
+      {entries.length === 0 ? <p className="muted small">{live ? t("waitingOutput") : t("noOutputYet")}</p> : null}
       {entries.map((e) => (
         <div key={e.key} className={`stream-line stream-${e.kind}`} data-kind={e.kind}>
           {e.text}
@@ -78,6 +78,12 @@ function TurnTexts({ output, fallback }: { output: ReadonlyArray<{ type: string;
 /** One response: status, live output, usage, what it waits for, actions (cancel, steer) and its trajectory audit. */
 export function ResponseDetail({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
+  const t = useTranslations("response");
+  const common = useTranslations("common");
+  const locale = useLocale();
+  const formatTimestamp = useFormatTimestamp();
+  const code = (chunks: ReactNode) => <code>{chunks}</code>;
+  const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
   const query = useQuery(trpc.audit.response.queryOptions({ responseId }));
   const data = query.data;
   const terminal = data ? TERMINAL.has(data.envelope.status) : true;
@@ -88,33 +94,32 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
     return (
       <div className="stack">
         <p role="alert" className="error-box">
-          {missing ? `There is no response ${responseId} (or it is not yours).` : `Could not load the response: ${query.error.message}`}
+          {missing ? t("missing", { id: responseId }) : t("loadFailed", { message: query.error.message })}
         </p>
-        <Link href="/responses">← All responses</Link>
+        <Link href="/responses">{t("all")}</Link>
       </div>
     );
   }
-  if (!data) return <p className="muted">Loading…</p>;
+  if (!data) return <p className="muted">{common("loading")}</p>;
   const env = data.envelope;
   const metadata = env.metadata && Object.keys(env.metadata).length > 0 ? env.metadata : null;
 
   return (
     <>
       <p className="crumbs">
-        <Link href="/responses">← All responses</Link> · <Link href={`/sessions/${env.sessionId}`}>Session</Link>
+        <Link href="/responses">{t("all")}</Link> · <Link href={`/sessions/${env.sessionId}`}>{t("session")}</Link>
       </p>
       <div className="page-head">
         <div>
-          <h1 className="response-title">
-            Response <code>{env.id}</code>
-          </h1>
+          <h1 className="response-title">{t.rich("title", { id: env.id, code })}</h1>
           <p className="muted">
-            Agent <strong>{data.agent}</strong> · for <strong>{data.user}</strong> · session{" "}
+            {t.rich("meta", { agent: data.agent, user: data.user, strong })}
             <Link href={`/sessions/${env.sessionId}`}>
               <code>{env.sessionId}</code>
-            </Link>{" "}
-            · created <TimeAgo iso={data.createdAt} />
-            {data.completedAt ? <> · ended {formatTimestamp(data.completedAt)}</> : null}
+            </Link>
+            {t("created")}
+            <TimeAgo iso={data.createdAt} />
+            {data.completedAt ? t("ended", { when: formatTimestamp(data.completedAt) }) : null}
           </p>
         </div>
         <div className="head-side">
@@ -127,7 +132,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       {env.requiredAction ? <RequiredAction action={env.requiredAction} /> : null}
       {ENDING[env.status] ? (
         <p className={`notice notice-${env.status}`} data-testid="ending">
-          {ENDING[env.status]}
+          {t(ENDING[env.status] ?? "denied")}
           {env.status === "cancelled" && data.cancelReason ? ` (${data.cancelReason})` : ""}
         </p>
       ) : null}
@@ -139,31 +144,31 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
 
       <div className="grid-2">
         <section className="card" aria-labelledby="output-text-title">
-          <h2 id="output-text-title">{terminal ? "Output text" : "Live output"}</h2>
+          <h2 id="output-text-title">{terminal ? t("outputText") : t("liveOutput")}</h2>
           {terminal ? (
             env.outputText ? (
               <TurnTexts output={env.output} fallback={env.outputText} />
             ) : (
-              <p className="empty">No output text.</p>
+              <p className="empty">{t("noOutputText")}</p>
             )
           ) : (
             <LiveOutput entries={stream.entries} live={stream.live} />
           )}
         </section>
         <section className="card" aria-labelledby="usage-title">
-          <h2 id="usage-title">Usage</h2>
+          <h2 id="usage-title">{t("usage")}</h2>
           <dl className="facts">
             <div>
-              <dt>Input tokens</dt>
+              <dt>{t("inputTokens")}</dt>
               <dd data-testid="usage-input">{env.usage?.inputTokens ?? 0}</dd>
             </div>
             <div>
-              <dt>Output tokens</dt>
+              <dt>{t("outputTokens")}</dt>
               <dd data-testid="usage-output">{env.usage?.outputTokens ?? 0}</dd>
             </div>
             <div>
-              <dt>Events</dt>
-              <dd>{data.eventCount.toLocaleString()}</dd>
+              <dt>{t("events")}</dt>
+              <dd>{data.eventCount.toLocaleString(locale)}</dd>
             </div>
           </dl>
           {metadata ? <JsonView value={metadata} label="metadata" collapsed /> : null}
@@ -173,18 +178,18 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       {terminal || !data.canAct ? null : <SteerForm responseId={env.id} />}
 
       <section className="section" aria-labelledby="items-title">
-        <h2 id="items-title">Output items</h2>
+        <h2 id="items-title">{t("items")}</h2>
         <OutputItems items={env.output} />
       </section>
 
       <section className="section" aria-labelledby="timeline-title">
-        <h2 id="timeline-title">Timeline</h2>
+        <h2 id="timeline-title">{t("timeline")}</h2>
         <ResponseTimeline responseId={responseId} liveKey={`${stream.tick}:${data.eventCount}:${env.status}`} />
       </section>
 
       <section className="section" aria-labelledby="trajectory-title">
         <h2 id="trajectory-title">
-          Trajectory <span className="count">{data.eventCount.toLocaleString()}</span>
+          {t("trajectory")} <span className="count">{data.eventCount.toLocaleString(locale)}</span>
         </h2>
         <TrajectoryAudit scope={{ responseId }} liveKey={`${stream.tick}:${data.eventCount}:${env.status}`} />
       </section>

@@ -2,6 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useLocale, useTranslations } from "next-intl";
+import type { ReactNode } from "react";
 import { StatusBadge } from "./badges";
 import { TimeAgo } from "./time-labels";
 import { TrajectoryAudit } from "./trajectory-audit";
@@ -10,6 +12,10 @@ import { trpcErrorCode, useTRPC } from "./trpc-provider";
 /** One session: owner, access, its responses and usage, and the whole session's trajectory audit. */
 export function SessionDetail({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
+  const t = useTranslations("session");
+  const locale = useLocale();
+  const common = useTranslations("common");
+  const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
   const queryClient = useQueryClient();
   const query = useQuery(trpc.audit.session.queryOptions({ sessionId }));
   const setAccess = useMutation(
@@ -19,45 +25,44 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
     return (
       <div className="stack">
         <p role="alert" className="error-box">
-          {trpcErrorCode(query.error) === "NOT_FOUND" ? `There is no session ${sessionId} (or it is not yours).` : `Could not load the session: ${query.error.message}`}
+          {trpcErrorCode(query.error) === "NOT_FOUND" ? t("missing", { id: sessionId }) : t("loadFailed", { message: query.error.message })}
         </p>
-        <Link href="/sessions">← All sessions</Link>
+        <Link href="/sessions">{t("all")}</Link>
       </div>
     );
   }
   const s = query.data;
-  if (!s) return <p className="muted">Loading…</p>;
+  if (!s) return <p className="muted">{common("loading")}</p>;
   const active = s.responses.filter((r) => r.status === "in_progress" || r.status === "requires_action").length;
   return (
     <>
       <p className="crumbs">
-        <Link href="/sessions">← All sessions</Link>
+        <Link href="/sessions">{t("all")}</Link>
       </p>
       <div className="page-head">
         <div>
-          <h1 className="response-title">
-            Session <code>{s.id}</code>
-          </h1>
+          <h1 className="response-title">{t.rich("title", { id: s.id, code: (chunks) => <code>{chunks}</code> })}</h1>
           <p className="muted">
-            Agent <strong>{s.agent}</strong> · for <strong>{s.user}</strong> · created <TimeAgo iso={s.createdAt} />
+            {t.rich("meta", { agent: s.agent, user: s.user, strong })}
+            <TimeAgo iso={s.createdAt} />
           </p>
         </div>
       </div>
       <div className="grid-2">
         <section className="card" aria-labelledby="responses-title">
           <h2 id="responses-title">
-            Responses <span className="count">{s.responses.length}</span>
+            {t("responses")} <span className="count">{s.responses.length}</span>
           </h2>
           <div className="table-wrap">
             <table className="table" data-testid="session-responses">
               <thead>
                 <tr>
-                  <th scope="col">Response</th>
-                  <th scope="col">Status</th>
+                  <th scope="col">{t("response")}</th>
+                  <th scope="col">{t("status")}</th>
                   <th scope="col" className="num">
-                    Output tokens
+                    {t("outputTokens")}
                   </th>
-                  <th scope="col">Created</th>
+                  <th scope="col">{t("created")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -71,7 +76,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
                     <td>
                       <StatusBadge status={r.status} />
                     </td>
-                    <td className="num">{r.outputTokens.toLocaleString()}</td>
+                    <td className="num">{r.outputTokens.toLocaleString(locale)}</td>
                     <td className="nowrap">
                       <TimeAgo iso={r.createdAt} />
                     </td>
@@ -82,27 +87,28 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
           </div>
         </section>
         <section className="card" aria-labelledby="session-facts">
-          <h2 id="session-facts">Session</h2>
+          <h2 id="session-facts">{t("session")}</h2>
           <dl className="facts">
             <div>
-              <dt>Output tokens</dt>
-              <dd data-testid="session-output-tokens">{s.outputTokens.toLocaleString()}</dd>
+              <dt>{t("outputTokens")}</dt>
+              <dd data-testid="session-output-tokens">{s.outputTokens.toLocaleString(locale)}</dd>
             </div>
             <div>
-              <dt>Active responses</dt>
+              <dt>{t("active")}</dt>
               <dd>{active}</dd>
             </div>
             <div className="wide">
-              <dt>Access</dt>
+              <dt>{t("access")}</dt>
               <dd data-testid="session-access">
-                {s.access === "full" ? "Full access: declared node commands run on paired devices without a prompt" : "Default: node commands need approval"}
+                {s.access === "full" ? t("full") : t("default")}
               </dd>
             </div>
             {s.fullAccessGrant ? (
               <div className="wide">
-                <dt>Full access granted</dt>
+                <dt>{t("grantedTitle")}</dt>
                 <dd data-testid="session-access-grant">
-                  by <strong>{s.fullAccessGrant.by ?? s.fullAccessGrant.byUserId ?? "the CLI"}</strong> <TimeAgo iso={s.fullAccessGrant.at} />
+                  {t.rich("grantedBy", { who: s.fullAccessGrant.by ?? s.fullAccessGrant.byUserId ?? t("theCli"), strong })}
+                  <TimeAgo iso={s.fullAccessGrant.at} />
                 </dd>
               </div>
             ) : null}
@@ -114,11 +120,11 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
               disabled={setAccess.isPending}
               onClick={() => setAccess.mutate({ sessionId: s.id, access: s.access === "full" ? "default" : "full" })}
             >
-              {s.access === "full" ? "Switch to default access" : "Grant full access"}
+              {s.access === "full" ? t("toDefault") : t("grantFull")}
             </button>
           ) : s.access === "default" ? (
             <p className="muted small" data-testid="session-access-note">
-              Only an operator or an admin can grant Full access.
+              {t("onlyOperators")}
             </p>
           ) : null}
           {setAccess.error ? (
@@ -129,7 +135,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
         </section>
       </div>
       <section className="section" aria-labelledby="session-trajectory-title">
-        <h2 id="session-trajectory-title">Session trajectory</h2>
+        <h2 id="session-trajectory-title">{t("trajectory")}</h2>
         <TrajectoryAudit scope={{ sessionId }} liveKey={s.responses.map((r) => `${r.id}:${r.status}`).join(",")} showResponse />
       </section>
     </>

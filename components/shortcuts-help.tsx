@@ -1,23 +1,25 @@
+import { useTranslations } from "next-intl";
 import { Kbd } from "./filters";
 
 /** The inbox's keyboard shortcuts (toggled with `?`). */
 export function ShortcutsHelp() {
+  const t = useTranslations("shortcuts");
   return (
     <div className="card shortcuts-help" data-testid="shortcuts-help">
-      <h2>Keyboard shortcuts</h2>
+      <h2>{t("title")}</h2>
       <dl className="shortcut-list">
         <dt>
           <Kbd>j</Kbd> <Kbd>k</Kbd>
         </dt>
-        <dd>Next / previous request</dd>
+        <dd>{t("move")}</dd>
         <dt>
           <Kbd>a</Kbd>
         </dt>
-        <dd>Approve the selected request (high risk asks for confirmation)</dd>
+        <dd>{t("approve")}</dd>
         <dt>
           <Kbd>d</Kbd>
         </dt>
-        <dd>Deny the selected request</dd>
+        <dd>{t("deny")}</dd>
         <dt>
           <Kbd>e</Kbd>
         </dt>
@@ -33,15 +35,15 @@ export function ShortcutsHelp() {
         <dt>
           <Kbd>x</Kbd>
         </dt>
-        <dd>Add to / remove from the bulk selection (low and medium risk only)</dd>
+        <dd>{t("select")}</dd>
         <dt>
           <Kbd>o</Kbd>
         </dt>
-        <dd>Open the selected request&apos;s response</dd>
+        <dd>{t("open")}</dd>
         <dt>
           <Kbd>Esc</Kbd>
         </dt>
-        <dd>Clear the bulk selection, close this help</dd>
+        <dd>{t("escape")}</dd>
       </dl>
     </div>
   );

@@ -1,12 +1,14 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { type FormEvent, useId, useState } from "react";
 import { useTRPC } from "./trpc-provider";
 
 /** Sends a steering message to a running or waiting response (`responses.steer`); used at its next model turn. */
 export function SteerForm({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
+  const t = useTranslations("steer");
   const id = useId();
   const [text, setText] = useState("");
   const [sent, setSent] = useState<string | null>(null);
@@ -27,7 +29,7 @@ export function SteerForm({ responseId }: { responseId: string }) {
   return (
     <form className="card steer-form" onSubmit={submit} data-testid="steer-form">
       <label htmlFor={id}>
-        <strong>Steer this response</strong> <span className="muted small">— the agent reads it at its next model turn.</span>
+        <strong>{t("label")}</strong> <span className="muted small">{t("hint")}</span>
       </label>
       <div className="steer-row">
         <textarea
@@ -40,15 +42,15 @@ export function SteerForm({ responseId }: { responseId: string }) {
           onKeyDown={(e) => {
             if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) submit(e);
           }}
-          placeholder="e.g. Stop after the tests pass; do not deploy."
+          placeholder={t("placeholder")}
         />
         <button type="submit" className="btn btn-primary" disabled={steer.isPending || !text.trim()}>
-          {steer.isPending ? "Sending…" : "Send to agent"}
+          {steer.isPending ? t("sending") : t("send")}
         </button>
       </div>
       {sent ? (
         <p className="notice notice-sent small" role="status" data-testid="steer-sent">
-          Queued: “{sent.length > 120 ? `${sent.slice(0, 120)}…` : sent}”
+          {t("queued", { text: sent.length > 120 ? `${sent.slice(0, 120)}…` : sent })}
         </p>
       ) : null}
       {steer.error ? (

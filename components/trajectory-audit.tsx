@@ -2,26 +2,23 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { createTranslator, useLocale, useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
+import en from "../messages/en.json";
 import type { TAuditEvent } from "./api-types";
-import { toPrettyJson } from "./json-view";
 import { SelectFilter, TextFilter, ToggleGroup, useDebounced } from "./filters";
-import { formatTimestamp } from "./time-labels";
+import { toPrettyJson } from "./json-view";
+import { useFormatTimestamp } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useUserNames } from "./use-user-names";
 
 const CATEGORIES = ["model", "tool", "approval", "review", "question", "steering", "usage", "lifecycle"] as const;
 type TCategory = (typeof CATEGORIES)[number];
-const CATEGORY_LABEL: Record<TCategory, string> = {
-  model: "Model turns",
-  tool: "Tool calls",
-  approval: "Approvals",
-  review: "Reviewer",
-  question: "Questions",
-  steering: "Steering",
-  usage: "Usage",
-  lifecycle: "Lifecycle",
-};
+
+/** The translator of the `event` messages (the page's language); English when none is given. */
+export type TEventTranslator = ReturnType<typeof useTranslations<"event">>;
+
+const ENGLISH: TEventTranslator = createTranslator({ locale: "en", messages: en, namespace: "event" });
 
 const PAGE = 500;
 /** Keep loading filtered pages until this many rows are shown (a sparse search may return empty windows). */
@@ -48,68 +45,68 @@ export function tone(e: TDescribable): string {
 }
 
 /** A sentence for one event: what happened, in the words an auditor would use. */
-export function describeEvent(e: TDescribable, nameOf: (id: string | null | undefined) => string): string {
+export function describeEvent(e: TDescribable, nameOf: (id: string | null | undefined) => string, t: TEventTranslator = ENGLISH): string {
   const d = e.data as Record<string, unknown>;
-  const by = e.actorUserId ? ` by ${nameOf(e.actorUserId)}` : "";
+  const by = e.actorUserId ? t("by", { name: nameOf(e.actorUserId) }) : "";
   switch (e.type) {
     case "response.created":
-      return `Run started${by}`;
+      return t("runStarted", { by });
     case "response.text.delta":
       return clip(str(d.delta));
     case "response.thinking.delta":
-      return `thinking: ${clip(str(d.delta))}`;
+      return t("thinking", { text: clip(str(d.delta)) });
     case "model.turn": {
-      const calls = Array.isArray(d.toolCalls) && d.toolCalls.length > 0 ? `, tool calls: ${(d.toolCalls as unknown[]).join(", ")}` : "";
-      return `Model turn ${str(d.turn)} (${str(d.model)}): ${str(d.textChars)} characters${calls}, ${str(d.outputTokens)} output tokens`;
+      const calls = Array.isArray(d.toolCalls) && d.toolCalls.length > 0 ? t("calls", { calls: (d.toolCalls as unknown[]).join(", ") }) : "";
+      return t("modelTurn", { turn: str(d.turn), model: str(d.model), chars: str(d.textChars), calls, tokens: str(d.outputTokens) });
     }
     case "response.tool_call":
       return `${str(d.name)} ${clip(str(d.arguments), 200)}`;
     case "response.tool_result": {
       const out = d.output as Record<string, unknown> | undefined;
-      if (out && typeof out === "object" && "exitCode" in out) return `${str(d.name)} → exit ${str(out.exitCode)} ${clip(str(out.stdout) || str(out.stderr), 160)}`;
-      return `${str(d.name)} → ${clip(str(d.output), 200)}`;
+      if (out && typeof out === "object" && "exitCode" in out) return t("exit", { name: str(d.name), code: str(out.exitCode), text: clip(str(out.stdout) || str(out.stderr), 160) });
+      return t("result", { name: str(d.name), text: clip(str(d.output), 200) });
     }
     case "approval.requested": {
       const a = (d.approval ?? {}) as Record<string, unknown>;
-      return `Approval requested: ${str(a.action)} (${str(a.risk)} risk) — ${clip(str(a.message), 160)}`;
+      return t("approvalRequested", { action: str(a.action), risk: str(a.risk), message: clip(str(a.message), 160) });
     }
     case "approval.resolved":
-      return `Approval ${d.decision === "approve" ? "approved" : "denied"}${by}${e.transport ? ` via ${e.transport}` : ""}`;
+      return t("approvalResolved", { decision: d.decision === "approve" ? "approve" : "deny", by, via: e.transport ? t("via", { transport: e.transport }) : "" });
     case "approval.expired":
-      return "Approval expired: nobody decided in time";
+      return t("approvalExpired");
     case "review.verdict":
-      return `Reviewer ${str(d.reviewer)}: ${str(d.decision)}${d.risk ? ` (${str(d.risk)} risk)` : ""} — ${clip(str(d.rationale), 200)}`;
+      return t("reviewVerdict", { reviewer: str(d.reviewer), decision: str(d.decision), risk: d.risk ? t("reviewRisk", { risk: str(d.risk) }) : "", rationale: clip(str(d.rationale), 200) });
     case "question.requested": {
       const q = (d.question ?? {}) as { questions?: Array<{ question?: string }> };
-      return `Question asked: ${clip((q.questions ?? []).map((x) => x.question).join(" · "), 200)}`;
+      return t("questionAsked", { text: clip((q.questions ?? []).map((x) => x.question).join(" · "), 200) });
     }
     case "question.resolved": {
       const q = (d.question ?? {}) as { status?: string; answers?: Record<string, string[]> | null; answeredBy?: { name?: string | null } | null };
       const answers = q.answers ? Object.entries(q.answers).map(([k, v]) => `${k}: ${v.join(", ")}`).join("; ") : "";
-      return `Question ${q.status ?? "settled"}${q.answeredBy?.name ? ` by ${q.answeredBy.name}` : by}${answers ? ` — ${clip(answers, 200)}` : ""}`;
+      return t("questionResolved", { status: q.status ?? "settled", by: q.answeredBy?.name ? t("by", { name: q.answeredBy.name }) : by, answers: answers ? ` — ${clip(answers, 200)}` : "" });
     }
     case "question.expired":
-      return "Question expired: nobody answered in time";
+      return t("questionExpired");
     case "client_tool.requested":
-      return `Client tool requested: ${str((d.clientTool as Record<string, unknown> | undefined)?.name ?? d.name)}`;
+      return t("clientToolRequested", { name: str((d.clientTool as Record<string, unknown> | undefined)?.name ?? d.name) });
     case "client_tool.submitted":
-      return `Client tool result submitted${by}`;
+      return t("clientToolSubmitted", { by });
     case "steer.queued":
-      return `Steering message queued${by} (${str(d.chars)} characters)`;
+      return t("steerQueued", { by, chars: str(d.chars) });
     case "steer.committed":
-      return "Steering message delivered to the model";
+      return t("steerCommitted");
     case "steer.rejected":
-      return `Steering message rejected: ${str(d.reason)}`;
+      return t("steerRejected", { reason: str(d.reason) });
     case "steer.cancelled":
-      return "Steering message cancelled (the run settled first)";
+      return t("steerCancelled");
     case "response.usage":
-      return `+${str(d.outputTokens)} output tokens (total ${str(d.totalOutputTokens)})`;
+      return t("usage", { tokens: str(d.outputTokens), total: str(d.totalOutputTokens) });
     case "harness.attempt.phase":
-      return `Lifecycle: ${d.previousPhase ? `${str(d.previousPhase)} → ` : ""}${str(d.phase)}`;
+      return t("lifecycle", { from: d.previousPhase ? `${str(d.previousPhase)} → ` : "", phase: str(d.phase) });
     case "response.completed":
-      return `Boundary: ${str(d.status).replace("_", " ")}`;
+      return t("boundary", { status: str(d.status).replace("_", " ") });
     case "response.cancelled":
-      return `Cancelled${by}: ${str(d.reason)}`;
+      return t("cancelled", { by, reason: str(d.reason) });
     default:
       return clip(str(d), 200);
   }
@@ -131,6 +128,11 @@ function exportHref(scope: TScope, filters: { categories: TCategory[]; actor: st
  */
 export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: { scope: TScope; liveKey?: string; showResponse?: boolean }) {
   const trpc = useTRPC();
+  const t = useTranslations("trajectory");
+  const tEvent = useTranslations("event");
+  const common = useTranslations("common");
+  const locale = useLocale();
+  const formatTimestamp = useFormatTimestamp();
   const [categories, setCategories] = useState<TCategory[]>([]);
   const [actor, setActor] = useState("");
   const [q, setQ] = useState("");
@@ -192,38 +194,38 @@ export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: {
       return next;
     });
 
-  const actorOptions = [{ value: "system", label: "System (no person)" }, ...(actors.data ?? []).map((a) => ({ value: a.id, label: a.name }))];
+  const actorOptions = [{ value: "system", label: t("system") }, ...(actors.data ?? []).map((a) => ({ value: a.id, label: a.name }))];
   const searchedTo = lastPage && filtered && more ? lastPage.nextAfter : null;
 
   return (
     <div className="audit" data-testid="trajectory-audit">
       <div className="filter-bar">
-        <TextFilter label="Search events" value={q} onChange={setQ} placeholder="Type or any text in the event data" testId="trajectory-search" />
-        <SelectFilter label="Actor" value={actor} onChange={setActor} options={actorOptions} anyLabel="Everyone" testId="trajectory-actor" />
+        <TextFilter label={t("search")} value={q} onChange={setQ} placeholder={t("searchPlaceholder")} testId="trajectory-search" />
+        <SelectFilter label={t("actor")} value={actor} onChange={setActor} options={actorOptions} anyLabel={t("everyone")} testId="trajectory-actor" />
         <a className="btn btn-quiet export-link" href={exportHref(scope, { categories, actor, q: query })} download data-testid="export-jsonl">
-          Export JSONL
+          {t("export")}
         </a>
       </div>
-      <ToggleGroup label="Event types" values={CATEGORIES} selected={categories} onChange={setCategories} labelOf={(c) => CATEGORY_LABEL[c]} testId="trajectory-categories" />
+      <ToggleGroup label={t("eventTypes")} values={CATEGORIES} selected={categories} onChange={setCategories} labelOf={(c) => t(`category.${c}`)} testId="trajectory-categories" />
       <p className="muted small audit-status" aria-live="polite" data-testid="trajectory-status">
         {events.isPending
-          ? "Loading…"
+          ? common("loading")
           : events.isPlaceholderData
-            ? "Searching…"
-            : `${rows.length.toLocaleString()} ${filtered ? "matching " : ""}event${rows.length === 1 ? "" : "s"}${more ? " loaded so far" : ""}`}
-        {searchedTo !== null ? ` · searched up to #${searchedTo.toLocaleString()}` : ""}
-        {events.isFetching && !events.isPending && !events.isPlaceholderData ? " · loading…" : ""}
+            ? t("searching")
+            : t("count", { n: rows.length, filtered: filtered ? "yes" : "no", more: more ? "yes" : "no" })}
+        {searchedTo !== null ? t("searchedTo", { n: searchedTo }) : ""}
+        {events.isFetching && !events.isPending && !events.isPlaceholderData ? t("fetching") : ""}
       </p>
       {events.error ? (
         <p role="alert" className="error-box">
-          Could not load the trajectory: {events.error.message}
+          {t("loadFailed", { message: events.error.message })}
         </p>
       ) : null}
       {!events.isPending && rows.length === 0 && !more ? (
-        <p className="empty">{filtered ? "No event matches these filters." : "No events recorded yet."}</p>
+        <p className="empty">{filtered ? t("noMatch") : t("none")}</p>
       ) : (
         <div ref={parent} className={`audit-scroll${events.isPlaceholderData ? " stale" : ""}`} data-testid="trajectory" aria-busy={events.isPlaceholderData} style={{ height: Math.min(Math.max(virtualizer.getTotalSize(), 46) + 2, 640) }}>
-          <ul className="audit-list" aria-label="Trajectory events" style={{ height: virtualizer.getTotalSize() }}>
+          <ul className="audit-list" aria-label={t("listLabel")} style={{ height: virtualizer.getTotalSize() }}>
             {items.map((item) => {
               const e = rows[item.index];
               if (!e) return null;
@@ -243,15 +245,15 @@ export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: {
                   <button type="button" className="audit-line" aria-expanded={expanded} onClick={() => toggle(key)}>
                     <span className="tl-dot" aria-hidden="true" />
                     <time dateTime={e.createdAt} title={formatTimestamp(e.createdAt)} className="audit-time">
-                      {new Date(e.createdAt).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", fractionalSecondDigits: 3 })}
+                      {new Date(e.createdAt).toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit", second: "2-digit", fractionalSecondDigits: 3 })}
                     </time>
                     <code className="tl-type">{e.type}</code>
-                    <span className="audit-summary">{describeEvent(e, nameOf)}</span>
+                    <span className="audit-summary">{describeEvent(e, nameOf, tEvent)}</span>
                     <span className="tl-meta">
-                      {showResponse ? <span title="Response">{e.responseId.slice(0, 13)}…</span> : null}
-                      <span title="Event sequence">#{e.seq}</span>
-                      {e.frameSeq !== null ? <span title="Wire frame sequence">frame {e.frameSeq}</span> : null}
-                      {e.actorUserId ? <span>by {nameOf(e.actorUserId)}</span> : null}
+                      {showResponse ? <span title={t("response")}>{e.responseId.slice(0, 13)}…</span> : null}
+                      <span title={t("seq")}>#{e.seq}</span>
+                      {e.frameSeq !== null ? <span title={t("frameSeq")}>{t("frame", { n: e.frameSeq })}</span> : null}
+                      {e.actorUserId ? <span>{t("by", { name: nameOf(e.actorUserId) })}</span> : null}
                       {e.transport ? <span className="chip">{e.transport}</span> : null}
                     </span>
                   </button>

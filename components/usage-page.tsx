@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useLocale, useTranslations } from "next-intl";
 import { useMemo, useState } from "react";
 import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useMe } from "./app-shell";
@@ -9,13 +10,7 @@ import { ListSkeleton } from "./list-kit/list-states";
 import { useTRPC } from "./trpc-provider";
 
 const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
-const RANGES = [
-  { value: "7", label: "Last 7 days" },
-  { value: "30", label: "Last 30 days" },
-  { value: "90", label: "Last 90 days" },
-];
-
-const fmt = (n: number) => n.toLocaleString();
+const RANGES = ["7", "30", "90"];
 
 /** The viewer's IANA time zone (the browser's), which the usage days follow. */
 const viewerZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -26,6 +21,10 @@ const localDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() 
 /** Output tokens per agent, user and day (in the viewer's time zone) as charts and a table, from `responses.usage`. */
 export function UsagePage() {
   const trpc = useTRPC();
+  const t = useTranslations("usage");
+  const common = useTranslations("common");
+  const locale = useLocale();
+  const fmt = (n: number) => n.toLocaleString(locale);
   const me = useMe();
   const [days, setDays] = useState("30");
   const [agent, setAgent] = useState("");
@@ -76,20 +75,20 @@ export function UsagePage() {
     <>
       <div className="page-head">
         <div>
-          <h1>Usage</h1>
-          <p className="muted">Output tokens per agent, user and day (days in your time zone, <span data-testid="usage-zone">{timeZone}</span>){me?.role === "member" ? ", for your own runs" : ""}.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t.rich("lead", { own: me?.role === "member" ? "yes" : "no", zone: () => <span data-testid="usage-zone">{timeZone}</span> })}</p>
         </div>
       </div>
       <div className="filter-bar">
-        <SelectFilter label="Range" value={days} onChange={setDays} options={RANGES} anyLabel={null} testId="usage-range" />
-        <SelectFilter label="Agent" value={agent} onChange={setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="usage-agent" />
+        <SelectFilter label={t("range")} value={days} onChange={setDays} options={RANGES.map((n) => ({ value: n, label: t("last", { n }) }))} anyLabel={null} testId="usage-range" />
+        <SelectFilter label={t("agent")} value={agent} onChange={setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} anyLabel={t("any")} testId="usage-agent" />
         {me?.role !== "member" ? (
-          <SelectFilter label="User" value={userId} onChange={setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="usage-user" />
+          <SelectFilter label={t("user")} value={userId} onChange={setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} anyLabel={t("any")} testId="usage-user" />
         ) : null}
       </div>
       {usage.error ? (
         <p role="alert" className="error-box">
-          Could not load usage: {usage.error.message}
+          {t("loadFailed", { message: usage.error.message })}
         </p>
       ) : null}
       <div className="usage-totals">
@@ -97,24 +96,24 @@ export function UsagePage() {
           <span className="stat-value" data-testid="usage-total">
             {fmt(total)}
           </span>
-          <span className="muted small">output tokens</span>
+          <span className="muted small">{t("outputTokens")}</span>
         </div>
         <div className="card stat">
           <span className="stat-value">{fmt(rows.reduce((n, r) => n + r.responses, 0))}</span>
-          <span className="muted small">responses</span>
+          <span className="muted small">{t("responses")}</span>
         </div>
         <div className="card stat">
           <span className="stat-value">{byAgent.length}</span>
-          <span className="muted small">agents</span>
+          <span className="muted small">{t("agents")}</span>
         </div>
         <div className="card stat">
           <span className="stat-value">{byUser.length}</span>
-          <span className="muted small">users</span>
+          <span className="muted small">{t("users")}</span>
         </div>
       </div>
 
       <section className="card chart-card" aria-labelledby="per-day-title" data-testid="chart-per-day">
-        <h2 id="per-day-title">Output tokens per day, by agent</h2>
+        <h2 id="per-day-title">{t("perDay")}</h2>
         <div className="chart">
           <ResponsiveContainer width="100%" height={280}>
             <BarChart data={byDay} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
@@ -134,25 +133,25 @@ export function UsagePage() {
 
       <div className="grid-2 usage-grid">
         <section className="card chart-card" aria-labelledby="per-user-title" data-testid="chart-per-user">
-          <h2 id="per-user-title">Per user</h2>
+          <h2 id="per-user-title">{t("perUser")}</h2>
           <ResponsiveContainer width="100%" height={Math.max(120, byUser.length * 34 + 40)}>
             <BarChart data={byUser} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
               <CartesianGrid strokeDasharray="3 3" horizontal={false} stroke="var(--border)" />
               <XAxis type="number" tick={{ fontSize: 12, fill: "var(--muted)" }} tickFormatter={(n: number) => fmt(n)} />
               <YAxis type="category" dataKey="user" tick={{ fontSize: 12, fill: "var(--muted)" }} width={120} />
               <Tooltip formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
-              <Bar dataKey="outputTokens" name="Output tokens" fill={PALETTE[1]} isAnimationActive={false} />
+              <Bar dataKey="outputTokens" name={t("seriesOutputTokens")} fill={PALETTE[1]} isAnimationActive={false} />
             </BarChart>
           </ResponsiveContainer>
         </section>
         <section className="card chart-card" aria-labelledby="per-agent-title" data-testid="chart-per-agent">
-          <h2 id="per-agent-title">Per agent</h2>
+          <h2 id="per-agent-title">{t("perAgent")}</h2>
           <ResponsiveContainer width="100%" height={Math.max(120, byAgent.length * 34 + 40)}>
             <BarChart data={byAgent} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
               <XAxis type="number" hide />
               <YAxis type="category" dataKey="agent" tick={{ fontSize: 12, fill: "var(--muted)" }} width={120} />
               <Tooltip formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
-              <Bar dataKey="outputTokens" name="Output tokens" isAnimationActive={false}>
+              <Bar dataKey="outputTokens" name={t("seriesOutputTokens")} isAnimationActive={false}>
                 {byAgent.map((a) => (
                   <Cell key={a.agent} fill={PALETTE[Math.max(0, agentNames.indexOf(a.agent)) % PALETTE.length]} />
                 ))}
@@ -163,27 +162,27 @@ export function UsagePage() {
       </div>
 
       <section className="section" aria-labelledby="usage-table-title">
-        <h2 id="usage-table-title">Per day, agent and user</h2>
+        <h2 id="usage-table-title">{t("table")}</h2>
         {usage.isPending ? (
           <ListSkeleton rows={4} columns={6} />
         ) : rows.length === 0 ? (
-          <p className="empty">No responses in this range.</p>
+          <p className="empty">{t("none")}</p>
         ) : (
           <div className="table-wrap">
             <table className="table" data-testid="usage-table">
               <thead>
                 <tr>
-                  <th scope="col">Day ({timeZone})</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">User</th>
+                  <th scope="col">{t("day", { zone: timeZone })}</th>
+                  <th scope="col">{t("colAgent")}</th>
+                  <th scope="col">{t("colUser")}</th>
                   <th scope="col" className="num">
-                    Responses
+                    {t("colResponses")}
                   </th>
                   <th scope="col" className="num">
-                    Input tokens
+                    {t("colInput")}
                   </th>
                   <th scope="col" className="num">
-                    Output tokens
+                    {t("colOutput")}
                   </th>
                 </tr>
               </thead>
@@ -202,7 +201,7 @@ export function UsagePage() {
               <tfoot>
                 <tr>
                   <th scope="row" colSpan={3}>
-                    Total
+                    {t("total")}
                   </th>
                   <td className="num">{fmt(rows.reduce((n, r) => n + r.responses, 0))}</td>
                   <td className="num">{fmt(rows.reduce((n, r) => n + r.inputTokens, 0))}</td>

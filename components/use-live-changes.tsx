@@ -2,6 +2,7 @@
 
 import { skipToken, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
+import { useTranslations } from "next-intl";
 import { useTRPC } from "./trpc-provider";
 
 /**
@@ -27,10 +28,11 @@ export function useLiveChanges(enabled = true): { live: boolean } {
 
 /** "Live" / "Connecting…" pill for pages that update by themselves. */
 export function LiveIndicator({ live }: { live: boolean }) {
+  const t = useTranslations("common");
   return (
     <span className={`live ${live ? "on" : "off"}`} data-testid="live-indicator" role="status">
       <span className="live-dot" aria-hidden="true" />
-      {live ? "Live" : "Connecting…"}
+      {live ? t("live") : t("connecting")}
     </span>
   );
 }

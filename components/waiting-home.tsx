@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useActivity } from "./activity";
 import type { TActivityEvent, TWaitingItem, TWaitingKind } from "./api-types";
@@ -12,21 +13,13 @@ import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { useUserNames } from "./use-user-names";
 
-const KINDS: Array<{ kind: TWaitingKind; label: string; hint: string }> = [
-  { kind: "approval", label: "Approvals", hint: "a person approves or denies an action" },
-  { kind: "question", label: "Questions", hint: "a person answers" },
-  { kind: "client_tool", label: "Client tools", hint: "the connected client runs a tool" },
-  { kind: "device", label: "Devices", hint: "a command on a paired device needs approval" },
-  { kind: "steering", label: "Steering", hint: "a message waits for the run's next turn" },
-];
+const KINDS: TWaitingKind[] = ["approval", "question", "client_tool", "device", "steering"];
 
-const KIND_LABEL: Record<TWaitingKind, string> = { approval: "Approval", question: "Question", client_tool: "Client tool", device: "Device", steering: "Steering" };
-
-/** Where a person acts on a waiting item. */
-function actionOf(item: TWaitingItem): { href: string; label: string } | null {
-  if (item.kind === "approval" || item.kind === "device") return { href: `/approvals?focus=${item.id}`, label: "Decide" };
-  if (item.kind === "question") return { href: `/answer/${item.id}`, label: "Answer" };
-  return item.responseId ? { href: `/responses/${item.responseId}`, label: "Open" } : null;
+/** Where a person acts on a waiting item (the label is a key of `home`). */
+function actionOf(item: TWaitingItem): { href: string; label: "decide" | "answer" | "open" } | null {
+  if (item.kind === "approval" || item.kind === "device") return { href: `/approvals?focus=${item.id}`, label: "decide" };
+  if (item.kind === "question") return { href: `/answer/${item.id}`, label: "answer" };
+  return item.responseId ? { href: `/responses/${item.responseId}`, label: "open" } : null;
 }
 
 type TSort = "expiry" | "age";
@@ -36,6 +29,8 @@ const expiryKey = (i: TWaitingItem) => (i.expiresAt ? new Date(i.expiresAt).getT
 /** Home: everything in the workspace waiting on a person or a client, live, with counts per kind. */
 export function WaitingHome() {
   const trpc = useTRPC();
+  const t = useTranslations("home");
+  const common = useTranslations("common");
   const { live, events } = useActivity();
   const waiting = useQuery(trpc.console.waiting.queryOptions());
   const [kinds, setKinds] = useState<TWaitingKind[]>([]);
@@ -50,14 +45,14 @@ export function WaitingHome() {
     <>
       <div className="page-head">
         <div>
-          <h1>Waiting</h1>
-          <p className="muted">Every run that is stopped for a person or a client right now: what it waits on, for whom, since when and until when.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lead")}</p>
         </div>
         <LiveIndicator live={live} />
       </div>
 
-      <ul className="kind-cards" aria-label="Waiting per kind">
-        {KINDS.map(({ kind, label, hint }) => {
+      <ul className="kind-cards" aria-label={t("perKind")}>
+        {KINDS.map((kind) => {
           const on = kinds.includes(kind);
           const n = counts?.[kind] ?? 0;
           return (
@@ -70,8 +65,8 @@ export function WaitingHome() {
                 data-testid={`count-${kind}`}
               >
                 <span className="kind-count">{counts ? n : "–"}</span>
-                <span className="kind-label">{label}</span>
-                <span className="kind-hint">{hint}</span>
+                <span className="kind-label">{t(`kinds.${kind}`)}</span>
+                <span className="kind-hint">{t(`hints.${kind}`)}</span>
               </button>
             </li>
           );
@@ -81,44 +76,44 @@ export function WaitingHome() {
       <section className="section" aria-labelledby="waiting-title">
         <div className="section-head">
           <h2 id="waiting-title">
-            {kinds.length === 0 ? "Everything waiting" : kinds.map((k) => KIND_LABEL[k]).join(", ")}{" "}
+            {kinds.length === 0 ? t("everything") : kinds.map((k) => t(`kind.${k}`)).join(", ")}{" "}
             <span className="count" data-testid="waiting-count">
               {kinds.length === 0 ? total : items.length}
             </span>
           </h2>
           <fieldset className="segmented">
-            <legend className="visually-hidden">Sort</legend>
+            <legend className="visually-hidden">{t("sort")}</legend>
             <button type="button" aria-pressed={sort === "expiry"} onClick={() => setSort("expiry")}>
-              Expires soonest
+              {t("expiresSoonest")}
             </button>
             <button type="button" aria-pressed={sort === "age"} onClick={() => setSort("age")}>
-              Waiting longest
+              {t("waitingLongest")}
             </button>
           </fieldset>
         </div>
         {waiting.error ? (
           <p role="alert" className="error-box">
-            Could not load what is waiting: {waiting.error.message}
+            {t("loadFailed", { message: waiting.error.message })}
           </p>
         ) : waiting.isPending ? (
           <ListSkeleton rows={4} columns={5} />
         ) : items.length === 0 ? (
           <div className="empty" data-testid="nothing-waiting">
-            <strong>Nothing is waiting.</strong> New approvals, questions and client tools appear here as soon as a run stops for them.
+            {t.rich("nothing", { strong: (chunks) => <strong>{chunks}</strong> })}
           </div>
         ) : (
           <div className="table-wrap">
             <table className="table" data-testid="waiting-table">
               <thead>
                 <tr>
-                  <th scope="col">Waits on</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">For</th>
-                  <th scope="col">Since</th>
-                  <th scope="col">Expires</th>
+                  <th scope="col">{t("waitsOn")}</th>
+                  <th scope="col">{t("what")}</th>
+                  <th scope="col">{t("agent")}</th>
+                  <th scope="col">{t("for")}</th>
+                  <th scope="col">{t("since")}</th>
+                  <th scope="col">{t("expires")}</th>
                   <th scope="col" className="col-actions">
-                    <span className="visually-hidden">Act</span>
+                    <span className="visually-hidden">{t("act")}</span>
                   </th>
                 </tr>
               </thead>
@@ -128,7 +123,7 @@ export function WaitingHome() {
                   return (
                     <tr key={`${item.kind}:${item.id}`} data-testid="waiting-item" data-kind={item.kind} data-id={item.id} data-response-id={item.responseId ?? ""}>
                       <td className="nowrap">
-                        <span className={`badge kind-${item.kind}`}>{KIND_LABEL[item.kind]}</span>
+                        <span className={`badge kind-${item.kind}`}>{t(`kind.${item.kind}`)}</span>
                       </td>
                       <td className="request-cell">
                         {item.kind === "approval" || item.kind === "device" || item.kind === "client_tool" ? <code>{item.title}</code> : <span className="clamp">{item.title}</span>}{" "}
@@ -140,7 +135,7 @@ export function WaitingHome() {
                             </Link>
                           </div>
                         ) : (
-                          <div className="small muted">Gateway question</div>
+                          <div className="small muted">{t("gatewayQuestion")}</div>
                         )}
                       </td>
                       <td>{item.agent ?? "—"}</td>
@@ -148,11 +143,11 @@ export function WaitingHome() {
                       <td className="nowrap">
                         <TimeAgo iso={item.since} />
                       </td>
-                      <td className="nowrap">{item.expiresAt ? <Countdown iso={item.expiresAt} /> : <span className="muted small">next turn</span>}</td>
+                      <td className="nowrap">{item.expiresAt ? <Countdown iso={item.expiresAt} /> : <span className="muted small">{t("nextTurn")}</span>}</td>
                       <td className="nowrap col-actions">
                         {action ? (
                           <Link href={action.href} className="btn btn-primary btn-small">
-                            {action.label}
+                            {t(action.label)}
                           </Link>
                         ) : null}
                       </td>
@@ -170,47 +165,34 @@ export function WaitingHome() {
   );
 }
 
-const EVENT_TEXT: Record<string, string> = {
-  "response.created": "Run started",
-  "response.completed": "Run reached a boundary",
-  "response.cancelled": "Run cancelled",
-  "approval.requested": "Approval requested",
-  "approval.resolved": "Approval decided",
-  "approval.expired": "Approval expired",
-  "question.requested": "Question asked",
-  "question.resolved": "Question settled",
-  "question.expired": "Question expired",
-  "client_tool.requested": "Client tool requested",
-  "client_tool.submitted": "Client tool result submitted",
-  "client_tool.expired": "Client tool expired",
-  "review.verdict": "Exec reviewer verdict",
-  "steer.queued": "Steering message queued",
-  "steer.committed": "Steering message delivered",
-  "steer.rejected": "Steering message rejected",
-  "steer.cancelled": "Steering message cancelled",
-  "device.invoked": "Device command ran",
-  "device.refused": "Device command refused",
-};
 
 /** What happened since this console was opened (newest first), as the live feed delivers it. */
 function ActivityPanel({ events, live }: { events: TActivityEvent[]; live: boolean }) {
+  const t = useTranslations("home");
+  const ts = useTranslations("status");
+  const locale = useLocale();
   const nameOf = useUserNames(events.map((e) => e.actorUserId));
+  // Event types are dotted ("approval.resolved"); message keys cannot hold dots.
+  const eventText = (type: string) => {
+    const key = `event.${type.replace(/\./g, "_")}` as "event.approval_resolved";
+    return t.has(key) ? t(key) : type;
+  };
   return (
     <section className="section" aria-labelledby="activity-title">
-      <h2 id="activity-title">Activity</h2>
+      <h2 id="activity-title">{t("activity")}</h2>
       {events.length === 0 ? (
-        <p className="empty">{live ? "Nothing has happened since you opened the console. Events appear here as they happen." : "Connecting to the live feed…"}</p>
+        <p className="empty">{live ? t("quiet") : t("connecting")}</p>
       ) : (
         <ol className="activity" data-testid="activity" aria-live="polite">
           {events.slice(0, 15).map((e) => (
             <li key={e.id} data-testid="activity-event" data-type={e.type}>
               <time dateTime={e.createdAt} className="muted small">
-                {new Date(e.createdAt).toLocaleTimeString()}
+                {new Date(e.createdAt).toLocaleTimeString(locale)}
               </time>
               <span>
-                {EVENT_TEXT[e.type] ?? e.type}
-                {e.type === "response.completed" && e.status ? <span className="muted"> ({e.status.replace("_", " ")})</span> : null}
-                {e.actorUserId ? <span className="muted"> by {nameOf(e.actorUserId)}</span> : null}
+                {eventText(e.type)}
+                {e.type === "response.completed" && e.status ? <span className="muted"> ({ts.has(e.status as "pending") ? ts(e.status as "pending") : e.status.replace("_", " ")})</span> : null}
+                {e.actorUserId ? <span className="muted">{t("by", { name: nameOf(e.actorUserId) })}</span> : null}
                 {e.transport ? <span className="chip">{e.transport}</span> : null}
               </span>
               <Link href={`/responses/${e.responseId}`} className="small">

@@ -7,11 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 
-# Chromium for the end-to-end tests; bubblewrap, the sandbox approved commands run in (the tests
+# Chromium for the end-to-end tests (and a Chinese font for its screenshots); bubblewrap, the sandbox approved commands run in (the tests
 # prove confinement in it; without it the server falls back to a weaker mode and says so).
 MISSING=""
 command -v chromium >/dev/null 2>&1 || MISSING="$MISSING chromium"
 command -v bwrap >/dev/null 2>&1 || MISSING="$MISSING bubblewrap"
+# A CJK font, so the Chinese pages' screenshots show characters rather than empty boxes.
+[ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || MISSING="$MISSING fonts-wqy-microhei"
 if [ -n "$MISSING" ]; then
   echo "== installing Debian packages:$MISSING"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

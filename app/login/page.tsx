@@ -1,9 +1,13 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { LoginForm } from "@/components/login-form";
 
-export const metadata: Metadata = { title: "Sign in" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("signIn") };
+}
 
-export default function LoginPage() {
+export default async function LoginPage() {
+  const t = await getTranslations("login");
   return (
     <main className="login-page">
       <section className="login-card" aria-labelledby="login-title">
@@ -13,8 +17,8 @@ export default function LoginPage() {
           </span>
           Countersign
         </div>
-        <h1 id="login-title">Sign in to the operator console</h1>
-        <p className="muted">Review and decide what your agents are asking to do.</p>
+        <h1 id="login-title">{t("title")}</h1>
+        <p className="muted">{t("lead")}</p>
         <LoginForm />
       </section>
     </main>

@@ -47,3 +47,7 @@ export type TStepStatus = (typeof STEP_STATUSES)[number];
 /** Categories a trajectory can be filtered by (console audit, export). */
 export const EVENT_CATEGORY_NAMES = ["model", "tool", "approval", "review", "question", "steering", "usage", "lifecycle"] as const;
 export type TEventCategory = (typeof EVENT_CATEGORY_NAMES)[number];
+
+/** Languages of the console and the answer page (BCP 47); the first is the fallback. */
+export const LOCALES = ["en", "zh-CN"] as const;
+export type TLocale = (typeof LOCALES)[number];

@@ -68,6 +68,8 @@ const MATRIX: TRow[] = [
   { path: "responses.cancel", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ responseId: f.responseId }) },
   { path: "responses.onFrames", kind: "subscription", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId }) },
   { path: "users.names", kind: "query", expect: ALL_OK, input: (f) => ({ ids: [f.userId] }) },
+  { path: "settings.get", kind: "query", expect: ALL_OK },
+  { path: "settings.setLocale", kind: "mutation", expect: ALL_OK, input: () => ({ locale: "zh-CN" }) },
   { path: "question.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
   { path: "question.get", kind: "query", expect: OWNER_READ, input: (f) => ({ id: f.questionId }) },
   { path: "question.context", kind: "query", expect: OWNER_READ, input: (f) => ({ id: f.questionId }) },

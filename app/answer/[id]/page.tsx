@@ -1,14 +1,17 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { AnswerPage } from "@/components/answer-page";
 
 type TProps = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-export const metadata: Metadata = {
-  title: "Answer a question",
-  // A link to this page may have carried an access token: never send anything on as a Referer, never index it.
-  referrer: "no-referrer",
-  robots: { index: false, follow: false },
-};
+export async function generateMetadata(): Promise<Metadata> {
+  return {
+    title: (await getTranslations("meta"))("answer"),
+    // A link to this page may have carried an access token: never send anything on as a Referer, never index it.
+    referrer: "no-referrer",
+    robots: { index: false, follow: false },
+  };
+}
 
 /**
  * `?access_token=` never reaches this page: the server exchanges it for a question-bound cookie

@@ -1,17 +1,18 @@
-import { approvalsRouter } from "./routers/approvals";
-import { devicesRouter } from "./routers/devices";
-import { sessionsRouter } from "./routers/sessions";
-import { questionRouter } from "./routers/question";
-import { responsesRouter } from "./routers/responses";
-import { usersRouter } from "./routers/users";
-import { consoleRouter } from "./routers/console";
-import { inboxRouter } from "./routers/inbox";
-import { auditRouter } from "./routers/audit";
+import { authenticatedProcedure, router } from "./init";
 import { adminRouter } from "./routers/admin";
+import { approvalsRouter } from "./routers/approvals";
+import { auditRouter } from "./routers/audit";
+import { consoleRouter } from "./routers/console";
+import { devicesRouter } from "./routers/devices";
 import { grantsRouter } from "./routers/grants";
+import { inboxRouter } from "./routers/inbox";
 import { linkRouter } from "./routers/link";
 import { notificationsRouter } from "./routers/notifications";
-import { authenticatedProcedure, router } from "./init";
+import { questionRouter } from "./routers/question";
+import { responsesRouter } from "./routers/responses";
+import { sessionsRouter } from "./routers/sessions";
+import { settingsRouter } from "./routers/settings";
+import { usersRouter } from "./routers/users";
 
 export const appRouter = router({
   me: authenticatedProcedure.query(({ ctx }) => ctx.actor),
@@ -28,6 +29,7 @@ export const appRouter = router({
   notifications: notificationsRouter,
   link: linkRouter,
   grants: grantsRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,135 @@
+import { execFileSync } from "node:child_process";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { completedToolResult, demoCredentials, SIGNED_IN_STATE, SIGNED_OUT, screenshot, signIn, startQuestionRun, uniqueMarker } from "./support";
+
+/** A single-choice ask_user call with a marker in its text. */
+const askEnv = (marker: string) => ({
+  name: "ask_user",
+  arguments: { questions: [{ id: "env", header: "Env", question: `Which environment? (${marker})`, options: [{ label: "staging" }, { label: "prod" }] }] },
+});
+
+/** Adds a console user with a password through the CLI (it reaches the running server's data directory). */
+function addUser(name: string): { email: string; password: string } {
+  const email = `i18n-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@countersign.local`;
+  const password = "a-long-password-for-i18n";
+  execFileSync("npx", ["tsx", "server/cli/main.ts", "user", "add", name, "--role", "operator", "--email", email, "--password", password, "--json"], {
+    env: { ...process.env, COUNTERSIGN_DATA_DIR: ".data-e2e", DATABASE_URL: "", LOG_LEVEL: "warn" },
+    encoding: "utf8",
+  });
+  return { email, password };
+}
+
+/** A page in a new browser context whose language (navigator.language and Accept-Language) is `locale`. */
+async function pageIn(browser: Browser, baseURL: string | undefined, locale: string, signedIn: boolean): Promise<Page> {
+  const context = await browser.newContext({ locale, baseURL, storageState: signedIn ? SIGNED_IN_STATE : SIGNED_OUT });
+  return context.newPage();
+}
+
+test("the answer page follows a Chinese browser: the question is asked and answered in zh-CN, and the answer reaches the run", async ({ browser, baseURL, request }) => {
+  const creds = await demoCredentials();
+  const marker = uniqueMarker();
+  const run = await startQuestionRun(request, creds.apiKey, askEnv(marker));
+  const page = await pageIn(browser, baseURL, "zh-CN", true);
+
+  await page.goto(`/answer/${run.questionId}`);
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await expect(page.getByRole("heading", { level: 1, name: "有一个问题需要你回答" })).toBeVisible();
+  const card = page.getByTestId("answer-card");
+  await expect(card.getByTestId("question-kind")).toHaveText("单选");
+  await expect(card.getByTestId("expiry")).toContainText(/\d+ 分 \d+ 秒后过期/);
+  await expect(card).toContainText("提问者：Demo Operator");
+  await expect(page.getByTestId("answering-as")).toContainText("回答者：Demo Operator");
+  await expect(page.getByRole("link", { name: "查看响应" })).toHaveAttribute("href", `/responses/${run.responseId}`);
+  const group = page.getByRole("group", { name: /Which environment\?/ });
+  await expect(group).toContainText("选择一项。");
+  await expect(group.getByRole("radio", { name: "其他…" })).toBeVisible();
+
+  // A check message in Chinese, then the answer.
+  await page.getByRole("button", { name: "发送回答" }).click();
+  await expect(group.getByTestId("field-error")).toHaveText("请选择一项。");
+  await group.getByRole("radio", { name: "prod" }).check();
+  await page.getByRole("button", { name: "发送回答" }).click();
+
+  await expect(page.getByTestId("outcome")).toHaveAttribute("data-status", "answered");
+  await expect(page.getByTestId("outcome-title")).toHaveText("Demo Operator 已回答");
+  await expect(page.getByTestId("outcome")).toContainText("通过控制台");
+  await expect(page.getByTestId("sent-notice")).toHaveText("谢谢，你的回答已发送。");
+  await expect(page.getByTestId("outcome").getByTestId("status")).toHaveText("已回答");
+  await screenshot(page, "answer-zh-CN");
+
+  expect(await completedToolResult(request, creds.apiKey, run, "ask_user")).toEqual({ status: "answered", answers: { env: ["prod"] } });
+  await page.context().close();
+});
+
+test("the answer page stays English for an English browser; a signed-out zh-CN visitor is asked to sign in, and told what failed, in Chinese", async ({ browser, baseURL, request }) => {
+  const creds = await demoCredentials();
+  const run = await startQuestionRun(request, creds.apiKey, askEnv(uniqueMarker()));
+
+  const en = await pageIn(browser, baseURL, "en-GB", true);
+  await en.goto(`/answer/${run.questionId}`);
+  await expect(en.locator("html")).toHaveAttribute("lang", "en");
+  await expect(en.getByRole("heading", { level: 1, name: "A question for you" })).toBeVisible();
+  await expect(en.getByTestId("question-kind")).toHaveText("Single choice");
+  await expect(en.getByRole("button", { name: "Send answer" })).toBeVisible();
+  await en.context().close();
+
+  const signedOut = await pageIn(browser, baseURL, "zh-CN", false);
+  await signedOut.goto(`/answer/${run.questionId}`);
+  await expect(signedOut.getByRole("heading", { level: 1, name: "登录后回答" })).toBeVisible();
+  await signedOut.getByRole("link", { name: "登录后回答" }).click();
+  await expect(signedOut.getByRole("heading", { level: 1, name: "登录操作员控制台" })).toBeVisible();
+  await expect(signedOut.getByLabel("邮箱")).toBeVisible();
+
+  // A failure on a zh-CN page reads as a Chinese sentence too (here a malformed single-use link).
+  await signedOut.goto("/l/not-a-real-token");
+  const outcome = signedOut.getByTestId("link-outcome");
+  await expect(outcome.getByRole("heading", { name: "此链接无法使用" })).toBeVisible();
+  await expect(outcome.getByRole("alert")).toHaveText("此链接格式不正确：它可能在传递过程中被截断或改动。请打开控制台并登录，在那里找到这个请求。");
+  await expect(outcome.getByRole("link", { name: "登录控制台" })).toBeVisible();
+  await signedOut.context().close();
+});
+
+test("the console follows the user's language setting, after a reload and in a new sign-in", async ({ browser, baseURL }) => {
+  const user = addUser(`Lin ${Date.now().toString(36)}`);
+  const nav = (page: Page) => page.getByRole("navigation").first();
+
+  // No setting yet: the browser's language.
+  const zhBrowser = await pageIn(browser, baseURL, "zh-CN", false);
+  await zhBrowser.goto("/login");
+  await zhBrowser.getByLabel("邮箱").fill(user.email);
+  await zhBrowser.getByLabel("密码").fill(user.password);
+  await zhBrowser.getByRole("button", { name: "登录" }).click();
+  await expect(nav(zhBrowser).getByRole("link", { name: "审批" })).toBeVisible();
+  await zhBrowser.context().close();
+
+  const page = await pageIn(browser, baseURL, "en-US", false);
+  await signIn(page, user);
+  await expect(nav(page).getByRole("link", { name: "Approvals" })).toBeVisible();
+  const menu = page.getByTestId("console-language");
+  await expect(menu).toHaveValue("");
+
+  await menu.selectOption("zh-CN");
+  await expect(nav(page).getByRole("link", { name: "审批" })).toBeVisible();
+  await expect(nav(page).getByRole("link", { name: "首页" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "退出登录" })).toBeVisible();
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await screenshot(page, "console-zh-CN");
+
+  await page.reload();
+  await expect(nav(page).getByRole("link", { name: "审批" })).toBeVisible();
+  await expect(page.getByTestId("console-language")).toHaveValue("zh-CN");
+  await page.context().close();
+
+  // Another browser, still English: the setting is the user's, so the console is Chinese there too.
+  const again = await pageIn(browser, baseURL, "en-US", false);
+  await signIn(again, user);
+  await expect(nav(again).getByRole("link", { name: "审批" })).toBeVisible();
+  await expect(again.getByRole("link", { name: "Approvals" })).toHaveCount(0);
+
+  // Back to the browser's language.
+  await again.getByTestId("console-language").selectOption("");
+  await expect(nav(again).getByRole("link", { name: "Approvals" })).toBeVisible();
+  await again.reload();
+  await expect(nav(again).getByRole("link", { name: "Approvals" })).toBeVisible();
+  await again.context().close();
+});
