@@ -3,7 +3,7 @@
 import { useTranslations } from "next-intl";
 import { type ReactNode, useState } from "react";
 import type { TFormFieldView as TField, TQuestionView as TQuestion } from "./api-types";
-import { fieldLabel, inputId, optionValue, resolvedHostname, shapeOf, splitUrl, type TDraft, type TQuestionTranslator, URL_CONFIRM, URL_DECLINE } from "./question-model";
+import { enumLabel, fieldLabel, inputId, optionValue, resolvedHostname, shapeOf, splitUrl, type TDraft, type TQuestionTranslator, URL_CONFIRM, URL_DECLINE } from "./question-model";
 
 type TInputProps = {
   q: TQuestion;
@@ -123,12 +123,26 @@ function fieldHint(f: TField, t: TQuestionTranslator): string | null {
   if (f.minimum !== undefined && f.maximum !== undefined) parts.push(t("hintRange", { min: f.minimum, max: f.maximum }));
   else if (f.minimum !== undefined) parts.push(t("hintAtLeast", { min: f.minimum }));
   else if (f.maximum !== undefined) parts.push(t("hintAtMost", { max: f.maximum }));
+  if (f.format === "email") parts.push(t("hintEmail"));
+  else if (f.format === "uri") parts.push(t("hintUri"));
+  else if (f.format === "date") parts.push(t("hintDate"));
+  else if (f.format === "date-time") parts.push(t("hintDateTime"));
+  if (f.minLength !== undefined) parts.push(t("hintMinLength", { min: f.minLength }));
   if (f.maxLength !== undefined) parts.push(t("hintMaxLength", { max: f.maxLength }));
-  if (f.default !== undefined && !f.secret && f.type !== "boolean") parts.push(t("hintDefault", { value: String(f.default) }));
+  if (f.multiple && f.minItems !== undefined && f.maxItems !== undefined) parts.push(t("hintItems", { min: f.minItems, max: f.maxItems }));
+  else if (f.multiple && f.minItems !== undefined) parts.push(t("hintItemsAtLeast", { min: f.minItems }));
+  else if (f.multiple && f.maxItems !== undefined) parts.push(t("hintItemsAtMost", { max: f.maxItems }));
+  if (f.default !== undefined && !f.secret && f.type !== "boolean") {
+    const shown = Array.isArray(f.default) ? f.default.map((v) => enumLabel(f, v)).join(", ") : f.type === "enum" ? enumLabel(f, String(f.default)) : String(f.default);
+    if (shown) parts.push(t("hintDefault", { value: shown }));
+  }
   if (parts.length === 0) return null;
   const text = parts.join(t("hintSeparator"));
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
+
+/** The browser input for each string format (a date-time is entered in the browser's time zone and sent as an instant). */
+const INPUT_TYPES: Record<NonNullable<TField["format"]>, string> = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
 
 /** One schema-form field: label, description, input, inline message. */
 function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputProps & { f: TField }) {
@@ -144,6 +158,30 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
   const hint = fieldHint(f, t);
   const aria = describedBy(f.description && descId, hint && hintId, error && errorId);
   const required = Boolean(f.required);
+
+  if (f.multiple) {
+    // A multi-select: one checkbox per choice, grouped under the field's label.
+    const chosen = draft.many[f.name] ?? [];
+    const toggle = (v: string, on: boolean) =>
+      onChange({ ...draft, many: { ...draft.many, [f.name]: on ? (f.enum ?? []).filter((x) => x === v || chosen.includes(x)) : chosen.filter((x) => x !== v) } });
+    return (
+      <fieldset className="form-field" data-field={f.name} aria-describedby={aria} aria-invalid={error ? true : undefined}>
+        <legend>
+          {fieldLabel(f)}
+          {required || f.minItems ? <RequiredMark /> : null}
+        </legend>
+        {f.description ? <Hint id={descId}>{f.description}</Hint> : null}
+        {(f.enum ?? []).map((v, i) => (
+          <div className="check-row" key={v}>
+            <input id={`${id}-${i}`} type="checkbox" value={v} checked={chosen.includes(v)} onChange={(e) => toggle(v, e.target.checked)} disabled={disabled} />
+            <label htmlFor={`${id}-${i}`}>{enumLabel(f, v)}</label>
+          </div>
+        ))}
+        {hint ? <Hint id={hintId}>{hint}</Hint> : null}
+        <FieldError id={errorId} message={error} />
+      </fieldset>
+    );
+  }
 
   if (f.type === "boolean") {
     return (
@@ -185,7 +223,7 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
         {f.default === undefined ? <option value="">{t("choosePlaceholder")}</option> : null}
         {(f.enum ?? []).map((v) => (
           <option key={v} value={v}>
-            {v}
+            {enumLabel(f, v)}
           </option>
         ))}
       </select>
@@ -198,7 +236,7 @@ function FormField({ f, q, draft, onChange, errors, disabled, prefix }: TInputPr
       <input
         id={id}
         className="input"
-        type="text"
+        type={f.format ? INPUT_TYPES[f.format] : "text"}
         inputMode={f.type === "number" ? "decimal" : f.type === "integer" ? (f.minimum !== undefined && f.minimum >= 0 ? "numeric" : "text") : undefined}
         value={value}
         onChange={(e) => set(e.target.value)}

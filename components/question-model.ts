@@ -45,14 +45,20 @@ export type TDraft = {
   otherOn: boolean;
   /** Free text: the "Other…" text, a free-text answer, or a secret. */
   text: string;
-  /** Form field name → raw value ("true"/"false" for booleans). */
+  /** Form field name → raw value ("true"/"false" for booleans; a date-time as the browser's local "YYYY-MM-DDTHH:mm"). */
   fields: Record<string, string>;
+  /** Multi-select form field name → the chosen values. */
+  many: Record<string, string[]>;
 };
 
 export function initialDraft(q: TQuestion): TDraft {
   const fields: Record<string, string> = {};
-  for (const f of q.fields ?? []) fields[f.name] = f.default !== undefined ? String(f.default) : f.type === "boolean" ? "false" : "";
-  return { choice: [], otherOn: false, text: "", fields };
+  const many: Record<string, string[]> = {};
+  for (const f of q.fields ?? []) {
+    if (f.multiple) many[f.name] = Array.isArray(f.default) ? [...f.default] : [];
+    else fields[f.name] = f.default !== undefined ? String(f.default) : f.type === "boolean" ? "false" : "";
+  }
+  return { choice: [], otherOn: false, text: "", fields, many };
 }
 
 export const initialDrafts = (questions: readonly TQuestion[]): Record<string, TDraft> =>
@@ -60,6 +66,25 @@ export const initialDrafts = (questions: readonly TQuestion[]): Record<string, T
 
 /** DOM-safe id of an input for an answer key (question id or `question.field`). */
 export const inputId = (prefix: string, key: string): string => `${prefix}-${key.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A field's visible label for one of its enum values (its title when the schema gave one). */
+export const enumLabel = (f: TField, value: string): string => f.enumTitles?.[f.enum?.indexOf(value) ?? -1] ?? value;
+
+/** The value sent for a date-time field: the browser's local "YYYY-MM-DDTHH:mm" as an ISO instant (UTC). */
+export const dateTimeValue = (local: string): string => {
+  const at = new Date(local);
+  return Number.isNaN(at.getTime()) ? local : at.toISOString();
+};
+
+/** Checks a multi-select field's chosen values; null when they are fine. */
+export function checkMany(f: TField, values: readonly string[], t: TQuestionTranslator = ENGLISH): string | null {
+  const min = f.minItems ?? (f.required ? 1 : 0);
+  if (values.length < min) return min === 1 ? t("check.chooseAtLeastOne") : t("check.atLeastItems", { min });
+  if (f.maxItems !== undefined && values.length > f.maxItems) return t("check.atMostItems", { max: f.maxItems });
+  return null;
+}
 
 /** Checks one form field's raw value; null when it is fine. */
 export function checkField(f: TField, raw: string, t: TQuestionTranslator = ENGLISH): string | null {
@@ -82,8 +107,15 @@ export function checkField(f: TField, raw: string, t: TQuestionTranslator = ENGL
       return v === "true" || v === "false" ? null : t("check.yesNo");
     case "enum":
       return f.enum?.includes(v) ? null : t("check.chooseOption");
-    default:
-      return f.maxLength !== undefined && v.length > f.maxLength ? t("check.maxLength", { max: f.maxLength, length: v.length }) : null;
+    default: {
+      if (f.maxLength !== undefined && v.length > f.maxLength) return t("check.maxLength", { max: f.maxLength, length: v.length });
+      if (f.minLength !== undefined && v.length < f.minLength) return t("check.minLength", { min: f.minLength, length: v.length });
+      if (f.format === "email" && !EMAIL.test(v)) return t("check.email");
+      if (f.format === "uri" && !URL.canParse(v)) return t("check.uri");
+      if (f.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(v)) return t("check.date");
+      if (f.format === "date-time" && Number.isNaN(new Date(v).getTime())) return t("check.dateTime");
+      return null;
+    }
   }
 }
 
@@ -95,7 +127,7 @@ export function checkDrafts(questions: readonly TQuestion[], drafts: Record<stri
     const shape = shapeOf(q);
     if (shape === "form") {
       for (const f of q.fields ?? []) {
-        const message = checkField(f, d.fields[f.name] ?? "", t);
+        const message = f.multiple ? checkMany(f, d.many[f.name] ?? [], t) : checkField(f, d.fields[f.name] ?? "", t);
         if (message) errors[`${q.questionId}.${f.name}`] = message;
       }
     } else if (shape === "url") {
@@ -119,10 +151,15 @@ export function buildAnswers(questions: readonly TQuestion[], drafts: Record<str
     switch (shapeOf(q)) {
       case "form":
         for (const f of q.fields ?? []) {
+          if (f.multiple) {
+            const chosen = d.many[f.name] ?? [];
+            if (chosen.length > 0) answers[`${q.questionId}.${f.name}`] = [...chosen];
+            continue;
+          }
           const raw = d.fields[f.name] ?? "";
           const v = f.type === "string" ? raw : raw.trim();
           // Left empty: the server applies the default, or leaves an optional field out.
-          if (v !== "") answers[`${q.questionId}.${f.name}`] = [v];
+          if (v !== "") answers[`${q.questionId}.${f.name}`] = [f.format === "date-time" ? dateTimeValue(v) : v];
         }
         break;
       case "url":

@@ -22,7 +22,6 @@ const localDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() 
 export function UsagePage() {
   const trpc = useTRPC();
   const t = useTranslations("usage");
-  const common = useTranslations("common");
   const locale = useLocale();
   const fmt = (n: number) => n.toLocaleString(locale);
   const me = useMe();

@@ -30,7 +30,6 @@ const expiryKey = (i: TWaitingItem) => (i.expiresAt ? new Date(i.expiresAt).getT
 export function WaitingHome() {
   const trpc = useTRPC();
   const t = useTranslations("home");
-  const common = useTranslations("common");
   const { live, events } = useActivity();
   const waiting = useQuery(trpc.console.waiting.queryOptions());
   const [kinds, setKinds] = useState<TWaitingKind[]>([]);
