@@ -206,7 +206,7 @@ export function shownAnswers(q: TQuestion, answers: Record<string, string[]> | n
         values:
           values.length === 0
             ? [{ text: t("shown.notGiven") }]
-            : values.map((v) => (stored(v, key) ? { text: t("shown.stored"), stored: true } : { text: f.type === "boolean" ? (v === "true" ? t("shown.yes") : t("shown.no")) : v })),
+            : values.map((v) => (stored(v, key) ? { text: t("shown.stored"), stored: true } : { text: f.type === "boolean" ? (v === "true" ? t("shown.yes") : t("shown.no")) : f.type === "enum" ? enumLabel(f, v) : v })),
       };
     });
   }

@@ -543,3 +543,47 @@ test("the console lists pending questions live and settled ones with who answere
   await expect(secondRow).toHaveCount(0);
   await expect(page.locator(`[data-testid="settled-question"][data-question-id="${second.questionId}"]`).getByTestId("answered-by")).toHaveText("Demo Operator");
 });
+
+test("a form as MCP defines it: titled choices, a multi-select, formats and lengths are shown, checked and sent as values", async ({ page, request }) => {
+  const creds = await demoCredentials();
+  const marker = uniqueMarker();
+  const asked = await gateway<{ id: string }>(request, creds.apiKey, "question.request", {
+    questions: [
+      {
+        questionId: "order",
+        header: "Order",
+        question: `Complete the order (${marker}).`,
+        presentation: "form",
+        fields: [
+          { name: "size", label: "Size", type: "enum", enum: ["s", "l"], enumTitles: ["Small", "Large"], required: true },
+          { name: "extras", label: "Extras", type: "enum", multiple: true, enum: ["milk", "sugar", "ice"], enumTitles: ["Milk", "Sugar", "Ice"], minItems: 1, maxItems: 2 },
+          { name: "email", label: "Receipt to", type: "string", format: "email", required: true },
+          { name: "code", label: "Code", type: "string", minLength: 3 },
+        ],
+      },
+    ],
+  });
+
+  await page.goto(`/answer/${asked.id}`);
+  await expect(page.getByRole("combobox", { name: /Size/ }).locator("option")).toHaveText(["Choose…", "Small", "Large"]);
+  await expect(page.getByRole("checkbox")).toHaveCount(3);
+  await page.getByRole("button", { name: "Send answer" }).click();
+  await expect(page.getByTestId("field-error")).toHaveText(["Choose one of the options.", "Choose at least one.", "This field is required."]);
+
+  await page.getByRole("combobox", { name: /Size/ }).selectOption({ label: "Large" });
+  for (const name of ["Milk", "Sugar", "Ice"]) await page.getByRole("checkbox", { name }).check();
+  await page.getByRole("textbox", { name: /Receipt to/ }).fill("ada at example");
+  await page.getByRole("textbox", { name: "Code" }).fill("ab");
+  await page.getByRole("button", { name: "Send answer" }).click();
+  await expect(page.getByTestId("field-error")).toHaveText(["Choose at most 2.", "Enter an email address, such as ada@example.com.", "Use at least 3 characters (now 2)."]);
+
+  await page.getByRole("checkbox", { name: "Ice" }).uncheck();
+  await page.getByRole("textbox", { name: /Receipt to/ }).fill("ada@example.com");
+  await page.getByRole("textbox", { name: "Code" }).fill("abc");
+  await page.getByRole("button", { name: "Send answer" }).click();
+
+  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  const record = await gateway<{ question: { answers: Record<string, string[]> } }>(request, creds.apiKey, "question.get", { id: asked.id });
+  expect(record.question.answers).toEqual({ "order.size": ["l"], "order.extras": ["milk", "sugar"], "order.email": ["ada@example.com"], "order.code": ["abc"] });
+  await expect(page.getByTestId("outcome").getByTestId("answer-value")).toHaveText(["Large", "Milk", "Sugar", "ada@example.com", "abc"]);
+});
