@@ -1,0 +1,148 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDbKind } from "../../db/testing";
+import { V1_ROUTES } from "../../server/api/http/v1";
+import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { execTurn, LiveClient, readSse, script } from "./helpers";
+
+type TOperation = { operationId: string; requestBody?: unknown; responses: Record<string, unknown> };
+type TDocument = { openapi: string; paths: Record<string, Record<string, TOperation>>; components: { schemas: Record<string, unknown> }; "x-websocket": Record<string, unknown> };
+
+let app: TTestApp;
+let operator: TTestUser;
+let doc: TDocument;
+let ajv: Ajv2020;
+
+/** The document's schema `name`, compiled against the whole document so its `$ref`s resolve. */
+const schemaOf = (name: string) => {
+  const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`);
+  if (!validate) throw new Error(`no schema ${name} in the document`);
+  return validate;
+};
+const expectFits = (name: string, value: unknown) => {
+  const validate = schemaOf(name);
+  const fits = validate(value);
+  expect(fits, `${name}: ${JSON.stringify(validate.errors)} for ${JSON.stringify(value).slice(0, 400)}`).toBe(true);
+};
+const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+
+beforeAll(async () => {
+  app = await startTestApp();
+  operator = await app.user("operator");
+  const res = await app.api("/v1/openapi.json");
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  doc = (await res.json()) as TDocument;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(doc, "openapi.json");
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe(`GET /v1/openapi.json (${testDbKind()})`, () => {
+  it("is public, and a valid OpenAPI 3.1 document for the validator (which does refuse a broken one)", async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(await new Validator().validate(structuredClone(doc) as never)).toEqual({ valid: true });
+    const health = (d: TDocument) => (d.paths["/v1/healthz"]?.get?.responses["200"] ?? {}) as { description?: string; content: Record<string, { schema: unknown }> };
+    const undescribed = structuredClone(doc);
+    delete health(undescribed).description;
+    expect((await new Validator().validate(undescribed as never)).valid).toBe(false);
+    const dangling = structuredClone(doc);
+    health(dangling).content["application/json"] = { schema: { $ref: "#/components/schemas/Nope" } };
+    expect(await new Validator().validate(dangling as never)).toMatchObject({ valid: false, errors: expect.stringContaining("Nope") });
+  });
+
+  it("documents every route the server answers, and the server answers every documented operation", async () => {
+    const ops = operations();
+    for (const route of V1_ROUTES) {
+      for (const d of route.docs) expect(doc.paths[d.path]?.[route.method.toLowerCase()]?.operationId, `${route.method} ${d.path}`).toBe(d.operationId);
+    }
+    expect(ops.length).toBe(V1_ROUTES.reduce((n, r) => n + r.docs.length, 0));
+    expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
+    for (const { path, method } of ops) {
+      const concrete = path.replace(/\{[^}]+\}/g, "x");
+      // Without credentials: an authenticated route says 401, a public one answers; never "no such route" or 405.
+      const res = await app.api(concrete, { method, ...(method === "POST" ? { body: {} } : {}) });
+      const body = (await res.json()) as { code?: string };
+      expect([body.code, res.status], `${method} ${path}`).not.toContainEqual("not_found");
+      expect(res.status, `${method} ${path}`).not.toBe(405);
+      expect([200, 401], `${method} ${path}`).toContain(res.status);
+    }
+    const unknown = await app.api("/v1/nothing-here");
+    expect(unknown.status).toBe(404);
+    expect(doc["x-websocket"]).toHaveProperty(["/v1/live"]);
+  });
+
+  it("request bodies: the document's schema refuses exactly what the server refuses (strict, unknown fields)", async () => {
+    const createBody = schemaOf("CreateResponseRequest");
+    const cases: unknown[] = [
+      { input: "hi", bogus: 1 },
+      { input: "" },
+      { sessionId: "s" },
+      { input: script([{ text: "ok" }]), stream: "yes" },
+      { input: script([{ text: "ok" }]), metadata: { ticket: 7 } },
+    ];
+    for (const body of cases) {
+      const res = await app.api("/v1/responses", { key: operator.apiKey, body });
+      const documentedValid = createBody(body);
+      expect(res.status === 400, `${JSON.stringify(body)} → ${res.status}, document says ${documentedValid}`).toBe(!documentedValid);
+      await res.body?.cancel();
+    }
+    const decisionBody = schemaOf("DecideApprovalRequest");
+    for (const body of [{ decision: "approve", extra: true }, { decision: "maybe" }, { decision: "approve", grant: { days: 0 } }, { decision: "deny", message: "no" }]) {
+      const res = await app.api("/v1/approvals/approval_missing", { key: operator.apiKey, body });
+      // A body that parses reaches the lookup: 404 for an id that does not exist.
+      expect(res.status, JSON.stringify(body)).toBe(decisionBody(body) ? 404 : 400);
+      const error = await res.json();
+      expectFits("Error", error);
+    }
+  });
+
+  it("what the server sends fits the document: envelopes, SSE frames, decisions, /v1/live frames, gateway payloads, errors", async () => {
+    const created = await app.api("/v1/responses", { key: operator.apiKey, body: { input: script([{ text: "Working", toolCalls: [{ name: "echo", arguments: { text: "a" } }] }, execTurn("true"), { text: "Done." }]), stream: true } });
+    const sse = readSse(created);
+    await sse.done;
+    expect(sse.events.length).toBeGreaterThan(3);
+    for (const event of sse.events) expectFits("StreamFrame", event.data);
+    const boundary = sse.events.at(-1)?.data as unknown as { status: string; responseId: string; sessionId: string; requiredAction: { id: string } };
+    expect(boundary.status).toBe("requires_action");
+
+    const read = await app.api(`/v1/responses/${boundary.responseId}?sessionId=${boundary.sessionId}`, { key: operator.apiKey });
+    expectFits("Envelope", await read.json());
+    const decided = await app.api(`/v1/approvals/${boundary.requiredAction.id}`, { key: operator.apiKey, body: { decision: "approve" } });
+    expect(decided.status).toBe(200);
+    expectFits("DecideApprovalResponse200", await decided.json());
+    const replay = readSse(await app.api(`/v1/responses/${boundary.responseId}/events?sessionId=${boundary.sessionId}`, { key: operator.apiKey }));
+    await replay.done;
+    expect(replay.events.map((e) => e.event)).toContain("approval.resolved");
+    for (const event of replay.events) expectFits("StreamFrame", event.data);
+
+    const live = await LiveClient.open(app, operator.apiKey);
+    live.send({ type: "response.create", input: script([{ text: "over the socket" }]), requestId: "r1" });
+    await live.waitFor((f) => f.type === "response.completed");
+    live.send({ type: "response.cancel", responseId: "resp_unknown" });
+    await live.waitFor((f) => f.type === "error");
+    live.close();
+    for (const frame of live.frames) {
+      const documented = schemaOf("LiveServerFrame")(frame) || schemaOf("StreamFrame")(frame);
+      expect(documented, JSON.stringify(frame)).toBe(true);
+    }
+    expect(schemaOf("LiveClientFrame")({ type: "response.cancel", responseId: "r", extra: 1 })).toBe(false);
+
+    const asked = await app.api("/v1/gateway/question.request", {
+      key: operator.apiKey,
+      body: { questions: [{ questionId: "pick", header: "Pick", question: "Which one?", options: [{ label: "A" }, { label: "B" }] }] },
+    });
+    expectFits("QuestionRequestResponse200", await asked.json());
+    const listed = await app.api("/v1/gateway/question.list", { key: operator.apiKey, body: {} });
+    expectFits("QuestionListResponse200", await listed.json());
+    const refused = await app.api("/v1/gateway/question.get", { key: operator.apiKey, body: { id: "x", extra: 1 } });
+    expect(refused.status).toBe(400);
+    expectFits("GatewayError", await refused.json());
+    const grants = await app.api("/v1/grants?status=all", { key: operator.apiKey });
+    expectFits("ListGrantsResponse200", await grants.json());
+    expectFits("Error", await (await app.api("/v1/grants")).json());
+  });
+});
