@@ -1,6 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { testDbKind } from "../../db/testing";
 import { V1_ROUTES } from "../../server/api/http/v1";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -25,6 +26,18 @@ const expectFits = (name: string, value: unknown) => {
   const fits = validate(value);
   expect(fits, `${name}: ${JSON.stringify(validate.errors)} for ${JSON.stringify(value).slice(0, 400)}`).toBe(true);
 };
+/** A raw WebSocket to `path` that keeps what it receives and how it closed. */
+async function openSocket(path: string) {
+  const ws = new WebSocket(`${app.url.replace(/^http/, "ws")}${path}`);
+  const frames: unknown[] = [];
+  ws.on("message", (data) => frames.push(JSON.parse(data.toString())));
+  const closed = new Promise<{ code: number }>((resolve) => ws.on("close", (code) => resolve({ code })));
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  return { ws, frames, closed };
+}
 const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
 
 beforeAll(async () => {
@@ -72,7 +85,19 @@ describe(`GET /v1/openapi.json (${testDbKind()})`, () => {
     }
     const unknown = await app.api("/v1/nothing-here");
     expect(unknown.status).toBe(404);
-    expect(doc["x-websocket"]).toHaveProperty(["/v1/live"]);
+  });
+
+  it("documents both WebSocket routes, which the server upgrades and answers as documented", async () => {
+    expect(Object.keys(doc["x-websocket"]).sort()).toEqual(["/v1/devices/connect", "/v1/live"]);
+    const anonymous = await LiveClient.open(app, null, { connect: false });
+    expect((await anonymous.closed).code).toBe(4401);
+    const device = await openSocket("/v1/devices/connect");
+    device.ws.send(JSON.stringify({ type: "hello" }));
+    const closed = await device.closed;
+    expect(closed.code).toBe(1008);
+    expect(device.frames).toHaveLength(1);
+    expectFits("DeviceServerFrame", device.frames[0]);
+    expect(schemaOf("DeviceHelloFrame")({ type: "hello" })).toBe(false);
   });
 
   it("request bodies: the document's schema refuses exactly what the server refuses (strict, unknown fields)", async () => {

@@ -4,6 +4,7 @@ import { ZEnvelope, ZOutputItem, ZRequiredAction, ZUsage } from "../../core/enve
 import { ZQuestionRecord } from "../../core/questions/record";
 import { ZQuestion } from "../../core/questions/schema";
 import { ZErrorBody, ZStreamFrame } from "../../core/wire-frames";
+import { CLOSE_AUTH_FAILED, CLOSE_REPLACED, CLOSE_REVOKED, ZDeviceFrame, ZDeviceHello, ZServerFrame } from "../../devices/protocol";
 import { ZGatewayError } from "./gateway";
 import { LIVE_CLOSE_CODES, ZLiveClientFrame, ZLiveConnect, ZLiveServerFrame } from "./live-frames";
 
@@ -66,6 +67,9 @@ const SHARED_SCHEMAS: Record<string, z.ZodType> = {
   LiveConnectFrame: ZLiveConnect,
   LiveClientFrame: ZLiveClientFrame,
   LiveServerFrame: ZLiveServerFrame,
+  DeviceHelloFrame: ZDeviceHello,
+  DeviceFrame: ZDeviceFrame,
+  DeviceServerFrame: ZServerFrame,
   AguiRunAgentInput: AGUI_RUN_INPUT,
   AguiEvent: AGUI_EVENT,
 };
@@ -154,6 +158,19 @@ export function buildOpenApiDocument(routes: readonly TDocumentedRoute[], info: 
         client: ref("LiveClientFrame"),
         server: { oneOf: [ref("LiveServerFrame"), ref("StreamFrame")] },
         closeCodes: LIVE_CLOSE_CODES,
+      },
+      "/v1/devices/connect": {
+        description: "WebSocket of a paired device (`npm run device`). The first frame is DeviceHelloFrame (pair with a one-time token, or hello with the device credential); then the device sends DeviceFrame and the server DeviceServerFrame.",
+        connect: ref("DeviceHelloFrame"),
+        client: ref("DeviceFrame"),
+        server: ref("DeviceServerFrame"),
+        closeCodes: {
+          1008: "no pair or hello frame in time, or a malformed first frame",
+          1011: "the server could not check the device",
+          [CLOSE_AUTH_FAILED]: "pairing or authentication failed",
+          [CLOSE_REVOKED]: "the device was revoked",
+          [CLOSE_REPLACED]: "another connection of the same device replaced this one",
+        },
       },
     },
   };

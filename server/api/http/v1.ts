@@ -45,6 +45,8 @@ const ZDecided = z.union([
   ZEnvelope.extend({ approvalId: z.string(), grantId: z.string().optional() }).describe("Approved (as asked or edited) or replied to: the run's next envelope"),
   z.object({ id: z.string(), status: z.literal("denied") }).describe("A plain denial"),
 ]);
+const ZGrantList = z.object({ grants: z.array(ZGrantRecord) });
+const ZClientToolSubmitted = ZEnvelope.extend({ clientToolId: z.string() });
 const ZVoted = z.object({ id: z.string(), status: z.literal("pending"), approvals: z.number().int(), requiredApprovals: z.number().int() });
 const ZSessionIdQuery = { in: "query", name: "sessionId", schema: ZId, required: true, description: "The response's session" } as const;
 const ZOpenApiDocument = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
@@ -66,7 +68,7 @@ const routes: TRoute[] = [
     pattern: /^\/v1\/healthz$/,
     auth: false,
     docs: [{ operationId: "getHealth", summary: "Is the server up, and on which database", path: "/v1/healthz", responses: { 200: { description: "Up", json: ZHealth } } }],
-    handle: async ({ deps, res }) => sendJson(res, 200, { ok: true, database: deps.dbKind }),
+    handle: async ({ deps, res }) => sendJson(res, 200, { ok: true, database: deps.dbKind } satisfies z.input<typeof ZHealth>),
   },
   {
     method: "POST",
@@ -103,7 +105,7 @@ const routes: TRoute[] = [
           return;
         }
         const envelope = await waitForBoundary(deps, invoked.responseId, Math.max(0, invoked.afterSequence));
-        sendJson(res, 200, invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope);
+        sendJson(res, 200, (invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope) satisfies z.input<typeof ZCreatedEnvelope>);
       } finally {
         connection?.release();
       }
@@ -116,7 +118,7 @@ const routes: TRoute[] = [
     docs: [{ operationId: "getResponse", summary: "The latest envelope of a response", path: "/v1/responses/{id}", params: [ZSessionIdQuery], responses: { 200: { description: "The envelope", json: ZEnvelope } }, errors: [400, 404] }],
     handle: async ({ deps, res, url, params, actor }) => {
       const sessionId = requireSessionId(url);
-      sendJson(res, 200, await readEnvelope(deps, readScope(actor), { responseId: params[0] as string, sessionId }));
+      sendJson(res, 200, (await readEnvelope(deps, readScope(actor), { responseId: params[0] as string, sessionId })) satisfies z.input<typeof ZEnvelope>);
     },
   },
   {
@@ -160,7 +162,7 @@ const routes: TRoute[] = [
       const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"];
       const body = hasBody ? parseBody(ZCancelBody, await readJson(req)) : {};
       const cancelled = await cancelResponse(deps, actor, { responseId: params[0] as string, reason: body.reason, via: "http" });
-      sendJson(res, 200, cancelled.envelope);
+      sendJson(res, 200, cancelled.envelope satisfies z.input<typeof ZEnvelope>);
     },
   },
   {
@@ -171,7 +173,7 @@ const routes: TRoute[] = [
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZSteerBody, await readJson(req));
       const steered = await steerResponse(deps, actor, { responseId: params[0] as string, text: body.text, via: "http", authorityKind: "run", assertCurrent: () => true });
-      sendJson(res, 202, steered);
+      sendJson(res, 202, steered satisfies z.input<typeof ZSteerQueued>);
     },
   },
   {
@@ -193,16 +195,16 @@ const routes: TRoute[] = [
       const decided = await decideApproval(deps, actor, { ...body, approvalId: params[0] as string, via: "http" });
       if (!decided.settled) {
         // One vote of a quorum: recorded, the run keeps waiting for the other approvers.
-        sendJson(res, 202, { id: decided.approvalId, status: "pending", approvals: decided.approvals, requiredApprovals: decided.requiredApprovals });
+        sendJson(res, 202, { id: decided.approvalId, status: "pending", approvals: decided.approvals, requiredApprovals: decided.requiredApprovals } satisfies z.input<typeof ZVoted>);
         return;
       }
       if (!decided.continues) {
-        sendJson(res, 200, { id: decided.approvalId, status: "denied" });
+        sendJson(res, 200, { id: decided.approvalId, status: "denied" } satisfies z.input<typeof ZDecided>);
         return;
       }
       // Approve (as asked or edited) and reply-instead both resume the run: answer with its next boundary.
       const envelope = await waitForBoundary(deps, decided.responseId, decided.resolvedSequence);
-      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId, ...(decided.grantId ? { grantId: decided.grantId } : {}) });
+      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId, ...(decided.grantId ? { grantId: decided.grantId } : {}) } satisfies z.input<typeof ZDecided>);
     },
   },
   {
@@ -215,14 +217,14 @@ const routes: TRoute[] = [
         summary: "Standing grants the caller may see, newest first",
         path: "/v1/grants",
         params: [{ in: "query", name: "status", schema: z.enum(["active", "all"]), description: "`active` (default) or `all`" }],
-        responses: { 200: { description: "The grants", json: z.object({ grants: z.array(ZGrantRecord) }) } },
+        responses: { 200: { description: "The grants", json: ZGrantList } },
         errors: [400],
       },
     ],
     handle: async ({ deps, res, url, actor }) => {
       const status = url.searchParams.get("status") ?? "active";
       if (status !== "active" && status !== "all") throw new DomainError("invalid_request", 'status must be "active" or "all".');
-      sendJson(res, 200, { grants: await listGrants(deps, actor, { status }) });
+      sendJson(res, 200, { grants: await listGrants(deps, actor, { status }) } satisfies z.input<typeof ZGrantList>);
     },
   },
   {
@@ -230,7 +232,7 @@ const routes: TRoute[] = [
     pattern: /^\/v1\/grants\/([^/]+)$/,
     auth: true,
     docs: [{ operationId: "revokeGrant", summary: "Revoke a standing grant", path: "/v1/grants/{id}", responses: { 200: { description: "The revoked grant", json: ZGrantRecord } }, errors: [403, 404, 409] }],
-    handle: async ({ deps, res, params, actor }) => sendJson(res, 200, await revokeGrant(deps, actor, params[0] as string)),
+    handle: async ({ deps, res, params, actor }) => sendJson(res, 200, (await revokeGrant(deps, actor, params[0] as string)) satisfies z.input<typeof ZGrantRecord>),
   },
   {
     method: "POST",
@@ -277,7 +279,7 @@ const routes: TRoute[] = [
         summary: "Submit a client tool's output",
         path: "/v1/client-tools/{id}",
         body: ZClientToolBody,
-        responses: { 200: { description: "The run's next envelope", json: ZEnvelope.extend({ clientToolId: z.string() }) } },
+        responses: { 200: { description: "The run's next envelope", json: ZClientToolSubmitted } },
         errors: [403, 404, 409, 422, 504],
       },
     ],
@@ -285,7 +287,7 @@ const routes: TRoute[] = [
       const body = parseBody(ZClientToolBody, await readJson(req));
       const submitted = await submitClientToolResult(deps, actor, { requestId: params[0] as string, output: body.output, via: "http" });
       const envelope = await waitForBoundary(deps, submitted.responseId, submitted.resultSequence);
-      sendJson(res, 200, { ...envelope, clientToolId: submitted.clientToolId });
+      sendJson(res, 200, { ...envelope, clientToolId: submitted.clientToolId } satisfies z.input<typeof ZClientToolSubmitted>);
     },
   },
 ];
