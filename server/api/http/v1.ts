@@ -22,34 +22,26 @@ import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
 import { identify, type TIdentity } from "./identify";
 import { AGUI_EVENT, AGUI_RUN_INPUT, buildOpenApiDocument, type TDocumentedRoute } from "./openapi";
 import { streamFrames } from "./sse";
+import {
+  ZCancelBody,
+  ZClientToolBody,
+  ZClientToolSubmitted,
+  ZCreatedEnvelope,
+  ZCreateResponseBody,
+  ZDecided,
+  ZGrantList,
+  ZHealth,
+  ZOpenApiDocument,
+  ZSteerBody,
+  ZSteerQueued,
+  ZVoted,
+} from "./v1-schemas";
 
 const ZId = z.string().min(1).max(200);
 /** The version of the `/v1` contract in the API document. */
 const API_VERSION = "1.0.0";
 
-export const ZCreateResponseBody = z.strictObject({
-  input: z.union([z.string().min(1, "input must not be empty"), z.record(z.string(), z.unknown())]),
-  sessionId: ZId.optional(),
-  agent: z.string().min(1).max(64).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  stream: z.boolean().optional(),
-});
-const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
-const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
-const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
-
-const ZHealth = z.object({ ok: z.literal(true), database: z.enum(["pglite", "postgres"]) });
-const ZCreatedEnvelope = ZEnvelope.extend({ questionId: z.string().optional().describe("Set when the text answered the run's pending question") });
-const ZSteerQueued = z.object({ id: z.string(), responseId: z.string(), status: z.literal("queued"), sequence: z.number().int() });
-const ZDecided = z.union([
-  ZEnvelope.extend({ approvalId: z.string(), grantId: z.string().optional() }).describe("Approved (as asked or edited) or replied to: the run's next envelope"),
-  z.object({ id: z.string(), status: z.literal("denied") }).describe("A plain denial"),
-]);
-const ZGrantList = z.object({ grants: z.array(ZGrantRecord) });
-const ZClientToolSubmitted = ZEnvelope.extend({ clientToolId: z.string() });
-const ZVoted = z.object({ id: z.string(), status: z.literal("pending"), approvals: z.number().int(), requiredApprovals: z.number().int() });
-const ZSessionIdQuery = { in: "query", name: "sessionId", schema: ZId, required: true, description: "The response's session" } as const;
-const ZOpenApiDocument = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
+const SESSION_ID_QUERY = { in: "query", name: "sessionId", schema: ZId, required: true, description: "The response's session" } as const;
 
 type TRoute = TDocumentedRoute & { pattern: RegExp; handle: (ctx: TRouteCtx) => Promise<void> };
 type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };
@@ -115,7 +107,7 @@ const routes: TRoute[] = [
     method: "GET",
     pattern: /^\/v1\/responses\/([^/]+)$/,
     auth: true,
-    docs: [{ operationId: "getResponse", summary: "The latest envelope of a response", path: "/v1/responses/{id}", params: [ZSessionIdQuery], responses: { 200: { description: "The envelope", json: ZEnvelope } }, errors: [400, 404] }],
+    docs: [{ operationId: "getResponse", summary: "The latest envelope of a response", path: "/v1/responses/{id}", params: [SESSION_ID_QUERY], responses: { 200: { description: "The envelope", json: ZEnvelope } }, errors: [400, 404] }],
     handle: async ({ deps, res, url, params, actor }) => {
       const sessionId = requireSessionId(url);
       sendJson(res, 200, (await readEnvelope(deps, readScope(actor), { responseId: params[0] as string, sessionId })) satisfies z.input<typeof ZEnvelope>);
@@ -131,7 +123,7 @@ const routes: TRoute[] = [
         summary: "Replay a response's stored frames after a sequence, then follow live ones",
         path: "/v1/responses/{id}/events",
         params: [
-          ZSessionIdQuery,
+          SESSION_ID_QUERY,
           { in: "query", name: "after", schema: z.string().regex(/^-?\d+$/), description: "Replay frames after this sequence (default -1: all)" },
           { in: "header", name: "Last-Event-ID", schema: z.string().regex(/^-?\d+$/), description: "As `after`, for reconnecting SSE clients (wins over `after`)" },
         ],
