@@ -131,6 +131,8 @@ describe(`GET /v1/openapi.json (${testDbKind()})`, () => {
     await sse.done;
     expect(sse.events.length).toBeGreaterThan(3);
     for (const event of sse.events) expectFits("StreamFrame", event.data);
+    // The frame schema is closed over frame types: one the document does not name fails.
+    expect(schemaOf("StreamFrame")({ type: "response.unknown", sequence: 1, responseId: "r", sessionId: "s" })).toBe(false)
     const boundary = sse.events.at(-1)?.data as unknown as { status: string; responseId: string; sessionId: string; requiredAction: { id: string } };
     expect(boundary.status).toBe("requires_action");
 
@@ -169,5 +171,40 @@ describe(`GET /v1/openapi.json (${testDbKind()})`, () => {
     const grants = await app.api("/v1/grants?status=all", { key: operator.apiKey });
     expectFits("ListGrantsResponse200", await grants.json());
     expectFits("Error", await (await app.api("/v1/grants")).json());
+  });
+
+  it("the other suspensions and endings fit too: client tool, question asked and answered, cancel", async () => {
+    const streamed = async (input: unknown) => {
+      const sse = readSse(await app.api("/v1/responses", { key: operator.apiKey, body: { input, stream: true } }));
+      await sse.done;
+      for (const event of sse.events) expectFits("StreamFrame", event.data);
+      return sse.events.at(-1)?.data as unknown as { responseId: string; sessionId: string; requiredAction: { id: string; questions: Array<{ questionId: string }> } };
+    };
+    const replayFits = async (responseId: string, sessionId: string, expected: string) => {
+      const replay = readSse(await app.api(`/v1/responses/${responseId}/events?sessionId=${sessionId}`, { key: operator.apiKey }));
+      await replay.done;
+      expect(replay.events.map((e) => e.event)).toContain(expected);
+      for (const event of replay.events) expectFits("StreamFrame", event.data);
+    };
+
+    const tool = await streamed(script([{ toolCalls: [{ name: "get_page_context", arguments: {} }] }, { text: "Seen." }]));
+    const submitted = await app.api(`/v1/client-tools/${tool.requiredAction.id}`, { key: operator.apiKey, body: { output: { url: "https://example.com", title: "Example" } } });
+    expect(submitted.status).toBe(200);
+    expectFits("SubmitClientToolResultResponse200", await submitted.json());
+    await replayFits(tool.responseId, tool.sessionId, "client_tool.requested");
+
+    const asked = await streamed(script([{ toolCalls: [{ name: "ask_user", arguments: { questions: [{ id: "color", header: "Color", question: "Which?", options: [{ label: "Red" }, { label: "Blue" }] }] } }] }, { text: "Thanks." }]));
+    const resolved = await app.api("/v1/gateway/question.resolve", { key: operator.apiKey, body: { id: asked.requiredAction.id, answers: { color: ["Red"] } } });
+    expect(resolved.status).toBe(200);
+    expectFits("QuestionResolveResponse200", await resolved.json());
+    await replayFits(asked.responseId, asked.sessionId, "question.resolved");
+
+    const waiting = await streamed(script([execTurn("true"), { text: "never" }]));
+    const cancelled = await app.api(`/v1/responses/${waiting.responseId}/cancel`, { key: operator.apiKey, body: { reason: "changed my mind" } });
+    expect(cancelled.status).toBe(200);
+    const envelope = await cancelled.json();
+    expect(envelope.status).toBe("cancelled");
+    expectFits("Envelope", envelope);
+    await replayFits(waiting.responseId, waiting.sessionId, "response.completed");
   });
 });
