@@ -1,31 +1,17 @@
 import { eq, inArray } from "drizzle-orm";
-import type { Db } from "../client";
-import { questions, users } from "../schema";
-import { type TActor, canRead } from "../../server/core/actor";
+import { canRead, type TActor } from "../../server/core/actor";
 import { newId } from "../../server/core/ids";
 import { QuestionError } from "../../server/core/questions/errors";
+import type { TQuestionRecord } from "../../server/core/questions/record";
 import type { TQuestion, TQuestionKind } from "../../server/core/questions/schema";
+import type { Db } from "../client";
+import { questions, users } from "../schema";
 import type { TCreatorAuthority } from "../schema/questions";
 
 export type TQuestionRow = typeof questions.$inferSelect;
 
 /** The public shape of a question record: never a secret value, never a resolution receipt. */
-export type TQuestionRecord = {
-  id: string;
-  kind: TQuestionRow["kind"];
-  status: TQuestionRow["status"];
-  questions: TQuestionRow["questions"];
-  answers: TQuestionRow["answers"];
-  sessionId: string | null;
-  responseId: string | null;
-  requester: { userId: string; name: string | null };
-  answeredBy: { userId: string; name: string | null } | null;
-  answeredVia: TQuestionRow["answeredVia"];
-  answeredAt: string | null;
-  expiresAt: string;
-  expiresAtMs: number;
-  createdAt: string;
-};
+export type { TQuestionRecord };
 
 /** Maps rows to records, resolving user names in one query. */
 export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestionRecord[]> {

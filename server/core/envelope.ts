@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TResponseStatus, TRisk } from "./vocabulary";
+import { RESPONSE_STATUSES, RISKS, type TResponseStatus } from "./vocabulary";
 
 export const ZOutputItem = z.discriminatedUnion("type", [
   z.object({
@@ -14,56 +14,63 @@ export const ZOutputItem = z.discriminatedUnion("type", [
 ]);
 export type TOutputItem = z.infer<typeof ZOutputItem>;
 
-export type TUsage = { inputTokens: number; outputTokens: number };
+export const ZUsage = z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() });
+export type TUsage = z.infer<typeof ZUsage>;
 
-export type TApprovalAction = {
-  type: "human_approval";
-  id: string;
-  callId: string;
-  action: string;
-  message: string;
-  arguments: unknown;
-  risk: TRisk;
-  expiresAt: string;
-  cwd?: string | null;
-  reviewer?: string | null;
-  reviewerRationale?: string;
+export const ZApprovalAction = z.object({
+  type: z.literal("human_approval"),
+  id: z.string(),
+  callId: z.string(),
+  action: z.string(),
+  message: z.string(),
+  arguments: z.unknown(),
+  risk: z.enum(RISKS),
+  expiresAt: z.string(),
+  cwd: z.string().nullable().optional(),
+  reviewer: z.string().nullable().optional(),
+  reviewerRationale: z.string().optional(),
   /** Only for a quorum: how many distinct approvers (never the requester) must approve. */
-  requiredApprovals?: number;
-};
+  requiredApprovals: z.number().int().optional(),
+});
+export type TApprovalAction = z.infer<typeof ZApprovalAction>;
 
-export type TClientToolAction = {
-  type: "client_tool";
-  id: string;
-  callId: string;
-  name: string;
-  arguments: unknown;
-  expiresAt: string;
-  privateInput?: true;
-  inputSchema?: unknown;
-};
+export const ZClientToolAction = z.object({
+  type: z.literal("client_tool"),
+  id: z.string(),
+  callId: z.string(),
+  name: z.string(),
+  arguments: z.unknown(),
+  expiresAt: z.string(),
+  privateInput: z.literal(true).optional(),
+  inputSchema: z.unknown().optional(),
+});
+export type TClientToolAction = z.infer<typeof ZClientToolAction>;
 
-export type TQuestionAction = {
-  type: "question";
-  id: string;
-  callId: string;
-  questions: unknown[];
-  expiresAt: string;
-};
+export const ZQuestionAction = z.object({
+  type: z.literal("question"),
+  id: z.string(),
+  callId: z.string(),
+  questions: z.array(z.unknown()),
+  expiresAt: z.string(),
+});
+export type TQuestionAction = z.infer<typeof ZQuestionAction>;
 
-export type TRequiredAction = TApprovalAction | TClientToolAction | TQuestionAction;
+export const ZRequiredAction = z.discriminatedUnion("type", [ZApprovalAction, ZClientToolAction, ZQuestionAction]);
+export type TRequiredAction = z.infer<typeof ZRequiredAction>;
 
-export type TEnvelope = {
-  id: string;
-  sessionId: string;
-  status: TResponseStatus;
-  outputText: string;
-  output: TOutputItem[];
-  metadata: Record<string, unknown>;
-  usage: TUsage;
-  requiredAction?: TRequiredAction;
-  error?: { code: string; message: string };
-};
+/** The wire envelope of a response (`POST /v1/responses`, `GET /v1/responses/{id}`, `response.completed`). */
+export const ZEnvelope = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  status: z.enum(RESPONSE_STATUSES),
+  outputText: z.string(),
+  output: z.array(ZOutputItem),
+  metadata: z.record(z.string(), z.unknown()),
+  usage: ZUsage,
+  requiredAction: ZRequiredAction.optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type TEnvelope = z.infer<typeof ZEnvelope>;
 
 /** The assistant text of a response: its message items' text, joined in order. */
 export const outputTextOf = (items: readonly TOutputItem[]): string =>

@@ -1,18 +1,44 @@
 import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import { approvals, grants, users } from "../../db/schema";
-import { type TActor, canDecide, canRead } from "../core/actor";
+import { GRANT_SCOPES } from "../../db/schema/grants";
+import { canDecide, canRead, type TActor } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
-import { READ_ALL_ROLES } from "../core/vocabulary";
+import { READ_ALL_ROLES, TRANSPORTS } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { recordEvents } from "../host/transact";
 
 type TGrantRow = typeof grants.$inferSelect;
 
-/** A standing grant as the console and `/v1/grants` show it. */
-export type TGrantRecord = ReturnType<typeof grantRecord>;
+const ZNullableTime = z.string().nullable();
 
-export function grantRecord(g: TGrantRow, now: Date, userName: string | null = null) {
-  const status = g.revokedAt ? "revoked" : g.expiresAt && g.expiresAt.getTime() <= now.getTime() ? "expired" : "active";
+/** A standing grant as the console and `/v1/grants` show it. */
+export const ZGrantRecord = z.object({
+  id: z.string(),
+  status: z.enum(["active", "expired", "revoked"]),
+  userId: z.string(),
+  user: z.string().nullable(),
+  agent: z.string(),
+  toolName: z.string(),
+  action: z.string(),
+  arguments: z.unknown(),
+  cwd: z.string().nullable(),
+  scope: z.enum(GRANT_SCOPES),
+  sessionId: z.string().nullable(),
+  expiresAt: ZNullableTime,
+  approvalId: z.string(),
+  createdBy: z.string(),
+  createdVia: z.enum(TRANSPORTS),
+  createdAt: z.string(),
+  uses: z.number().int(),
+  lastUsedAt: ZNullableTime,
+  revokedAt: ZNullableTime,
+  revokedBy: z.string().nullable(),
+});
+export type TGrantRecord = z.infer<typeof ZGrantRecord>;
+
+export function grantRecord(g: TGrantRow, now: Date, userName: string | null = null): TGrantRecord {
+  const status: TGrantRecord["status"] = g.revokedAt ? "revoked" : g.expiresAt && g.expiresAt.getTime() <= now.getTime() ? "expired" : "active";
   return {
     id: g.id,
     status,
@@ -34,7 +60,7 @@ export function grantRecord(g: TGrantRow, now: Date, userName: string | null = n
     lastUsedAt: g.lastUsedAt?.toISOString() ?? null,
     revokedAt: g.revokedAt?.toISOString() ?? null,
     revokedBy: g.revokedBy,
-  } as const;
+  };
 }
 
 /** Grants the actor may see (its own; every user's for operators, admins and auditors), newest first. */

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { type DeviceHub, DeviceConnection } from "../../devices/hub";
-import { CLOSE_AUTH_FAILED, CLOSE_REPLACED, CLOSE_REVOKED, ZDeviceFrame, ZDeviceHello } from "../../devices/protocol";
+import { DeviceConnection, type DeviceHub } from "../../devices/hub";
+import { CLOSE_AUTH_FAILED, CLOSE_REPLACED, CLOSE_REVOKED, type TServerFrame, ZDeviceFrame, ZDeviceHello } from "../../devices/protocol";
 import { authenticateDevice, pairWithToken } from "../../devices/store";
 import type { TDeps } from "../../host/deps";
 import { describeIssues } from "./body";
@@ -32,7 +32,7 @@ function acceptDevice(deps: Pick<TDeps, "db" | "log" | "now">, hub: DeviceHub, w
   let connection: DeviceConnection | null = null;
   let authenticating = false;
   const fail = (code: string, message: string, closeCode: number) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: "error", code, message }));
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: "error", code, message } satisfies TServerFrame));
     ws.close(closeCode, message.slice(0, 120));
   };
   const helloTimer = setTimeout(() => fail("timeout", "Send a pair or hello frame first.", 1008), HELLO_TIMEOUT_MS);
@@ -84,7 +84,7 @@ function acceptDevice(deps: Pick<TDeps, "db" | "log" | "now">, hub: DeviceHub, w
         old.close(CLOSE_REPLACED, "Replaced by a newer connection of this device");
         old.drop("The device reconnected while the command ran.");
       });
-      ws.send(JSON.stringify({ type: "ready", deviceId: device.id, name: device.name }));
+      ws.send(JSON.stringify({ type: "ready", deviceId: device.id, name: device.name } satisfies TServerFrame));
       deps.log.info({ deviceId: device.id, name: device.name, paired: "credential" in outcome }, "device connected");
     })().catch((error: unknown) => {
       deps.log.error({ err: error }, "device authentication failed");

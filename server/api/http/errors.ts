@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError, type TDomainErrorCode } from "../../core/errors";
+import type { TErrorBody } from "../../core/wire-frames";
 
 /** The one table mapping domain error codes to HTTP statuses on `/v1`. */
 export const HTTP_STATUS: Record<TDomainErrorCode, number> = {
@@ -98,5 +99,5 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** Sends `{"detail","code"}` with the status of the error's code. */
 export function sendError(res: ServerResponse, error: unknown): void {
   const domain = toDomainError(error);
-  sendJson(res, HTTP_STATUS[domain.code], { detail: domain.message, code: domain.code });
+  sendJson(res, HTTP_STATUS[domain.code], { detail: domain.message, code: domain.code } satisfies TErrorBody);
 }

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
+import { z as zod } from "zod";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import { QuestionError } from "../../core/questions/errors";
+import { ZQuestionRecord } from "../../core/questions/record";
+import { ZAnswers } from "../../core/questions/schema";
 import type { TRunDeps } from "../../host/deps";
 import { getQuestion, listQuestions } from "../../services/questions/list-questions";
 import { requestQuestion, ZRequestParams } from "../../services/questions/request-question";
@@ -10,20 +13,42 @@ import { resolveQuestion, ZResolveParams } from "../../services/questions/resolv
 import { waitAnswer, ZWaitParams } from "../../services/questions/wait-answer";
 import { describeIssues, readJson } from "./body";
 import { HTTP_STATUS, sendJson, toDomainError } from "./errors";
-import { z as zod } from "zod";
 
 const ZIdOnly = zod.strictObject({ id: zod.string().min(1).max(200) });
 const ZEmpty = zod.strictObject({});
 
-type TMethod = { schema: z.ZodType; run: (deps: TRunDeps, actor: TActor, params: never) => Promise<unknown> };
+const ZRequested = zod.object({ id: zod.string(), expiresAtMs: zod.number().int() });
+const ZWaitResult = zod.discriminatedUnion("status", [
+  zod.object({ status: zod.literal("pending") }),
+  zod.object({ status: zod.literal("answered"), answers: ZAnswers, resolutionId: zod.string().optional() }),
+  zod.object({ status: zod.literal("cancelled") }),
+  zod.object({ status: zod.literal("expired") }),
+]);
+const ZResolveResult = zod.discriminatedUnion("status", [zod.object({ status: zod.literal("answered"), answers: ZAnswers }), zod.object({ status: zod.literal("cancelled") })]);
+
+/** `{"ok":false,"error":{...}}`: how a Gateway method fails (400 / 503). */
+export const ZGatewayError = zod.object({
+  ok: zod.literal(false),
+  error: zod.object({ code: zod.string(), message: zod.string(), details: zod.looseObject({ reason: zod.string() }) }),
+});
+
+type TMethod = { summary: string; schema: z.ZodType; payload: z.ZodType; run: (deps: TRunDeps, actor: TActor, params: never) => Promise<unknown> };
+
+/** A method whose result must fit the payload schema the API document shows. */
+const method = <S extends z.ZodType, P extends z.ZodType>(summary: string, schema: S, payload: P, run: (deps: TRunDeps, actor: TActor, params: z.infer<S>) => Promise<z.input<P>>): TMethod => ({
+  summary,
+  schema,
+  payload,
+  run: run as TMethod["run"],
+});
 
 /** The Gateway question methods; the same services back the tRPC `question.*` procedures. */
 export const GATEWAY_METHODS: Record<string, TMethod> = {
-  "question.request": { schema: ZRequestParams, run: (deps, actor, p: z.infer<typeof ZRequestParams>) => requestQuestion(deps, actor, p, "http") },
-  "question.waitAnswer": { schema: ZWaitParams, run: (deps, actor, p: z.infer<typeof ZWaitParams>) => waitAnswer(deps, actor, p) },
-  "question.resolve": { schema: ZResolveParams, run: (deps, actor, p: z.infer<typeof ZResolveParams>) => resolveQuestion(deps, actor, { ...p, via: "http" }) },
-  "question.get": { schema: ZIdOnly, run: async (deps, actor, p: { id: string }) => ({ question: await getQuestion(deps, actor, p.id) }) },
-  "question.list": { schema: ZEmpty, run: async (deps, actor) => ({ questions: await listQuestions(deps, actor) }) },
+  "question.request": method("Ask a person 1 to 3 questions", ZRequestParams, ZRequested, (deps, actor, p) => requestQuestion(deps, actor, p, "http")),
+  "question.waitAnswer": method("Wait for a question's answer (long poll)", ZWaitParams, ZWaitResult, (deps, actor, p) => waitAnswer(deps, actor, p)),
+  "question.resolve": method("Answer or cancel a question", ZResolveParams, ZResolveResult, (deps, actor, p) => resolveQuestion(deps, actor, { ...p, via: "http" })),
+  "question.get": method("Read one question", ZIdOnly, zod.object({ question: ZQuestionRecord }), async (deps, actor, p) => ({ question: await getQuestion(deps, actor, p.id) })),
+  "question.list": method("List the pending questions the caller may see", ZEmpty, zod.object({ questions: zod.array(ZQuestionRecord) }), async (deps, actor) => ({ questions: await listQuestions(deps, actor) })),
 };
 
 function sendGatewayError(res: ServerResponse, error: unknown): void {

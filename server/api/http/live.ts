@@ -1,41 +1,28 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { z } from "zod";
 import type { TActor } from "../../core/actor";
-import { ZDecisionOptions } from "../../core/decision";
 import { DomainError } from "../../core/errors";
 import type { TFrame } from "../../core/frames";
+import { readScope } from "../../core/read-scope";
+import { mintSessionId } from "../../core/session-ids";
 import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse } from "../../services/invoke-response";
+import { readResponse } from "../../services/read/responses";
+import { assertOwnSession } from "../../services/read/sessions";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { describeIssues, describeStorableProblem, storableJsonProblem } from "./body";
-import { isSameOriginRequest } from "./guard";
-import { toDomainError } from "./errors";
-import { identify } from "./identify";
-import type { TOpenConnection } from "./open-connections";
 import type { TV1Deps } from "./deps";
-import { mintSessionId } from "../../core/session-ids";
-import { readScope } from "../../core/read-scope";
-import { readResponse } from "../../services/read/responses";
-import { assertOwnSession } from "../../services/read/sessions";
+import { toDomainError } from "./errors";
+import { isSameOriginRequest } from "./guard";
+import { identify } from "./identify";
+import { type TLiveServerFrame, ZLiveClientFrame, ZLiveConnect } from "./live-frames";
+import type { TOpenConnection } from "./open-connections";
 
 const MAX_FRAMES = 1024;
-const ZId = z.string().min(1).max(200);
-const ZClientFrame = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional() }),
-  z.strictObject({ type: z.literal("response.cancel"), responseId: ZId }),
-  z.strictObject({ type: z.literal("response.steer"), responseId: ZId, text: z.string().trim().min(1).max(10_000) }),
-  z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]), ...ZDecisionOptions }),
-  z.strictObject({ type: z.literal("client_tool.result"), requestId: ZId, output: z.unknown() }),
-  z.strictObject({ type: z.literal("session.close") }),
-  // Countersign extension: follow a response from a sequence (e.g. after reconnecting to another replica).
-  z.strictObject({ type: z.literal("response.subscribe"), responseId: ZId, after: z.number().int().min(-1).optional() }),
-]);
-const ZConnect = z.strictObject({ type: z.literal("connect"), sessionId: ZId.optional() });
 
 /** Close codes once the socket's credential no longer holds: gone (revoked, signed out, disabled, deleted) or a changed role. */
 const REVOKED_CLOSE = { unauthenticated: 4401, forbidden: 4403 } as const;
@@ -121,9 +108,9 @@ class LiveConnection {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
   }
 
-  private sendError(error: unknown, extra: Record<string, unknown> = {}): void {
+  private sendError(error: unknown, extra: { responseId?: string; requestId?: string; retryAfter?: number } = {}): void {
     const e = toDomainError(error);
-    this.send({ type: "error", code: e.code, detail: e.message, error: { code: e.code, message: e.message }, ...extra });
+    this.send({ type: "error", code: e.code, detail: e.message, error: { code: e.code, message: e.message }, ...extra } satisfies TLiveServerFrame);
   }
 
   private async onMessage(text: string, isBinary: boolean): Promise<void> {
@@ -145,7 +132,7 @@ class LiveConnection {
       return this.sendError(error);
     }
     if (this.sessionId === null) return this.onConnect(raw);
-    const parsed = ZClientFrame.safeParse(raw);
+    const parsed = ZLiveClientFrame.safeParse(raw);
     if (!parsed.success) {
       return this.sendError(new DomainError("invalid_request", raw === undefined ? "Frames must be JSON objects." : `Invalid frame: ${describeIssues(parsed.error)}.`));
     }
@@ -180,7 +167,7 @@ class LiveConnection {
         else {
           // One vote of a quorum: only this socket hears of it (not a stored frame); the run keeps waiting.
           const { approvalId, sessionId, approvals, requiredApprovals } = decided;
-          this.send({ type: "approval.voted", responseId, sessionId, approvalId, decision: decided.decision, status: "pending", approvals, requiredApprovals });
+          this.send({ type: "approval.voted", responseId, sessionId, approvalId, decision: decided.decision, status: "pending", approvals, requiredApprovals } satisfies TLiveServerFrame);
         }
       } else {
         const submitted = await submitClientToolResult(this.deps, this.actor, { requestId: frame.requestId, output: frame.output, via: "websocket" });
@@ -199,7 +186,7 @@ class LiveConnection {
   }
 
   private async onConnect(raw: unknown): Promise<void> {
-    const parsed = ZConnect.safeParse(raw);
+    const parsed = ZLiveConnect.safeParse(raw);
     if (!parsed.success) {
       this.sendError(new DomainError("invalid_request", 'The first frame must be {"type":"connect","sessionId"?}.'));
       return this.ws.close(1008, "Expected a connect frame");
@@ -214,7 +201,7 @@ class LiveConnection {
         // No row and no workspace until the first response.create: a bare connect costs nothing to store.
         this.sessionId = mintSessionId(this.deps.secretKey, this.actor.userId);
       }
-      this.send({ type: "session.connected", sessionId: this.sessionId });
+      this.send({ type: "session.connected", sessionId: this.sessionId } satisfies TLiveServerFrame);
     } catch (error) {
       this.sendError(error);
       this.ws.close(1008, "Unknown session");

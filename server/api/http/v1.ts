@@ -1,52 +1,82 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { ZDecisionBody } from "../../core/decision";
+import { ZEnvelope } from "../../core/envelope";
 import { DomainError } from "../../core/errors";
 import { readScope } from "../../core/read-scope";
+import { ZStreamFrame } from "../../core/wire-frames";
 import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
-import { readEnvelope } from "../../services/read/responses";
-import { listGrants, revokeGrant } from "../../services/grants";
+import { listGrants, revokeGrant, ZGrantRecord } from "../../services/grants";
 import { invokeResponse } from "../../services/invoke-response";
+import { readEnvelope } from "../../services/read/responses";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { waitForBoundary } from "../../services/wait-for-boundary";
-import { assertStorableText, parseBody, readJson } from "./body";
-import { sendError, sendJson } from "./errors";
 import { handleAgui } from "./agui";
-import { handleGateway } from "./gateway";
-import { identify, type TIdentity } from "./identify";
+import { assertStorableText, parseBody, readJson } from "./body";
 import type { TV1Deps } from "./deps";
+import { sendError, sendJson } from "./errors";
+import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
+import { identify, type TIdentity } from "./identify";
+import { AGUI_EVENT, AGUI_RUN_INPUT, buildOpenApiDocument, type TDocumentedRoute } from "./openapi";
 import { streamFrames } from "./sse";
+import {
+  ZCancelBody,
+  ZClientToolBody,
+  ZClientToolSubmitted,
+  ZCreatedEnvelope,
+  ZCreateResponseBody,
+  ZDecided,
+  ZGrantList,
+  ZHealth,
+  ZOpenApiDocument,
+  ZSteerBody,
+  ZSteerQueued,
+  ZVoted,
+} from "./v1-schemas";
 
 const ZId = z.string().min(1).max(200);
+/** The version of the `/v1` contract in the API document. */
+const API_VERSION = "1.0.0";
 
-export const ZCreateResponseBody = z.strictObject({
-  input: z.union([z.string().min(1, "input must not be empty"), z.record(z.string(), z.unknown())]),
-  sessionId: ZId.optional(),
-  agent: z.string().min(1).max(64).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  stream: z.boolean().optional(),
-});
-const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
-const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
-const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
+const SESSION_ID_QUERY = { in: "query", name: "sessionId", schema: ZId, required: true, description: "The response's session" } as const;
 
-type TRoute = { method: string; pattern: RegExp; auth: boolean; handle: (ctx: TRouteCtx) => Promise<void> };
+type TRoute = TDocumentedRoute & { pattern: RegExp; handle: (ctx: TRouteCtx) => Promise<void> };
 type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };
 
 const routes: TRoute[] = [
   {
     method: "GET",
+    pattern: /^\/v1\/openapi\.json$/,
+    // Public like /v1/healthz: the contract holds no secrets, and clients fetch it before they have a key.
+    auth: false,
+    docs: [{ operationId: "getOpenApiDocument", summary: "This OpenAPI 3.1 document", path: "/v1/openapi.json", responses: { 200: { description: "The document", json: ZOpenApiDocument } } }],
+    handle: async ({ res }) => sendJson(res, 200, openApiDocument()),
+  },
+  {
+    method: "GET",
     pattern: /^\/v1\/healthz$/,
     auth: false,
-    handle: async ({ deps, res }) => sendJson(res, 200, { ok: true, database: deps.dbKind }),
+    docs: [{ operationId: "getHealth", summary: "Is the server up, and on which database", path: "/v1/healthz", responses: { 200: { description: "Up", json: ZHealth } } }],
+    handle: async ({ deps, res }) => sendJson(res, 200, { ok: true, database: deps.dbKind } satisfies z.input<typeof ZHealth>),
   },
   {
     method: "POST",
     pattern: /^\/v1\/responses$/,
     auth: true,
+    docs: [
+      {
+        operationId: "createResponse",
+        summary: "Invoke an agent",
+        path: "/v1/responses",
+        description: "Answers at the first boundary (completed, requires_action, denied, cancelled, failed); with `stream: true` streams the frames as SSE until `response.completed`.",
+        body: ZCreateResponseBody,
+        responses: { 200: { description: "The envelope at the first boundary, or the SSE stream", json: ZCreatedEnvelope, sse: ZStreamFrame } },
+        errors: [403, 404, 409, 503, 504],
+      },
+    ],
     handle: async ({ deps, req, res, actor, credential }) => {
       const body = parseBody(ZCreateResponseBody, await readJson(req));
       // The request itself is the source of plain-text answers: a client that went away is no longer current.
@@ -67,7 +97,7 @@ const routes: TRoute[] = [
           return;
         }
         const envelope = await waitForBoundary(deps, invoked.responseId, Math.max(0, invoked.afterSequence));
-        sendJson(res, 200, invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope);
+        sendJson(res, 200, (invoked.answeredQuestionId ? { ...envelope, questionId: invoked.answeredQuestionId } : envelope) satisfies z.input<typeof ZCreatedEnvelope>);
       } finally {
         connection?.release();
       }
@@ -77,15 +107,30 @@ const routes: TRoute[] = [
     method: "GET",
     pattern: /^\/v1\/responses\/([^/]+)$/,
     auth: true,
+    docs: [{ operationId: "getResponse", summary: "The latest envelope of a response", path: "/v1/responses/{id}", params: [SESSION_ID_QUERY], responses: { 200: { description: "The envelope", json: ZEnvelope } }, errors: [400, 404] }],
     handle: async ({ deps, res, url, params, actor }) => {
       const sessionId = requireSessionId(url);
-      sendJson(res, 200, await readEnvelope(deps, readScope(actor), { responseId: params[0] as string, sessionId }));
+      sendJson(res, 200, (await readEnvelope(deps, readScope(actor), { responseId: params[0] as string, sessionId })) satisfies z.input<typeof ZEnvelope>);
     },
   },
   {
     method: "GET",
     pattern: /^\/v1\/responses\/([^/]+)\/events$/,
     auth: true,
+    docs: [
+      {
+        operationId: "followResponse",
+        summary: "Replay a response's stored frames after a sequence, then follow live ones",
+        path: "/v1/responses/{id}/events",
+        params: [
+          SESSION_ID_QUERY,
+          { in: "query", name: "after", schema: z.string().regex(/^-?\d+$/), description: "Replay frames after this sequence (default -1: all)" },
+          { in: "header", name: "Last-Event-ID", schema: z.string().regex(/^-?\d+$/), description: "As `after`, for reconnecting SSE clients (wins over `after`)" },
+        ],
+        responses: { 200: { description: "SSE until the terminal frame", sse: ZStreamFrame } },
+        errors: [400, 404],
+      },
+    ],
     handle: async ({ deps, req, res, url, params, actor, credential }) => {
       const responseId = params[0] as string;
       const sessionId = requireSessionId(url);
@@ -104,79 +149,150 @@ const routes: TRoute[] = [
     method: "POST",
     pattern: /^\/v1\/responses\/([^/]+)\/cancel$/,
     auth: true,
+    docs: [{ operationId: "cancelResponse", summary: "Cancel a response", path: "/v1/responses/{id}/cancel", body: ZCancelBody, bodyRequired: false, responses: { 200: { description: "The cancelled envelope", json: ZEnvelope } }, errors: [403, 404, 409] }],
     handle: async ({ deps, req, res, params, actor }) => {
       const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"];
       const body = hasBody ? parseBody(ZCancelBody, await readJson(req)) : {};
       const cancelled = await cancelResponse(deps, actor, { responseId: params[0] as string, reason: body.reason, via: "http" });
-      sendJson(res, 200, cancelled.envelope);
+      sendJson(res, 200, cancelled.envelope satisfies z.input<typeof ZEnvelope>);
     },
   },
   {
     method: "POST",
     pattern: /^\/v1\/responses\/([^/]+)\/steer$/,
     auth: true,
+    docs: [{ operationId: "steerResponse", summary: "Queue a message for the running agent's next turn", path: "/v1/responses/{id}/steer", body: ZSteerBody, responses: { 202: { description: "Queued", json: ZSteerQueued } }, errors: [403, 404, 409] }],
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZSteerBody, await readJson(req));
       const steered = await steerResponse(deps, actor, { responseId: params[0] as string, text: body.text, via: "http", authorityKind: "run", assertCurrent: () => true });
-      sendJson(res, 202, steered);
+      sendJson(res, 202, steered satisfies z.input<typeof ZSteerQueued>);
     },
   },
   {
     method: "POST",
     pattern: /^\/v1\/approvals\/([^/]+)$/,
     auth: true,
+    docs: [
+      {
+        operationId: "decideApproval",
+        summary: "Approve (as asked, edited, with a standing grant) or deny (or reply instead)",
+        path: "/v1/approvals/{id}",
+        body: ZDecisionBody,
+        responses: { 200: { description: "The decision settled the approval", json: ZDecided }, 202: { description: "One vote of a quorum, recorded; the run keeps waiting", json: ZVoted } },
+        errors: [403, 404, 409, 422, 504],
+      },
+    ],
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZDecisionBody, await readJson(req));
       const decided = await decideApproval(deps, actor, { ...body, approvalId: params[0] as string, via: "http" });
       if (!decided.settled) {
         // One vote of a quorum: recorded, the run keeps waiting for the other approvers.
-        sendJson(res, 202, { id: decided.approvalId, status: "pending", approvals: decided.approvals, requiredApprovals: decided.requiredApprovals });
+        sendJson(res, 202, { id: decided.approvalId, status: "pending", approvals: decided.approvals, requiredApprovals: decided.requiredApprovals } satisfies z.input<typeof ZVoted>);
         return;
       }
       if (!decided.continues) {
-        sendJson(res, 200, { id: decided.approvalId, status: "denied" });
+        sendJson(res, 200, { id: decided.approvalId, status: "denied" } satisfies z.input<typeof ZDecided>);
         return;
       }
       // Approve (as asked or edited) and reply-instead both resume the run: answer with its next boundary.
       const envelope = await waitForBoundary(deps, decided.responseId, decided.resolvedSequence);
-      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId, ...(decided.grantId ? { grantId: decided.grantId } : {}) });
+      sendJson(res, 200, { ...envelope, approvalId: decided.approvalId, ...(decided.grantId ? { grantId: decided.grantId } : {}) } satisfies z.input<typeof ZDecided>);
     },
   },
   {
     method: "GET",
     pattern: /^\/v1\/grants$/,
     auth: true,
+    docs: [
+      {
+        operationId: "listGrants",
+        summary: "Standing grants the caller may see, newest first",
+        path: "/v1/grants",
+        params: [{ in: "query", name: "status", schema: z.enum(["active", "all"]), description: "`active` (default) or `all`" }],
+        responses: { 200: { description: "The grants", json: ZGrantList } },
+        errors: [400],
+      },
+    ],
     handle: async ({ deps, res, url, actor }) => {
       const status = url.searchParams.get("status") ?? "active";
       if (status !== "active" && status !== "all") throw new DomainError("invalid_request", 'status must be "active" or "all".');
-      sendJson(res, 200, { grants: await listGrants(deps, actor, { status }) });
+      sendJson(res, 200, { grants: await listGrants(deps, actor, { status }) } satisfies z.input<typeof ZGrantList>);
     },
   },
   {
     method: "DELETE",
     pattern: /^\/v1\/grants\/([^/]+)$/,
     auth: true,
-    handle: async ({ deps, res, params, actor }) => sendJson(res, 200, await revokeGrant(deps, actor, params[0] as string)),
+    docs: [{ operationId: "revokeGrant", summary: "Revoke a standing grant", path: "/v1/grants/{id}", responses: { 200: { description: "The revoked grant", json: ZGrantRecord } }, errors: [403, 404, 409] }],
+    handle: async ({ deps, res, params, actor }) => sendJson(res, 200, (await revokeGrant(deps, actor, params[0] as string)) satisfies z.input<typeof ZGrantRecord>),
   },
-  { method: "POST", pattern: /^\/v1\/agui$/, auth: true, handle: async ({ deps, req, res, actor, credential }) => handleAgui(deps, req, res, actor, credential) },
+  {
+    method: "POST",
+    pattern: /^\/v1\/agui$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "runAgui",
+        summary: "Run or resume over the AG-UI protocol",
+        path: "/v1/agui",
+        body: AGUI_RUN_INPUT,
+        responses: { 200: { description: "AG-UI events as SSE", sse: AGUI_EVENT } },
+        errors: [403, 404, 409],
+      },
+    ],
+    handle: async ({ deps, req, res, actor, credential }) => handleAgui(deps, req, res, actor, credential),
+  },
   {
     method: "POST",
     pattern: /^\/v1\/gateway\/([^/]+)$/,
     auth: true,
+    docs: Object.entries(GATEWAY_METHODS).map(([name, m]) => ({
+      operationId: name.replace(/\.(.)/, (_, c: string) => c.toUpperCase()),
+      summary: m.summary,
+      path: `/v1/gateway/${name}`,
+      description: "A Gateway question method. An unknown method is 404 `{detail, code}`.",
+      body: m.schema,
+      responses: {
+        200: { description: "`{ok: true, payload}`", json: z.object({ ok: z.literal(true), payload: m.payload }) },
+        400: { description: "Invalid params or a refused request (reason in `details.reason`)", json: ZGatewayError },
+        503: { description: "The question store is unavailable", json: ZGatewayError },
+      },
+      errors: [404],
+    })),
     handle: async ({ deps, req, res, params, actor }) => handleGateway(deps, req, res, actor, params[0] as string),
   },
   {
     method: "POST",
     pattern: /^\/v1\/client-tools\/([^/]+)$/,
     auth: true,
+    docs: [
+      {
+        operationId: "submitClientToolResult",
+        summary: "Submit a client tool's output",
+        path: "/v1/client-tools/{id}",
+        body: ZClientToolBody,
+        responses: { 200: { description: "The run's next envelope", json: ZClientToolSubmitted } },
+        errors: [403, 404, 409, 422, 504],
+      },
+    ],
     handle: async ({ deps, req, res, params, actor }) => {
       const body = parseBody(ZClientToolBody, await readJson(req));
       const submitted = await submitClientToolResult(deps, actor, { requestId: params[0] as string, output: body.output, via: "http" });
       const envelope = await waitForBoundary(deps, submitted.responseId, submitted.resultSequence);
-      sendJson(res, 200, { ...envelope, clientToolId: submitted.clientToolId });
+      sendJson(res, 200, { ...envelope, clientToolId: submitted.clientToolId } satisfies z.input<typeof ZClientToolSubmitted>);
     },
   },
 ];
+
+let cachedDocument: Record<string, unknown> | null = null;
+/** Built from the table on first use: the document changes only with the code. */
+function openApiDocument(): Record<string, unknown> {
+  cachedDocument ??= buildOpenApiDocument(routes, { version: API_VERSION });
+  return cachedDocument;
+}
+
+/** The routes `handleV1` answers, with their docs (the API document is built from these). */
+export const V1_ROUTES: readonly TDocumentedRoute[] = routes;
 
 function requireSessionId(url: URL): string {
   const sessionId = url.searchParams.get("sessionId");

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { ZEnvelope } from "../../core/envelope";
+import { ZGrantRecord } from "../../services/grants";
+
+/** The request and response bodies of the `/v1` routes: what the handlers parse and send, and what the API document shows. */
+
+const ZId = z.string().min(1).max(200);
+
+/** `POST /v1/responses`. */
+export const ZCreateResponseBody = z.strictObject({
+  input: z.union([z.string().min(1, "input must not be empty"), z.record(z.string(), z.unknown())]),
+  sessionId: ZId.optional(),
+  agent: z.string().min(1).max(64).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  stream: z.boolean().optional(),
+});
+export const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
+export const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
+export const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
+
+export const ZHealth = z.object({ ok: z.literal(true), database: z.enum(["pglite", "postgres"]) });
+export const ZCreatedEnvelope = ZEnvelope.extend({ questionId: z.string().optional().describe("Set when the text answered the run's pending question") });
+export const ZSteerQueued = z.object({ id: z.string(), responseId: z.string(), status: z.literal("queued"), sequence: z.number().int() });
+export const ZDecided = z.union([
+  ZEnvelope.extend({ approvalId: z.string(), grantId: z.string().optional() }).describe("Approved (as asked or edited) or replied to: the run's next envelope"),
+  z.object({ id: z.string(), status: z.literal("denied") }).describe("A plain denial"),
+]);
+export const ZGrantList = z.object({ grants: z.array(ZGrantRecord) });
+export const ZClientToolSubmitted = ZEnvelope.extend({ clientToolId: z.string() });
+export const ZVoted = z.object({ id: z.string(), status: z.literal("pending"), approvals: z.number().int(), requiredApprovals: z.number().int() });
+export const ZOpenApiDocument = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
