@@ -16,6 +16,7 @@ import { assertStorableText, parseBody, readJson } from "./body";
 import { sendError, sendJson } from "./errors";
 import { handleAgui } from "./agui";
 import { handleGateway } from "./gateway";
+import { handleSlackInteraction } from "./slack";
 import { identify, type TIdentity } from "./identify";
 import type { TV1Deps } from "./deps";
 import { streamFrames } from "./sse";
@@ -158,6 +159,8 @@ const routes: TRoute[] = [
     auth: true,
     handle: async ({ deps, res, params, actor }) => sendJson(res, 200, await revokeGrant(deps, actor, params[0] as string)),
   },
+  // Authenticated by Slack's request signature (the signing secret), not by an API key.
+  { method: "POST", pattern: /^\/v1\/slack\/interactions$/, auth: false, handle: async ({ deps, req, res }) => handleSlackInteraction(deps, req, res) },
   { method: "POST", pattern: /^\/v1\/agui$/, auth: true, handle: async ({ deps, req, res, actor, credential }) => handleAgui(deps, req, res, actor, credential) },
   {
     method: "POST",
