@@ -97,6 +97,12 @@ describe(`Lifecycle webhooks (${testDbKind()})`, () => {
     expect(attempts("question.resolved", questionId)).toHaveLength(1);
   });
 
+  it("an approval nobody decides is resolved as expired by the system", async () => {
+    const { approval } = await invokeApproval(app, operator.apiKey, "echo too-late", { approvalTtlMs: 1000 });
+    const expired = await deliveredOnce("approval.resolved", approval.id);
+    expect(new Webhook(SECRET).verify(expired.body, headersOf(expired))).toMatchObject({ data: { approvalId: approval.id, status: "expired", via: "system", decidedBy: null } });
+  });
+
   it("response.failed reaches both subscribed channels once, with the error code", async () => {
     const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "never" }], { clientToolTtlMs: 1000 }));
     expect(env.status).toBe("requires_action");
