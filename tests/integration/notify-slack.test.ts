@@ -4,7 +4,7 @@ import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { getResponse, ok200, rows, waitUntil } from "./helpers";
 import { emailOf } from "./notify-helpers";
-import { approvalRow, consoleDecide, decisionState, startRun } from "./separation-helpers";
+import { approvalRow, consoleDecide, decisionState, SOD_AGENTS, startRun, votesOn } from "./separation-helpers";
 import { startFakeSlack, type TSlackPost } from "./slack-helpers";
 
 const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -27,14 +27,14 @@ beforeAll(async () => {
   const notify = parseNotifyConfig(
     {
       channels: { chat: { type: "slack", url: `${slack.url}/incoming`, signingSecretEnv: "TEST_SLACK_SIGNING", botTokenEnv: "TEST_SLACK_BOT", apiUrl: `${slack.url}/api` } },
-      rules: [{ agents: ["scripted"], kinds: ["approval"], channels: ["chat"] }],
+      rules: [{ agents: ["scripted", "sod-quorum"], kinds: ["approval"], channels: ["chat"] }],
       retry: { baseMs: 150, maxAttempts: 3, jitter: false },
       pollMs: 50,
       timeoutMs: 2000,
     },
     { TEST_SLACK_SIGNING: SIGNING_SECRET, TEST_SLACK_BOT: BOT_TOKEN },
   );
-  app = await startTestApp({ notify });
+  app = await startTestApp({ notify, agents: SOD_AGENTS });
   [nora, olga, mia] = await Promise.all([app.user("member", "Nora Slackowner"), app.user("operator", "Olga Slackop"), app.user("member", "Mia Slackmember"), app.user("operator", "Otto Slackop")]);
 });
 afterAll(async () => {
@@ -135,5 +135,23 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
       return e.status === "completed" ? e : null;
     }, 10_000, "run completed after the reply");
     expect(done.output.find((i) => i.type === "tool_result")).toMatchObject({ output: { denied: true, reply: "use ls -la instead" } });
+  });
+
+  it("a quorum approval counts Slack clicks as votes of different people; the last one settles it and the message says so", async () => {
+    const { approval } = await startRun(app, nora, "rm -rf ./build", "sod-quorum");
+    const { buttons } = await buttonsFor(approval.id);
+    const value = buttons.countersign_approve?.value ?? "";
+    const first = await slack.click(app, { slackUser: "U_OLGA", actionId: "countersign_approve", value });
+    expect(first.body).toEqual({ text: "Your approval is recorded: 1 of 2 approvals from different people; the run still waits.", replacedMessage: false });
+    const again = await slack.click(app, { slackUser: "U_OLGA", actionId: "countersign_approve", value });
+    expect(again.body.replacedMessage).toBe(false);
+    expect(await statusOf(approval.id)).toBe("pending");
+    const second = await slack.click(app, { slackUser: "U_OTTO", actionId: "countersign_approve", value });
+    expect(second.body.text).toMatch(/^Approved by Otto Slackop via Slack/);
+    expect(await statusOf(approval.id)).toBe("approved");
+    expect((await votesOn(app, approval.id)).map((v) => [v.decision, v.via])).toEqual([
+      ["approve", "slack"],
+      ["approve", "slack"],
+    ]);
   });
 });
