@@ -26,8 +26,8 @@ async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): 
 /**
  * `POST /v1/slack/interactions`: a click on a Countersign button in Slack. The raw form body is
  * verified against the signing secrets of the interactive Slack channels (401 with the reason
- * otherwise, nothing read further), the click decided through the one decide service, the outcome
- * posted to `response_url`, and Slack answered 200 with the same text.
+ * otherwise, nothing parsed), the click decided through the one decide service, Slack answered
+ * 200 with the outcome's text, and the outcome then posted to `response_url`.
  */
 export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const apps = Object.values(deps.notify?.config.slackApps ?? {});
@@ -56,6 +56,7 @@ export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage
   const payload = ZSlackBlockActions.safeParse(parsed);
   if (!payload.success) throw new DomainError("invalid_request", "The block_actions payload lacks its user, actions or response_url.");
   const reply = await decideBySlack(deps, app, payload.data);
-  await respond(deps, payload.data.response_url, reply);
+  // Slack wants its answer within 3 seconds: acknowledge first, then update the message.
   sendJson(res, 200, { text: reply.text, replacedMessage: reply.replaceOriginal });
+  void respond(deps, payload.data.response_url, reply);
 }
