@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDbKind } from "../../db/testing";
+import { createTestDb, testDbKind } from "../../db/testing";
+import { createApp } from "../../server/app";
+import { addUser } from "../../server/auth/users";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { decide, invoke, invokeApproval, ok200, script, waitUntil } from "./helpers";
@@ -15,9 +21,8 @@ let app: TTestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let operator: TTestUser;
 
-beforeAll(async () => {
-  receiver = await startReceiver(SECRET);
-  const notify = parseNotifyConfig(
+const configFor = () =>
+  parseNotifyConfig(
     {
       channels: {
         life: { type: "webhook", url: `${receiver.url}/life`, secretEnv: "TEST_LIFECYCLE_SECRET", events: LIFECYCLE },
@@ -30,7 +35,10 @@ beforeAll(async () => {
     },
     { TEST_LIFECYCLE_SECRET: SECRET },
   );
-  app = await startTestApp({ notify });
+
+beforeAll(async () => {
+  receiver = await startReceiver(SECRET);
+  app = await startTestApp({ notify: configFor() });
   operator = await app.user("operator", "Olga Lifecycle");
 });
 afterAll(async () => {
@@ -115,5 +123,53 @@ describe(`Lifecycle webhooks (${testDbKind()})`, () => {
     expect(failed.headers["webhook-id"]).not.toBe(failedToo.headers["webhook-id"]);
     expect(attempts("response.failed", env.id)).toHaveLength(1);
     expect(attempts("response.failed", env.id, "/failures")).toHaveLength(1);
+  });
+});
+
+// Two servers need one shared database: PostgreSQL only (on the PGlite pass this suite is not declared, rather than skipped).
+const onPostgres = testDbKind() === "postgres" ? describe : () => {};
+onPostgres("Lifecycle webhooks from two server instances on one PostgreSQL", () => {
+  it("the same approval decided on both at once: one decision, one approval.resolved, one response.completed", async () => {
+    const handleA = await createTestDb();
+    const { openDb } = await import("../../db/client");
+    const handleB = await openDb({ url: handleA.url, poolSize: 5 });
+    const dataDir = mkdtempSync(join(tmpdir(), "countersign-lifecycle-"));
+    const log = pino({ level: "silent" });
+    const a = await createApp({ db: handleA, dataDir, log, notify: configFor(), rateLimit: null });
+    const b = await createApp({ db: handleB, dataDir, log, notify: configFor(), rateLimit: null });
+    try {
+      const { apiKey } = await addUser(handleA.db, a.deps.auth, { name: "Rita Replica", role: "operator" });
+      const runs: Array<{ responseId: string; approvalId: string }> = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(`${i % 2 ? a.url : b.url}/v1/responses`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ input: { script: [{ toolCalls: [{ name: "exec", arguments: { command: `echo replica-${i}` } }] }, { text: "ok" }] } }),
+        });
+        const env = (await res.json()) as { id: string; requiredAction: { id: string } };
+        runs.push({ responseId: env.id, approvalId: env.requiredAction.id });
+      }
+      for (const run of runs) {
+        const statuses = await Promise.all(
+          [a, b].map(async (server) => (await fetch(`${server.url}/v1/approvals/${run.approvalId}`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) })).status),
+        );
+        expect(statuses.sort()).toEqual([200, 409]);
+      }
+      for (const run of runs) {
+        await deliveredOnce("approval.resolved", run.approvalId);
+        await deliveredOnce("response.completed", run.responseId);
+      }
+      await settle();
+      for (const run of runs) {
+        expect(attempts("approval.resolved", run.approvalId), `approval.resolved of ${run.approvalId}`).toHaveLength(1);
+        expect(attempts("response.completed", run.responseId), `response.completed of ${run.responseId}`).toHaveLength(1);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      await handleB.close();
+      await handleA.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
