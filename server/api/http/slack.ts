@@ -31,7 +31,10 @@ async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): 
  */
 export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const apps = Object.values(deps.notify?.config.slackApps ?? {});
-  if (apps.length === 0) throw new DomainError("not_found", "Slack interactions are off: no Slack channel of the notification config has a signing secret.");
+  if (apps.length === 0) {
+    req.resume();
+    throw new DomainError("not_found", "Slack interactions are off: no Slack channel of the notification config has a signing secret.");
+  }
   const raw = await readBodyText(req);
   const check = verifySlackRequest(
     apps.map((a) => a.signingSecret),
