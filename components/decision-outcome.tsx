@@ -2,15 +2,15 @@
 
 import Link from "next/link";
 import type { TApprovalRow, TInboxRow } from "./api-types";
-import { abbreviateIn, ArgsView } from "./args-view";
+import { ArgsView, abbreviateIn } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
 import { formatTimestamp, TimeAgo } from "./time-labels";
 
 /** How a decision reached the server (the `decided_via` transports), as a table shows it. */
-const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link" };
+const VIA: Record<string, string> = { console: "console", http: "HTTP API", websocket: "WebSocket", system: "system", link: "notification link", slack: "Slack" };
 export const viaLabel = (via: string | null): string => (via ? (VIA[via] ?? via) : "—");
 /** The same inside a sentence: "via the console", "via a notification link". */
-const viaPhrase = (via: string | null): string => (via === "websocket" ? "WebSocket" : via === "link" ? "a notification link" : via ? `the ${viaLabel(via)}` : "an unknown channel");
+const viaPhrase = (via: string | null): string => (via === "websocket" ? "WebSocket" : via === "link" ? "a notification link" : via === "slack" ? "Slack" : via ? `the ${viaLabel(via)}` : "an unknown channel");
 
 /** A decision this page sent, as the inbox keeps it in place of the card it removed. */
 export type TMineNote = { kind: "mine"; row: TInboxRow; text: string };

@@ -67,7 +67,7 @@ export function NotificationsLog() {
               after={(r) => (open === r.id ? <Attempts notificationId={r.id} /> : null)}
               columns={[
                 { key: "status", header: "Status", kind: "nowrap", cell: (r) => <span className={`badge tone-${NOTIFICATION_STATUS_TONE[r.status as TStatus] ?? "muted"}`}>{r.status}</span> },
-                { key: "event", header: "Event", cell: (r) => r.event },
+                { key: "event", header: "Event", cell: (r) => `${r.subjectKind}.${r.event}` },
                 {
                   key: "subject",
                   header: "Subject",

@@ -141,6 +141,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     processes,
     devices: new DeviceHub({ bus, log }, processes),
     mcp: new McpManager(),
+    notify: notifyConfig ? { config: notifyConfig, publicUrl: notifyConfig.publicUrl ?? url } : null,
     agents: options.agents ?? new AgentRegistry(configuredAgents()),
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {

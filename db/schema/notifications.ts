@@ -2,8 +2,9 @@ import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, serial, text, timestamp } from "drizzle-orm/pg-core";
 import { NOTIFICATION_STATUSES } from "../../server/core/vocabulary";
 
-export const NOTIFY_SUBJECTS = ["approval", "question"] as const;
-export const NOTIFY_EVENTS = ["requested", "reminder", "escalation"] as const;
+export const NOTIFY_SUBJECTS = ["approval", "question", "response"] as const;
+/** "Please decide" events (requested, reminder, escalation) and lifecycle facts (resolved, completed, failed). */
+export const NOTIFY_EVENTS = ["requested", "reminder", "escalation", "resolved", "completed", "failed"] as const;
 export const NOTIFY_CHANNEL_TYPES = ["webhook", "slack", "email"] as const;
 export { NOTIFICATION_STATUSES };
 export const notifySubjectEnum = pgEnum("notify_subject", NOTIFY_SUBJECTS);

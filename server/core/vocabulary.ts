@@ -38,7 +38,7 @@ export type TUserStatus = (typeof USER_STATUSES)[number];
 export type TRisk = (typeof RISKS)[number];
 
 /** Where a decision or submission came from; recorded in the trajectory (`link`: a single-use link from a notification). */
-export const TRANSPORTS = ["http", "websocket", "console", "system", "link"] as const;
+export const TRANSPORTS = ["http", "websocket", "console", "system", "link", "slack"] as const;
 export type TTransport = (typeof TRANSPORTS)[number];
 
 export const STEP_STATUSES = ["running", "completed"] as const;

@@ -6,10 +6,11 @@ import type { AgentRegistry } from "../agents/registry";
 import type { DeviceHub } from "../devices/hub";
 import type { ProcessCleanup } from "../devices/process-cleanup";
 import type { TMcpServers } from "../mcp/port";
-import type { EventBus } from "./bus";
+import type { TNotifyConfig } from "../notify/config";
 import type { TExecReviewer } from "../reviewer";
-import type { ReceiptStore } from "./receipts";
 import type { TExecSandbox } from "../tools/exec-sandbox";
+import type { EventBus } from "./bus";
+import type { ReceiptStore } from "./receipts";
 
 /** Process-wide settings the host and services read. */
 export type THostConfig = {
@@ -46,6 +47,8 @@ export type TDeps = {
   devices: DeviceHub;
   /** The MCP servers this process started for agents (stopped at shutdown). */
   mcp: TMcpServers;
+  /** Notifications when configured: lifecycle facts are enqueued by `transact`, Slack interactions verified with it. */
+  notify?: { config: TNotifyConfig; publicUrl: string } | null;
 };
 
 /** A run a transaction moved back to executing and claimed (lease) for this process's host. */

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { appendEvents } from "../../db/repositories/events";
 import type { TFrame, TNewEvent } from "../core/frames";
+import { enqueueLifecycle } from "../notify/lifecycle";
 import { PEER_CHANNEL, type TAnnouncement } from "./bus";
 import type { TDeps } from "./deps";
 
@@ -14,9 +15,10 @@ export type TAnnounce = (announcement: TAnnouncement) => void;
  * Runs `fn` in one transaction with an `emit` that appends trajectory events in that same
  * transaction and an `announce` for other changes. Everything is published only after the
  * commit, never before; peers (replicas) are told by one NOTIFY sent inside the transaction,
- * which PostgreSQL delivers on commit only, so announcing adds no commit of its own.
+ * which PostgreSQL delivers on commit only, so announcing adds no commit of its own. The
+ * lifecycle facts the announcements name go into the notification outbox in the same transaction.
  */
-export async function transact<T>(deps: Pick<TDeps, "db" | "bus">, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
+export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick<TDeps, "notify" | "now">>, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
   const batch: TAnnouncement[] = [];
   const announce: TAnnounce = (a) => {
     batch.push(a);
@@ -29,6 +31,8 @@ export async function transact<T>(deps: Pick<TDeps, "db" | "bus">, fn: (tx: Db, 
       return frames;
     };
     const value = await fn(tx, emit, announce);
+    // Lifecycle webhooks (approval/question resolved, response completed/failed) commit with their change.
+    if (deps.notify) await enqueueLifecycle(tx, deps.notify.config, deps.notify.publicUrl, batch, deps.now?.() ?? new Date());
     await notifyPeers(tx, deps.bus, batch);
     return value;
   });

@@ -32,7 +32,7 @@ export function sendWebhook(url: string, secret: string, body: string, meta: { d
 }
 
 /** POSTs a message to a Slack-compatible incoming webhook. */
-export function sendSlack(url: string, message: { text: string }, timeoutMs: number): Promise<TSendResult> {
+export function sendSlack(url: string, message: { text: string; blocks?: unknown[] }, timeoutMs: number): Promise<TSendResult> {
   return post(url, JSON.stringify(message), { "content-type": "application/json", "user-agent": "Countersign-Notifier" }, timeoutMs);
 }
 

@@ -5,6 +5,11 @@ import { RISKS } from "../core/vocabulary";
 const ZName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1–64 letters, digits, '_', '.' or '-'");
 const ZHttpUrl = z.url({ protocol: /^https?$/ });
 const ZMs = z.number().int().min(1).max(30 * 24 * 3600 * 1000);
+const ZEnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+
+/** Lifecycle facts a webhook channel may subscribe to (sent once each, Standard Webhooks signed). */
+export const LIFECYCLE_EVENTS = ["approval.resolved", "question.resolved", "response.completed", "response.failed"] as const;
+export type TLifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 const ZWebhookChannel = z
   .strictObject({
@@ -13,9 +18,26 @@ const ZWebhookChannel = z
     /** The HMAC key, read from this environment variable at boot (preferred: keeps it out of the file). */
     secretEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").optional(),
     secret: z.string().min(16, "must be at least 16 characters").optional(),
+    /** Lifecycle facts this channel receives besides "please decide" (needs a `whsec_` secret: Standard Webhooks signing). */
+    events: z.array(z.enum(LIFECYCLE_EVENTS)).min(1).optional(),
   })
   .refine((c) => Boolean(c.secretEnv) !== Boolean(c.secret), { message: "give exactly one of secretEnv and secret", path: ["secret"] });
-const ZSlackChannel = z.strictObject({ type: z.literal("slack"), url: ZHttpUrl });
+const ZSlackChannel = z
+  .strictObject({
+    type: z.literal("slack"),
+    url: ZHttpUrl,
+    /** The Slack app's signing secret (or the environment variable holding it): messages get Approve / Deny / Reply buttons. */
+    signingSecret: z.string().min(8).optional(),
+    signingSecretEnv: ZEnvName.optional(),
+    /** A bot token with `users:read.email`, used to look up the clicking Slack user's email (`users.info`). */
+    botToken: z.string().min(8).optional(),
+    botTokenEnv: ZEnvName.optional(),
+    /** The Slack Web API base (tests point it at a fake). */
+    apiUrl: ZHttpUrl.default("https://slack.com/api"),
+  })
+  .refine((c) => !(c.signingSecret && c.signingSecretEnv), { message: "give at most one of signingSecret and signingSecretEnv", path: ["signingSecret"] })
+  .refine((c) => !(c.botToken && c.botTokenEnv), { message: "give at most one of botToken and botTokenEnv", path: ["botToken"] })
+  .refine((c) => !(c.signingSecret || c.signingSecretEnv) || Boolean(c.botToken || c.botTokenEnv), { message: "buttons need a bot token (botToken or botTokenEnv) to map Slack users to Countersign users", path: ["botToken"] });
 const ZEmailChannel = z.strictObject({ type: z.literal("email") });
 const ZChannel = z.discriminatedUnion("type", [ZWebhookChannel, ZSlackChannel, ZEmailChannel]);
 
@@ -87,12 +109,20 @@ export type TNotifyFileConfig = z.infer<typeof ZNotifyConfig>;
 export type TNotifyRule = TNotifyFileConfig["rules"][number];
 export type TChannelConfig = TNotifyFileConfig["channels"][string];
 
+/** A Slack channel whose messages carry buttons: how its interactions are verified and its users looked up. */
+export type TSlackApp = { signingSecret: string; botToken: string; apiUrl: string };
+
 /** The validated configuration with secrets resolved from the environment. */
 export type TNotifyConfig = TNotifyFileConfig & {
   /** HMAC keys of webhook channels, by channel name. */
   webhookSecrets: Record<string, string>;
+  /** Interactive Slack channels, by channel name. */
+  slackApps: Record<string, TSlackApp>;
   smtpPassword?: string;
 };
+
+/** A Standard Webhooks secret: `whsec_` and base64 of at least 24 random bytes. */
+export const isStandardWebhookSecret = (secret: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && Buffer.from(secret.slice(6), "base64").length >= 24;
 
 /** Validates a parsed configuration object and resolves its secrets; errors name the field. */
 export function parseNotifyConfig(raw: unknown, env: Record<string, string | undefined> = process.env, source = "notification config"): TNotifyConfig {
@@ -107,11 +137,23 @@ export function parseNotifyConfig(raw: unknown, env: Record<string, string | und
     if (channel.type !== "webhook") continue;
     const secret = channel.secret ?? (channel.secretEnv ? env[channel.secretEnv] : undefined);
     if (!secret || secret.length < 16) throw new Error(`Invalid ${source}: channels.${name}.secretEnv: the environment variable ${channel.secretEnv} must hold a secret of at least 16 characters`);
+    if (channel.events && !isStandardWebhookSecret(secret)) {
+      throw new Error(`Invalid ${source}: channels.${name}.events: lifecycle events are signed per Standard Webhooks, so the secret must be "whsec_" followed by base64 of at least 24 random bytes`);
+    }
     webhookSecrets[name] = secret;
+  }
+  const slackApps: Record<string, TSlackApp> = {};
+  for (const [name, channel] of Object.entries(config.channels)) {
+    if (channel.type !== "slack" || !(channel.signingSecret || channel.signingSecretEnv)) continue;
+    const signingSecret = channel.signingSecret ?? (channel.signingSecretEnv ? env[channel.signingSecretEnv] : undefined);
+    const botToken = channel.botToken ?? (channel.botTokenEnv ? env[channel.botTokenEnv] : undefined);
+    if (!signingSecret) throw new Error(`Invalid ${source}: channels.${name}.signingSecretEnv: the environment variable ${channel.signingSecretEnv} is not set`);
+    if (!botToken) throw new Error(`Invalid ${source}: channels.${name}.botTokenEnv: the environment variable ${channel.botTokenEnv} is not set`);
+    slackApps[name] = { signingSecret, botToken, apiUrl: channel.apiUrl };
   }
   const smtpPassword = config.smtp?.passEnv ? env[config.smtp.passEnv] : undefined;
   if (config.smtp?.passEnv && !smtpPassword) throw new Error(`Invalid ${source}: smtp.passEnv: the environment variable ${config.smtp.passEnv} is not set`);
-  return { ...config, webhookSecrets, smtpPassword };
+  return { ...config, webhookSecrets, slackApps, smtpPassword };
 }
 
 /** Reads `COUNTERSIGN_NOTIFY_CONFIG` (a JSON file); null when unset (notifications off). */

@@ -1,11 +1,12 @@
 import { and, eq, sql } from "drizzle-orm";
 import { approvals, notificationAttempts, notifications, questions, responses } from "../../db/schema";
 import { actorOf } from "../auth/users";
-import { type TActor, canDecide } from "../core/actor";
+import { canDecide, type TActor } from "../core/actor";
 import { decisionRefusal } from "../core/separation-of-duties";
 import type { TDeps } from "../host/deps";
 import { createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } from "./channels";
 import type { TNotifyConfig } from "./config";
+import { isLifecyclePayload, lifecycleBody, type TLifecyclePayload } from "./lifecycle";
 import { mintLinkToken, voidLinkTokens } from "./links";
 import { consoleLink, emailMessage, slackMessage, type TNotificationPayload, webhookBody } from "./render";
 import { backoffMs } from "./route";
@@ -60,6 +61,14 @@ function mayAct(deps: TDeps, actor: TActor, owner: TSubjectState): boolean {
   return canDecide(actor, owner.userId);
 }
 
+/** A lifecycle fact: sent to its webhook channel whatever the subject's state is now. */
+function sendLifecycle(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, payload: TLifecyclePayload): Promise<TSendResult> {
+  const channel = ctx.config.channels[row.channel];
+  if (channel?.type !== "webhook") return Promise.resolve({ ok: false, statusCode: null, error: `the channel "${row.channel}" is no longer configured` });
+  const body = JSON.stringify(lifecycleBody(row.id, payload));
+  return sendWebhook(channel.url, ctx.config.webhookSecrets[row.channel] ?? "", body, { deliveryId: row.id, event: payload.type, now: deps.now(), timeoutMs: ctx.config.timeoutMs });
+}
+
 async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: TSubjectState): Promise<TSendResult> {
   const channel = ctx.config.channels[row.channel];
   const payload = row.payload as unknown as TNotificationPayload;
@@ -68,15 +77,17 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
     const body = JSON.stringify(webhookBody(row.id, payload));
     return sendWebhook(channel.url, ctx.config.webhookSecrets[row.channel] ?? "", body, { deliveryId: row.id, event: `${row.subjectKind}.${row.event}`, now: deps.now(), timeoutMs: ctx.config.timeoutMs });
   }
-  if (channel.type === "slack") return sendSlack(channel.url, slackMessage(payload), ctx.config.timeoutMs);
+  if (channel.type === "slack") return sendSlack(channel.url, slackMessage(payload, { buttons: row.channel in ctx.config.slackApps }), ctx.config.timeoutMs);
   if (!ctx.mailer) return { ok: false, statusCode: null, error: "no SMTP server is configured" };
+  const subjectKind = row.subjectKind;
+  if (subjectKind === "response") return { ok: false, statusCode: null, error: "runs are announced by lifecycle webhooks only" };
   // A person who may act gets a single-use link; anyone else (e.g. the requester of an approval
   // it may not decide itself) the console page behind the login.
   const actor = row.recipientUserId ? await actorOf(deps.db, row.recipientUserId) : null;
-  let link = { url: consoleLink(ctx.publicUrl, row.subjectKind, row.subjectId), singleUse: false, expiresAt: undefined as Date | undefined };
+  let link = { url: consoleLink(ctx.publicUrl, subjectKind, row.subjectId), singleUse: false, expiresAt: undefined as Date | undefined };
   if (actor && mayAct(deps, actor, owner)) {
     const minted = await mintLinkToken(deps.db, {
-      subjectKind: row.subjectKind,
+      subjectKind,
       subjectId: row.subjectId,
       userId: actor.userId,
       notificationId: row.id,
@@ -95,10 +106,13 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
 /** Sends one claimed delivery and records the attempt; the row's next state depends on the outcome. */
 async function deliverOne(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow): Promise<void> {
   const started = Date.now();
-  const state = await subjectState(deps, row);
+  const lifecycle = isLifecyclePayload(row.payload) ? row.payload : null;
+  const state = lifecycle ? null : await subjectState(deps, row);
   let result: TSendResult;
   let skipped = false;
-  if (state?.status !== "pending" || state.expiresAt.getTime() <= deps.now().getTime()) {
+  if (lifecycle) {
+    result = await sendLifecycle(deps, ctx, row, lifecycle).catch((error: unknown) => ({ ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) }));
+  } else if (state?.status !== "pending" || state.expiresAt.getTime() <= deps.now().getTime()) {
     skipped = true;
     const what = row.subjectKind === "approval" ? "approval" : "question";
     result = { ok: false, statusCode: null, error: `skipped: the ${what} is ${state ? (state.status === "pending" ? "expired" : `already ${state.status}`) : "gone"}` };

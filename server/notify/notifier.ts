@@ -41,7 +41,8 @@ export function startNotifier(deps: TDeps, config: TNotifyConfig, options: { pub
   };
 
   const unsubscribe = deps.bus.subscribeInbox((change) => {
-    if (change.kind === "approval" || change.kind === "question") wake();
+    // A settled approval or question, or a finished run, may have put a lifecycle fact in the outbox.
+    if (change.kind === "approval" || change.kind === "question" || change.kind === "response") wake();
   });
   const timer = setInterval(wake, config.pollMs);
   timer.unref();

@@ -7,13 +7,15 @@ import type { TNotifyConfig } from "./config";
 import { approvalView, consoleLink, questionView, type TNotificationPayload, type TSubjectView } from "./render";
 import { dueEvents, type TDelivery, type TNotifyEvent, type TRoutedSubject } from "./route";
 
+const isDecideEvent = (event: string): event is TNotifyEvent => event === "requested" || event === "reminder" || event === "escalation";
+
 /** How many pending subjects one planning pass looks at (oldest first). */
 const PLAN_BATCH = 500;
 
 /** Items not announced yet come first, so a backlog beyond one batch cannot starve new ones. */
 const unplannedFirst = (id: AnyColumn) => sql`exists (select 1 from notification_plans p where p.subject_id = ${id} and p.event = 'requested')`;
 
-type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null; view: TSubjectView };
+type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null; view: TSubjectView; bindingHash?: string };
 
 async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
   const a = await deps.db
@@ -40,6 +42,7 @@ async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
       createdAt: approval.createdAt,
       expiresAt: approval.expiresAt,
       view: approvalView({ ...approval, agent }),
+      bindingHash: approval.bindingHash,
     })),
     ...q.map(({ question, agent }) => ({
       kind: "question" as const,
@@ -67,7 +70,7 @@ export async function planDue(deps: TDeps, config: TNotifyConfig, publicUrl: str
     .from(notificationPlans)
     .where(inArray(notificationPlans.subjectId, subjects.map((s) => s.id)));
   const planned = new Map<string, Set<TNotifyEvent>>();
-  for (const p of plans) planned.set(p.subjectId, (planned.get(p.subjectId) ?? new Set()).add(p.event));
+  for (const p of plans) if (isDecideEvent(p.event)) planned.set(p.subjectId, (planned.get(p.subjectId) ?? new Set()).add(p.event));
   const now = deps.now();
   let written = 0;
   for (const subject of subjects) {
@@ -99,7 +102,12 @@ async function withRecipients(deps: TDeps, deliveries: TDelivery[]): Promise<TAd
 }
 
 async function planEvent(deps: TDeps, subject: TPendingSubject, event: TNotifyEvent, deliveries: TAddressed[], publicUrl: string): Promise<number> {
-  const payload: TNotificationPayload = { event, subject: subject.view, links: { console: consoleLink(publicUrl, subject.kind, subject.id) } };
+  const payload: TNotificationPayload = {
+    event,
+    subject: subject.view,
+    links: { console: consoleLink(publicUrl, subject.kind, subject.id) },
+    ...(subject.bindingHash ? { bindingHash: subject.bindingHash } : {}),
+  };
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
     const [won] = await tx

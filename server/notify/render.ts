@@ -13,7 +13,7 @@ export type TSubjectView =
   | { kind: "question"; id: string; agent: string | null; questions: Array<{ header: string; question: string; options: string[] }>; expiresAt: string };
 
 /** The stored payload of a notification (links for email are added at send time). */
-export type TNotificationPayload = { event: TNotifyEvent; subject: TSubjectView; links: { console: string } };
+export type TNotificationPayload = { event: TNotifyEvent; subject: TSubjectView; links: { console: string }; bindingHash?: string };
 
 const SECRET_NAME = "[A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|pass|pwd|api[_-]?key|access[_-]?key|private[_-]?key|auth|credential|cookie)[A-Za-z0-9_.-]*";
 const VALUE = `("[^"]*"|'[^']*'|[^\\s"'&;|]+)`;
@@ -115,14 +115,51 @@ export function webhookBody(notificationId: string, payload: TNotificationPayloa
   return { id: notificationId, type: `${payload.subject.kind}.${payload.event}`, event: payload.event, subject: payload.subject, links: payload.links, text: headline(payload) };
 }
 
-/** A Slack-compatible incoming-webhook message: text with a link to decide or answer. */
-export function slackMessage(payload: TNotificationPayload): { text: string } {
+/** Action ids of the Slack buttons (and the reply field) that `POST /v1/slack/interactions` understands. */
+export const SLACK_ACTIONS = { approve: "countersign_approve", deny: "countersign_deny", reply: "countersign_reply", replyText: "countersign_reply_text", replyBlock: "countersign_reply" } as const;
+
+/** What a Slack button carries: the approval and the binding the message showed. */
+export type TSlackButtonValue = { approvalId: string; bindingHash: string };
+
+type TSlackMessage = { text: string; blocks?: Array<Record<string, unknown>> };
+
+const plain = (text: string) => ({ type: "plain_text", text });
+
+/**
+ * A Slack message: text with a link to decide or answer. On an interactive channel an approval
+ * also gets Block Kit Approve / Deny buttons and a Reply field with its button (reply instead).
+ */
+export function slackMessage(payload: TNotificationPayload, options: { buttons?: boolean } = {}): TSlackMessage {
   const verb = payload.subject.kind === "approval" ? "Review and decide" : "Answer";
   const lines = [headline(payload)];
   if (payload.subject.kind === "approval") lines.push(`Action: ${payload.subject.action} · expires ${payload.subject.expiresAt}`);
   else for (const q of payload.subject.questions) if (q.options.length) lines.push(`${q.header}: ${q.options.join(" | ")}`);
   lines.push(`<${payload.links.console}|${verb} in Countersign> (sign-in required)`);
-  return { text: lines.join("\n") };
+  const text = lines.join("\n");
+  if (!options.buttons || payload.subject.kind !== "approval" || !payload.bindingHash) return { text };
+  const value = JSON.stringify({ approvalId: payload.subject.id, bindingHash: payload.bindingHash } satisfies TSlackButtonValue);
+  return {
+    text,
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text } },
+      {
+        type: "input",
+        block_id: SLACK_ACTIONS.replyBlock,
+        optional: true,
+        label: plain("Reply instead (the agent gets this message and goes on)"),
+        element: { type: "plain_text_input", action_id: SLACK_ACTIONS.replyText, multiline: true, max_length: 2000 },
+      },
+      {
+        type: "actions",
+        block_id: "countersign_decide",
+        elements: [
+          { type: "button", action_id: SLACK_ACTIONS.approve, style: "primary", text: plain("Approve"), value },
+          { type: "button", action_id: SLACK_ACTIONS.deny, style: "danger", text: plain("Deny"), value },
+          { type: "button", action_id: SLACK_ACTIONS.reply, text: plain("Reply"), value },
+        ],
+      },
+    ],
+  };
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

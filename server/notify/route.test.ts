@@ -1,7 +1,9 @@
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseNotifyConfig } from "./config";
 import { backoffMs, deliveriesOf, dueEvents, matchingRules, type TRoutedSubject } from "./route";
+import { verifySlackRequest } from "./slack-verify";
 
 const config = parseNotifyConfig(
   {
@@ -106,8 +108,41 @@ describe("config", () => {
 
   it("the shipped sample (docs/notify.example.json) is valid", () => {
     const sample = JSON.parse(readFileSync(new URL("../../docs/notify.example.json", import.meta.url), "utf8")) as unknown;
-    const c = parseNotifyConfig(sample, { COUNTERSIGN_HOOK_SECRET: "a-hook-secret-of-some-length", COUNTERSIGN_SMTP_PASSWORD: "smtp-password" });
-    expect(Object.keys(c.channels)).toEqual(["ops-hook", "ops-slack", "mail"]);
+    const whsec = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const c = parseNotifyConfig(sample, {
+      COUNTERSIGN_HOOK_SECRET: "a-hook-secret-of-some-length",
+      COUNTERSIGN_LIFECYCLE_WHSEC: whsec,
+      COUNTERSIGN_SLACK_SIGNING_SECRET: "slack-signing-secret",
+      COUNTERSIGN_SLACK_BOT_TOKEN: "xoxb-bot-token",
+      COUNTERSIGN_SMTP_PASSWORD: "smtp-password",
+    });
+    expect(Object.keys(c.channels)).toEqual(["ops-hook", "lifecycle-hook", "ops-slack", "mail"]);
     expect(c.smtpPassword).toBe("smtp-password");
+    expect(c.slackApps).toEqual({ "ops-slack": { signingSecret: "slack-signing-secret", botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api" } });
+  });
+
+  it("lifecycle events need a Standard Webhooks secret; Slack buttons need a signing secret and a bot token", () => {
+    const hook = (secret: string) => ({ channels: { h: { type: "webhook", url: "http://x", secret, events: ["response.failed"] } } });
+    expect(() => parseNotifyConfig(hook("a-long-enough-plain-secret"))).toThrow(/channels\.h\.events: .*whsec_/);
+    expect(() => parseNotifyConfig(hook(`whsec_${Buffer.alloc(8).toString("base64")}`))).toThrow(/at least 24 random bytes/);
+    expect(parseNotifyConfig(hook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`)).channels.h).toMatchObject({ events: ["response.failed"] });
+    expect(() => parseNotifyConfig({ channels: { h: { type: "webhook", url: "http://x", secret: "a-long-enough-plain-secret", events: ["approval.requested"] } } })).toThrow(/channels\.h\.events\.0/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", signingSecret: "signing-secret" } } })).toThrow(/channels\.s\.botToken: buttons need a bot token/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", signingSecretEnv: "NOPE_SIGNING", botToken: "xoxb-token" } } }, {})).toThrow(/NOPE_SIGNING is not set/);
+    expect(parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x" } } }).slackApps).toEqual({});
+  });
+});
+
+describe("Slack request signatures", () => {
+  const now = new Date("2026-12-01T12:00:00Z");
+  const ts = String(now.getTime() / 1000);
+  const body = "payload=%7B%7D";
+  it("accepts Slack's documented signature within 5 minutes and names the refusal otherwise", () => {
+    const signature = `v0=${createHmac("sha256", "s3cret").update(`v0:${ts}:${body}`).digest("hex")}`;
+    expect(verifySlackRequest(["other", "s3cret"], { signature, timestamp: ts }, body, now)).toEqual({ ok: true, index: 1 });
+    expect(verifySlackRequest(["s3cret"], { signature, timestamp: ts }, `${body}x`, now)).toMatchObject({ ok: false, reason: expect.stringMatching(/signature does not match/) });
+    expect(verifySlackRequest(["s3cret"], { signature, timestamp: ts }, body, new Date(now.getTime() + 301_000))).toMatchObject({ ok: false, reason: expect.stringMatching(/more than 5 minutes/) });
+    expect(verifySlackRequest(["s3cret"], { timestamp: ts }, body, now)).toMatchObject({ ok: false, reason: expect.stringMatching(/no X-Slack-Signature/) });
+    expect(verifySlackRequest(["s3cret"], { signature, timestamp: "12.5" }, body, now)).toMatchObject({ ok: false });
   });
 });

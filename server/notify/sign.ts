@@ -10,15 +10,32 @@ export function signature(secret: string, timestamp: string, body: string): stri
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-/** The headers of one signed webhook delivery. */
+/**
+ * The Standard Webhooks signature (https://www.standardwebhooks.com): `v1,` and base64 of
+ * HMAC-SHA256, keyed with the base64-decoded part of a `whsec_` secret, over `id.timestamp.body`.
+ */
+export function standardSignature(secret: string, id: string, timestamp: string, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+/**
+ * The headers of one signed webhook delivery. A channel with a `whsec_` secret also gets the
+ * Standard Webhooks headers; `webhook-id` is the delivery id, the same on every retry, so a
+ * receiver can drop a repeat.
+ */
 export function signedHeaders(secret: string, body: string, meta: { deliveryId: string; event: string; now: Date }): Record<string, string> {
   const timestamp = String(Math.floor(meta.now.getTime() / 1000));
+  const standard: Record<string, string> = secret.startsWith("whsec_")
+    ? { "webhook-id": meta.deliveryId, "webhook-timestamp": timestamp, "webhook-signature": standardSignature(secret, meta.deliveryId, timestamp, body) }
+    : {};
   return {
     "content-type": "application/json",
     [SIGNATURE_HEADER]: signature(secret, timestamp, body),
     [TIMESTAMP_HEADER]: timestamp,
     [DELIVERY_HEADER]: meta.deliveryId,
     [EVENT_HEADER]: meta.event,
+    ...standard,
   };
 }
 

@@ -44,6 +44,9 @@ const V1: Record<string, TRow> = {
   "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
   "GET /v1/grants":                                  [200,      200,      200,         200,         401,    200],
   "DELETE /v1/grants/{id}":                          [200,      200,      404,         403,         401,    200],
+  // Authenticated by Slack's request signature, never by a key: off (404) for every caller without an
+  // interactive Slack channel; with one, an unsigned or badly signed request is 401 (notify-slack.test.ts).
+  "POST /v1/slack/interactions":                     [404,      404,      404,         404,         404,    404],
   "POST /v1/gateway/question.request":               [200,      200,      200,         403,         401,    200],
   "POST /v1/gateway/question.get":                   [200,      200,      400,         200,         401,    200],
   "POST /v1/gateway/question.list":                  [200,      200,      200,         200,         401,    200],
@@ -218,6 +221,7 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
     v1(r, "POST", "/v1/agui", { threadId: `thread-${r}`, runId: `run-${r}-${Date.now()}`, messages: [{ id: "m1", role: "user", content: "hi" }], tools: [], context: [], state: {}, forwardedProps: {} }),
   "GET /v1/grants": (r) => v1(r, "GET", "/v1/grants"),
   "DELETE /v1/grants/{id}": async (r) => v1(r, "DELETE", `/v1/grants/${await ownerGrant()}`),
+  "POST /v1/slack/interactions": (r) => v1(r, "POST", "/v1/slack/interactions", { payload: "{}" }),
   "POST /v1/gateway/question.request": (r) => v1(r, "POST", "/v1/gateway/question.request", { questions: QUESTIONS }),
   "POST /v1/gateway/question.get": (r) => v1(r, "POST", "/v1/gateway/question.get", { id: ownerQuestion }),
   "POST /v1/gateway/question.list": (r) => v1(r, "POST", "/v1/gateway/question.list", {}),
@@ -360,6 +364,7 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "GET /v1/grants": "/v1/grants",
       "DELETE /v1/grants/{id}": "/v1/grants/x",
       "POST /v1/gateway/question.request": "/v1/gateway/question.request",
+      "POST /v1/slack/interactions": "/v1/slack/interactions",
     };
     for (const route of declared) {
       const covered = Object.entries(samples).some(([name, path]) => name.startsWith(`${route.method} `) && route.pattern.test(path));

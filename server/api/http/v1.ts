@@ -16,6 +16,7 @@ import { submitClientToolResult } from "../../services/submit-client-tool-result
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
 import { assertStorableText, parseBody, readJson } from "./body";
+import { handleSlackInteraction } from "./slack";
 import type { TV1Deps } from "./deps";
 import { sendError, sendJson } from "./errors";
 import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
@@ -38,6 +39,8 @@ import {
 } from "./v1-schemas";
 
 const ZId = z.string().min(1).max(200);
+/** What `POST /v1/slack/interactions` answers Slack (its message text; the outcome itself goes to `response_url`). */
+const ZSlackAnswer = z.object({ text: z.string(), replacedMessage: z.boolean() });
 /** The version of the `/v1` contract in the API document. */
 const API_VERSION = "1.0.0";
 
@@ -241,6 +244,24 @@ const routes: TRoute[] = [
       },
     ],
     handle: async ({ deps, req, res, actor, credential }) => handleAgui(deps, req, res, actor, credential),
+  },
+  {
+    // Authenticated by Slack's request signature (the signing secret), not by an API key.
+    method: "POST",
+    pattern: /^\/v1\/slack\/interactions$/,
+    auth: false,
+    docs: [
+      {
+        operationId: "slackInteraction",
+        summary: "A click on a Slack message's Approve / Deny / Reply button",
+        path: "/v1/slack/interactions",
+        description:
+          "Sent by Slack, form-encoded (`payload=<JSON>`), signed with the channel's signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes). The Slack user is mapped to a Countersign user by email and decides with the console's rules; the outcome replaces the message through its `response_url`. 404 when no interactive Slack channel is configured.",
+        responses: { 200: { description: "The click was taken (or ignored); `text` says what happened", json: ZSlackAnswer } },
+        errors: [404],
+      },
+    ],
+    handle: async ({ deps, req, res }) => handleSlackInteraction(deps, req, res),
   },
   {
     method: "POST",

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DomainError } from "../../core/errors";
+import { verifySlackRequest } from "../../notify/slack-verify";
+import { decideBySlack, type TSlackReply, ZSlackBlockActions } from "../../services/decide-by-slack";
+import { readBodyText } from "./body";
+import type { TV1Deps } from "./deps";
+import { sendJson } from "./errors";
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Tells Slack the outcome through the interaction's `response_url` (the message, or an ephemeral note). */
+async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): Promise<void> {
+  const body = reply.replaceOriginal ? { replace_original: true, text: reply.text } : { response_type: "ephemeral", replace_original: false, text: reply.text };
+  try {
+    const res = await fetch(responseUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), redirect: "manual", signal: AbortSignal.timeout(2500) });
+    await res.arrayBuffer().catch(() => undefined);
+    if (!res.ok) deps.log.warn({ status: res.status }, "Slack response_url refused the outcome message");
+  } catch (error) {
+    deps.log.warn({ err: error }, "could not post the outcome to Slack's response_url");
+  }
+}
+
+/**
+ * `POST /v1/slack/interactions`: a click on a Countersign button in Slack. The raw form body is
+ * verified against the signing secrets of the interactive Slack channels (401 with the reason
+ * otherwise, nothing parsed), the click decided through the one decide service, Slack answered
+ * 200 with the outcome's text, and the outcome then posted to `response_url`.
+ */
+export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const apps = Object.values(deps.notify?.config.slackApps ?? {});
+  if (apps.length === 0) {
+    req.resume();
+    throw new DomainError("not_found", "Slack interactions are off: no Slack channel of the notification config has a signing secret.");
+  }
+  const raw = await readBodyText(req);
+  const check = verifySlackRequest(
+    apps.map((a) => a.signingSecret),
+    { signature: header(req, "x-slack-signature"), timestamp: header(req, "x-slack-request-timestamp") },
+    raw,
+    deps.now(),
+  );
+  if (!check.ok) throw new DomainError("unauthenticated", check.reason);
+  const app = apps[check.index] as (typeof apps)[number];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new URLSearchParams(raw).get("payload") ?? "");
+  } catch {
+    throw new DomainError("invalid_request", "Send the interaction as Slack does: a form field `payload` holding JSON.");
+  }
+  const type = (parsed as { type?: unknown } | null)?.type;
+  if (type !== "block_actions") {
+    // Other interaction kinds (shortcuts, view submissions) are acknowledged and ignored.
+    sendJson(res, 200, { text: `Countersign ignores "${String(type)}" interactions.`, replacedMessage: false });
+    return;
+  }
+  const payload = ZSlackBlockActions.safeParse(parsed);
+  if (!payload.success) throw new DomainError("invalid_request", "The block_actions payload lacks its user, actions or response_url.");
+  const reply = await decideBySlack(deps, app, payload.data);
+  // Slack wants its answer within 3 seconds: acknowledge first, then update the message.
+  sendJson(res, 200, { text: reply.text, replacedMessage: reply.replaceOriginal });
+  void respond(deps, payload.data.response_url, reply);
+}
