@@ -119,33 +119,22 @@ export function ApprovalsInbox() {
         <div>
           <h1>Approvals</h1>
           <p className="muted">Agents wait here until a person approves or denies the exact action.</p>
+          {questionCount > 0 ? (
+            // One line under the title, not a banner: the list keeps the screen.
+            <p className="notice-questions small" data-testid="questions-waiting">
+              <strong>{questionCount}</strong> {questionCount === 1 ? "question is" : "questions are"} also waiting for a person&apos;s answer.{" "}
+              <Link href="/questions">Open Questions</Link>
+            </p>
+          ) : null}
         </div>
         <LiveIndicator live={live} />
       </div>
       <p className="visually-hidden" aria-live="polite">
         {decisions.announcement}
       </p>
-      {questionCount > 0 ? (
-        <p className="notice notice-questions" data-testid="questions-waiting">
-          <strong>{questionCount}</strong> {questionCount === 1 ? "question is" : "questions are"} also waiting for a person&apos;s answer.{" "}
-          <Link href="/questions">Open Questions</Link>
-        </p>
-      ) : null}
 
       <InboxFilterBar state={filterState} seesEveryone={seesEveryone} />
 
-      <div className="shortcut-bar" data-testid="shortcut-hint">
-        {canDecide ? (
-          <span>
-            <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>a</Kbd> approve · <Kbd>d</Kbd> deny · <Kbd>x</Kbd> select · <Kbd>e</Kbd> edit · <Kbd>r</Kbd> reply · <Kbd>g</Kbd> grant · <Kbd>o</Kbd> open response ·{" "}
-            <Kbd>?</Kbd> all shortcuts
-          </span>
-        ) : (
-          <span>
-            <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> open response — read-only: your role cannot decide.
-          </span>
-        )}
-      </div>
       {help ? <ShortcutsHelp /> : null}
       {canDecide && bulk.size > 0 ? (
         <BulkBar
@@ -158,10 +147,24 @@ export function ApprovalsInbox() {
       ) : null}
 
       <section aria-labelledby="pending-title" className="section">
-        <h2 id="pending-title" ref={pendingHeading} tabIndex={-1}>
-          Pending <span className="count" data-testid="pending-count">{count}</span>
-          {filtered ? <span className="muted small"> (filtered)</span> : null}
-        </h2>
+        <div className="pending-head">
+          <h2 id="pending-title" ref={pendingHeading} tabIndex={-1}>
+            Pending <span className="count" data-testid="pending-count">{count}</span>
+            {filtered ? <span className="muted small"> (filtered)</span> : null}
+          </h2>
+          <div className="shortcut-bar" data-testid="shortcut-hint">
+            {canDecide ? (
+              <span>
+                <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>a</Kbd> approve · <Kbd>d</Kbd> deny · <Kbd>x</Kbd> select · <Kbd>e</Kbd> edit · <Kbd>r</Kbd> reply · <Kbd>g</Kbd> grant · <Kbd>o</Kbd> open response ·{" "}
+                <Kbd>?</Kbd> all shortcuts
+              </span>
+            ) : (
+              <span>
+                <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> open response — read-only: your role cannot decide.
+              </span>
+            )}
+          </div>
+        </div>
         {decisions.bulkNote ? (
           <div className="decision-note" role="status" data-testid="bulk-note">
             <span className="decision-note-text">{decisions.bulkNote}</span>

@@ -567,20 +567,20 @@ test("a form as MCP defines it: titled choices, a multi-select, formats and leng
   await page.goto(`/answer/${asked.id}`);
   await expect(page.getByRole("combobox", { name: /Size/ }).locator("option")).toHaveText(["Choose…", "Small", "Large"]);
   await expect(page.getByRole("checkbox")).toHaveCount(3);
-  await page.getByRole("button", { name: "Send answer" }).click();
+  await page.getByRole("button", { name: "Submit" }).click();
   await expect(page.getByTestId("field-error")).toHaveText(["Choose one of the options.", "Choose at least one.", "This field is required."]);
 
   await page.getByRole("combobox", { name: /Size/ }).selectOption({ label: "Large" });
   for (const name of ["Milk", "Sugar", "Ice"]) await page.getByRole("checkbox", { name }).check();
   await page.getByRole("textbox", { name: /Receipt to/ }).fill("ada at example");
   await page.getByRole("textbox", { name: "Code" }).fill("ab");
-  await page.getByRole("button", { name: "Send answer" }).click();
+  await page.getByRole("button", { name: "Submit" }).click();
   await expect(page.getByTestId("field-error")).toHaveText(["Choose at most 2.", "Enter an email address, such as ada@example.com.", "Use at least 3 characters (now 2)."]);
 
   await page.getByRole("checkbox", { name: "Ice" }).uncheck();
   await page.getByRole("textbox", { name: /Receipt to/ }).fill("ada@example.com");
   await page.getByRole("textbox", { name: "Code" }).fill("abc");
-  await page.getByRole("button", { name: "Send answer" }).click();
+  await page.getByRole("button", { name: "Submit" }).click();
 
   await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
   const record = await gateway<{ question: { answers: Record<string, string[]> } }>(request, creds.apiKey, "question.get", { id: asked.id });

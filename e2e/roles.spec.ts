@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { addUser, bearer, demoCredentials, screenshot, signedInPage, startEchoRun, startQuestionRun, trpcMutationAsPage, uniqueMarker } from "./support";
+import { addUser, bearer, demoCredentials, openApproval, screenshot, signedInPage, startEchoRun, startQuestionRun, trpcMutationAsPage, uniqueMarker } from "./support";
 
 test("an auditor sees everything and decides nothing: no buttons, no shortcuts, and the server refuses", async ({ browser, baseURL, request }) => {
   const creds = await demoCredentials();
@@ -10,8 +10,8 @@ test("an auditor sees everything and decides nothing: no buttons, no shortcuts, 
   const page = await signedInPage(browser, baseURL, auditor);
   await page.goto("/approvals");
   await expect(page.getByTestId("signed-in-user")).toContainText("auditor");
-  const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
-  await expect(card).toBeVisible();
+  // The compact inbox shows the selected request in full.
+  const card = await openApproval(page, run.approvalId);
   await expect(card).toContainText(marker);
   await expect(card.getByRole("button", { name: "Approve" })).toHaveCount(0);
   await expect(card.getByRole("button", { name: "Deny" })).toHaveCount(0);
@@ -112,7 +112,7 @@ test("a member's own approval shows why it cannot decide it (no buttons); an ope
 
   const memberPage = await signedInPage(browser, baseURL, member);
   await memberPage.goto("/approvals");
-  const own = memberPage.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
+  const own = await openApproval(memberPage, run.approvalId);
   await expect(own).toContainText(marker);
   await expect(own.getByTestId("decide-refusal")).toHaveText('You started this run; the agent "scripted" requires another person to approve it.');
   await expect(own.getByRole("button", { name: "Approve" })).toHaveCount(0);
@@ -129,7 +129,7 @@ test("a member's own approval shows why it cannot decide it (no buttons); an ope
 
   // The operator (Demo Operator) may decide it.
   await page.goto("/approvals");
-  const card = page.locator(`[data-testid="approval"][data-approval-id="${run.approvalId}"]`);
+  const card = await openApproval(page, run.approvalId);
   await expect(card.getByTestId("decide-refusal")).toHaveCount(0);
   await card.getByRole("button", { name: "Approve" }).click();
   await expect(card).toHaveCount(0);

@@ -30,6 +30,7 @@ type TRow = [TCell, TCell, TCell, TCell, TCell, TCell];
 const V1: Record<string, TRow> = {
   //                                                  admin     operator  member       auditor      none    owner
   "GET /v1/healthz":                                 [200,      200,      200,         200,         200,    200],
+  "GET /v1/openapi.json":                            [200,      200,      200,         200,         200,    200],
   "POST /v1/responses":                              [200,      200,      200,         403,         401,    200],
   "POST /v1/responses (owner's sessionId)":          [404,      404,      404,         403,         401,    200],
   // Reading and following a response is one check on every transport (readScope): the roles that read everything read it.
@@ -73,6 +74,9 @@ const TRPC: Record<string, TRow> = {
   "responses.cancel":                                [200,      200,      404,         403,         401,    200],
   "responses.onFrames":                              [200,      200,      404,         200,         401,    200],
   "users.names":                                     [200,      200,      200,         200,         401,    200],
+  // One's own console language: every signed-in role (an auditor's preference changes nothing of the workspace).
+  "settings.get":                                    [200,      200,      200,         200,         401,    200],
+  "settings.setLocale":                              [200,      200,      200,         200,         401,    200],
   "question.request":                                [200,      200,      200,         403,         401,    200],
   "question.waitAnswer":                             [200,      200,      404,         200,         401,    200],
   "question.resolve":                                [200,      200,      404,         403,         401,    200],
@@ -204,6 +208,7 @@ async function frame(role: TRole, send: Record<string, unknown>, done: (c: LiveC
 
 const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   "GET /v1/healthz": (r) => v1(r, "GET", "/v1/healthz"),
+  "GET /v1/openapi.json": (r) => v1(r, "GET", "/v1/openapi.json"),
   "POST /v1/responses": (r) => v1(r, "POST", "/v1/responses", { input: "hi" }),
   "POST /v1/responses (owner's sessionId)": (r) => v1(r, "POST", "/v1/responses", { input: "hi", sessionId: completed.sessionId }),
   "GET /v1/responses/{id}?sessionId=": (r) => v1(r, "GET", `/v1/responses/${completed.id}?sessionId=${completed.sessionId}`),
@@ -275,6 +280,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "responses.cancel": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.cancel", { responseId: (await suspended()).id })),
   "responses.onFrames": (r) => trpcSubscribe(app, caller(r), "responses.onFrames", { responseId: completed.id }),
   "users.names": (r) => trpcStatus(trpcGet(app, caller(r), "users.names", { ids: [users.owner.userId] })),
+  "settings.get": (r) => trpcStatus(trpcGet(app, caller(r), "settings.get")),
+  "settings.setLocale": (r) => trpcStatus(trpcPost(app, caller(r), "settings.setLocale", { locale: null })),
   "question.request": (r) => trpcStatus(trpcPost(app, caller(r), "question.request", { questions: QUESTIONS })),
   "question.waitAnswer": (r) => trpcStatus(trpcGet(app, caller(r), "question.waitAnswer", { id: ownerQuestion, timeoutMs: 1000 })),
   "question.resolve": async (r) => trpcStatus(trpcPost(app, caller(r), "question.resolve", { id: await question(), answers: { pick: ["b"] } })),
@@ -353,6 +360,7 @@ describe(`authorization matrix (${testDbKind()})`, () => {
     expect(declared.length).toBeGreaterThan(5);
     const samples: Record<string, string> = {
       "GET /v1/healthz": "/v1/healthz",
+      "GET /v1/openapi.json": "/v1/openapi.json",
       "POST /v1/responses": "/v1/responses",
       "GET /v1/responses/{id}?sessionId=": "/v1/responses/x",
       "GET /v1/responses/{id}/events?sessionId=": "/v1/responses/x/events",
