@@ -14,6 +14,7 @@ import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { useErrorSentence } from "./use-error-sentence";
 import { LiveIndicator, useLiveChanges } from "./use-live-changes";
 import { useNow } from "./use-now";
+import { DetailSkeleton } from "./detail-skeleton";
 
 /**
  * The end-user answer page of one question. Signed in with the console cookie, or through an
@@ -132,9 +133,7 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
       );
   } else if (!query.data) {
     content = (
-      <p className="muted" aria-live="polite">
-        {common("loading")}
-      </p>
+      <DetailSkeleton label={common("loading")} />
     );
   } else {
     content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={viewer.data?.role === "auditor"} answererId={viewer.data?.userId ?? null} />;

@@ -9,6 +9,7 @@ import { CATALOGUES } from "@/i18n/catalogues";
 import { isLocale, LOCALE_NAMES, LOCALES, type TLocale } from "@/i18n/locales";
 import { ActivityProvider } from "./activity";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
+import { DetailSkeleton } from "./detail-skeleton";
 
 type TNavKey = "home" | "approvals" | "questions" | "responses" | "sessions" | "grants" | "usage" | "notifications" | "admin";
 type TNavItem = { href: string; label: TNavKey; count?: "approvals" | "questions"; testId?: string; roles?: readonly string[] };
@@ -193,9 +194,7 @@ function Shell({ children, chosenLocale, settingsKnown }: { children: ReactNode;
             {t("unreachable", { message: me.error.message })}
           </p>
         ) : (
-          <p className="muted" aria-live="polite">
-            {common("loading")}
-          </p>
+          <DetailSkeleton label={common("loading")} />
         )}
       </main>
     </ActivityProvider>

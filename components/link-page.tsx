@@ -12,6 +12,7 @@ import { buildAnswers, checkDrafts, initialDrafts, type TDraft } from "./questio
 import { Countdown } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useErrorSentence } from "./use-error-sentence";
+import { DetailSkeleton } from "./detail-skeleton";
 
 /**
  * The page behind a single-use link from an email: shows the approval or question the link is
@@ -29,7 +30,7 @@ export function LinkPage({ token }: { token: string }) {
   let content: ReactNode;
   if (done) content = <Outcome title={t("done")} text={done} />;
   else if (view.error) content = <Outcome title={t("broken")} text={errorSentence(view.error, "link")} failed />;
-  else if (!view.data) content = <p className="muted">{common("loading")}</p>;
+  else if (!view.data) content = <DetailSkeleton label={common("loading")} />;
   else {
     const { subject, recipient, linkExpiresAt } = view.data;
     content = (

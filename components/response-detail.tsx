@@ -16,6 +16,7 @@ import { TrajectoryAudit } from "./trajectory-audit";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { type TStreamEntry, useResponseStream } from "./use-response-stream";
+import { DetailSkeleton } from "./detail-skeleton";
 
 const TERMINAL = new Set(["completed", "denied", "cancelled", "failed"]);
 
@@ -100,7 +101,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       </div>
     );
   }
-  if (!data) return <p className="muted">{common("loading")}</p>;
+  if (!data) return <DetailSkeleton label={common("loading")} lines={6} />;
   const env = data.envelope;
   const metadata = env.metadata && Object.keys(env.metadata).length > 0 ? env.metadata : null;
 

@@ -9,6 +9,7 @@ import { describeEvent, tone } from "./trajectory-audit";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
 import { useUserNames } from "./use-user-names";
+import { DetailSkeleton } from "./detail-skeleton";
 
 type TTimeline = TOutputs["audit"]["timeline"];
 type TTurn = TTimeline["turns"][number];
@@ -168,7 +169,7 @@ export function ResponseTimeline({ responseId, liveKey }: { responseId: string; 
   const nameOf = useUserNames(all.map((e) => e.actorUserId));
   const zone = useMemo(() => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", []);
   if (query.error) return <p role="alert" className="error-box">{t("loadFailed", { message: query.error.message })}</p>;
-  if (!data) return <p className="muted">{t("loading")}</p>;
+  if (!data) return <DetailSkeleton label={t("loading")} lines={5} />;
   const noise = all.filter((e) => isLifecycleNoise(e.type)).length;
   const start = data.start.filter((e) => showNoise || !isLifecycleNoise(e.type));
   const stamp = (iso: string) =>

@@ -8,6 +8,7 @@ import { StatusBadge } from "./badges";
 import { TimeAgo } from "./time-labels";
 import { TrajectoryAudit } from "./trajectory-audit";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
+import { DetailSkeleton } from "./detail-skeleton";
 
 /** One session: owner, access, its responses and usage, and the whole session's trajectory audit. */
 export function SessionDetail({ sessionId }: { sessionId: string }) {
@@ -32,7 +33,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
     );
   }
   const s = query.data;
-  if (!s) return <p className="muted">{common("loading")}</p>;
+  if (!s) return <DetailSkeleton label={common("loading")} />;
   const active = s.responses.filter((r) => r.status === "in_progress" || r.status === "requires_action").length;
   return (
     <>
