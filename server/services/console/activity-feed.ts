@@ -48,7 +48,14 @@ export class ActivityTail {
   async follow(follower: (batch: TTailBatch) => void): Promise<{ head: number; stop: () => void }> {
     this.followers.add(follower);
     this.started ??= this.start();
-    await this.started;
+    try {
+      await this.started;
+    } catch (error) {
+      // The head could not be read (the database is down): this follower fails, the next one starts over.
+      this.followers.delete(follower);
+      if (this.followers.size === 0) this.stop();
+      throw error;
+    }
     return {
       head: this.cursor,
       stop: () => {
