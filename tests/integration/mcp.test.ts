@@ -202,7 +202,7 @@ describe(`MCP tools over stdio (${testDbKind()})`, () => {
     const env = await invoke(app, alice.apiKey, script([call("mcp_fixture_ask_unsupported"), call("mcp_fixture_open_link", { url: "javascript:alert(1)" }), { text: "ok" }]), { agent: "scripted-mcp" });
     expect(env.status).toBe("completed");
     const [unsupported, badUrl] = toolResultsOf(env);
-    expect(String(unsupported?.output.text)).toMatch(/^refused: .*Countersign cannot show this elicitation to a person/);
+    expect(String(unsupported?.output.text)).toMatch(/^refused: .*Countersign cannot show this elicitation to a person: Field code: minLength is larger than maxLength\./);
     expect(String(badUrl?.output.error)).toMatch(/Countersign cannot show this elicitation to a person: url must be an absolute http\(s\) URL/);
     const after = await rows<{ n: string | number }>(app, "select count(*) as n from questions");
     expect(Number(after[0]?.n)).toBe(Number(before[0]?.n));
