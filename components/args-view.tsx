@@ -25,9 +25,6 @@ const ENGLISH: TArgsWords = {
   shownBelow: (length) => `(${length}, shown in full below)`,
 };
 
-/** "5,000 characters" */
-export const characters = (n: number): string => ENGLISH.characters(n);
-
 /** TArgsWords in the page's language. */
 export function useArgsWords(): TArgsWords {
   const t = useTranslations("args");
