@@ -52,7 +52,7 @@ function settledBy(o: TApprovalRow, myId: string | null, t: TOutcomeT): string {
   const who = o.decidedByName ?? o.decidedBy ?? "";
   const verb = (VERBS as readonly string[]).includes(o.status) ? t(`verb.${o.status as (typeof VERBS)[number]}`) : o.status;
   const detail = o.originalArguments ? "edited" : o.replyMessage ? "reply" : o.grantId ? "grant" : "none";
-  const via = o.decidedVia && isTransport(o.decidedVia) ? o.decidedVia : o.decidedVia ? "other" : "unknown";
+  const via = !o.decidedVia ? t("viaUnknown") : isTransport(o.decidedVia) ? t(`viaPhrase.${o.decidedVia}`) : o.decidedVia;
   return t("settledBy", {
     verb,
     by: who ? "yes" : "no",
@@ -60,7 +60,7 @@ function settledBy(o: TApprovalRow, myId: string | null, t: TOutcomeT): string {
     me: who && o.decidedBy === myId ? "yes" : "no",
     detail,
     reply: o.replyMessage ?? "",
-    via: via === "other" || via === "unknown" ? (via === "other" ? (o.decidedVia ?? "") : t("viaUnknown")) : t(`viaPhrase.${via}`),
+    via,
     cancelled: o.status === "cancelled" ? "yes" : "no",
   });
 }
