@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { AgentsPanel } from "./admin/agents-panel";
 import { DevicesPanel } from "./admin/devices-panel";
@@ -11,29 +12,30 @@ type TTab = "users" | "keys" | "agents" | "devices";
 
 /** Users and roles, API keys, agents and their policies, paired devices — what each role may see and change. */
 export function AdminPage() {
+  const t = useTranslations("admin");
   const me = useMe();
   const readsWorkspace = me?.role !== "member";
   const tabs: Array<{ id: TTab; label: string }> = [
-    ...(readsWorkspace ? [{ id: "users" as const, label: "Users & roles" }] : []),
-    { id: "keys", label: "API keys" },
-    { id: "agents", label: "Agents & policies" },
-    ...(readsWorkspace ? [{ id: "devices" as const, label: "Paired devices" }] : []),
+    ...(readsWorkspace ? [{ id: "users" as const, label: t("tabUsers") }] : []),
+    { id: "keys", label: t("tabKeys") },
+    { id: "agents", label: t("tabAgents") },
+    ...(readsWorkspace ? [{ id: "devices" as const, label: t("tabDevices") }] : []),
   ];
   const [tab, setTab] = useState<TTab>(readsWorkspace ? "users" : "keys");
   return (
     <>
       <div className="page-head">
         <div>
-          <h1>Admin</h1>
+          <h1>{t("title")}</h1>
           <p className="muted">
-            {me?.role === "admin" ? "Manage users, roles, API keys and devices; review agent policies." : "Your API keys and the agents' policies. Changes to users, roles and devices need an admin."}
+            {me?.role === "admin" ? t("ledeAdmin") : t("ledeOther")}
           </p>
         </div>
       </div>
-      <div className="tabs" role="tablist" aria-label="Admin sections">
-        {tabs.map((t) => (
-          <button key={t.id} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id} aria-controls={`panel-${t.id}`} onClick={() => setTab(t.id)}>
-            {t.label}
+      <div className="tabs" role="tablist" aria-label={t("sections")}>
+        {tabs.map((x) => (
+          <button key={x.id} type="button" role="tab" id={`tab-${x.id}`} aria-selected={tab === x.id} aria-controls={`panel-${x.id}`} onClick={() => setTab(x.id)}>
+            {x.label}
           </button>
         ))}
       </div>

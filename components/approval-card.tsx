@@ -1,13 +1,14 @@
 "use client";
 
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { forwardRef, useId } from "react";
 import type { TInboxRow } from "./api-types";
 import { useMe } from "./app-shell";
-import { ArgsView, abbreviateIn, characters, longStrings } from "./args-view";
+import { ArgsView, abbreviateIn, longStrings, useArgsWords } from "./args-view";
 import { RiskBadge } from "./badges";
 import { DecisionOptions, type TDecisionExtra, type TOptionsFocus } from "./decision-options";
-import { viaLabel } from "./decision-outcome";
+import { useViaLabel } from "./decision-outcome";
 import { Kbd } from "./filters";
 import { SessionContext } from "./session-context";
 import { Countdown, TimeAgo } from "./time-labels";
@@ -33,18 +34,17 @@ type TProps = {
 
 /** A quorum's progress: how many of the needed approvals are in, and who voted how. */
 function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
+  const t = useTranslations("approvalCard");
+  const viaLabel = useViaLabel();
   const approvals = a.votes.filter((v) => v.decision === "approve").length;
   return (
     <div className="quorum" data-testid="quorum-progress">
-      <strong>
-        {approvals} of {a.requiredApprovals} approvals
-      </strong>{" "}
-      <span className="muted small">(distinct people; the requester never counts)</span>
+      <strong>{t("quorum", { n: approvals, of: a.requiredApprovals })}</strong> <span className="muted small">{t("quorumNote")}</span>
       {a.votes.length > 0 ? (
         <ul className="quorum-votes">
           {a.votes.map((v) => (
             <li key={v.userId} data-testid="quorum-vote">
-              {v.decision === "approve" ? "Approved" : "Denied"} by {v.name} via {viaLabel(v.via)}
+              {t("vote", { decision: v.decision, name: v.name, via: viaLabel(v.via) })}
             </li>
           ))}
         </ul>
@@ -55,6 +55,9 @@ function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
 
 /** One pending approval with everything needed to decide it: action, arguments, directory, reviewer, context. */
 export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCard({ approval: a, selected, canDecide, busy, error, bulkChecked, onSelect, onDecide, onBulkToggle, optionsFocus = null }, ref) {
+  const t = useTranslations("approvalCard");
+  const rowT = useTranslations("inbox.row");
+  const words = useArgsWords();
   const titleId = useId();
   const messageId = useId();
   const now = useNow(1000);
@@ -63,7 +66,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
   const me = useMe();
   const myVote = a.votes.find((v) => v.userId === me?.userId);
   // The server's own reasons: a button that would be refused is replaced by the sentence why.
-  const notMine = a.refusal ?? (myVote ? `You already ${myVote.decision === "approve" ? "approved" : "denied"} this; it needs approvals from other people.` : null);
+  const notMine = a.refusal ?? (myVote ? t("alreadyVoted", { decision: myVote.decision }) : null);
   const mayAct = canDecide && notMine === null;
   const longest = Math.max(0, ...longStrings(a.arguments).map((v) => v.length));
 
@@ -82,8 +85,8 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
     >
       <header className="approval-head">
         {mayAct ? (
-          <label className="bulk-check" title={high ? "High-risk requests are decided one by one." : "Select for a bulk decision (x)"}>
-            <input type="checkbox" checked={bulkChecked} disabled={high || expired} onChange={onBulkToggle} aria-label={`Select ${a.action} for a bulk decision`} />
+          <label className="bulk-check" title={high ? rowT("oneByOne") : rowT("selectHint")}>
+            <input type="checkbox" checked={bulkChecked} disabled={high || expired} onChange={onBulkToggle} aria-label={rowT("selectFor", { action: a.action })} />
           </label>
         ) : null}
         <RiskBadge risk={a.risk} />
@@ -91,56 +94,52 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           <code>{a.action}</code>
         </h3>
         <span className="approval-when">
-          <span>
-            requested <TimeAgo iso={a.createdAt} />
-          </span>
+          <span>{t.rich("requested", { ago: () => <TimeAgo iso={a.createdAt} /> })}</span>
           <Countdown iso={a.expiresAt} />
         </span>
       </header>
       <p id={messageId} className="approval-message">
-        {abbreviateIn(a.message, a.arguments)}
+        {abbreviateIn(a.message, a.arguments, words)}
       </p>
-      <section className="what-runs" aria-label="What runs if approved" data-testid="what-runs">
+      <section className="what-runs" aria-label={t("whatRuns")} data-testid="what-runs">
         <div className="what-runs-head">
-          <span className="label">Arguments</span>
+          <span className="label">{t("arguments")}</span>
           <RiskBadge risk={a.risk} />
           {longest ? (
             <span className="muted small" data-testid="args-length">
-              longest value {characters(longest)}: beginning and end shown
+              {t("longest", { length: words.characters(longest) })}
             </span>
           ) : null}
         </div>
         {a.reviewer ? (
           <div className="reviewer-note" data-testid="reviewer-rationale">
-            <strong>
-              Exec reviewer <code>{a.reviewer}</code> asked a person:
-            </strong>{" "}
+            <strong>{t.rich("reviewerAsked", { reviewer: a.reviewer, code: (c) => <code>{c}</code> })}</strong>{" "}
             {a.reviewerRationale}
           </div>
         ) : null}
         <ArgsView value={a.arguments} />
         <p className="small what-runs-cwd">
-          <span className="label">Working directory</span> <code>{a.cwd ?? "—"}</code>
+          <span className="label">{t("cwd")}</span> <code>{a.cwd ?? "—"}</code>
         </p>
       </section>
       {a.requiredApprovals > 1 ? <QuorumProgress approval={a} /> : null}
       {mayAct ? (
         <div className="actions decision-bar" data-testid="decision-bar">
           <button type="button" className="btn btn-approve" onClick={() => onDecide("approve")} disabled={busy || expired} aria-describedby={messageId}>
-            Approve
+            {t("approve")}
             {selected ? <span aria-hidden="true"><Kbd>a</Kbd></span> : null}
           </button>
           <button type="button" className="btn btn-deny" onClick={() => onDecide("deny")} disabled={busy || expired} aria-describedby={messageId}>
-            Deny
+            {t("deny")}
             {selected ? <span aria-hidden="true"><Kbd>d</Kbd></span> : null}
           </button>
           <span className="decision-bar-what small">
             <code>{a.action}</code>
-            {longest ? ` · ${characters(longest)}` : ""}
+            {longest ? ` · ${words.characters(longest)}` : ""}
           </span>
-          {high ? <span className="muted small">High risk: approving asks for confirmation.</span> : null}
-          {busy ? <span className="muted">Sending decision…</span> : null}
-          {expired ? <span className="muted">This request expired and can no longer be decided.</span> : null}
+          {high ? <span className="muted small">{t("highConfirm")}</span> : null}
+          {busy ? <span className="muted">{t("sending")}</span> : null}
+          {expired ? <span className="muted">{t("expired")}</span> : null}
         </div>
       ) : null}
       {error ? (
@@ -150,15 +149,15 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
       ) : null}
       <dl className="facts">
         <div>
-          <dt>Agent</dt>
+          <dt>{t("agent")}</dt>
           <dd>{a.agent}</dd>
         </div>
         <div>
-          <dt>User</dt>
+          <dt>{t("user")}</dt>
           <dd>{a.user}</dd>
         </div>
         <div>
-          <dt>Session</dt>
+          <dt>{t("session")}</dt>
           <dd>
             <Link href={`/sessions/${a.sessionId}`}>
               <code>{a.sessionId}</code>
@@ -166,7 +165,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           </dd>
         </div>
         <div>
-          <dt>Response</dt>
+          <dt>{t("response")}</dt>
           <dd>
             <Link href={`/responses/${a.responseId}`}>
               <code>{a.responseId}</code>
@@ -192,7 +191,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         />
       ) : canDecide ? null : (
         <p className="notice read-only" data-testid="read-only">
-          Read-only: your role can see this request but cannot decide it.
+          {t("readOnly")}
         </p>
       )}
     </article>

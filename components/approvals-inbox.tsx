@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useActivity } from "./activity";
 import { useMe } from "./app-shell";
@@ -30,6 +31,7 @@ import { LiveIndicator } from "./use-live-changes";
  * decided history.
  */
 export function ApprovalsInbox() {
+  const t = useTranslations("inbox");
   const trpc = useTRPC();
   const router = useRouter();
   const me = useMe();
@@ -117,13 +119,12 @@ export function ApprovalsInbox() {
     <>
       <div className="page-head">
         <div>
-          <h1>Approvals</h1>
-          <p className="muted">Agents wait here until a person approves or denies the exact action.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lede")}</p>
           {questionCount > 0 ? (
             // One line under the title, not a banner: the list keeps the screen.
             <p className="notice-questions small" data-testid="questions-waiting">
-              <strong>{questionCount}</strong> {questionCount === 1 ? "question is" : "questions are"} also waiting for a person&apos;s answer.{" "}
-              <Link href="/questions">Open Questions</Link>
+              {t.rich("questionsWaiting", { n: questionCount, strong: (c) => <strong>{c}</strong> })} <Link href="/questions">{t("openQuestions")}</Link>
             </p>
           ) : null}
         </div>
@@ -149,19 +150,14 @@ export function ApprovalsInbox() {
       <section aria-labelledby="pending-title" className="section">
         <div className="pending-head">
           <h2 id="pending-title" ref={pendingHeading} tabIndex={-1}>
-            Pending <span className="count" data-testid="pending-count">{count}</span>
-            {filtered ? <span className="muted small"> (filtered)</span> : null}
+            {t("pending")} <span className="count" data-testid="pending-count">{count}</span>
+            {filtered ? <span className="muted small"> {t("filtered")}</span> : null}
           </h2>
           <div className="shortcut-bar" data-testid="shortcut-hint">
             {canDecide ? (
-              <span>
-                <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>a</Kbd> approve · <Kbd>d</Kbd> deny · <Kbd>x</Kbd> select · <Kbd>e</Kbd> edit · <Kbd>r</Kbd> reply · <Kbd>g</Kbd> grant · <Kbd>o</Kbd> open response ·{" "}
-                <Kbd>?</Kbd> all shortcuts
-              </span>
+              <span>{t.rich("hint", { k: (c) => <Kbd>{c}</Kbd> })}</span>
             ) : (
-              <span>
-                <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> open response — read-only: your role cannot decide.
-              </span>
+              <span>{t.rich("hintReadOnly", { k: (c) => <Kbd>{c}</Kbd> })}</span>
             )}
           </div>
         </div>
@@ -169,7 +165,7 @@ export function ApprovalsInbox() {
           <div className="decision-note" role="status" data-testid="bulk-note">
             <span className="decision-note-text">{decisions.bulkNote}</span>
             <button type="button" className="btn btn-quiet btn-small" onClick={() => decisions.setBulkNote(null)}>
-              Dismiss
+              {t("dismiss")}
             </button>
           </div>
         ) : null}
@@ -179,11 +175,11 @@ export function ApprovalsInbox() {
           <ListSkeleton rows={8} columns={6} />
         ) : count === 0 && shownKept.length === 0 ? (
           <EmptyState>
-            <strong>All clear.</strong> {filtered ? "No pending request matches these filters." : "No agent is waiting for a decision. New requests appear here automatically."}
+            <strong>{t("allClear")}</strong> {filtered ? t("noneMatch") : t("noneWaiting")}
           </EmptyState>
         ) : (
           <div className="inbox-split">
-            <ol className="inbox-list" data-testid="pending-list" aria-label="Pending requests">
+            <ol className="inbox-list" data-testid="pending-list" aria-label={t("pendingList")}>
               {entries.map((entry) =>
                 entry.kind === "mine" ? (
                   <li key={entry.row.id} className="inbox-kept">
@@ -223,7 +219,7 @@ export function ApprovalsInbox() {
                   onBulkToggle={() => toggleBulk(selected.id)}
                 />
               ) : (
-                <p className="muted inbox-detail-empty">Select a request to see it in full.</p>
+                <p className="muted inbox-detail-empty">{t("selectOne")}</p>
               )}
             </div>
           </div>

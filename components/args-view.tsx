@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { Fragment, type ReactNode, useState } from "react";
 
 /** Strings longer than this show their beginning and end with the length; the middle on demand. */
@@ -16,17 +17,28 @@ export function longStrings(value: unknown, found: string[] = []): string[] {
   return found;
 }
 
-/** "5,000 characters" */
-export const characters = (n: number): string => `${n.toLocaleString("en-US")} character${n === 1 ? "" : "s"}`;
+/** How long values are named: "5,000 characters", "(…, shown in full below)". */
+export type TArgsWords = { characters: (n: number) => string; shownBelow: (length: string) => string };
+
+const ENGLISH: TArgsWords = {
+  characters: (n) => `${n.toLocaleString("en-US")} character${n === 1 ? "" : "s"}`,
+  shownBelow: (length) => `(${length}, shown in full below)`,
+};
+
+/** TArgsWords in the page's language. */
+export function useArgsWords(): TArgsWords {
+  const t = useTranslations("args");
+  return { characters: (n) => t("characters", { n }), shownBelow: (length) => t("shownBelow", { length }) };
+}
 
 /**
  * The request's own sentence with every long argument value it repeats replaced by its beginning
  * and end: the value is shown once, in full on demand, in the arguments below.
  */
-export function abbreviateIn(message: string, args: unknown): string {
+export function abbreviateIn(message: string, args: unknown, words: TArgsWords = ENGLISH): string {
   let text = message;
   for (const s of longStrings(args)) {
-    if (text.includes(s)) text = text.split(s).join(`${s.slice(0, 60)}…${s.slice(-40)} (${characters(s.length)}, shown in full below)`);
+    if (text.includes(s)) text = text.split(s).join(`${s.slice(0, 60)}…${s.slice(-40)} ${words.shownBelow(words.characters(s.length))}`);
   }
   return text;
 }
@@ -36,6 +48,8 @@ const escaped = (s: string): string => JSON.stringify(s).slice(1, -1);
 
 /** One long string value: its beginning, the hidden middle as a button, its end, and its length. */
 function LongValue({ value, full, onExpand }: { value: string; full: boolean; onExpand: () => void }) {
+  const t = useTranslations("args");
+  const words = useArgsWords();
   return (
     <span className="long-value" data-testid="long-value" data-length={value.length}>
       {full ? (
@@ -44,12 +58,12 @@ function LongValue({ value, full, onExpand }: { value: string; full: boolean; on
         <>
           {`"${escaped(value.slice(0, HEAD))}`}
           <button type="button" className="long-gap" onClick={onExpand} data-testid="show-middle">
-            … {characters(value.length - HEAD - TAIL)} not shown: show all …
+            {t("notShown", { length: words.characters(value.length - HEAD - TAIL) })}
           </button>
           {`${escaped(value.slice(-TAIL))}"`}
         </>
       )}
-      <span className="long-length"> ({characters(value.length)})</span>
+      <span className="long-length"> ({words.characters(value.length)})</span>
     </span>
   );
 }
@@ -69,6 +83,7 @@ const pretty = (value: unknown, replacer?: (key: string, v: unknown) => unknown)
  * the whole of it is one click away.
  */
 export function ArgsView({ value }: { value: unknown }) {
+  const t = useTranslations("args");
   const [full, setFull] = useState(false);
   const long = longStrings(value);
   const expand = () => setFull(true);
@@ -91,7 +106,7 @@ export function ArgsView({ value }: { value: unknown }) {
       </pre>
       {full ? (
         <button type="button" className="btn btn-quiet btn-small" aria-expanded={true} onClick={() => setFull(false)}>
-          Show only the beginning and end
+          {t("showEnds")}
         </button>
       ) : null}
     </div>

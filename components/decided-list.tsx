@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { RiskBadge, StatusBadge } from "./badges";
-import { viaLabel } from "./decision-outcome";
+import { useViaLabel } from "./decision-outcome";
 import { DataTable } from "./list-kit/data-table";
 import { EmptyState } from "./list-kit/list-states";
-import { formatTimestamp, TimeAgo } from "./time-labels";
+import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { useUserNames } from "./use-user-names";
 
 type TDecidedRow = {
@@ -29,8 +30,12 @@ type TDecidedRow = {
 
 /** Decided (or expired / cancelled) approvals: what, for whom, who decided, when and through which transport. */
 export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
+  const t = useTranslations("decided");
+  const col = useTranslations("columns");
+  const viaLabel = useViaLabel();
+  const formatTimestamp = useFormatTimestamp();
   const nameOf = useUserNames(rows.map((r) => r.decidedBy));
-  if (rows.length === 0) return <EmptyState>Nothing decided yet.</EmptyState>;
+  if (rows.length === 0) return <EmptyState>{t("empty")}</EmptyState>;
   return (
     <DataTable
       testId="decided-list"
@@ -38,28 +43,28 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
       rowKey={(r) => r.id}
       rowProps={(r) => ({ "data-testid": "decided-approval", "data-approval-id": r.id })}
       columns={[
-        { key: "decision", header: "Decision", cell: (r) => <StatusBadge status={r.status} /> },
-        { key: "request", header: "Request", className: "request-cell", cell: (r) => <DecidedRequest r={r} /> },
-        { key: "user", header: "User", kind: "nowrap", cell: (r) => r.user },
+        { key: "decision", header: t("decision"), cell: (r) => <StatusBadge status={r.status} /> },
+        { key: "request", header: t("request"), className: "request-cell", cell: (r) => <DecidedRequest r={r} /> },
+        { key: "user", header: col("user"), kind: "nowrap", cell: (r) => r.user },
         {
           key: "by",
-          header: "Decided by",
+          header: t("by"),
           kind: "nowrap",
           cell: (r) =>
             r.votes && r.votes.length > 0 ? (
-              <span data-testid="decided-votes">{r.votes.map((v) => `${v.name}${v.decision === "deny" ? " (denied)" : ""}`).join(", ")}</span>
+              <span data-testid="decided-votes">{r.votes.map((v) => (v.decision === "deny" ? t("voteDenied", { name: v.name }) : v.name)).join(t("separator"))}</span>
             ) : r.decidedBy ? (
               nameOf(r.decidedBy)
             ) : r.status === "expired" ? (
-              "(expired)"
+              t("expired")
             ) : (
               "—"
             ),
         },
-        { key: "via", header: "Via", kind: "nowrap", cell: (r) => viaLabel(r.decidedVia) },
+        { key: "via", header: t("via"), kind: "nowrap", cell: (r) => viaLabel(r.decidedVia) },
         {
           key: "when",
-          header: "When",
+          header: t("when"),
           kind: "nowrap",
           cell: (r) =>
             r.decidedAt ? (
@@ -72,11 +77,11 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
         },
         {
           key: "response",
-          header: "Response",
+          header: col("response"),
           kind: "nowrap",
           cell: (r) => (
-            <Link href={`/responses/${r.responseId}`} aria-label={`Open response ${r.responseId}`}>
-              View response
+            <Link href={`/responses/${r.responseId}`} aria-label={t("openResponse", { id: r.responseId })}>
+              {t("viewResponse")}
             </Link>
           ),
         },
@@ -87,24 +92,26 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
 
 /** What was asked, and what the decision added: an edit, a reply instead, a standing grant. */
 function DecidedRequest({ r }: { r: TDecidedRow }) {
+  const t = useTranslations("decided");
+  const code = (c: React.ReactNode) => <code>{c}</code>;
   return (
     <>
       <code>{r.action}</code> <RiskBadge risk={r.risk} />
       <div className="muted small clamp">{r.message}</div>
-      {r.reviewer ? <div className="muted small">reviewed by {r.reviewer}</div> : null}
+      {r.reviewer ? <div className="muted small">{t("reviewedBy", { reviewer: r.reviewer })}</div> : null}
       {r.originalArguments !== null && r.originalArguments !== undefined ? (
         <div className="small" data-testid="decided-edited">
-          Edited before approval (requested: <code>{JSON.stringify(r.originalArguments)}</code>)
+          {t.rich("edited", { requested: JSON.stringify(r.originalArguments), code })}
         </div>
       ) : null}
       {r.replyMessage ? (
         <div className="small" data-testid="decided-reply">
-          Replied instead: “{r.replyMessage}”
+          {t("replied", { message: r.replyMessage })}
         </div>
       ) : null}
       {r.grantId ? (
         <div className="small" data-testid="decided-grant">
-          With a standing grant (<Link href="/grants">grants</Link>)
+          {t.rich("withGrant", { link: (c) => <Link href="/grants">{c}</Link> })}
         </div>
       ) : null}
     </>

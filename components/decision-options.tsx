@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useId, useRef, useState } from "react";
 import { ArgumentsEditor } from "./inbox/arguments-editor";
 
@@ -25,15 +26,15 @@ type TProps = {
 };
 
 /** Parses the edited arguments: a JSON object, or a sentence saying what is wrong. */
-function parseEdited(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+function parseEdited(text: string, t: ReturnType<typeof useTranslations<"decisionOptions">>): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   try {
     const value = JSON.parse(text) as unknown;
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "The arguments must be a JSON object." };
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: t("notObject") };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
     // The parser's own words are for programs; say where to look instead.
     const at = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-    return { ok: false, error: `Not valid JSON: check the quotes, commas and braces${at ? ` near character ${Number(at) + 1}` : ""}, then approve again.` };
+    return { ok: false, error: at ? t("notJsonAt", { at: Number(at) + 1 }) : t("notJson") };
   }
 }
 
@@ -45,6 +46,7 @@ function parseEdited(text: string): { ok: true; value: Record<string, unknown> }
  * again (the tool's schema, the agent's grant limits).
  */
 export function DecisionOptions({ arguments: args, options, busy, disabled, onApprove, onReply, focus = null }: TProps) {
+  const t = useTranslations("decisionOptions");
   const ids = { reply: useId(), days: useId() };
   const root = useRef<HTMLDetailsElement>(null);
   const [open, setOpen] = useState(false);
@@ -79,7 +81,7 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
   /** The edited arguments (undefined when unchanged), or null after saying what is wrong. */
   const editedArgs = (): Record<string, unknown> | undefined | null => {
     if (!isEdited) return undefined;
-    const parsed = parseEdited(edited);
+    const parsed = parseEdited(edited, t);
     if (parsed.ok) return parsed.value;
     setProblem(parsed.error);
     return null;
@@ -87,7 +89,7 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
   const approve = (grant?: TGrantChoice) => {
     setProblem(null);
     if (grant && grant !== "session" && (!Number.isInteger(grant.days) || grant.days < 1 || grant.days > options.grantMaxDays)) {
-      setProblem(`Days must be a whole number from 1 to ${options.grantMaxDays}.`);
+      setProblem(t("daysRange", { max: options.grantMaxDays }));
       return;
     }
     const changed = editedArgs();
@@ -97,7 +99,7 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
   const sendReply = () => {
     setProblem(null);
     if (reply.trim() === "") {
-      setProblem("Write the reply the agent should receive.");
+      setProblem(t("writeReply"));
       return;
     }
     onReply(reply.trim());
@@ -105,44 +107,44 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
 
   return (
     <details ref={root} className="decision-options" data-testid="decision-options" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary className="options-summary">More options: edit, reply instead, standing grant</summary>
+      <summary className="options-summary">{t("summary")}</summary>
       {options.editable ? (
         <>
           <ArgumentsEditor requested={args} schema={options.argumentsSchema} text={edited} onText={setEdited} />
-          <p className="muted small">The edited call runs instead of the requested one; both are recorded and the agent is told.</p>
+          <p className="muted small">{t("editedRuns")}</p>
         </>
       ) : (
-        <p className="muted small">This tool&apos;s arguments cannot be edited here.</p>
+        <p className="muted small">{t("notEditable")}</p>
       )}
       <div className="actions">
         <button type="button" className="btn btn-approve" onClick={() => approve()} disabled={busy || disabled} data-testid="approve-with-options">
-          {isEdited ? "Approve the edited call once" : "Approve once"}
+          {isEdited ? t("approveEditedOnce") : t("approveOnce")}
         </button>
       </div>
       <div className="field">
-        <label htmlFor={ids.reply}>Reply instead (deny; the agent receives this message as the tool's result)</label>
-        <textarea id={ids.reply} rows={2} maxLength={4000} value={reply} onChange={(e) => setReply(e.target.value)} placeholder="e.g. use the staging database instead" data-testid="reply-message" />
+        <label htmlFor={ids.reply}>{t("replyLabel")}</label>
+        <textarea id={ids.reply} rows={2} maxLength={4000} value={reply} onChange={(e) => setReply(e.target.value)} placeholder={t("replyPlaceholder")} data-testid="reply-message" />
         <div className="actions">
           <button type="button" className="btn btn-deny" onClick={sendReply} disabled={busy || disabled} data-testid="deny-with-reply">
-            Deny and reply
+            {t("denyReply")}
           </button>
         </div>
       </div>
       {grantsAllowed ? (
         <fieldset className="field grant-choice" data-testid="grant-choice" tabIndex={-1}>
-          <legend>Approve with a standing grant</legend>
+          <legend>{t("grantLegend")}</legend>
           <p className="muted small">
-            A grant lets {isEdited ? "the edited" : "this exact"} call run again without asking. Each button first shows exactly what it allows and asks you to confirm.
+            {t("grantHelp", { edited: isEdited ? "yes" : "no" })}
           </p>
           <div className="grant-buttons">
             {options.grantSession ? (
               <button type="button" className="btn" onClick={() => approve("session")} disabled={busy || disabled} data-testid="grant-session">
-                Approve and allow for this session…
+                {t("grantSession")}
               </button>
             ) : null}
             {options.grantMaxDays > 0 ? (
               <span className="grant-days">
-                <label htmlFor={ids.days}>Days</label>
+                <label htmlFor={ids.days}>{t("days")}</label>
                 <input
                   id={ids.days}
                   type="number"
@@ -155,10 +157,10 @@ export function DecisionOptions({ arguments: args, options, busy, disabled, onAp
                   aria-describedby={`${ids.days}-max`}
                 />
                 <span id={`${ids.days}-max`} className="muted small">
-                  at most {options.grantMaxDays}
+                  {t("atMost", { max: options.grantMaxDays })}
                 </span>
                 <button type="button" className="btn" onClick={() => approve({ days })} disabled={busy || disabled} data-testid="grant-days">
-                  Approve and allow for {days} day{days === 1 ? "" : "s"}…
+                  {t("grantDays", { days })}
                 </button>
               </span>
             ) : null}

@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useState } from "react";
+import { useTranslations } from "next-intl";
+import { type ReactNode, useEffect, useId, useState } from "react";
 
 /** The value after it stopped changing for `ms` (search boxes query the server as you type). */
 export function useDebounced<T>(value: T, ms = 300): T {
@@ -18,7 +19,7 @@ export function SelectFilter({
   value,
   onChange,
   options,
-  anyLabel = "Any",
+  anyLabel,
   testId,
 }: {
   label: string;
@@ -29,11 +30,12 @@ export function SelectFilter({
   testId?: string;
 }) {
   const id = useId();
+  const t = useTranslations("list");
   return (
     <div className="filter">
       <label htmlFor={id}>{label}</label>
       <select id={id} className="input input-compact" value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
-        {anyLabel !== null ? <option value="">{anyLabel}</option> : null}
+        {anyLabel !== null ? <option value="">{anyLabel ?? t("any")}</option> : null}
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -102,6 +104,6 @@ export function localToIso(value: string): string | undefined {
 }
 
 /** A keyboard key as shown in hints. */
-export function Kbd({ children }: { children: string }) {
+export function Kbd({ children }: { children: ReactNode }) {
   return <kbd className="kbd">{children}</kbd>;
 }

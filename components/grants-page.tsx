@@ -2,13 +2,14 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useMe } from "./app-shell";
 import { ArgsView } from "./args-view";
 import { StatusBadge } from "./badges";
 import { DataTable } from "./list-kit/data-table";
 import { ListStates } from "./list-kit/list-states";
-import { formatTimestamp, TimeAgo } from "./time-labels";
+import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { TwoStepAction } from "./two-step-action";
 import { useUserNames } from "./use-user-names";
@@ -19,6 +20,7 @@ import { useUserNames } from "./use-user-names";
  * the next use.
  */
 export function GrantsPage() {
+  const t = useTranslations("grants");
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
@@ -34,23 +36,20 @@ export function GrantsPage() {
     <>
       <div className="page-head">
         <div>
-          <h1>Standing grants</h1>
-          <p className="muted">
-            An approver may allow one exact operation (same action, same arguments) for the rest of a session or for some days. Every use is recorded in the
-            run's trajectory; revoking takes effect before the next use.
-          </p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lede")}</p>
         </div>
         <div className="filter">
-          <label htmlFor="grant-status">Show</label>
+          <label htmlFor="grant-status">{t("show")}</label>
           <select id="grant-status" className="input input-compact" value={status} onChange={(e) => setStatus(e.target.value as "active" | "all")}>
-            <option value="active">Active grants</option>
-            <option value="all">All, including revoked and expired</option>
+            <option value="active">{t("showActive")}</option>
+            <option value="all">{t("showAll")}</option>
           </select>
         </div>
       </div>
       {readOnly ? (
         <p className="notice" data-testid="read-only">
-          Auditors are read-only: you can see every grant but not revoke one.
+          {t("readOnly")}
         </p>
       ) : null}
       {revoke.error ? (
@@ -62,7 +61,7 @@ export function GrantsPage() {
         query={grants}
         isEmpty={rows.length === 0}
         skeleton={{ rows: 4, columns: 7 }}
-        empty={status === "active" ? "No active grants. Approvers can give one when approving (More options)." : "No grants yet."}
+        empty={status === "active" ? t("noneActive") : t("noneYet")}
       >
         <DataTable
           testId="grants-table"
@@ -70,10 +69,10 @@ export function GrantsPage() {
           rowKey={(g) => g.id}
           rowProps={(g) => ({ "data-testid": "grant", "data-grant-id": g.id, "data-status": g.status })}
           columns={[
-            { key: "state", header: "State", cell: (g) => <StatusBadge status={g.status} /> },
+            { key: "state", header: t("state"), cell: (g) => <StatusBadge status={g.status} /> },
             {
               key: "operation",
-              header: "Operation",
+              header: t("operation"),
               className: "request-cell grant-operation",
               cell: (g) => (
                 <>
@@ -84,7 +83,7 @@ export function GrantsPage() {
             },
             {
               key: "for",
-              header: "For",
+              header: t("for"),
               kind: "nowrap",
               cell: (g) => (
                 <>
@@ -93,17 +92,17 @@ export function GrantsPage() {
                 </>
               ),
             },
-            { key: "scope", header: "Scope", kind: "nowrap", cell: (g) => <GrantScopeCell grant={g} /> },
+            { key: "scope", header: t("scope"), kind: "nowrap", cell: (g) => <GrantScopeCell grant={g} /> },
             {
               key: "uses",
-              header: "Uses",
+              header: t("uses"),
               kind: "nowrap",
               cell: (g) => (
                 <>
                   {g.uses}
                   {g.lastUsedAt ? (
                     <div className="muted small">
-                      last used <TimeAgo iso={g.lastUsedAt} />
+                      {t.rich("lastUsed", { ago: () => <TimeAgo iso={g.lastUsedAt as string} /> })}
                     </div>
                   ) : null}
                 </>
@@ -111,15 +110,14 @@ export function GrantsPage() {
             },
             {
               key: "granted",
-              header: "Granted",
+              header: t("granted"),
               kind: "nowrap",
               cell: (g) => (
                 <>
-                  <TimeAgo iso={g.createdAt} /> by {nameOf(g.createdBy)}
+                  {t.rich("grantedBy", { who: nameOf(g.createdBy), ago: () => <TimeAgo iso={g.createdAt} /> })}
                   {g.revokedAt ? (
                     <div className="muted small">
-                      revoked <TimeAgo iso={g.revokedAt} />
-                      {g.revokedBy ? ` by ${nameOf(g.revokedBy)}` : ""}
+                      {t.rich("revoked", { by: g.revokedBy ? "yes" : "no", who: g.revokedBy ? nameOf(g.revokedBy) : "", ago: () => <TimeAgo iso={g.revokedAt as string} /> })}
                     </div>
                   ) : null}
                 </>
@@ -127,7 +125,7 @@ export function GrantsPage() {
             },
             {
               key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
+              header: <span className="visually-hidden">{t("actions")}</span>,
               kind: "actions",
               cell: (g) =>
                 g.status === "active" && !readOnly ? (
@@ -136,8 +134,8 @@ export function GrantsPage() {
                     onAsk={() => setConfirming(g.id)}
                     onCancel={() => setConfirming(null)}
                     onConfirm={() => revoke.mutate({ grantId: g.id }, { onSettled: () => setConfirming(null) })}
-                    label="Revoke…"
-                    confirmLabel="Revoke now"
+                    label={t("revoke")}
+                    confirmLabel={t("revokeNow")}
                     askClassName="btn btn-quiet btn-small"
                     busy={revoke.isPending}
                     testId="revoke-grant"
@@ -153,14 +151,16 @@ export function GrantsPage() {
 
 /** "this session sess_…" or "until <date>". */
 function GrantScopeCell({ grant: g }: { grant: { scope: string; sessionId: string | null; expiresAt: string | null } }) {
+  const t = useTranslations("grants");
+  const formatTimestamp = useFormatTimestamp();
   if (g.scope === "session")
     return (
       <>
-        this session{" "}
+        {t("thisSession")}{" "}
         <Link href={`/sessions/${g.sessionId}`} className="small">
           <code>{g.sessionId?.slice(0, 16)}…</code>
         </Link>
       </>
     );
-  return <span title={g.expiresAt ? formatTimestamp(g.expiresAt) : undefined}>until {g.expiresAt ? formatTimestamp(g.expiresAt) : "—"}</span>;
+  return <span title={g.expiresAt ? formatTimestamp(g.expiresAt) : undefined}>{t("until", { when: g.expiresAt ? formatTimestamp(g.expiresAt) : "—" })}</span>;
 }

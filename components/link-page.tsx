@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import type { TQuestionView } from "./api-types";
-import { ArgsView, abbreviateIn } from "./args-view";
+import { ArgsView, abbreviateIn, useArgsWords } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
 import { QuestionInput } from "./question-inputs";
 import { buildAnswers, checkDrafts, initialDrafts, type TDraft } from "./question-model";
@@ -97,6 +97,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
   const t = useTranslations("link");
   const common = useTranslations("common");
   const errorSentence = useErrorSentence();
+  const words = useArgsWords();
   const [failure, setFailure] = useState<string | null>(null);
   const [reply, setReply] = useState("");
   const replyId = useId();
@@ -120,7 +121,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
       <h1>
         {t("approvalNeeded")} <RiskBadge risk={subject.risk} />
       </h1>
-      <p data-testid="link-message">{abbreviateIn(subject.message, subject.arguments)}</p>
+      <p data-testid="link-message">{abbreviateIn(subject.message, subject.arguments, words)}</p>
       <dl className="small">
         <dt>{t("action")}</dt>
         <dd>

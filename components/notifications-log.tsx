@@ -2,13 +2,14 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { NOTIFICATION_STATUSES, type TNotificationStatus } from "@/server/core/vocabulary";
 import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
 import { DataTable } from "./list-kit/data-table";
 import { FilterBar } from "./list-kit/filter-bar";
-import { NOTIFICATION_STATUS_TONE } from "./list-kit/labels";
+import { NOTIFICATION_STATUS_TONE, useVocab } from "./list-kit/labels";
 import { ListSkeleton, ListStates } from "./list-kit/list-states";
 import { LoadOlder } from "./list-kit/load-older";
 import { TimeAgo } from "./time-labels";
@@ -18,6 +19,9 @@ type TStatus = TNotificationStatus;
 
 /** The delivery log of webhook, Slack and email notifications, newest first, with every attempt. */
 export function NotificationsLog() {
+  const t = useTranslations("notifications");
+  const col = useTranslations("columns");
+  const vocab = useVocab();
   const trpc = useTRPC();
   const me = useMe();
   const [status, setStatus] = useState<TStatus | "">("");
@@ -37,17 +41,17 @@ export function NotificationsLog() {
     <>
       <div className="page-head">
         <div>
-          <h1>Notifications</h1>
-          <p className="muted">Every webhook, Slack message and email sent about approvals and questions, with each delivery attempt.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lede")}</p>
         </div>
       </div>
       {!allowed || trpcErrorCode(list.error) === "FORBIDDEN" ? (
-        <p className="empty">Only admins, operators and auditors can read the delivery log.</p>
+        <p className="empty">{t("forbidden")}</p>
       ) : (
         <>
           <FilterBar testId="notification-filters">
-            <SelectFilter label="Status" value={status} onChange={(v) => setStatus(v as TStatus | "")} options={NOTIFICATION_STATUSES.map((s) => ({ value: s, label: s }))} testId="filter-status" />
-            <SelectFilter label="Channel" value={channel} onChange={setChannel} options={(channels.data ?? []).map((c) => ({ value: c, label: c }))} testId="filter-channel" />
+            <SelectFilter label={col("status")} value={status} onChange={(v) => setStatus(v as TStatus | "")} options={NOTIFICATION_STATUSES.map((s) => ({ value: s, label: vocab.notificationStatus(s) }))} testId="filter-status" />
+            <SelectFilter label={t("channel")} value={channel} onChange={setChannel} options={(channels.data ?? []).map((c) => ({ value: c, label: c }))} testId="filter-channel" />
           </FilterBar>
           <ListStates
             query={list}
@@ -55,7 +59,7 @@ export function NotificationsLog() {
             skeleton={{ rows: 6, columns: 8 }}
             empty={
               <>
-                <strong>No notifications{status || channel ? " match these filters" : " yet"}.</strong> Set <code>COUNTERSIGN_NOTIFY_CONFIG</code> to send them (see the README).
+                <strong>{status || channel ? t("noneMatch") : t("noneYet")}</strong> {t.rich("emptyHint", { code: (c) => <code>{c}</code> })}
               </>
             }
           >
@@ -66,11 +70,11 @@ export function NotificationsLog() {
               rowProps={(r) => ({ "data-testid": "notification-row", "data-notification-id": r.id, "data-status": r.status })}
               after={(r) => (open === r.id ? <Attempts notificationId={r.id} /> : null)}
               columns={[
-                { key: "status", header: "Status", kind: "nowrap", cell: (r) => <span className={`badge tone-${NOTIFICATION_STATUS_TONE[r.status as TStatus] ?? "muted"}`}>{r.status}</span> },
-                { key: "event", header: "Event", cell: (r) => `${r.subjectKind}.${r.event}` },
+                { key: "status", header: col("status"), kind: "nowrap", cell: (r) => <span className={`badge tone-${NOTIFICATION_STATUS_TONE[r.status as TStatus] ?? "muted"}`}>{(NOTIFICATION_STATUSES as readonly string[]).includes(r.status) ? vocab.notificationStatus(r.status as TStatus) : r.status}</span> },
+                { key: "event", header: t("event"), cell: (r) => `${r.subjectKind}.${r.event}` },
                 {
                   key: "subject",
-                  header: "Subject",
+                  header: t("subject"),
                   cell: (r) =>
                     r.responseId ? (
                       <Link href={`/responses/${r.responseId}`}>
@@ -82,7 +86,7 @@ export function NotificationsLog() {
                 },
                 {
                   key: "channel",
-                  header: "Channel",
+                  header: t("channel"),
                   kind: "nowrap",
                   cell: (r) => (
                     <>
@@ -90,10 +94,10 @@ export function NotificationsLog() {
                     </>
                   ),
                 },
-                { key: "recipient", header: "Recipient", cell: (r) => r.recipient },
+                { key: "recipient", header: t("recipient"), cell: (r) => r.recipient },
                 {
                   key: "attempts",
-                  header: "Attempts",
+                  header: t("attempts"),
                   kind: "num",
                   cell: (r) => (
                     <button type="button" className="btn btn-quiet btn-small" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)} data-testid="show-attempts">
@@ -101,8 +105,8 @@ export function NotificationsLog() {
                     </button>
                   ),
                 },
-                { key: "error", header: "Last error", className: "small", cell: (r) => r.lastError ?? (r.lastStatusCode ? `OK (${r.lastStatusCode})` : "") },
-                { key: "created", header: "Created", kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
+                { key: "error", header: t("lastError"), className: "small", cell: (r) => r.lastError ?? (r.lastStatusCode ? t("ok", { code: r.lastStatusCode }) : "") },
+                { key: "created", header: col("created"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
               ]}
             />
             <LoadOlder pages={list} shown={rows.length} />
@@ -114,33 +118,35 @@ export function NotificationsLog() {
 }
 
 function Attempts({ notificationId }: { notificationId: string }) {
+  const t = useTranslations("notifications");
+  const vocab = useVocab();
   const trpc = useTRPC();
   const attempts = useQuery(trpc.notifications.attempts.queryOptions({ notificationId }));
-  if (attempts.error) return <p className="error-box">Could not load the attempts: {attempts.error.message}</p>;
-  if (!attempts.data) return <ListSkeleton rows={2} columns={6} label="Loading the attempts" />;
-  if (attempts.data.length === 0) return <p className="muted">No attempt yet.</p>;
+  if (attempts.error) return <p className="error-box">{t("attemptsError", { message: attempts.error.message })}</p>;
+  if (!attempts.data) return <ListSkeleton rows={2} columns={6} label={t("loadingAttempts")} />;
+  if (attempts.data.length === 0) return <p className="muted">{t("noAttempt")}</p>;
   return (
     <table className="table" data-testid="attempts-table">
       <thead>
         <tr>
           <th scope="col">#</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">Status code</th>
-          <th scope="col">Error</th>
+          <th scope="col">{t("outcome")}</th>
+          <th scope="col">{t("statusCode")}</th>
+          <th scope="col">{t("error")}</th>
           <th scope="col" className="num">
-            Duration
+            {t("duration")}
           </th>
-          <th scope="col">At</th>
+          <th scope="col">{t("at")}</th>
         </tr>
       </thead>
       <tbody>
         {attempts.data.map((a) => (
           <tr key={a.attempt} data-testid="attempt-row">
             <td>{a.attempt}</td>
-            <td>{a.ok ? "delivered" : "failed"}</td>
+            <td>{vocab.notificationStatus(a.ok ? "delivered" : "failed")}</td>
             <td>{a.statusCode ?? "—"}</td>
             <td className="small">{a.error ?? ""}</td>
-            <td className="num">{a.durationMs} ms</td>
+            <td className="num">{t("ms", { n: a.durationMs })}</td>
             <td className="nowrap">
               <TimeAgo iso={a.at} />
             </td>

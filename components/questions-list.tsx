@@ -2,10 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useActivity } from "./activity";
 import type { TQuestionRecordView as TRecord } from "./api-types";
 import { StatusBadge } from "./badges";
 import { DataTable } from "./list-kit/data-table";
+import { isTransport, useVocab } from "./list-kit/labels";
 import { ListStates } from "./list-kit/list-states";
 import { kindLabel } from "./question-model";
 import { Countdown, TimeAgo } from "./time-labels";
@@ -15,29 +17,32 @@ import { LiveIndicator } from "./use-live-changes";
 const SETTLED_SHOWN = 50;
 
 function QuestionText({ r }: { r: TRecord }) {
+  const t = useTranslations("questions");
   const [first, ...rest] = r.questions;
   if (!first) return null;
   return (
     <>
       <span className="chip q-chip">{first.header}</span> <span className="clamp q-cell-text">{first.question}</span>
-      {rest.length > 0 ? <span className="muted small"> +{rest.length} more</span> : null}
+      {rest.length > 0 ? <span className="muted small"> {t("more", { n: rest.length })}</span> : null}
     </>
   );
 }
 
 function ResponseLink({ r }: { r: TRecord }) {
-  if (!r.responseId) return <span className="muted small">Gateway</span>;
+  const t = useTranslations("questions");
+  const col = useTranslations("columns");
+  if (!r.responseId) return <span className="muted small">{t("gateway")}</span>;
   return (
-    <Link href={`/responses/${r.responseId}`} aria-label={`Open response ${r.responseId}`}>
-      Response
+    <Link href={`/responses/${r.responseId}`} aria-label={t("openResponse", { id: r.responseId })}>
+      {col("response")}
     </Link>
   );
 }
 
-const answeredByText = (r: TRecord): string => {
+const answeredByText = (r: TRecord, t: ReturnType<typeof useTranslations<"questions">>): string => {
   if (r.answeredBy && !(r.status === "cancelled" && r.answeredVia === "system")) return r.answeredBy.name ?? r.answeredBy.userId;
-  if (r.status === "expired") return "(nobody, expired)";
-  if (r.status === "cancelled") return "(run ended)";
+  if (r.status === "expired") return t("nobodyExpired");
+  if (r.status === "cancelled") return t("runEnded");
   return "—";
 };
 
@@ -46,21 +51,25 @@ const onBehalf = (r: TRecord): boolean => r.status === "answered" && !!r.answere
 
 /** Who settled the question (and on whose behalf), and through which channel. */
 function AnsweredBy({ r }: { r: TRecord }) {
+  const t = useTranslations("questions");
+  const vocab = useVocab();
   return (
     <>
-      <span data-testid="answered-by">{answeredByText(r)}</span>
+      <span data-testid="answered-by">{answeredByText(r, t)}</span>
       {onBehalf(r) ? (
         <div className="small on-behalf" data-testid="on-behalf">
-          on behalf of {r.requester.name ?? r.requester.userId}
+          {t("onBehalf", { who: r.requester.name ?? r.requester.userId })}
         </div>
       ) : null}
-      {r.answeredVia && r.status !== "expired" ? <div className="muted small">via {r.answeredVia}</div> : null}
+      {r.answeredVia && r.status !== "expired" ? <div className="muted small">{t("via", { via: isTransport(r.answeredVia) ? vocab.via(r.answeredVia) : r.answeredVia })}</div> : null}
     </>
   );
 }
 
 /** Questions agents asked people: pending ones live (with expiry), and the recently settled. */
 export function QuestionsList() {
+  const t = useTranslations("questions");
+  const qt = useTranslations("question");
   const trpc = useTRPC();
   const { live } = useActivity();
   const pending = useQuery(trpc.question.list.queryOptions({ status: "pending" }));
@@ -76,28 +85,28 @@ export function QuestionsList() {
     <>
       <div className="page-head">
         <div>
-          <h1>Questions</h1>
-          <p className="muted">What agents asked a person: choices, free text, secrets, forms and links to confirm.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lede")}</p>
         </div>
         <LiveIndicator live={live} />
       </div>
 
       <section aria-labelledby="pending-questions-title" className="section">
         <h2 id="pending-questions-title">
-          Waiting for an answer <span className="count" data-testid="pending-questions-count">{pendingRows.length}</span>
+          {t("waiting")} <span className="count" data-testid="pending-questions-count">{pendingRows.length}</span>
         </h2>
-        <ListStates query={pending} isEmpty={pendingRows.length === 0} skeleton={{ rows: 3, columns: 5 }} empty={<><strong>Nothing to answer.</strong> When an agent asks a person something, it appears here automatically.</>}>
+        <ListStates query={pending} isEmpty={pendingRows.length === 0} skeleton={{ rows: 3, columns: 5 }} empty={<><strong>{t("nothingToAnswer")}</strong> {t("appearsHere")}</>}>
           <DataTable
             testId="pending-questions"
             rows={pendingRows}
             rowKey={(r) => r.id}
             rowProps={(r) => ({ "data-testid": "pending-question", "data-question-id": r.id })}
             columns={[
-              { key: "question", header: "Question", className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
-              { key: "kind", header: "Kind", className: "kind-cell", cell: (r) => kindLabel(r.questions) },
+              { key: "question", header: t("question"), className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
+              { key: "kind", header: t("kind"), className: "kind-cell", cell: (r) => kindLabel(r.questions, qt) },
               {
                 key: "asked",
-                header: "Asked by",
+                header: t("askedBy"),
                 kind: "nowrap",
                 cell: (r) => (
                   <>
@@ -108,15 +117,15 @@ export function QuestionsList() {
                   </>
                 ),
               },
-              { key: "expires", header: "Expires", kind: "nowrap", cell: (r) => <Countdown iso={r.expiresAt} /> },
+              { key: "expires", header: t("expires"), kind: "nowrap", cell: (r) => <Countdown iso={r.expiresAt} /> },
               {
                 key: "links",
-                header: <span className="visually-hidden">Links</span>,
+                header: <span className="visually-hidden">{t("links")}</span>,
                 kind: "actions",
                 cell: (r) => (
                   <div className="row-links">
-                    <Link href={`/answer/${r.id}`} className="btn btn-primary btn-small" aria-label={`Answer: ${r.questions[0]?.question ?? r.id}`}>
-                      Answer
+                    <Link href={`/answer/${r.id}`} className="btn btn-primary btn-small" aria-label={t("answerLabel", { question: r.questions[0]?.question ?? r.id })}>
+                      {t("answer")}
                     </Link>
                     <ResponseLink r={r} />
                   </div>
@@ -128,28 +137,28 @@ export function QuestionsList() {
       </section>
 
       <section aria-labelledby="settled-questions-title" className="section">
-        <h2 id="settled-questions-title">Recently settled</h2>
-        <ListStates query={all} isEmpty={settled.length === 0} skeleton={{ rows: 3, columns: 7 }} empty="Nothing answered yet.">
+        <h2 id="settled-questions-title">{t("recentlySettled")}</h2>
+        <ListStates query={all} isEmpty={settled.length === 0} skeleton={{ rows: 3, columns: 7 }} empty={t("nothingAnswered")}>
           <DataTable
             testId="settled-questions"
             rows={settled}
             rowKey={(r) => r.id}
             rowProps={(r) => ({ "data-testid": "settled-question", "data-question-id": r.id })}
             columns={[
-              { key: "outcome", header: "Outcome", cell: (r) => <StatusBadge status={r.status} /> },
-              { key: "question", header: "Question", className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
-              { key: "kind", header: "Kind", className: "kind-cell", cell: (r) => kindLabel(r.questions) },
-              { key: "asked", header: "Asked by", kind: "nowrap", cell: (r) => r.requester.name ?? r.requester.userId },
-              { key: "answered", header: "Answered by", kind: "nowrap", cell: (r) => <AnsweredBy r={r} /> },
-              { key: "when", header: "When", kind: "nowrap", cell: (r) => <TimeAgo iso={r.answeredAt ?? r.expiresAt} /> },
+              { key: "outcome", header: t("outcome"), cell: (r) => <StatusBadge status={r.status} /> },
+              { key: "question", header: t("question"), className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
+              { key: "kind", header: t("kind"), className: "kind-cell", cell: (r) => kindLabel(r.questions, qt) },
+              { key: "asked", header: t("askedBy"), kind: "nowrap", cell: (r) => r.requester.name ?? r.requester.userId },
+              { key: "answered", header: t("answeredBy"), kind: "nowrap", cell: (r) => <AnsweredBy r={r} /> },
+              { key: "when", header: t("when"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.answeredAt ?? r.expiresAt} /> },
               {
                 key: "links",
-                header: <span className="visually-hidden">Links</span>,
+                header: <span className="visually-hidden">{t("links")}</span>,
                 kind: "nowrap",
                 cell: (r) => (
                   <div className="row-links">
-                    <Link href={`/answer/${r.id}`} aria-label={`Details of question: ${r.questions[0]?.question ?? r.id}`}>
-                      Details
+                    <Link href={`/answer/${r.id}`} aria-label={t("detailsLabel", { question: r.questions[0]?.question ?? r.id })}>
+                      {t("details")}
                     </Link>
                     <ResponseLink r={r} />
                   </div>

@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { RESPONSE_STATUSES, type TResponseStatus } from "@/server/core/vocabulary";
 import { useActivity } from "./activity";
@@ -10,7 +11,7 @@ import { StatusBadge } from "./badges";
 import { localToIso, SelectFilter, TextFilter, ToggleGroup, useDebounced } from "./filters";
 import { DataTable } from "./list-kit/data-table";
 import { FilterBar } from "./list-kit/filter-bar";
-import { RESPONSE_STATUS_LABEL } from "./list-kit/labels";
+import { useVocab } from "./list-kit/labels";
 import { ListStates } from "./list-kit/list-states";
 import { LoadOlder } from "./list-kit/load-older";
 import { TimeAgo } from "./time-labels";
@@ -40,6 +41,7 @@ export type TListFilters = ReturnType<typeof useListFilters>;
 
 /** The agent / user / from / to / search controls of a list. */
 export function ListFilterBar({ f, searchLabel, searchPlaceholder, children }: { f: TListFilters; searchLabel: string; searchPlaceholder: string; children?: React.ReactNode }) {
+  const col = useTranslations("columns");
   const trpc = useTRPC();
   const me = useMe();
   const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
@@ -48,16 +50,20 @@ export function ListFilterBar({ f, searchLabel, searchPlaceholder, children }: {
     <FilterBar testId="list-filters">
       <TextFilter label={searchLabel} value={f.q} onChange={f.setQ} placeholder={searchPlaceholder} testId="filter-search" />
       {children}
-      <SelectFilter label="Agent" value={f.agent} onChange={f.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
-      {me?.role !== "member" ? <SelectFilter label="User" value={f.userId} onChange={f.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
-      <TextFilter label="From" type="datetime-local" value={f.from} onChange={f.setFrom} testId="filter-from" />
-      <TextFilter label="To" type="datetime-local" value={f.to} onChange={f.setTo} testId="filter-to" />
+      <SelectFilter label={col("agent")} value={f.agent} onChange={f.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
+      {me?.role !== "member" ? <SelectFilter label={col("user")} value={f.userId} onChange={f.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
+      <TextFilter label={col("from")} type="datetime-local" value={f.from} onChange={f.setFrom} testId="filter-from" />
+      <TextFilter label={col("to")} type="datetime-local" value={f.to} onChange={f.setTo} testId="filter-to" />
     </FilterBar>
   );
 }
 
 /** Every response the signed-in user may see, newest first: filtered server-side, keyset-paginated, live. */
 export function ResponsesList() {
+  const t = useTranslations("responses");
+  const col = useTranslations("columns");
+  const vocab = useVocab();
+  const locale = useLocale();
   const trpc = useTRPC();
   const { live } = useActivity();
   const f = useListFilters();
@@ -74,16 +80,16 @@ export function ResponsesList() {
     <>
       <div className="page-head">
         <div>
-          <h1>Responses</h1>
-          <p className="muted">Every agent run, its status and its full trajectory.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lede")}</p>
         </div>
         <LiveIndicator live={live} />
       </div>
-      <ListFilterBar f={f} searchLabel="Search" searchPlaceholder="Response or session id, or text of the input">
-        <ToggleGroup label="Status" values={RESPONSE_STATUSES} selected={statuses} onChange={setStatuses} labelOf={(s) => RESPONSE_STATUS_LABEL[s]} testId="filter-status" />
+      <ListFilterBar f={f} searchLabel={col("search")} searchPlaceholder={t("searchPlaceholder")}>
+        <ToggleGroup label={col("status")} values={RESPONSE_STATUSES} selected={statuses} onChange={setStatuses} labelOf={vocab.responseStatus} testId="filter-status" />
       </ListFilterBar>
       <ListStates query={list} isEmpty={rows.length === 0} skeleton={{ rows: 8, columns: 7 }} empty={<>
-          <strong>No responses{Object.keys(f.input).length > 0 || statuses.length > 0 ? " match these filters" : " yet"}.</strong> Invoke an agent with <code>POST /v1/responses</code> and it shows up here.
+          <strong>{Object.keys(f.input).length > 0 || statuses.length > 0 ? t("noneMatch") : t("noneYet")}</strong> {t.rich("emptyHint", { code: (c) => <code>{c}</code> })}
         </>}>
         <DataTable
           testId="responses-table"
@@ -91,13 +97,13 @@ export function ResponsesList() {
           rowKey={(r) => r.id}
           rowProps={(r) => ({ "data-testid": "response-row", "data-response-id": r.id })}
           columns={[
-            { key: "id", header: "Response", cell: (r) => <Link href={`/responses/${r.id}`}><code>{r.id}</code></Link> },
-            { key: "status", header: "Status", kind: "nowrap", cell: (r) => <StatusBadge status={r.status} /> },
-            { key: "agent", header: "Agent", cell: (r) => r.agent },
-            { key: "user", header: "User", kind: "nowrap", cell: (r) => r.user },
-            { key: "session", header: "Session", cell: (r) => <Link href={`/sessions/${r.sessionId}`} className="muted"><code>{r.sessionId}</code></Link> },
-            { key: "tokens", header: "Output tokens", kind: "num", cell: (r) => r.outputTokens.toLocaleString() },
-            { key: "created", header: "Created", kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
+            { key: "id", header: col("response"), cell: (r) => <Link href={`/responses/${r.id}`}><code>{r.id}</code></Link> },
+            { key: "status", header: col("status"), kind: "nowrap", cell: (r) => <StatusBadge status={r.status} /> },
+            { key: "agent", header: col("agent"), cell: (r) => r.agent },
+            { key: "user", header: col("user"), kind: "nowrap", cell: (r) => r.user },
+            { key: "session", header: col("session"), cell: (r) => <Link href={`/sessions/${r.sessionId}`} className="muted"><code>{r.sessionId}</code></Link> },
+            { key: "tokens", header: t("outputTokens"), kind: "num", cell: (r) => r.outputTokens.toLocaleString(locale) },
+            { key: "created", header: col("created"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
           ]}
         />
         <LoadOlder pages={list} shown={rows.length} />

@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useActivity } from "./activity";
 import { StatusBadge } from "./badges";
@@ -16,6 +17,8 @@ import { LiveIndicator } from "./use-live-changes";
 
 /** Agent sessions, newest first: filtered server-side (agent, user, time, active or idle, id), keyset-paginated, live. */
 export function SessionsList() {
+  const t = useTranslations("sessions");
+  const col = useTranslations("columns");
   const trpc = useTRPC();
   const { live } = useActivity();
   const f = useListFilters();
@@ -31,48 +34,48 @@ export function SessionsList() {
     <>
       <div className="page-head">
         <div>
-          <h1>Sessions</h1>
-          <p className="muted">Conversations with an agent: each holds a workspace and a sequence of responses.</p>
+          <h1>{t("title")}</h1>
+          <p className="muted">{t("lede")}</p>
         </div>
         <LiveIndicator live={live} />
       </div>
-      <ListFilterBar f={f} searchLabel="Session id" searchPlaceholder="sess_…">
+      <ListFilterBar f={f} searchLabel={t("searchLabel")} searchPlaceholder="sess_…">
         <SelectFilter
-          label="State"
+          label={t("state")}
           value={state}
           onChange={setState}
           options={[
-            { value: "active", label: "Running or waiting" },
-            { value: "idle", label: "Idle" },
+            { value: "active", label: t("active") },
+            { value: "idle", label: t("idle") },
           ]}
           testId="filter-state"
         />
       </ListFilterBar>
-      <ListStates query={list} isEmpty={rows.length === 0} skeleton={{ rows: 8, columns: 8 }} empty={<strong>No sessions{Object.keys(f.input).length > 0 || state ? " match these filters" : " yet"}.</strong>}>
+      <ListStates query={list} isEmpty={rows.length === 0} skeleton={{ rows: 8, columns: 8 }} empty={<strong>{Object.keys(f.input).length > 0 || state ? t("noneMatch") : t("noneYet")}</strong>}>
         <DataTable
           testId="sessions-table"
           rows={rows}
           rowKey={(r) => r.id}
           rowProps={(r) => ({ "data-testid": "session-row", "data-session-id": r.id })}
           columns={[
-            { key: "id", header: "Session", cell: (r) => <Link href={`/sessions/${r.id}`}><code>{r.id}</code></Link> },
-            { key: "agent", header: "Agent", cell: (r) => r.agent },
-            { key: "user", header: "User", kind: "nowrap", cell: (r) => r.user },
+            { key: "id", header: col("session"), cell: (r) => <Link href={`/sessions/${r.id}`}><code>{r.id}</code></Link> },
+            { key: "agent", header: col("agent"), cell: (r) => r.agent },
+            { key: "user", header: col("user"), kind: "nowrap", cell: (r) => r.user },
             {
               key: "responses",
-              header: "Responses",
+              header: t("responses"),
               kind: "num",
               cell: (r) => (
                 <>
                   {r.responseCount}
-                  {r.activeCount > 0 ? <span className="muted small"> ({r.activeCount} active)</span> : null}
+                  {r.activeCount > 0 ? <span className="muted small"> {t("activeCount", { n: r.activeCount })}</span> : null}
                 </>
               ),
             },
-            { key: "latest", header: "Latest", kind: "nowrap", cell: (r) => (r.lastStatus ? <StatusBadge status={r.lastStatus} /> : "—") },
-            { key: "activity", header: "Last activity", kind: "nowrap", cell: (r) => (r.lastActivityAt ? <TimeAgo iso={r.lastActivityAt} /> : "—") },
-            { key: "access", header: "Access", cell: (r) => <SessionAccess session={r} /> },
-            { key: "created", header: "Created", kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
+            { key: "latest", header: t("latest"), kind: "nowrap", cell: (r) => (r.lastStatus ? <StatusBadge status={r.lastStatus} /> : "—") },
+            { key: "activity", header: t("lastActivity"), kind: "nowrap", cell: (r) => (r.lastActivityAt ? <TimeAgo iso={r.lastActivityAt} /> : "—") },
+            { key: "access", header: t("access"), cell: (r) => <SessionAccess session={r} /> },
+            { key: "created", header: col("created"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },
           ]}
         />
         <LoadOlder pages={list} shown={rows.length} />
@@ -85,14 +88,15 @@ type TSessionAccess = { access: string; fullAccessGrant: { by: string | null; by
 
 /** Default, or full access with who granted it and when. */
 function SessionAccess({ session: r }: { session: TSessionAccess }) {
-  if (r.access !== "full") return <span className="muted small">default</span>;
+  const t = useTranslations("sessions");
+  if (r.access !== "full") return <span className="muted small">{t("accessDefault")}</span>;
   return (
     <>
-      <span className="badge tone-warn">Full access</span>
+      <span className="badge tone-warn">{t("fullAccess")}</span>
       {r.fullAccessGrant ? (
         <span className="muted small" data-testid="session-access-grant">
           {" "}
-          by {r.fullAccessGrant.by ?? r.fullAccessGrant.byUserId ?? "the CLI"} <TimeAgo iso={r.fullAccessGrant.at} />
+          {t("grantedBy", { who: r.fullAccessGrant.by ?? r.fullAccessGrant.byUserId ?? t("cli") })} <TimeAgo iso={r.fullAccessGrant.at} />
         </span>
       ) : null}
     </>

@@ -23,15 +23,15 @@ export function ShortcutsHelp() {
         <dt>
           <Kbd>e</Kbd>
         </dt>
-        <dd>Edit the arguments (a form from the tool&apos;s schema, or JSON); the changes are shown before you approve</dd>
+        <dd>{t("edit")}</dd>
         <dt>
           <Kbd>r</Kbd>
         </dt>
-        <dd>Reply instead: deny with a message the agent receives</dd>
+        <dd>{t("reply")}</dd>
         <dt>
           <Kbd>g</Kbd>
         </dt>
-        <dd>Standing grant: opens the choice; a grant button then asks you to confirm its scope</dd>
+        <dd>{t("grant")}</dd>
         <dt>
           <Kbd>x</Kbd>
         </dt>

@@ -1,5 +1,7 @@
 "use client";
 
+import { useTranslations } from "next-intl";
+
 type TProps = {
   /** True once the first click asked; the row then shows the confirming button and Keep. */
   asking: boolean;
@@ -17,6 +19,7 @@ type TProps = {
 
 /** A destructive row action in two clicks: the first asks, the second does it, Keep backs out. */
 export function TwoStepAction({ asking, onAsk, onCancel, onConfirm, label, confirmLabel, askClassName, busy = false, ariaLabel, testId }: TProps) {
+  const t = useTranslations("list");
   if (!asking) {
     return (
       <button type="button" className={askClassName} onClick={onAsk} aria-label={ariaLabel} data-testid={testId}>
@@ -30,7 +33,7 @@ export function TwoStepAction({ asking, onAsk, onCancel, onConfirm, label, confi
         {confirmLabel}
       </button>
       <button type="button" className="btn btn-quiet btn-small" onClick={onCancel}>
-        Keep
+        {t("keep")}
       </button>
     </span>
   );

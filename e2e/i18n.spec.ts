@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { completedToolResult, demoCredentials, SIGNED_IN_STATE, SIGNED_OUT, screenshot, signIn, startQuestionRun, uniqueMarker } from "./support";
+import { completedToolResult, demoCredentials, getEnvelope, openApproval, SIGNED_IN_STATE, SIGNED_OUT, screenshot, signIn, startEchoRun, startQuestionRun, uniqueMarker } from "./support";
 
 /** A single-choice ask_user call with a marker in its text. */
 const askEnv = (marker: string) => ({
@@ -132,4 +132,69 @@ test("the console follows the user's language setting, after a reload and in a n
   await again.reload();
   await expect(nav(again).getByRole("link", { name: "Approvals" })).toBeVisible();
   await again.context().close();
+});
+
+test("a console set to 简体中文 shows the inbox, the responses list and the Admin page in Chinese, and approving still works", async ({ browser, baseURL, request }) => {
+  const creds = await demoCredentials();
+  const user = addUser(`Mei ${Date.now().toString(36)}`);
+  const page = await pageIn(browser, baseURL, "en-US", false);
+  await signIn(page, user);
+  await page.getByTestId("console-language").selectOption("zh-CN");
+  await expect(page.getByRole("navigation").first().getByRole("link", { name: "审批" })).toBeVisible();
+
+  await page.goto("/approvals");
+  await expect(page.getByRole("heading", { level: 1, name: "审批" })).toBeVisible();
+  await expect(page.getByTestId("shortcut-hint")).toContainText("j/k 移动 · a 批准 · d 拒绝 · x 选择");
+  await expect(page.getByTestId("inbox-filters")).toContainText("审查结论");
+  await expect(page.getByRole("heading", { level: 2, name: "已决定" })).toBeVisible();
+
+  // An approval created through /v1 while the page is open, decided in Chinese.
+  const marker = uniqueMarker();
+  const run = await startEchoRun(request, creds.apiKey, marker);
+  const card = await openApproval(page, run.approvalId);
+  await expect(card).toContainText(marker);
+  await expect(card).toContainText("工作目录");
+  await expect(card).toContainText("请求于");
+  await expect(card.getByTestId("expiry")).toContainText(/后过期/);
+  await expect(card.getByTestId("decision-options")).toContainText("更多选项：编辑、改为回复、长期授权");
+  await expect(card.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  await screenshot(page, "inbox-zh-CN");
+  await card.getByRole("button", { name: "批准", exact: true }).click();
+
+  await expect(page.locator(`[data-testid="decision-note"][data-approval-id="${run.approvalId}"]`)).toContainText("你批准了 tool:exec");
+  const decided = page.locator(`[data-testid="decided-approval"][data-approval-id="${run.approvalId}"]`);
+  await expect(decided.getByTestId("status")).toHaveText("已批准");
+  await expect(decided).toContainText("控制台");
+  await expect(decided.getByRole("link", { name: `打开响应 ${run.responseId}` })).toHaveText("查看响应");
+  await expect.poll(async () => (await getEnvelope(request, creds.apiKey, run)).status, { timeout: 15_000 }).toBe("completed");
+
+  // The responses list: headings, columns and the server's status vocabulary.
+  await page.goto("/responses");
+  await expect(page.getByRole("heading", { level: 1, name: "响应" })).toBeVisible();
+  await expect(page.getByTestId("responses-table").getByRole("columnheader", { name: "输出 token" })).toBeVisible();
+  await expect(page.getByTestId("filter-status").getByRole("button", { name: "运行中" })).toBeVisible();
+  await expect(page.locator(`[data-testid="response-row"][data-response-id="${run.responseId}"]`).getByTestId("status")).toHaveText("已完成");
+
+  // The Admin page: heading, tabs and the role legend.
+  await page.goto("/admin");
+  await expect(page.getByRole("heading", { level: 1, name: "管理" })).toBeVisible();
+  await expect(page.getByRole("tab", { name: "用户与角色" })).toBeVisible();
+  await expect(page.getByRole("tab", { name: "API 密钥" })).toBeVisible();
+  await expect(page.getByTestId("users-table").getByRole("columnheader", { name: "有效密钥" })).toBeVisible();
+  await expect(page.locator(".role-legend")).toContainText("查看全部，不做决定");
+  await screenshot(page, "admin-zh-CN");
+  await page.context().close();
+});
+
+test("console page titles follow the browser's language", async ({ browser, baseURL }) => {
+  const zh = await pageIn(browser, baseURL, "zh-CN", true);
+  await zh.goto("/admin");
+  await expect(zh).toHaveTitle("管理 · Countersign");
+  await zh.goto("/responses");
+  await expect(zh).toHaveTitle("响应 · Countersign");
+  await zh.context().close();
+  const en = await pageIn(browser, baseURL, "en-US", true);
+  await en.goto("/approvals");
+  await expect(en).toHaveTitle("Approvals · Countersign");
+  await en.context().close();
 });

@@ -48,6 +48,26 @@ describe("message catalogues", () => {
   });
 });
 
+describe("composed decision sentences", () => {
+  const en = createTranslator({ locale: "en", messages: CATALOGUES.en, namespace: "decisionOutcome", onError: (error) => expect.fail(error.message) });
+  const zh = createTranslator({ locale: "zh-CN", messages: CATALOGUES["zh-CN"], namespace: "decisionOutcome", onError: (error) => expect.fail(error.message) });
+
+  test("read in English exactly as the console wrote them before they were messages", () => {
+    expect(en("approved", { what: "tool:exec (ls)", edited: "no", grant: "days", days: 3 })).toBe("You approved tool:exec (ls); the agent goes on. It now runs without asking for 3 days.");
+    expect(en("approved", { what: "tool:exec (ls)", edited: "yes", grant: "none", days: 0 })).toBe("You approved the edited call of tool:exec (ls); the agent goes on.");
+    const settled = { verb: "Denied", by: "yes", who: "Demo Operator", me: "yes", detail: "none", reply: "", via: en("viaPhrase.http"), cancelled: "no" };
+    expect(en("settledBy", settled)).toBe("Denied by Demo Operator (you, elsewhere) via the HTTP API");
+    expect(en("bulkNote", { decision: "approve", n: 2, of: 3, failed: 1 })).toBe("You approved 2 of 3 selected requests. 1 could not be decided; each says why.");
+    expect(en("bulkNote", { decision: "deny", n: 3, of: 3, failed: 0 })).toBe("You denied 3 of 3 selected requests.");
+  });
+
+  test("read in Chinese with every part in place", () => {
+    expect(zh("approved", { what: "tool:exec (ls)", edited: "no", grant: "session", days: 0 })).toBe("你批准了 tool:exec (ls)；智能体继续运行。在本会话剩余时间内，它将无需询问直接运行。");
+    const settled = { verb: zh("verb.approved"), by: "yes", who: "Ada", me: "no", detail: "reply", reply: "用预发布环境", via: zh("viaPhrase.console"), cancelled: "no" };
+    expect(zh("settledBy", settled)).toBe("已批准，决定人：Ada，并回复（“用预发布环境”），渠道：控制台");
+  });
+});
+
 describe("errorSentence in another language", () => {
   test("a dropped connection is named in Chinese, with the subject of the action", () => {
     const t = createTranslator({ locale: "zh-CN", messages: CATALOGUES["zh-CN"], namespace: "errors" });

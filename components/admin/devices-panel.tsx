@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useMe } from "../app-shell";
 import { DataTable } from "../list-kit/data-table";
@@ -10,6 +11,9 @@ import { useTRPC } from "../trpc-provider";
 
 /** Paired devices: pairing tokens, state, commands and local policy; admins revoke. */
 export function DevicesPanel() {
+  const t = useTranslations("admin.devices");
+  const status = useTranslations("status");
+  const locale = useLocale();
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
@@ -20,7 +24,7 @@ export function DevicesPanel() {
   const [name, setName] = useState("");
   const isAdmin = me?.role === "admin";
   return (
-    <section aria-label="Paired devices">
+    <section aria-label={t("label")}>
       {isAdmin ? (
         <form
           className="card inline-form"
@@ -30,24 +34,24 @@ export function DevicesPanel() {
           }}
         >
           <div className="filter filter-grow">
-            <label htmlFor="device-name">New device name</label>
-            <input id="device-name" className="input input-compact" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. build-mac" />
+            <label htmlFor="device-name">{t("newName")}</label>
+            <input id="device-name" className="input input-compact" value={name} onChange={(e) => setName(e.target.value)} placeholder={t("namePlaceholder")} />
           </div>
           <button type="submit" className="btn btn-primary" disabled={pair.isPending || !name.trim()}>
-            Create pairing token
+            {t("create")}
           </button>
         </form>
       ) : (
-        <p className="notice">Only an admin can pair or revoke devices.</p>
+        <p className="notice">{t("adminOnly")}</p>
       )}
       {pair.data ? (
         <div className="card callout key-once" role="status" data-testid="pairing-token">
-          <strong>Pairing token for {pair.data.name} — shown once, valid until {new Date(pair.data.expiresAt).toLocaleTimeString()}.</strong>
+          <strong>{t("token", { name: pair.data.name, until: new Date(pair.data.expiresAt).toLocaleTimeString(locale) })}</strong>
           <div className="secret-row">
             <code className="key-value">{pair.data.token}</code>
           </div>
           <p className="muted small">
-            On the device: <code>npm run device -- pair --token …</code>
+            {t.rich("onDevice", { code: (c) => <code>{c}</code> })}
           </p>
         </div>
       ) : null}
@@ -56,7 +60,7 @@ export function DevicesPanel() {
           {(pair.error ?? revoke.error)?.message}
         </p>
       ) : null}
-      <ListStates query={devices} isEmpty={(devices.data ?? []).length === 0} empty="No devices yet." skeleton={{ rows: 2, columns: 6 }}>
+      <ListStates query={devices} isEmpty={(devices.data ?? []).length === 0} empty={t("none")} skeleton={{ rows: 2, columns: 6 }}>
         <DataTable
           testId="devices-table"
           rows={devices.data ?? []}
@@ -65,7 +69,7 @@ export function DevicesPanel() {
           columns={[
             {
               key: "device",
-              header: "Device",
+              header: t("device"),
               cell: (d) => (
                 <>
                   <strong>{d.name}</strong>
@@ -77,25 +81,25 @@ export function DevicesPanel() {
             },
             {
               key: "state",
-              header: "State",
+              header: t("state"),
               kind: "nowrap",
               cell: (d) => (
                 <span className={`badge tone-${d.status === "paired" ? (d.online ? "ok" : "muted") : d.status === "pending" ? "warn" : "muted"}`}>
-                  {d.status === "paired" ? (d.online ? "online" : "offline") : d.status}
+                  {d.status === "paired" ? (d.online ? t("online") : t("offline")) : d.status === "pending" || d.status === "revoked" ? status(d.status) : d.status}
                 </span>
               ),
             },
-            { key: "commands", header: "Commands", cell: (d) => (d.commands.length > 0 ? <code>{d.commands.join(", ")}</code> : <span className="muted">—</span>) },
-            { key: "policy", header: "Local policy", className: "small", cell: (d) => (d.consent ? `consent: ${d.consent}${d.denyPatterns ? `, ${d.denyPatterns} deny patterns` : ""}` : "—") },
-            { key: "seen", header: "Last seen", kind: "nowrap", cell: (d) => (d.lastSeenAt ? <TimeAgo iso={d.lastSeenAt} /> : <span className="muted">never</span>) },
+            { key: "commands", header: t("commands"), cell: (d) => (d.commands.length > 0 ? <code>{d.commands.join(", ")}</code> : <span className="muted">—</span>) },
+            { key: "policy", header: t("policy"), className: "small", cell: (d) => (d.consent ? t("consent", { consent: d.consent, n: d.denyPatterns ?? 0 }) : "—") },
+            { key: "seen", header: t("lastSeen"), kind: "nowrap", cell: (d) => (d.lastSeenAt ? <TimeAgo iso={d.lastSeenAt} /> : <span className="muted">{t("never")}</span>) },
             {
               key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
+              header: <span className="visually-hidden">{t("actions")}</span>,
               kind: "actions",
               cell: (d) =>
                 isAdmin && d.status !== "revoked" ? (
                   <button type="button" className="btn btn-outline-bad btn-small" disabled={revoke.isPending} onClick={() => revoke.mutate({ deviceId: d.id })}>
-                    Revoke
+                    {t("revoke")}
                   </button>
                 ) : null,
             },

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { type FormEvent, useState } from "react";
 import { useMe } from "../app-shell";
 import { SelectFilter } from "../filters";
@@ -12,6 +13,9 @@ import { TwoStepAction } from "../two-step-action";
 
 /** API keys: create (shown once), see by prefix with last use, revoke; auditors read only. */
 export function KeysPanel() {
+  const t = useTranslations("admin.keys");
+  const col = useTranslations("columns");
+  const status = useTranslations("status");
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
@@ -31,38 +35,38 @@ export function KeysPanel() {
     create.mutate({ name: name.trim(), ...(owner ? { userId: owner } : {}) }, { onSuccess: () => setName("") });
   };
   return (
-    <section aria-label="API keys">
+    <section aria-label={t("label")}>
       {readOnly ? (
         <p className="notice" data-testid="read-only">
-          Auditors are read-only: you can see every key (prefix only) but not create or revoke them.
+          {t("readOnly")}
         </p>
       ) : (
         <form className="card inline-form" onSubmit={submit} data-testid="create-key-form">
           <div className="filter filter-grow">
-            <label htmlFor="key-name">New key name</label>
-            <input id="key-name" className="input input-compact" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="e.g. CI pipeline" />
+            <label htmlFor="key-name">{t("newName")}</label>
+            <input id="key-name" className="input input-compact" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder={t("namePlaceholder")} />
           </div>
           {me?.role === "admin" ? (
-            <SelectFilter label="For user" value={owner} onChange={setOwner} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} anyLabel="Myself" />
+            <SelectFilter label={t("forUser")} value={owner} onChange={setOwner} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} anyLabel={t("myself")} />
           ) : null}
           <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim()}>
-            Create key
+            {t("create")}
           </button>
         </form>
       )}
       {create.data ? (
         <div className="card callout key-once" role="status" data-testid="new-key">
-          <strong>Copy this key now — it is shown only once.</strong>
+          <strong>{t("copyNow")}</strong>
           <div className="secret-row">
             <code className="key-value" data-testid="new-key-value">{create.data.apiKey}</code>
             <button type="button" className="btn btn-quiet btn-small" onClick={() => void navigator.clipboard?.writeText(create.data?.apiKey ?? "")}>
-              Copy
+              {t("copy")}
             </button>
             <button type="button" className="btn btn-quiet btn-small" onClick={() => create.reset()}>
-              Done
+              {t("done")}
             </button>
           </div>
-          <p className="muted small">Use it as `Authorization: Bearer …`. Countersign stores only its hash.</p>
+          <p className="muted small">{t("useAs")}</p>
         </div>
       ) : null}
       {create.error || revoke.error ? (
@@ -70,27 +74,27 @@ export function KeysPanel() {
           {(create.error ?? revoke.error)?.message}
         </p>
       ) : null}
-      <ListStates query={keys} isEmpty={rows.length === 0} empty="No API keys yet." skeleton={{ rows: 3, columns: 7 }}>
+      <ListStates query={keys} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 3, columns: 7 }}>
         <DataTable
           testId="keys-table"
           rows={rows}
           rowKey={(k) => k.id}
           rowProps={(k) => ({ "data-testid": "key-row", "data-key-id": k.id })}
           columns={[
-            { key: "name", header: "Name", cell: (k) => k.name },
-            { key: "key", header: "Key", kind: "nowrap", cell: (k) => <code>{k.prefix}…</code> },
-            { key: "user", header: "User", kind: "nowrap", cell: (k) => k.user },
-            { key: "created", header: "Created", kind: "nowrap", cell: (k) => <TimeAgo iso={k.createdAt} /> },
+            { key: "name", header: t("name"), cell: (k) => k.name },
+            { key: "key", header: t("key"), kind: "nowrap", cell: (k) => <code>{k.prefix}…</code> },
+            { key: "user", header: col("user"), kind: "nowrap", cell: (k) => k.user },
+            { key: "created", header: col("created"), kind: "nowrap", cell: (k) => <TimeAgo iso={k.createdAt} /> },
             {
               key: "used",
-              header: "Last used",
+              header: t("lastUsed"),
               kind: "nowrap",
-              cell: (k) => <span data-testid="key-last-used">{k.lastUsedAt ? <TimeAgo iso={k.lastUsedAt} /> : <span className="muted">never</span>}</span>,
+              cell: (k) => <span data-testid="key-last-used">{k.lastUsedAt ? <TimeAgo iso={k.lastUsedAt} /> : <span className="muted">{t("never")}</span>}</span>,
             },
-            { key: "state", header: "State", cell: (k) => (k.revokedAt ? <span className="badge tone-muted">revoked</span> : <span className="badge tone-ok">active</span>) },
+            { key: "state", header: t("state"), cell: (k) => (k.revokedAt ? <span className="badge tone-muted">{status("revoked")}</span> : <span className="badge tone-ok">{status("active")}</span>) },
             {
               key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
+              header: <span className="visually-hidden">{t("actions")}</span>,
               kind: "actions",
               cell: (k) =>
                 !readOnly && !k.revokedAt && (k.userId === me?.userId || me?.role === "admin") ? (
@@ -99,10 +103,10 @@ export function KeysPanel() {
                     onAsk={() => setConfirmRevoke(k.id)}
                     onCancel={() => setConfirmRevoke(null)}
                     onConfirm={() => revoke.mutate({ keyId: k.id }, { onSettled: () => setConfirmRevoke(null) })}
-                    label="Revoke"
-                    confirmLabel="Yes, revoke"
+                    label={t("revoke")}
+                    confirmLabel={t("revokeConfirm")}
                     askClassName="btn btn-outline-bad btn-small"
-                    ariaLabel={`Revoke key ${k.name} (${k.prefix})`}
+                    ariaLabel={t("revokeLabel", { name: k.name, prefix: k.prefix })}
                   />
                 ) : null,
             },

@@ -1,20 +1,27 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
-import { ROLES, type TRole, type TUserStatus } from "@/server/core/vocabulary";
+import { ROLES, type TRole, type TUserStatus, USER_STATUSES } from "@/server/core/vocabulary";
 import { useMe } from "../app-shell";
 import { DataTable } from "../list-kit/data-table";
-import { ROLE_TEXT, USER_STATUS_TONE } from "../list-kit/labels";
+import { USER_STATUS_TONE, useVocab } from "../list-kit/labels";
 import { ListStates } from "../list-kit/list-states";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
 
+const isRole = (v: string): v is TRole => (ROLES as readonly string[]).includes(v);
+const isUserStatus = (v: string): v is TUserStatus => (USER_STATUSES as readonly string[]).includes(v);
+
 type TConfirming = { userId: string; action: "disable" | "delete" } | null;
 
 /** Users and roles: admins change roles, disable, enable and delete (never themselves); others read. */
 export function UsersPanel() {
+  const t = useTranslations("admin.users");
+  const col = useTranslations("columns");
+  const vocab = useVocab();
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
@@ -29,13 +36,13 @@ export function UsersPanel() {
   const error = setRole.error ?? disable.error ?? enable.error ?? remove.error;
   const rows = users.data ?? [];
   return (
-    <section aria-label="Users and roles">
+    <section aria-label={t("label")}>
       {error ? (
         <p role="alert" className="error-box">
           {error.message}
         </p>
       ) : null}
-      <ListStates query={users} isEmpty={rows.length === 0} empty="No users yet." skeleton={{ rows: 4, columns: 6 }}>
+      <ListStates query={users} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 4, columns: 6 }}>
         <DataTable
           testId="users-table"
           rows={rows}
@@ -44,59 +51,59 @@ export function UsersPanel() {
           columns={[
             {
               key: "name",
-              header: "Name",
+              header: t("name"),
               cell: (u) => (
                 <>
-                  {u.name} {u.id === me?.userId ? <span className="muted small">(you)</span> : null}
+                  {u.name} {u.id === me?.userId ? <span className="muted small">{t("you")}</span> : null}
                 </>
               ),
             },
-            { key: "email", header: "Email", className: "muted", cell: (u) => u.email },
+            { key: "email", header: t("email"), className: "muted", cell: (u) => u.email },
             {
               key: "role",
-              header: "Role",
+              header: t("role"),
               cell: (u) =>
                 isAdmin && u.id !== me?.userId && u.status !== "deleted" ? (
                   <select
                     className="input input-compact"
-                    aria-label={`Role of ${u.name}`}
+                    aria-label={t("roleOf", { name: u.name })}
                     value={u.role}
                     disabled={setRole.isPending}
                     onChange={(e) => setRole.mutate({ userId: u.id, role: e.target.value as TRole })}
                   >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
-                        {r}
+                        {vocab.role(r)}
                       </option>
                     ))}
                   </select>
                 ) : (
-                  <span className="role" title={ROLE_TEXT[u.role as TRole]}>
-                    {u.role}
+                  <span className="role" title={isRole(u.role) ? vocab.roleText(u.role) : undefined}>
+                    {isRole(u.role) ? vocab.role(u.role) : u.role}
                   </span>
                 ),
             },
             {
               key: "status",
-              header: "Status",
+              header: col("status"),
               cell: (u) => (
                 <span className={`badge tone-${USER_STATUS_TONE[u.status as TUserStatus] ?? "muted"}`} data-testid="user-status">
-                  {u.status}
+                  {isUserStatus(u.status) ? vocab.userStatus(u.status) : u.status}
                 </span>
               ),
             },
-            { key: "keys", header: "Active keys", kind: "num", cell: (u) => u.activeKeys },
-            { key: "since", header: "Since", kind: "nowrap", cell: (u) => <TimeAgo iso={u.createdAt} /> },
+            { key: "keys", header: t("activeKeys"), kind: "num", cell: (u) => u.activeKeys },
+            { key: "since", header: t("since"), kind: "nowrap", cell: (u) => <TimeAgo iso={u.createdAt} /> },
             isAdmin && {
               key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
+              header: <span className="visually-hidden">{t("actions")}</span>,
               kind: "actions",
               cell: (u) =>
                 u.id === me?.userId || u.status === "deleted" ? null : (
                   <span className="actions">
                     {u.status === "disabled" ? (
-                      <button type="button" className="btn btn-quiet btn-small" disabled={enable.isPending} onClick={() => enable.mutate({ userId: u.id })} aria-label={`Enable ${u.name}`}>
-                        Enable
+                      <button type="button" className="btn btn-quiet btn-small" disabled={enable.isPending} onClick={() => enable.mutate({ userId: u.id })} aria-label={t("enableLabel", { name: u.name })}>
+                        {t("enable")}
                       </button>
                     ) : (
                       <TwoStepAction
@@ -104,11 +111,11 @@ export function UsersPanel() {
                         onAsk={() => setConfirming({ userId: u.id, action: "disable" })}
                         onCancel={() => setConfirming(null)}
                         onConfirm={() => disable.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
-                        label="Disable"
-                        confirmLabel="Yes, disable"
+                        label={t("disable")}
+                        confirmLabel={t("disableConfirm")}
                         askClassName="btn btn-outline-bad btn-small"
                         busy={disable.isPending}
-                        ariaLabel={`Disable ${u.name}: keys, sessions and sockets stop at once`}
+                        ariaLabel={t("disableLabel", { name: u.name })}
                       />
                     )}
                     <TwoStepAction
@@ -116,11 +123,11 @@ export function UsersPanel() {
                       onAsk={() => setConfirming({ userId: u.id, action: "delete" })}
                       onCancel={() => setConfirming(null)}
                       onConfirm={() => remove.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
-                      label="Delete"
-                      confirmLabel="Yes, delete for good"
+                      label={t("delete")}
+                      confirmLabel={t("deleteConfirm")}
                       askClassName="btn btn-outline-bad btn-small"
                       busy={remove.isPending}
-                      ariaLabel={`Delete ${u.name}: credentials removed for good, history kept`}
+                      ariaLabel={t("deleteLabel", { name: u.name })}
                     />
                   </span>
                 ),
@@ -131,8 +138,8 @@ export function UsersPanel() {
       <dl className="role-legend small">
         {ROLES.map((r) => (
           <div key={r}>
-            <dt>{r}</dt>
-            <dd className="muted">{ROLE_TEXT[r]}</dd>
+            <dt>{vocab.role(r)}</dt>
+            <dd className="muted">{vocab.roleText(r)}</dd>
           </div>
         ))}
       </dl>

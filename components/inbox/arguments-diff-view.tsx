@@ -1,21 +1,23 @@
+import { useTranslations } from "next-intl";
 import type { TArgumentChange } from "./argument-diff";
 
 const shown = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 
 /** Requested vs edited arguments, one line per change, shown before anything edited is approved. */
 export function ArgumentsDiffView({ changes }: { changes: TArgumentChange[] }) {
+  const t = useTranslations("inbox.diff");
   if (changes.length === 0) return null;
   return (
     <div className="args-diff" data-testid="arguments-diff">
       <p className="label">
-        Your edit changes {changes.length} {changes.length === 1 ? "value" : "values"}:
+        {t("changes", { n: changes.length })}
       </p>
       <table className="table table-compact">
         <thead>
           <tr>
-            <th scope="col">Argument</th>
-            <th scope="col">Requested</th>
-            <th scope="col">Runs instead</th>
+            <th scope="col">{t("argument")}</th>
+            <th scope="col">{t("requested")}</th>
+            <th scope="col">{t("instead")}</th>
           </tr>
         </thead>
         <tbody>
@@ -24,8 +26,8 @@ export function ArgumentsDiffView({ changes }: { changes: TArgumentChange[] }) {
               <th scope="row">
                 <code>{c.path}</code>
               </th>
-              <td className="diff-before">{c.kind === "added" ? <span className="muted">(not set)</span> : <del className="mono">{shown(c.before)}</del>}</td>
-              <td className="diff-after">{c.kind === "removed" ? <span className="muted">(removed)</span> : <ins className="mono">{shown(c.after)}</ins>}</td>
+              <td className="diff-before">{c.kind === "added" ? <span className="muted">{t("notSet")}</span> : <del className="mono">{shown(c.before)}</del>}</td>
+              <td className="diff-after">{c.kind === "removed" ? <span className="muted">{t("removed")}</span> : <ins className="mono">{shown(c.after)}</ins>}</td>
             </tr>
           ))}
         </tbody>

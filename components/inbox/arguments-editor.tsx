@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useId, useMemo } from "react";
 import { argumentsDiff } from "./argument-diff";
 import { ArgumentsDiffView } from "./arguments-diff-view";
@@ -26,6 +27,7 @@ const parsedObject = (text: string): Record<string, unknown> | null => {
 };
 
 function FormField({ field, value, disabled, onChange, id }: { field: TSchemaField; value: unknown; disabled: boolean; onChange: (text: string) => void; id: string }) {
+  const t = useTranslations("inbox.editor");
   const text = fieldText(field, value);
   const common = { id, disabled, "data-testid": `arg-field-${field.name}`, "data-arg-field": field.name } as const;
   let control: React.ReactNode;
@@ -34,10 +36,10 @@ function FormField({ field, value, disabled, onChange, id }: { field: TSchemaFie
   else if (field.kind === "choice" || field.kind === "boolean")
     control = (
       <select {...common} className="input" value={text} onChange={(e) => onChange(e.target.value)}>
-        {field.required ? null : <option value="">(not set)</option>}
+        {field.required ? null : <option value="">{t("notSet")}</option>}
         {(field.kind === "boolean" ? ["true", "false"] : field.choices).map((c) => (
           <option key={c} value={c}>
-            {field.kind === "boolean" ? (c === "true" ? "yes" : "no") : c}
+            {field.kind === "boolean" ? (c === "true" ? t("yes") : t("no")) : c}
           </option>
         ))}
       </select>
@@ -60,7 +62,7 @@ function FormField({ field, value, disabled, onChange, id }: { field: TSchemaFie
     <div className="field arg-field">
       <label htmlFor={id}>
         <code>{field.name}</code>
-        {field.required ? null : <span className="muted small"> (optional)</span>}
+        {field.required ? null : <span className="muted small"> {t("optional")}</span>}
         {field.description ? <span className="muted small"> — {field.description}</span> : null}
       </label>
       {control}
@@ -74,6 +76,7 @@ function FormField({ field, value, disabled, onChange, id }: { field: TSchemaFie
  * difference from the requested arguments shown as it changes.
  */
 export function ArgumentsEditor({ requested, schema, text, onText }: TProps) {
+  const t = useTranslations("inbox.editor");
   const baseId = useId();
   const form = useMemo(() => schemaForm(schema), [schema]);
   const current = parsedObject(text);
@@ -82,8 +85,8 @@ export function ArgumentsEditor({ requested, schema, text, onText }: TProps) {
     <div className="args-editor" data-testid="arguments-editor">
       {form ? (
         <fieldset className="args-form" data-testid="arguments-form">
-          <legend>Arguments (edit before approving)</legend>
-          {current ? null : <p className="muted small">The JSON below is not a valid object; fix it there to use this form again.</p>}
+          <legend>{t("legend")}</legend>
+          {current ? null : <p className="muted small">{t("invalidJson")}</p>}
           {form.fields.map((field) => (
             <FormField
               key={field.name}
@@ -91,13 +94,13 @@ export function ArgumentsEditor({ requested, schema, text, onText }: TProps) {
               field={field}
               value={current?.[field.name]}
               disabled={current === null}
-              onChange={(t) => current && onText(JSON.stringify(withField(current, field, t), null, 2))}
+              onChange={(value) => current && onText(JSON.stringify(withField(current, field, value), null, 2))}
             />
           ))}
         </fieldset>
       ) : null}
       <div className="field">
-        <label htmlFor={`${baseId}-json`}>{form ? "The same arguments as JSON" : "Arguments as JSON (edit before approving)"}</label>
+        <label htmlFor={`${baseId}-json`}>{form ? t("sameAsJson") : t("asJson")}</label>
         <textarea
           id={`${baseId}-json`}
           className="mono"

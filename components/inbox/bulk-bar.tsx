@@ -1,4 +1,5 @@
-import { errorSentence } from "../error-sentence";
+import { useTranslations } from "next-intl";
+import { useErrorSentence } from "../use-error-sentence";
 
 type TProps = {
   count: number;
@@ -10,19 +11,21 @@ type TProps = {
 
 /** Approve or deny every bulk-selected request at once (never high risk). */
 export function BulkBar({ count, pending, error, onDecide, onClear }: TProps) {
+  const t = useTranslations("inbox.bulk");
+  const errorSentence = useErrorSentence();
   return (
-    <section className="bulk-bar" aria-label="Bulk decision" data-testid="bulk-bar">
-      <strong>{count} selected</strong>
+    <section className="bulk-bar" aria-label={t("label")} data-testid="bulk-bar">
+      <strong>{t("selected", { n: count })}</strong>
       <button type="button" className="btn btn-approve btn-small" disabled={pending} onClick={() => onDecide("approve")}>
-        Approve selected
+        {t("approve")}
       </button>
       <button type="button" className="btn btn-deny btn-small" disabled={pending} onClick={() => onDecide("deny")}>
-        Deny selected
+        {t("deny")}
       </button>
       <button type="button" className="btn btn-quiet btn-small" onClick={onClear}>
-        Clear
+        {t("clear")}
       </button>
-      <span className="muted small">High-risk requests are never decided in bulk.</span>
+      <span className="muted small">{t("neverHigh")}</span>
       {error ? (
         <span role="alert" className="error-text">
           {errorSentence(error, "decide")}

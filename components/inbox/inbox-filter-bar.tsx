@@ -1,23 +1,25 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { RISKS } from "@/server/core/vocabulary";
 import type { TInboxFilter } from "../api-types";
 import { SelectFilter, ToggleGroup } from "../filters";
 import { FilterBar } from "../list-kit/filter-bar";
+import { useVocab } from "../list-kit/labels";
 import { useTRPC } from "../trpc-provider";
 
 type TRisk = (typeof RISKS)[number];
 const AGES = [
-  { value: "60000", label: "Older than 1 min" },
-  { value: "600000", label: "Older than 10 min" },
-  { value: "3600000", label: "Older than 1 h" },
-];
+  { value: "60000", label: "olderThan1m" },
+  { value: "600000", label: "olderThan10m" },
+  { value: "3600000", label: "olderThan1h" },
+] as const;
 const REVIEWER = [
-  { value: "ask", label: "Reviewer asked a person" },
-  { value: "none", label: "No reviewer (always ask)" },
-];
+  { value: "ask", label: "reviewerAsked" },
+  { value: "none", label: "noReviewer" },
+] as const;
 
 /** The inbox's filters as state, and the `inbox.list` input they make (status aside). */
 export function useInboxFilter() {
@@ -38,17 +40,19 @@ export function useInboxFilter() {
 
 /** Agent, user, risk, reviewer verdict and age filters of the inbox. */
 export function InboxFilterBar({ state, seesEveryone }: { state: ReturnType<typeof useInboxFilter>; seesEveryone: boolean }) {
+  const t = useTranslations("inbox.filter");
+  const vocab = useVocab();
   const trpc = useTRPC();
   const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
   const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: seesEveryone, staleTime: 60_000 }));
   const { values: v, set } = state;
   return (
     <FilterBar testId="inbox-filters">
-      <SelectFilter label="Agent" value={v.agent} onChange={set.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
-      {seesEveryone ? <SelectFilter label="User" value={v.userId} onChange={set.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
-      <ToggleGroup label="Risk" values={RISKS} selected={v.risks} onChange={set.setRisks} testId="filter-risk" />
-      <SelectFilter label="Reviewer verdict" value={v.reviewer} onChange={set.setReviewer} options={REVIEWER} testId="filter-reviewer" />
-      <SelectFilter label="Age" value={v.age} onChange={set.setAge} options={AGES} testId="filter-age" />
+      <SelectFilter label={t("agent")} value={v.agent} onChange={set.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
+      {seesEveryone ? <SelectFilter label={t("user")} value={v.userId} onChange={set.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
+      <ToggleGroup label={t("risk")} values={RISKS} selected={v.risks} onChange={set.setRisks} labelOf={vocab.risk} testId="filter-risk" />
+      <SelectFilter label={t("reviewer")} value={v.reviewer} onChange={set.setReviewer} options={REVIEWER.map((o) => ({ value: o.value, label: t(o.label) }))} testId="filter-reviewer" />
+      <SelectFilter label={t("age")} value={v.age} onChange={set.setAge} options={AGES.map((o) => ({ value: o.value, label: t(o.label) }))} testId="filter-age" />
     </FilterBar>
   );
 }

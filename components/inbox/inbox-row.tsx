@@ -1,7 +1,9 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { forwardRef } from "react";
 import type { TInboxRow } from "../api-types";
+import { useVocab } from "../list-kit/labels";
 import { Countdown, TimeAgo } from "../time-labels";
 
 type TProps = {
@@ -22,6 +24,8 @@ export const operationSummary = (a: Pick<TInboxRow, "message" | "arguments">): s
 
 /** One pending approval as one line of the compact inbox: risk, tool, operation, requester, agent, age, expiry. */
 export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ approval: a, selected, error, bulk, onSelect }, ref) {
+  const t = useTranslations("inbox.row");
+  const vocab = useVocab();
   return (
     <li ref={ref} className={`inbox-row risk-edge-${a.risk}${selected ? " selected" : ""}`} data-testid="inbox-row" data-approval-id={a.id} data-selected={selected ? "true" : "false"}>
       {bulk ? (
@@ -31,14 +35,14 @@ export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ ap
           checked={bulk.checked}
           disabled={bulk.disabled}
           onChange={bulk.onToggle}
-          aria-label={`Select ${a.action} for a bulk decision`}
-          title={bulk.disabled ? "High-risk requests are decided one by one." : "Select for a bulk decision (x)"}
+          aria-label={t("selectFor", { action: a.action })}
+          title={bulk.disabled ? t("oneByOne") : t("selectHint")}
         />
       ) : null}
       <button type="button" className="inbox-row-main" aria-current={selected ? "true" : undefined} onClick={onSelect}>
         {/* The risk in one word (the badge's colour and the detail pane say "… risk" in full). */}
-        <span className={`badge risk-${a.risk}`} title={`${a.risk} risk`}>
-          {a.risk}
+        <span className={`badge risk-${a.risk}`} title={t("riskTitle", { risk: vocab.risk(a.risk) })}>
+          {vocab.risk(a.risk)}
         </span>
         <code className="inbox-row-tool">{a.action}</code>
         <span className="inbox-row-summary" title={a.message}>

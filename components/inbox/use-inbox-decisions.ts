@@ -1,13 +1,15 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { type RefObject, useState } from "react";
 import type { TInboxRow } from "../api-types";
 import type { TDecision, TDecisionExtra } from "../approval-card";
+import { useArgsWords } from "../args-view";
 import type { TConfirming } from "../decision-confirm";
 import { ownOutcome } from "../decision-outcome";
-import { errorSentence } from "../error-sentence";
 import { useTRPC } from "../trpc-provider";
+import { useErrorSentence } from "../use-error-sentence";
 import type { useKeptDecisions } from "../use-kept-decisions";
 
 /** 409s that mean the approval was settled by someone else (not a changed request, which stays pending). */
@@ -31,6 +33,9 @@ type TArgs = {
  * elsewhere) and each failure as a sentence on its item.
  */
 export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: TArgs) {
+  const t = useTranslations("decisionOutcome");
+  const errorSentence = useErrorSentence();
+  const words = useArgsWords();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState<Set<string>>(new Set());
@@ -55,9 +60,9 @@ export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: T
       const decided = await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash, ...extra });
       if (!decided.settled) {
         kept.release(a.id);
-        setAnnouncement(`Your approval was recorded (${decided.approvals} of ${decided.requiredApprovals}); it runs once enough other people approve: ${a.message}`);
+        setAnnouncement(t("recordedQuorum", { n: decided.approvals, of: decided.requiredApprovals, message: a.message }));
       } else {
-        const outcome = ownOutcome(a, decision, extra);
+        const outcome = ownOutcome(a, decision, extra, t, words);
         kept.keepMine(a, outcome);
         setAnnouncement(outcome);
       }
@@ -96,7 +101,7 @@ export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: T
     try {
       const outcomes = await decideMany.mutateAsync({ decision, items: bulkRows.map((r) => ({ approvalId: r.id, bindingHash: r.bindingHash })) });
       const failed = outcomes.filter((o) => !o.ok);
-      const note = `You ${decision === "approve" ? "approved" : "denied"} ${outcomes.length - failed.length} of ${outcomes.length} selected requests.${failed.length > 0 ? ` ${failed.length} could not be decided; each says why.` : ""}`;
+      const note = t("bulkNote", { decision, n: outcomes.length - failed.length, of: outcomes.length, failed: failed.length });
       setAnnouncement(note);
       setBulkNote(note);
       // A failed item was settled elsewhere (its card says by whom) or is still pending with its reason.
@@ -104,7 +109,7 @@ export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: T
         const row = bulkRows.find((r) => r.id === f.approvalId);
         if (row) kept.keepLost(row, decision);
       }
-      setErrors((e) => ({ ...e, ...Object.fromEntries(failed.map((f) => [f.approvalId, f.error ?? "Not decided."])) }));
+      setErrors((e) => ({ ...e, ...Object.fromEntries(failed.map((f) => [f.approvalId, f.error ?? t("notDecided")])) }));
     } catch {
       for (const r of bulkRows) kept.release(r.id);
     } finally {

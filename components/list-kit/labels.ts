@@ -1,26 +1,43 @@
-import type { TNotificationStatus, TResponseStatus, TRole, TUserStatus } from "@/server/core/vocabulary";
+import { useTranslations } from "next-intl";
+import type en from "@/messages/en.json";
+import { type TNotificationStatus, TRANSPORTS, type TResponseStatus, type TRisk, type TRole, type TTransport, type TUserStatus } from "@/server/core/vocabulary";
 
 /**
- * How the console names the server's vocabularies. Keyed by the server's own types, so a value
- * the server adds is a type error here until it has a label (the lists themselves are imported
- * from `server/core/vocabulary`, never retyped).
+ * How the console names the server's vocabularies: one message per value, under `vocab.*` in each
+ * catalogue. The shape below is keyed by the server's own types, so a value the server adds is a
+ * type error here until the English catalogue (and so every catalogue) has its label.
  */
-export const RESPONSE_STATUS_LABEL: Record<TResponseStatus, string> = {
-  in_progress: "running",
-  requires_action: "waiting",
-  completed: "completed",
-  denied: "denied",
-  cancelled: "cancelled",
-  failed: "failed",
+type TVocabMessages = {
+  responseStatus: Record<TResponseStatus, string>;
+  role: Record<TRole, string>;
+  roleText: Record<TRole, string>;
+  risk: Record<TRisk, string>;
+  notificationStatus: Record<TNotificationStatus, string>;
+  userStatus: Record<TUserStatus, string>;
+  via: Record<TTransport, string>;
 };
+type TCovers<T extends TVocabMessages> = T;
+export type TVocab = TCovers<(typeof en)["vocab"]>;
 
-/** What each role may do, beside its name. */
-export const ROLE_TEXT: Record<TRole, string> = {
-  member: "sees and decides only its own",
-  auditor: "reads everything, decides nothing",
-  operator: "decides any approval, answers any question",
-  admin: "operator + users, roles, keys and devices",
-};
+/** The vocabularies' labels in the page's language. */
+export function useVocab() {
+  const t = useTranslations("vocab");
+  return {
+    responseStatus: (v: TResponseStatus) => t(`responseStatus.${v}`),
+    role: (v: TRole) => t(`role.${v}`),
+    /** What each role may do, beside its name. */
+    roleText: (v: TRole) => t(`roleText.${v}`),
+    /** The risk in one word ("low"); the badge says "Low risk" in full. */
+    risk: (v: TRisk) => t(`risk.${v}`),
+    notificationStatus: (v: TNotificationStatus) => t(`notificationStatus.${v}`),
+    userStatus: (v: TUserStatus) => t(`userStatus.${v}`),
+    /** How a decision reached the server (`decided_via`). */
+    via: (v: TTransport) => t(`via.${v}`),
+  };
+}
+
+/** Whether a recorded channel is one the server names (older rows may hold others). */
+export const isTransport = (via: string): via is TTransport => (TRANSPORTS as readonly string[]).includes(via);
 
 export const NOTIFICATION_STATUS_TONE: Record<TNotificationStatus, string> = { pending: "warn", delivered: "ok", failed: "bad" };
 

@@ -1,10 +1,12 @@
+import { useTranslations } from "next-intl";
 import type { ReactNode } from "react";
-import { errorSentence } from "../error-sentence";
+import { useErrorSentence } from "../use-error-sentence";
 
 /** Grey placeholder lines in the shape of the rows to come (announced once as loading). */
-export function ListSkeleton({ rows = 5, columns = 4, label = "Loading" }: { rows?: number; columns?: number; label?: string }) {
+export function ListSkeleton({ rows = 5, columns = 4, label }: { rows?: number; columns?: number; label?: string }) {
+  const t = useTranslations("list");
   return (
-    <div className="skeleton" role="status" aria-label={label} aria-busy="true" data-testid="list-skeleton">
+    <div className="skeleton" role="status" aria-label={label ?? t("loading")} aria-busy="true" data-testid="list-skeleton">
       {Array.from({ length: rows }, (_, r) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: placeholders have no identity
         <div key={r} className="skeleton-row">
@@ -29,6 +31,7 @@ export function EmptyState({ children, testId = "list-empty" }: { children: Reac
 
 /** A list that could not be loaded, as a sentence (never raw JSON). */
 export function ErrorState({ error }: { error: unknown }) {
+  const errorSentence = useErrorSentence();
   return (
     <p role="alert" className="error-box" data-testid="list-error">
       {errorSentence(error, "load")}

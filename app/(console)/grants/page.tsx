@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { GrantsPage } from "@/components/grants-page";
 
-export const metadata: Metadata = { title: "Grants" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("grants") };
+}
 
 export default function Grants() {
   return <GrantsPage />;

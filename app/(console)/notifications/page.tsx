@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { NotificationsLog } from "@/components/notifications-log";
 
-export const metadata: Metadata = { title: "Notifications" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("notifications") };
+}
 
 export default function NotificationsRoute() {
   return <NotificationsLog />;

@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { QuestionsList } from "@/components/questions-list";
 
-export const metadata: Metadata = { title: "Questions" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("questions") };
+}
 
 export default function QuestionsPage() {
   return <QuestionsList />;

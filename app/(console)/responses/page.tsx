@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { ResponsesList } from "@/components/responses-list";
 
-export const metadata: Metadata = { title: "Responses" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("responses") };
+}
 
 export default function ResponsesPage() {
   return <ResponsesList />;

@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { SessionDetail } from "@/components/session-detail";
 
 type TProps = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: TProps): Promise<Metadata> {
   const { id } = await params;
-  return { title: `Session ${id}` };
+  return { title: (await getTranslations("meta"))("session", { id }) };
 }
 
 export default async function SessionPage({ params }: TProps) {
