@@ -1,9 +1,9 @@
 import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { approvals, notificationPlans, notifications, questions, responses, users } from "../../db/schema";
-import { newId } from "../core/ids";
+import { approvals, questions, responses, users } from "../../db/schema";
 import type { TAnnouncement } from "../host/bus";
 import type { TLifecycleEvent, TNotifyConfig } from "./config";
+import { enqueueOnce } from "./outbox";
 import { consoleLink, scrubText } from "./render";
 
 /** The stored payload of a lifecycle delivery: the Standard Webhooks body without its id. */
@@ -133,28 +133,9 @@ export async function enqueueLifecycle(tx: Db, config: TNotifyConfig, publicUrl:
     const channels = subscribers(config, fact.type);
     if (channels.length === 0) continue;
     const event = EVENT_OF[fact.type];
-    const [won] = await tx
-      .insert(notificationPlans)
-      .values({ subjectId: fact.subjectId, event, subjectKind: fact.subjectKind, deliveries: channels.length, createdAt: now })
-      .onConflictDoNothing()
-      .returning();
-    if (!won) continue;
     const payload: TLifecyclePayload = { lifecycle: true, type: fact.type, timestamp: now.toISOString(), data: fact.data };
-    await tx.insert(notifications).values(
-      channels.map((channel) => ({
-        id: newId("msg"),
-        subjectKind: fact.subjectKind,
-        subjectId: fact.subjectId,
-        responseId: fact.responseId,
-        event,
-        channel,
-        channelType: "webhook" as const,
-        recipient: channel,
-        payload: payload as unknown as Record<string, unknown>,
-        nextAttemptAt: now,
-        createdAt: now,
-      })),
-    );
+    const deliveries = channels.map((channel) => ({ channel, channelType: "webhook" as const, recipient: channel }));
+    await enqueueOnce(tx, { kind: fact.subjectKind, id: fact.subjectId, responseId: fact.responseId }, event, deliveries, payload as unknown as Record<string, unknown>, now, "msg");
   }
 }
 

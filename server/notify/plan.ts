@@ -1,9 +1,9 @@
 import { type AnyColumn, eq, inArray, sql } from "drizzle-orm";
-import { approvals, notificationPlans, notifications, questions, responses, users } from "../../db/schema";
-import { newId } from "../core/ids";
+import { approvals, notificationPlans, questions, responses, users } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import type { TNotifyConfig } from "./config";
+import { enqueueOnce } from "./outbox";
 import { approvalView, consoleLink, questionView, type TNotificationPayload, type TSubjectView } from "./render";
 import { dueEvents, type TDelivery, type TNotifyEvent, type TRoutedSubject } from "./route";
 
@@ -109,29 +109,6 @@ async function planEvent(deps: TDeps, subject: TPendingSubject, event: TNotifyEv
     ...(subject.bindingHash ? { bindingHash: subject.bindingHash } : {}),
   };
   const now = deps.now();
-  return deps.db.transaction(async (tx) => {
-    const [won] = await tx
-      .insert(notificationPlans)
-      .values({ subjectId: subject.id, event, subjectKind: subject.kind, deliveries: deliveries.length, createdAt: now })
-      .onConflictDoNothing()
-      .returning();
-    if (!won || deliveries.length === 0) return 0;
-    await tx.insert(notifications).values(
-      deliveries.map((d) => ({
-        id: newId("notif"),
-        subjectKind: subject.kind,
-        subjectId: subject.id,
-        responseId: subject.responseId,
-        event,
-        channel: d.channel,
-        channelType: d.channelType,
-        recipient: d.recipient,
-        recipientUserId: d.userId,
-        payload: payload as unknown as Record<string, unknown>,
-        nextAttemptAt: now,
-        createdAt: now,
-      })),
-    );
-    return deliveries.length;
-  });
+  const rows = deliveries.map((d) => ({ channel: d.channel, channelType: d.channelType, recipient: d.recipient, recipientUserId: d.userId }));
+  return deps.db.transaction((tx) => enqueueOnce(tx, subject, event, rows, payload as unknown as Record<string, unknown>, now, "notif"));
 }

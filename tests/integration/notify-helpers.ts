@@ -1,7 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import pino from "pino";
+import { type DbHandle, openDb } from "../../db/client";
+import { createTestDb } from "../../db/testing";
+import { createApp, type TApp } from "../../server/app";
+import type { TNotifyConfig } from "../../server/notify/config";
 import { verifySignature } from "../../server/notify/sign";
 import type { TTestApp } from "../../server/testing/test-app";
 import type { TTrpcBody } from "./questions-helpers";
@@ -85,3 +93,25 @@ export function linkToken(mail: TSinkMail): string {
 
 /** An email address the test app gives a user of this name (see addUser). */
 export const emailOf = (name: string): string => `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}@countersign.local`;
+
+/**
+ * Two server instances with the same notification config on one fresh PostgreSQL database (as
+ * two replicas would run), handed to `body`; both are closed and their data removed afterwards.
+ */
+export async function withTwoServers(notify: TNotifyConfig, body: (a: TApp, b: TApp, db: DbHandle) => Promise<void>): Promise<void> {
+  const handleA = await createTestDb();
+  const handleB = await openDb({ url: handleA.url, poolSize: 5 });
+  const dataDir = mkdtempSync(join(tmpdir(), "countersign-replicas-"));
+  const log = pino({ level: "silent" });
+  const a = await createApp({ db: handleA, dataDir, log, notify, rateLimit: null });
+  const b = await createApp({ db: handleB, dataDir, log, notify, rateLimit: null });
+  try {
+    await body(a, b, handleA);
+  } finally {
+    await a.close();
+    await b.close();
+    await handleB.close();
+    await handleA.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

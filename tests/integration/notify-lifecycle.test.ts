@@ -1,17 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, testDbKind } from "../../db/testing";
-import { createApp } from "../../server/app";
+import { testDbKind } from "../../db/testing";
 import { addUser } from "../../server/auth/users";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { decide, invoke, invokeApproval, ok200, script, waitUntil } from "./helpers";
-import { startReceiver, type TReceived } from "./notify-helpers";
+import { startReceiver, type TReceived, withTwoServers } from "./notify-helpers";
 import { askScript, gwOk } from "./questions-helpers";
 
 const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
@@ -130,14 +125,7 @@ describe(`Lifecycle webhooks (${testDbKind()})`, () => {
 const onPostgres = testDbKind() === "postgres" ? describe : () => {};
 onPostgres("Lifecycle webhooks from two server instances on one PostgreSQL", () => {
   it("the same approval decided on both at once: one decision, one approval.resolved, one response.completed", async () => {
-    const handleA = await createTestDb();
-    const { openDb } = await import("../../db/client");
-    const handleB = await openDb({ url: handleA.url, poolSize: 5 });
-    const dataDir = mkdtempSync(join(tmpdir(), "countersign-lifecycle-"));
-    const log = pino({ level: "silent" });
-    const a = await createApp({ db: handleA, dataDir, log, notify: configFor(), rateLimit: null });
-    const b = await createApp({ db: handleB, dataDir, log, notify: configFor(), rateLimit: null });
-    try {
+    await withTwoServers(configFor(), async (a, b, handleA) => {
       const { apiKey } = await addUser(handleA.db, a.deps.auth, { name: "Rita Replica", role: "operator" });
       const runs: Array<{ responseId: string; approvalId: string }> = [];
       for (let i = 0; i < 4; i++) {
@@ -164,12 +152,6 @@ onPostgres("Lifecycle webhooks from two server instances on one PostgreSQL", () 
         expect(attempts("approval.resolved", run.approvalId), `approval.resolved of ${run.approvalId}`).toHaveLength(1);
         expect(attempts("response.completed", run.responseId), `response.completed of ${run.responseId}`).toHaveLength(1);
       }
-    } finally {
-      await a.close();
-      await b.close();
-      await handleB.close();
-      await handleA.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 });

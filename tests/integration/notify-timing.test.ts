@@ -1,16 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, testDbKind } from "../../db/testing";
-import { createApp } from "../../server/app";
+import { testDbKind } from "../../db/testing";
 import { addUser } from "../../server/auth/users";
 import { parseNotifyConfig, type TNotifyConfigInput } from "../../server/notify/config";
 import { freePort, startServerProcess } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { invokeApproval, rows, tableCounts, waitUntil } from "./helpers";
-import { emailOf, linkToken, startReceiver, startSmtpSink, type TSinkMail, type TSmtpSink, trpcPublic } from "./notify-helpers";
+import { emailOf, linkToken, startReceiver, startSmtpSink, type TSinkMail, type TSmtpSink, trpcPublic, withTwoServers } from "./notify-helpers";
 
 const SECRET = "whsec-timing-0123456789abcdef";
 
@@ -140,15 +138,7 @@ describe(`Notification config at boot (${testDbKind()})`, () => {
 const onPostgres = testDbKind() === "postgres" ? describe : () => {};
 onPostgres("Two server instances on one PostgreSQL", () => {
   it("plan and deliver each notification exactly once", async () => {
-    const handleA = await createTestDb();
-    const { openDb } = await import("../../db/client");
-    const handleB = await openDb({ url: handleA.url, poolSize: 5 });
-    const dataDir = mkdtempSync(join(tmpdir(), "countersign-notify-"));
-    const log = pino({ level: "silent" });
-    const notify = configFor({ rules: [{ kinds: ["approval"], notify: ["oncall"], channels: ["hook", "mail"] }] });
-    const a = await createApp({ db: handleA, dataDir, log, notify, rateLimit: null });
-    const b = await createApp({ db: handleB, dataDir, log, notify, rateLimit: null });
-    try {
+    await withTwoServers(configFor({ rules: [{ kinds: ["approval"], notify: ["oncall"], channels: ["hook", "mail"] }] }), async (a, b, handleA) => {
       await addUser(handleA.db, a.deps.auth, { name: "Tia Oncall", role: "operator", password: "a-long-password-1" }).catch(() => null);
       const { apiKey } = await addUser(handleA.db, a.deps.auth, { name: "Pia Poster", role: "member" });
       const ids: string[] = [];
@@ -170,12 +160,6 @@ onPostgres("Two server instances on one PostgreSQL", () => {
         expect(receiver.received.filter((r) => r.body.includes(id)).length, `webhook deliveries of ${id}`).toBe(1);
         expect(mails.filter((m) => m.text.includes(id)).length, `mails of ${id}`).toBe(1);
       }
-    } finally {
-      await a.close();
-      await b.close();
-      await handleB.close();
-      await handleA.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 });
