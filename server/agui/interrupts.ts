@@ -46,28 +46,37 @@ function answersSchema(qs: readonly TQuestion[]): Record<string, unknown> {
 
 const questionMessage = (qs: readonly TQuestion[]): string => qs.map((q) => (q.url ? `${q.question} ${q.url}` : q.question)).join("\n");
 
+/** What differs between the kinds' interrupts; the id, the tool call and the expiry are common. */
+type TInterruptBody = Omit<Interrupt, "id" | "toolCallId" | "expiresAt">;
+
+/** An interrupt of the pending action `id` of a response, answering its tool call `callId` (when it has one). */
+const interruptOfParts = (responseId: string, common: { id: string; callId: string | null; expiresAt: string | Date }, body: TInterruptBody): Interrupt => ({
+  id: common.id,
+  ...body,
+  ...(common.callId ? { toolCallId: aguiToolCallId(responseId, common.callId) } : {}),
+  expiresAt: typeof common.expiresAt === "string" ? common.expiresAt : common.expiresAt.toISOString(),
+});
+
+const questionBody = (responseId: string, q: { id: string; questions: TQuestion[]; kind: string }): TInterruptBody => ({
+  reason: "question",
+  message: questionMessage(q.questions),
+  responseSchema: answersSchema(q.questions),
+  metadata: { countersign: { type: "question", responseId, kind: q.kind, questions: q.questions, answerPage: `/answer/${q.id}` } },
+});
+
 /** The interrupt of a question (asked by a suspended run, or during a tool call that is still running). */
 export function questionInterrupt(responseId: string, q: { id: string; questions: TQuestion[]; expiresAt: string | Date; callId: string | null; kind: string }): Interrupt {
-  return {
-    id: q.id,
-    reason: "question",
-    message: questionMessage(q.questions),
-    ...(q.callId ? { toolCallId: aguiToolCallId(responseId, q.callId) } : {}),
-    responseSchema: answersSchema(q.questions),
-    expiresAt: typeof q.expiresAt === "string" ? q.expiresAt : q.expiresAt.toISOString(),
-    metadata: { countersign: { type: "question", responseId, kind: q.kind, questions: q.questions, answerPage: `/answer/${q.id}` } },
-  };
+  return interruptOfParts(responseId, q, questionBody(responseId, q));
 }
 
 /** What AG-UI says and accepts for one kind of pending action: its interrupt, its resume payload, and how a resume settles it. */
 type TAguiKind = {
-  interrupt: (responseId: string, record: TPendingRecord, action: TRequiredAction) => Interrupt;
+  /** The kind's own part of its interrupt (the id, tool call and expiry are added for every kind). */
+  interrupt: (responseId: string, record: TPendingRecord, action: TRequiredAction) => TInterruptBody;
   payload: z.ZodType<Record<string, unknown>>;
   /** Settles the pending action with a validated payload, or cancels it (`null`), through the same service every transport uses. */
   settle: (deps: TRunDeps, actor: TActor, record: TPendingRecord, payload: Record<string, unknown> | null, responseId: string) => Promise<unknown>;
 };
-
-const toolCallOf = (responseId: string, record: TPendingRecord) => (record.callId ? { toolCallId: aguiToolCallId(responseId, record.callId) } : {});
 
 /** Every kind of pending action as AG-UI sees it; a new kind without an entry here is a type error. */
 const AGUI_KINDS: Record<TPendingType, TAguiKind> = {
@@ -75,12 +84,9 @@ const AGUI_KINDS: Record<TPendingType, TAguiKind> = {
     interrupt: (responseId, record, action) => {
       const a = action as TApprovalAction;
       return {
-        id: a.id,
         reason: "human_approval",
         message: a.message,
-        ...toolCallOf(responseId, record),
         responseSchema: APPROVAL_SCHEMA,
-        expiresAt: a.expiresAt,
         metadata: {
           countersign: {
             type: "human_approval",
@@ -100,15 +106,12 @@ const AGUI_KINDS: Record<TPendingType, TAguiKind> = {
       decideApproval(deps, actor, { approvalId: record.id, decision: payload === null ? "deny" : (payload.decision as "approve" | "deny"), via: "http", expectedResponseId: responseId }),
   },
   client_tool: {
-    interrupt: (responseId, record, action) => {
+    interrupt: (responseId, _record, action) => {
       const a = action as TClientToolAction;
       return {
-        id: a.id,
         reason: "client_tool",
         message: a.privateInput ? `Enter the private input for ${a.name}.` : `Run the client tool ${a.name} and send its output.`,
-        ...toolCallOf(responseId, record),
         responseSchema: { type: "object", properties: { output: (a.inputSchema as Record<string, unknown> | undefined) ?? {} }, required: ["output"], additionalProperties: false },
-        expiresAt: a.expiresAt,
         metadata: { countersign: { type: "client_tool", responseId, name: a.name, arguments: a.arguments, privateInput: a.privateInput === true } },
       };
     },
@@ -119,10 +122,7 @@ const AGUI_KINDS: Record<TPendingType, TAguiKind> = {
         : submitClientToolResult(deps, actor, { requestId: record.id, output: payload.output, via: "http" }),
   },
   question: {
-    interrupt: (responseId, record, action) => {
-      const a = action as TQuestionAction;
-      return questionInterrupt(responseId, { id: a.id, questions: a.questions as TQuestion[], expiresAt: a.expiresAt, callId: record.callId, kind: record.label });
-    },
+    interrupt: (responseId, record, action) => questionBody(responseId, { id: action.id, questions: (action as TQuestionAction).questions as TQuestion[], kind: record.label }),
     payload: ZQuestionPayload,
     settle: (deps, actor, record, payload) =>
       payload === null
@@ -134,7 +134,7 @@ const AGUI_KINDS: Record<TPendingType, TAguiKind> = {
 /** The interrupt a `requires_action` boundary ends an AG-UI run with. */
 export async function interruptOf(deps: TDeps, responseId: string, action: TRequiredAction): Promise<Interrupt> {
   const record = (await findPending(deps.db, action.id)) ?? { type: pendingTypeOf(action), id: action.id, ownerId: "", responseId, sessionId: null, callId: null, status: "pending", label: "" };
-  return AGUI_KINDS[record.type].interrupt(responseId, record, action);
+  return interruptOfParts(responseId, { id: action.id, callId: record.callId, expiresAt: action.expiresAt }, AGUI_KINDS[record.type].interrupt(responseId, record, action));
 }
 
 /** The pending kind behind a wire `requiredAction` (used only when its row is gone). */
