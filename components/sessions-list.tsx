@@ -14,6 +14,7 @@ import { ListFilterBar, useListFilters } from "./responses-list";
 import { TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
+import { SESSION_STATES, type TSessionState } from "@/server/core/vocabulary";
 
 /** Agent sessions, newest first: filtered server-side (agent, user, time, active or idle, id), keyset-paginated, live. */
 export function SessionsList() {
@@ -25,7 +26,7 @@ export function SessionsList() {
   const [state, setState] = useState("");
   const list = useInfiniteQuery(
     trpc.audit.sessions.infiniteQueryOptions(
-      { ...f.input, ...(state ? { state: state as "active" | "idle" } : {}), limit: 50 },
+      { ...f.input, ...(state ? { state: state as TSessionState } : {}), limit: 50 },
       { getNextPageParam: (last) => last.nextCursor ?? undefined, placeholderData: (prev) => prev },
     ),
   );
@@ -44,10 +45,7 @@ export function SessionsList() {
           label={t("state")}
           value={state}
           onChange={setState}
-          options={[
-            { value: "active", label: t("active") },
-            { value: "idle", label: t("idle") },
-          ]}
+          options={SESSION_STATES.map((s) => ({ value: s, label: t(s) }))}
           testId="filter-state"
         />
       </ListFilterBar>

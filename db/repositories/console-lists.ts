@@ -4,6 +4,7 @@ import type { Db } from "../client";
 import { agentSessions, responses, users } from "../schema";
 import { beforeCursor, containsPattern, decodeCursor, exactTimestamp, type TPage, toPage } from "./keyset";
 import { latestAccessGrants, type TAccessGrant } from "./session-access";
+import type { TSessionState } from "../../server/core/vocabulary";
 
 /** Filters shared by the response and session lists; `scopeUserId` limits a member to its own. */
 export type TListFilter = {
@@ -87,7 +88,7 @@ export type TSessionListRow = {
 };
 
 /** A page of sessions, newest first; `state` keeps those with (or without) an unsettled response. */
-export async function listSessionsPage(db: Db, filter: TListFilter & { state?: "active" | "idle" }): Promise<TPage<TSessionListRow>> {
+export async function listSessionsPage(db: Db, filter: TListFilter & { state?: TSessionState }): Promise<TPage<TSessionListRow>> {
   const active = sql`exists (select 1 from ${responses} r where r.session_id = ${agentSessions.id} and r.status in ('in_progress', 'requires_action'))`;
   const where: (SQL | undefined)[] = [
     filter.scopeUserId ? eq(agentSessions.userId, filter.scopeUserId) : undefined,

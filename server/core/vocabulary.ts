@@ -51,3 +51,7 @@ export type TEventCategory = (typeof EVENT_CATEGORY_NAMES)[number];
 /** Languages of the console and the answer page (BCP 47); the first is the fallback. */
 export const LOCALES = ["en", "zh-CN"] as const;
 export type TLocale = (typeof LOCALES)[number];
+
+/** A session is active while one of its responses is unsettled (executing or waiting), else idle. */
+export const SESSION_STATES = ["active", "idle"] as const;
+export type TSessionState = (typeof SESSION_STATES)[number];

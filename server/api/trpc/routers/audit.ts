@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_CATEGORY_NAMES, RESPONSE_STATUSES } from "../../../core/vocabulary";
+import { EVENT_CATEGORY_NAMES, RESPONSE_STATUSES, SESSION_STATES } from "../../../core/vocabulary";
 import { responseSummary, sessionSummary, type TTrajectoryScope } from "../../../services/console/audit";
 import { responsesPage, sessionsPage, trajectoryPage, trajectoryPeople } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
@@ -44,7 +44,7 @@ export const auditRouter = router({
     .input(z.strictObject({ ...ZListFilter, statuses: z.array(z.enum(RESPONSE_STATUSES)).max(RESPONSE_STATUSES.length).optional() }))
     .query(({ ctx, input }) => responsesPage(ctx.deps, ctx.scope, input)),
   sessions: authenticatedProcedure
-    .input(z.strictObject({ ...ZListFilter, state: z.enum(["active", "idle"]).optional() }))
+    .input(z.strictObject({ ...ZListFilter, state: z.enum(SESSION_STATES).optional() }))
     .query(({ ctx, input }) => sessionsPage(ctx.deps, ctx.scope, input)),
   /** One response without its trajectory (the audit timeline pages through that). */
   response: authenticatedProcedure.input(z.strictObject({ responseId: ZId })).query(({ ctx, input }) => responseSummary(ctx.deps, ctx.scope, input.responseId)),
