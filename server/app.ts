@@ -39,6 +39,7 @@ import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
+import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
 import { secureDataDir } from "./host/workspace";
 
 export type TAppOptions = {
@@ -63,6 +64,8 @@ export type TAppOptions = {
   bodyTimeoutMs?: number;
   /** Open SSE streams, WebSockets and tRPC subscriptions per user; default from COUNTERSIGN_MAX_STREAMS_PER_USER; null: no cap. */
   maxStreamsPerUser?: number | null;
+  /** How often `WS /v1/live` pings an idle socket (default 25 s; tests shorten it). */
+  livePingMs?: number;
   /** How often open connections re-check their credential without an announcement (default 30 s). */
   credentialRecheckMs?: number;
   /** Where approved commands run; default detected from COUNTERSIGN_EXEC_SANDBOX / COUNTERSIGN_EXEC_USER (server/tools/exec-sandbox.ts). */
@@ -73,7 +76,18 @@ export type TAppOptions = {
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
 
-export type TApp = { server: Server; deps: TV1Deps; url: string; close: () => Promise<void> };
+export type TApp = {
+  server: Server;
+  deps: TV1Deps;
+  url: string;
+  /**
+   * Graceful shutdown, first half: refuses new runs and decisions (503 + Retry-After), lets the
+   * attempts running here finish within `windowMs`, interrupts (and marks) what outlives it. Call
+   * `close` after it.
+   */
+  drain: (windowMs: number) => Promise<{ finished: number; interrupted: string[] }>;
+  close: () => Promise<void>;
+};
 
 /** The auth secret: from the environment, else generated once and kept in the data directory. */
 function authSecret(dataDir: string): string {
@@ -159,10 +173,10 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base) };
+  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate() };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
-  const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });
+  const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });
   const devices = createDeviceServer(deps, base.devices);
   const authHandler = toNodeHandler(auth);
   const emailSignIn = createEmailSignIn(deps, trustedProxies);
@@ -180,6 +194,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/");
     // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
     if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
+    if (deps.drain.refuses(req.method, path)) return deps.drain.refuse(res);
     armBodyDeadline(req, res, bodyTimeoutMs);
     const done = (p: Promise<void>) =>
       p.catch((error: unknown) => {
@@ -204,6 +219,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     const reqUrl = parseRequestUrl(req.url);
     if (!reqUrl) return void socket.destroy();
     if (reqUrl.pathname === "/v1/live") {
+      if (deps.drain.draining) return refuseUpgradeWhileDraining(socket);
       if (guardUpgrade(limiter, req, socket, reqUrl)) return;
       return void live.handleUpgrade(req, socket, head, reqUrl).catch(() => socket.destroy());
     }
@@ -218,6 +234,12 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     server,
     deps,
     url,
+    drain: async (windowMs) => {
+      deps.drain.begin();
+      const outcome = await host.drain(windowMs);
+      if (outcome.interrupted.length > 0) log.warn({ interrupted: outcome.interrupted, windowMs }, "runs outlived the drain window; they are marked interrupted and another replica adopts them");
+      return outcome;
+    },
     close: async () => {
       await notifier?.stop();
       await host.stop();

@@ -17,6 +17,8 @@ const ZEnv = z.object({
   /** PostgreSQL connections per process (postgres.js pool); requests beyond it queue for a connection. */
   COUNTERSIGN_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
   COUNTERSIGN_RATE_LIMIT: z.string().optional(),
+  /** Graceful shutdown: how long running attempts may go on after SIGTERM before they are interrupted (0: at once). */
+  COUNTERSIGN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -30,6 +32,7 @@ export type TServerConfig = {
   leaseMs: number;
   expirySweepMs: number;
   dbPool: number;
+  drainMs: number;
   rateLimit: TRateLimitConfig | null;
   /** COUNTERSIGN_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (server/api/http/client-address.ts). */
   trustedProxies: TTrustedProxies;
@@ -56,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
     leaseMs: e.COUNTERSIGN_LEASE_MS,
     expirySweepMs: e.COUNTERSIGN_EXPIRY_SWEEP_MS,
     dbPool: e.COUNTERSIGN_DB_POOL,
+    drainMs: e.COUNTERSIGN_DRAIN_MS,
     rateLimit: parseRateLimit(e.COUNTERSIGN_RATE_LIMIT),
     trustedProxies: parseTrustedProxies(env.COUNTERSIGN_TRUSTED_PROXIES),
     bodyTimeoutMs: parseBodyTimeout(env.COUNTERSIGN_BODY_TIMEOUT_MS),

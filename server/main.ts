@@ -52,17 +52,29 @@ async function main(): Promise<void> {
   const control = db.kind === "pglite" ? await startControlServer(app.deps, config.dataDir) : null;
   log.info({ url, database: db.kind, sandbox: app.deps.sandbox.mode }, "Countersign is listening");
   let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
+  // SIGTERM drains: no new runs or decisions here, running attempts finish within the window, then exit.
+  // A second signal (or SIGINT) does not wait for the window.
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, "a second signal: stopping without waiting for running attempts");
+      await app.drain(0).catch(() => {});
+      process.exit(1);
+    }
     stopping = true;
-    log.info("shutting down");
+    const windowMs = signal === "SIGTERM" ? config.drainMs : 0;
+    log.info({ signal, drainMs: windowMs, running: app.deps.host.activeCount }, "draining: refusing new runs and decisions");
+    const drained = await app.drain(windowMs).catch((error: unknown) => {
+      log.error({ err: error }, "drain failed");
+      return null;
+    });
+    log.info({ finished: drained?.finished, interrupted: drained?.interrupted.length }, "shutting down");
     await control?.close().catch(() => {});
     await app.close().catch(() => {});
     await db.close().catch(() => {});
     process.exit(0);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
 main().catch((error: unknown) => {

@@ -329,6 +329,12 @@ export class Attempt {
    * for the trajectory (its lifecycle, harness facts; never frames, which would follow the
    * terminal one) is appended on its own, so an ended attempt still leaves its record.
    */
+  /** Marks in the trajectory that a shutdown's drain window ended this attempt mid-step (another replica adopts the run). */
+  async recordInterrupted(hostId: string): Promise<void> {
+    this.events.push({ type: "attempt.interrupted", data: { reason: "shutdown", hostId }, frame: false });
+    await this.recordAfterEnd();
+  }
+
   async recordAfterEnd(): Promise<void> {
     const events = this.events.splice(0).filter((e) => !e.frame);
     if (events.length > 0) await recordEvents(this.deps, this.response.id, events);

@@ -49,6 +49,8 @@ export class Host implements TRunStarter {
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /** Draining (SIGTERM): attempts already running here go on; nothing new starts here. */
+  private draining = false;
 
   constructor(private readonly deps: TDeps) {
     this.steering = new SteeringDesk(deps);
@@ -60,10 +62,10 @@ export class Host implements TRunStarter {
       if (reason === "cancel") this.running.get(responseId)?.cancellation.cancel({ kind: "user", message: "The response was cancelled." });
       else this.kick(responseId);
     });
-    const every = (ms: number, fn: () => Promise<void>) => {
+    const every = (ms: number, fn: () => Promise<void>, keepWhileDraining = false) => {
       let busy = false;
       const timer = setInterval(() => {
-        if (busy || this.stopped) return;
+        if (busy || this.stopped || (this.draining && !keepWhileDraining)) return;
         busy = true;
         fn()
           .catch((error: unknown) => this.deps.log.error({ err: error }, "host background task failed"))
@@ -75,7 +77,8 @@ export class Host implements TRunStarter {
       this.timers.push(timer);
     };
     every(this.deps.config.expirySweepMs, () => expireDue(this.deps, this));
-    every(Math.max(250, Math.floor(this.deps.config.leaseMs / 4)), () => this.renewLeases());
+    // A draining host still renews the leases of the attempts it lets finish; expiry and adoption are the other replicas' work then.
+    every(Math.max(250, Math.floor(this.deps.config.leaseMs / 4)), () => this.renewLeases(), true);
     every(this.deps.config.leaseMs, () => this.adoptOrphans());
     await this.adoptOrphans();
   }
@@ -98,6 +101,25 @@ export class Host implements TRunStarter {
     this.unsubscribe?.();
     for (const t of this.timers) clearInterval(t);
     for (const entry of this.running.values()) entry.cancellation.cancel({ kind: "shutdown", message: "The server is stopping." });
+  }
+
+  /**
+   * Graceful shutdown: admits no new attempt (a resume claimed here is released for another
+   * replica to adopt), lets the running ones finish within `windowMs` (their tool calls, their
+   * commits, their lease releases), then stops; only what outlives the window is cancelled and
+   * marked interrupted in its trajectory. Says what finished and what was interrupted.
+   */
+  async drain(windowMs: number): Promise<{ finished: number; interrupted: string[] }> {
+    this.draining = true;
+    const before = this.running.size;
+    const deadline = Date.now() + windowMs;
+    while (this.running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const interrupted = [...this.running.keys()];
+    await this.stop();
+    // The cancelled attempts record their interruption and release their leases (bounded: the database may be gone).
+    const released = Date.now() + 5000;
+    while (this.running.size > 0 && Date.now() < released) await new Promise((r) => setTimeout(r, 50));
+    return { finished: before - interrupted.length, interrupted };
   }
 
   /** Whether an attempt of this response runs in this process now (its boundary will be announced here). */
@@ -130,6 +152,11 @@ export class Host implements TRunStarter {
       current.rerun = true;
       current.claimed = claimed ?? current.claimed;
       if (claimed) current.renewedAt = Date.now();
+      return;
+    }
+    if (this.draining) {
+      // A resume claimed here just before the drain began: another replica adopts it at once.
+      if (claimed) void releaseLease(this.deps.db, responseId, this.id).catch(() => {});
       return;
     }
     // Retries of the same run share one usage total; run cleanup releases it.
@@ -219,6 +246,8 @@ export class Host implements TRunStarter {
         return "released";
       }
       if (this.stopped && entry.cancellation.reason()?.kind === "shutdown") {
+        // It outlived the drain window: the trajectory says so; another replica adopts the run.
+        await attempt.recordInterrupted(this.id).catch((e: unknown) => this.deps.log.warn({ err: e, responseId: row.id }, "could not record the interruption"));
         await clock.close();
         attempt.close();
         return "released";

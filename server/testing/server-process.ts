@@ -38,7 +38,8 @@ export async function startServerProcess(options: { dataDir: string; port: numbe
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + 60_000;
+  // Generous: a loaded CI machine may take over a minute to boot tsx + migrations.
+  const deadline = Date.now() + 150_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
     // Bounded: a request that lands while the server is still booting may never be answered.
@@ -47,6 +48,10 @@ export async function startServerProcess(options: { dataDir: string; port: numbe
       .catch(() => false);
     if (ok) break;
     await new Promise((r) => setTimeout(r, 200));
+  }
+  if (child.exitCode === null && !(await fetch(`${url}/v1/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok).catch(() => false))) {
+    child.kill("SIGKILL");
+    throw new Error(`server did not answer /v1/healthz in time:\n${output}`);
   }
   return {
     child,

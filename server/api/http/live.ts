@@ -16,6 +16,7 @@ import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { describeIssues, describeStorableProblem, storableJsonProblem } from "./body";
 import type { TV1Deps } from "./deps";
+import { DRAIN_RETRY_AFTER_SECONDS } from "./drain";
 import { toDomainError } from "./errors";
 import { isSameOriginRequest } from "./guard";
 import { identify } from "./identify";
@@ -32,8 +33,15 @@ const TOO_MANY_STREAMS_CLOSE = 1013;
 /** A close reason fits in 123 bytes. */
 const closeReason = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : `${Buffer.from(text).subarray(0, 120).toString("utf8").replace(/\uFFFD+$/, "")}...`);
 
-/** `frames`: a per-connection admitter (0 = go, else seconds to wait), e.g. the rate limiter's. */
-export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => number };
+/**
+ * A ping this often keeps an idle socket alive through proxies (many close a silent connection
+ * after 60 s) during a long approval wait; a peer that has not answered the previous ping by the
+ * next one is gone and its socket is ended.
+ */
+export const LIVE_PING_MS = 25_000;
+
+/** `frames`: a per-connection admitter (0 = go, else seconds to wait), e.g. the rate limiter's; `pingMs`: the keep-alive period. */
+export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => number; pingMs?: number };
 
 /** `WS /v1/live`: one session per socket; runs resume on the socket that decides. */
 export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
@@ -58,7 +66,7 @@ export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
             const refusal = toDomainError(error);
             return ws.close(TOO_MANY_STREAMS_CLOSE, closeReason(refusal.message));
           }
-          new LiveConnection(deps, ws, identity.actor, connection, admitFrame);
+          new LiveConnection(deps, ws, identity.actor, connection, admitFrame, options.pingMs ?? LIVE_PING_MS);
         });
       } catch (error) {
         deps.log.warn({ err: error }, "WebSocket upgrade failed");
@@ -85,12 +93,24 @@ class LiveConnection {
     private readonly actor: TActor,
     private readonly connection: TOpenConnection,
     private readonly admitFrame: () => number = () => 0,
+    pingMs = LIVE_PING_MS,
   ) {
+    let answered = true;
+    ws.on("pong", () => {
+      answered = true;
+    });
+    const pinger = setInterval(() => {
+      if (!answered) return ws.terminate();
+      answered = false;
+      ws.ping();
+    }, pingMs);
+    pinger.unref();
     // Frames are handled one at a time, in the order they arrived.
     ws.on("message", (data, isBinary) => {
       this.inbox = this.inbox.then(() => this.onMessage(data.toString(), isBinary)).catch(() => {});
     });
     ws.on("close", () => {
+      clearInterval(pinger);
       for (const abort of this.followed.values()) abort.abort();
       connection.release();
     });
@@ -137,6 +157,9 @@ class LiveConnection {
       return this.sendError(new DomainError("invalid_request", raw === undefined ? "Frames must be JSON objects." : `Invalid frame: ${describeIssues(parsed.error)}.`));
     }
     const frame = parsed.data;
+    if (this.deps.drain.refusesFrame(frame.type)) {
+      return this.sendError(new DomainError("capacity", this.deps.drain.detail), { retryAfter: DRAIN_RETRY_AFTER_SECONDS, ...("requestId" in frame && typeof frame.requestId === "string" ? { requestId: frame.requestId } : {}) });
+    }
     try {
       if (frame.type === "session.close") return this.ws.close(1000, "Session closed");
       if (frame.type === "response.create") {
