@@ -10,6 +10,8 @@ import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
 import { listGrants, revokeGrant, ZGrantRecord } from "../../services/grants";
 import { invokeResponse } from "../../services/invoke-response";
+import { consumeExternalApproval, getExternalApproval, requestExternalApproval, ZExternalApproval, ZExternalApprovalBody, ZExternalApprovalCreated } from "../../services/external-approvals";
+import { listApprovals } from "../../services/read/approvals";
 import { readEnvelope } from "../../services/read/responses";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
@@ -17,6 +19,7 @@ import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
 import { assertStorableText, parseBody, readJson } from "./body";
 import { handleSlackInteraction } from "./slack";
+import { parseListStatus, parseWait, ZApprovalList, ZConsumeBody } from "./external-approvals";
 import type { TV1Deps } from "./deps";
 import { sendError, sendJson } from "./errors";
 import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
@@ -169,6 +172,87 @@ const routes: TRoute[] = [
       const body = parseBody(ZSteerBody, await readJson(req));
       const steered = await steerResponse(deps, actor, { responseId: params[0] as string, text: body.text, via: "http", authorityKind: "run", assertCurrent: () => true });
       sendJson(res, 202, steered satisfies z.input<typeof ZSteerQueued>);
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/approvals$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "requestApproval",
+        summary: "Ask for approval of an operation the caller runs itself (bring your own agent)",
+        path: "/v1/approvals",
+        description:
+          "The agent's policy, the exec reviewer, standing grants, quorum and notifications apply as for hosted runs; the status may already be `approved` (a grant, a `never` policy) or `denied` (the reviewer). An unknown action or arguments its tool refuses are 422; arguments over 64 KiB are 413. The same `idempotencyKey` (per caller) answers 200 with the same approval.",
+        body: ZExternalApprovalBody,
+        responses: { 201: { description: "Created", json: ZExternalApprovalCreated }, 200: { description: "The approval this idempotency key already names", json: ZExternalApprovalCreated } },
+        errors: [403, 404, 409, 422],
+      },
+    ],
+    handle: async ({ deps, req, res, actor }) => {
+      const body = parseBody(ZExternalApprovalBody, await readJson(req));
+      const { created, replayed } = await requestExternalApproval(deps, actor, body);
+      sendJson(res, replayed ? 200 : 201, created satisfies z.input<typeof ZExternalApprovalCreated>);
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/approvals$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "listApprovals",
+        summary: "Approvals the caller may see (operators, admins, auditors: all; members: their own), newest first",
+        path: "/v1/approvals",
+        params: [{ in: "query", name: "status", schema: z.enum(["pending", "decided"]), description: "`pending` (default) or `decided`" }],
+        responses: { 200: { description: "At most 200 approvals", json: ZApprovalList } },
+        errors: [400],
+      },
+    ],
+    handle: async ({ deps, res, url, actor }) => {
+      const status = parseListStatus(url.searchParams.get("status"));
+      sendJson(res, 200, { approvals: await listApprovals(deps, readScope(actor), { status }) } satisfies z.input<typeof ZApprovalList>);
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/approvals\/([^/]+)$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "getApproval",
+        summary: "An approval's status; with `wait`, long-polls while it is pending",
+        path: "/v1/approvals/{id}",
+        params: [{ in: "query", name: "wait", schema: z.string().regex(/^\d+$/), description: "Wait up to this many ms for a decision (bounded by COUNTERSIGN_BOUNDARY_TIMEOUT_MS; past it, the current status)" }],
+        responses: { 200: { description: "The approval: status, the arguments to run (edited when an approver changed them), a reply message", json: ZExternalApproval } },
+        errors: [400, 404],
+      },
+    ],
+    handle: async ({ deps, res, url, params, actor }) => {
+      const waitMs = parseWait(url.searchParams.get("wait"));
+      sendJson(res, 200, (await getExternalApproval(deps, actor, params[0] as string, waitMs)) satisfies z.input<typeof ZExternalApproval>);
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/approvals\/([^/]+)\/consume$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "consumeApproval",
+        summary: "Use an approved external approval once, right before running the operation",
+        path: "/v1/approvals/{id}/consume",
+        description:
+          "`bindingHash` must be the approved operation's (from the create answer, or from GET after an edit). 200 exactly once; 409 `already_consumed`, `binding_changed` (a different hash), `expired`, `not_approved` (pending, denied, cancelled) or `conflict` (a hosted run's approval).",
+        body: ZConsumeBody,
+        responses: { 200: { description: "Consumed: run the operation now", json: ZExternalApproval } },
+        errors: [403, 404, 409],
+      },
+    ],
+    handle: async ({ deps, req, res, params, actor }) => {
+      const body = parseBody(ZConsumeBody, await readJson(req));
+      sendJson(res, 200, (await consumeExternalApproval(deps, actor, params[0] as string, body.bindingHash)) satisfies z.input<typeof ZExternalApproval>);
     },
   },
   {
