@@ -100,7 +100,7 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
     const items = (waiting.body.result?.data as { items: Array<{ id: string; userName: string; title: string }> }).items;
     expect(items.find((i) => i.id === created.id)).toMatchObject({ userName: "Alice", title: "tool:exec" });
     const listed = await trpcQuery(app, operator.apiKey, "approvals.list", { status: "pending" });
-    expect((listed.body.result?.data as Array<{ id: string; user: string; risk: string }>).find((a) => a.id === created.id)).toMatchObject({ user: "Alice", risk: "high" });
+    expect((listed.body.result?.data as unknown as Array<{ id: string; user: string; risk: string }>).find((a) => a.id === created.id)).toMatchObject({ user: "Alice", risk: "high" });
 
     const waiter = view(alice.apiKey, created.id, 10_000);
     await new Promise((r) => setTimeout(r, 150));
