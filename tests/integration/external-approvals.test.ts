@@ -97,10 +97,10 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
   it("the console inbox shows it with the requester; a denial with a reply through the console tRPC reaches the waiter", async () => {
     const created = await create(alice.apiKey, exec("rm -rf build"));
     const waiting = await trpcQuery(app, operator.apiKey, "console.waiting");
-    const items = (waiting.body.result?.data as { items: Array<{ id: string; userName: string; title: string }> }).items;
+    const items = ((waiting.body.result as { data: unknown }).data as unknown as { items: Array<{ id: string; userName: string; title: string }> }).items;
     expect(items.find((i) => i.id === created.id)).toMatchObject({ userName: "Alice", title: "tool:exec" });
     const listed = await trpcQuery(app, operator.apiKey, "approvals.list", { status: "pending" });
-    expect((listed.body.result?.data as unknown as Array<{ id: string; user: string; risk: string }>).find((a) => a.id === created.id)).toMatchObject({ user: "Alice", risk: "high" });
+    expect(((listed.body.result as { data: unknown }).data as Array<{ id: string; user: string; risk: string }>).find((a) => a.id === created.id)).toMatchObject({ user: "Alice", risk: "high" });
 
     const waiter = view(alice.apiKey, created.id, 10_000);
     await new Promise((r) => setTimeout(r, 150));
