@@ -312,3 +312,44 @@ export async function consumeExternalApproval(deps: TRunDeps, actor: TActor, id:
   if (current.status !== "approved") throw new DomainError("not_approved", `This approval was ${current.status}; the operation must not run.`);
   throw new DomainError("binding_changed", "The binding hash does not match the approved operation (the arguments differ, or an approver edited them: read the approval again).");
 }
+
+/**
+ * Requests an external approval and waits for its decision (the MCP face's `request_approval`
+ * and `approval_prompt`): an approved one is consumed at once, since the tool's answer is its one use.
+ */
+export async function requestAndAwait(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody, timeoutMs: number): Promise<TExternalApproval> {
+  const { created } = await requestExternalApproval(deps, actor, body);
+  const deadline = Date.now() + timeoutMs;
+  let view = await getExternalApproval(deps, actor, created.id, 0);
+  while (view.status === "pending" && Date.now() < deadline) view = await getExternalApproval(deps, actor, created.id, deadline - Date.now());
+  if (view.status !== "approved") return view;
+  return view.consumed ? view : consumeExternalApproval(deps, actor, view.id, view.bindingHash);
+}
+
+export type TPermissionAnswer = { behavior: "allow"; updatedInput: Record<string, unknown> } | { behavior: "deny"; message: string };
+
+/**
+ * A coding agent's permission prompt (`{tool_name, input}`): its tool is mapped to a host tool of
+ * the agent (`Bash` → `exec` with its command; otherwise a tool of the same name), asked for as an
+ * external approval, and answered allow (with the approver's edit) or deny (with the reply).
+ * A tool Countersign has no policy for is denied, saying so.
+ */
+export async function permissionPrompt(deps: TRunDeps, actor: TActor, prompt: { tool_name: string; input: Record<string, unknown> }, options: { agent?: string; timeoutMs: number }): Promise<TPermissionAnswer> {
+  const isBash = prompt.tool_name === "Bash";
+  const body: TExternalApprovalBody = isBash
+    ? { action: "exec", arguments: { command: String(prompt.input.command ?? "") }, ...(options.agent ? { agent: options.agent } : {}) }
+    : { action: prompt.tool_name, arguments: prompt.input, ...(options.agent ? { agent: options.agent } : {}) };
+  let view: TExternalApproval;
+  try {
+    view = await requestAndAwait(deps, actor, body, options.timeoutMs);
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === "validation_failed" || error.code === "payload_too_large")) return { behavior: "deny", message: `${error.message} The tool was not allowed.` };
+    throw error;
+  }
+  if (view.status === "approved") {
+    const args = view.arguments as Record<string, unknown>;
+    return { behavior: "allow", updatedInput: isBash ? { ...prompt.input, command: args.command } : args };
+  }
+  const why = view.status === "pending" ? "Nobody decided in time" : view.status === "expired" ? "The approval expired" : "Denied in Countersign";
+  return { behavior: "deny", message: view.message ?? `${why}; the tool was not allowed.` };
+}

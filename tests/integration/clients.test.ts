@@ -22,7 +22,8 @@ beforeAll(async () => {
   [alice, operator] = await Promise.all([app.user("member", "Alice"), app.user("operator", "Olga Operator")]);
   client = new Countersign({ baseUrl: app.url, apiKey: alice.apiKey });
   approver = new Countersign({ baseUrl: app.url, apiKey: operator.apiKey });
-});
+  // Migrations on a fresh database can take long on a busy machine.
+}, 180_000);
 afterAll(async () => {
   await app?.close();
 });

@@ -18,7 +18,8 @@ let auditor: TTestUser;
 beforeAll(async () => {
   app = await startTestApp({ reviewer: createRuleReviewer(), boundaryTimeoutMs: 3000 });
   [alice, bob, operator, auditor] = await Promise.all([app.user("member", "Alice"), app.user("member", "Bob"), app.user("operator", "Olga Operator"), app.user("auditor", "Audrey Auditor")]);
-});
+  // Migrations on a fresh database can take long on a busy machine.
+}, 180_000);
 afterAll(async () => {
   await app?.close();
 });

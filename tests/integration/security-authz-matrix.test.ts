@@ -46,6 +46,8 @@ const V1: Record<string, TRow> = {
   "GET /v1/approvals/{id}":                          [200,      200,      404,         200,         401,    200],
   "POST /v1/approvals/{id} (external)":              [200,      200,      404,         403,         401,    403],
   "POST /v1/approvals/{id}/consume":                 [403,      403,      404,         403,         401,    200],
+  // The MCP face answers any key holder (an auditor's tool calls are refused inside, as on /v1).
+  "POST /v1/mcp (initialize)":                       [200,      200,      200,         200,         401,    200],
   "POST /v1/client-tools/{id}":                      [200,      200,      404,         403,         401,    200],
   "POST /v1/client-tools/{id} (private input)":      [403,      403,      404,         403,         401,    200],
   "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
@@ -239,6 +241,12 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
     const approved = await external("echo");
     return v1(r, "POST", `/v1/approvals/${approved.id}/consume`, { bindingHash: approved.bindingHash });
   },
+  "POST /v1/mcp (initialize)": async (r) => {
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "matrix", version: "1" } } };
+    const res = await app.api("/v1/mcp", { key: keyOf(r), body: initialize, headers: { accept: "application/json, text/event-stream" } });
+    await res.body?.cancel();
+    return res.status;
+  },
   "POST /v1/client-tools/{id}": async (r) => v1(r, "POST", `/v1/client-tools/${(await clientTool("get_page_context")).id}`, { output: { url: "https://x.test", title: "X" } }),
   "POST /v1/client-tools/{id} (private input)": async (r) =>
     v1(r, "POST", `/v1/client-tools/${(await clientTool("collect_card_details")).id}`, { output: { number: "4111111111111111", expiry: "12/29", name: "Ada" } }),
@@ -388,6 +396,7 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "POST /v1/responses/{id}/steer": "/v1/responses/x/steer",
       "POST /v1/approvals/{id}": "/v1/approvals/x",
       "POST /v1/approvals": "/v1/approvals",
+      "POST /v1/mcp (initialize)": "/v1/mcp",
       "GET /v1/approvals": "/v1/approvals",
       "GET /v1/approvals/{id}": "/v1/approvals/x",
       "POST /v1/approvals/{id}/consume": "/v1/approvals/x/consume",

@@ -20,6 +20,7 @@ import { handleAgui } from "./agui";
 import { assertStorableText, parseBody, readJson } from "./body";
 import { handleSlackInteraction } from "./slack";
 import { parseListStatus, parseWait, ZApprovalList, ZConsumeBody } from "./external-approvals";
+import { handleMcp } from "./mcp-face";
 import type { TV1Deps } from "./deps";
 import { sendError, sendJson } from "./errors";
 import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
@@ -42,6 +43,8 @@ import {
 } from "./v1-schemas";
 
 const ZId = z.string().min(1).max(200);
+/** A JSON-RPC 2.0 message (or a batch) of the MCP face. */
+const ZMcpMessage = z.union([z.looseObject({ jsonrpc: z.literal("2.0") }), z.array(z.looseObject({ jsonrpc: z.literal("2.0") }))]);
 /** What `POST /v1/slack/interactions` answers Slack (its message text; the outcome itself goes to `response_url`). */
 const ZSlackAnswer = z.object({ text: z.string(), replacedMessage: z.boolean() });
 /** The version of the `/v1` contract in the API document. */
@@ -365,6 +368,26 @@ const routes: TRoute[] = [
       errors: [404],
     })),
     handle: async ({ deps, req, res, params, actor }) => handleGateway(deps, req, res, actor, params[0] as string),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/mcp$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "mcp",
+        summary: "Countersign as an MCP server (Streamable HTTP, stateless): request_approval, ask_user, approval_prompt",
+        path: "/v1/mcp",
+        description:
+          "JSON-RPC 2.0 messages of the Model Context Protocol, answered as JSON (`Accept: application/json, text/event-stream`). Authenticated with an API key (`Authorization: Bearer`); a console cookie is refused. Tools: `request_approval` {action, arguments, message?, risk?, agent?, timeoutSeconds?} (an external approval, waited for and consumed when approved), `ask_user` {question, options?, header?, timeoutSeconds?}, `approval_prompt` {tool_name, input} → `{\"behavior\":\"allow\",\"updatedInput\"}` or `{\"behavior\":\"deny\",\"message\"}`.",
+        body: ZMcpMessage,
+        responses: { 200: { description: "The JSON-RPC answer", json: ZMcpMessage }, 202: { description: "A notification or response was accepted" } },
+      },
+    ],
+    handle: async ({ deps, req, res, actor, credential }) => {
+      if (credential.via !== "api_key") throw new DomainError("unauthenticated", "/v1/mcp takes an API key (Authorization: Bearer).");
+      await handleMcp(deps, req, res, actor);
+    },
   },
   {
     method: "POST",
