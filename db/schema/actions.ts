@@ -43,9 +43,16 @@ export const approvals = pgTable(
     decidedAt: timestamp("decided_at", { withTimezone: true }),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Requested over `POST /v1/approvals` by an agent that runs the operation itself (no hosted run resumes). */
+    external: boolean("external").notNull().default(false),
+    /** The caller's idempotency key (external approvals): one approval per requester and key. */
+    idempotencyKey: text("idempotency_key"),
+    /** When the external caller consumed the approval before running the operation (once). */
+    consumedAt: timestamp("consumed_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("approvals_call_uq").on(t.responseId, t.callId),
+    uniqueIndex("approvals_idempotency_uq").on(t.userId, t.idempotencyKey),
     index("approvals_pending_idx").on(t.expiresAt).where(sql`status = 'pending'`),
     // Approvals inbox: the pending list (oldest first) and the decided history (newest first, keyset on created_at, id).
     index("approvals_pending_created_idx").on(t.createdAt, t.id).where(sql`status = 'pending'`),

@@ -10,6 +10,8 @@ export const DOMAIN_ERROR_CODES = [
   "validation_failed",
   "already_decided",
   "already_submitted",
+  "already_consumed",
+  "not_approved",
   "expired",
   "binding_changed",
   "conflict",

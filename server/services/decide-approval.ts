@@ -114,7 +114,8 @@ export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDeci
   checkDecisionShape(input);
   const edit = await prepareEditOf(deps, actor, input);
   const reply = input.decision === "deny" && input.message !== undefined ? input.message.trim() : null;
-  const continues = input.decision === "approve" || reply !== null;
+  // An external approval (POST /v1/approvals) has no run to go on: a reply is a denial its caller reads.
+  let continues = input.decision === "approve" || reply !== null;
 
   const result = await transact(deps, async (tx, emit, announce) => {
     const [found] = await loadApproval(tx, input.approvalId).for("update");
@@ -176,6 +177,15 @@ export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDeci
       events.push({ type: "grant.created", data: { grantId, approvalId: approval.id, scope: terms.scope, expiresAt: terms.expiresAt?.toISOString() ?? null, action: approval.action }, frame: false, ...who });
     }
     const pending = { type: "approval" as const, id: approval.id, callId: approval.callId };
+    if (approval.external) {
+      // Nothing runs here: the record completes (approved) or is denied; the caller consumes the approval and runs it.
+      continues = input.decision === "approve";
+      const run = await lockWaitingOn(tx, approval.responseId, approval.id);
+      if (!run) throw new DomainError("conflict", "The response is no longer waiting for this approval.");
+      const [frame] = await emit(run.id, events);
+      await endWaitingRun(deps, tx, emit, announce, run, continues ? "completed" : "denied");
+      return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
+    }
     if (!continues) {
       const run = await lockWaitingOn(tx, approval.responseId, approval.id);
       if (!run) throw new DomainError("conflict", "The response is no longer waiting for this approval.");

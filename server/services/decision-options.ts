@@ -61,7 +61,8 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   }
   const args = parsed.data;
   const workspace = await sessionWorkspace(deps, approval.sessionId);
-  const confined = confineToolCwd(tool, args, workspace);
+  // An external approval's operation runs on the caller's machine: no server working directory is bound.
+  const confined = approval.external ? { ok: true as const, cwd: null } : confineToolCwd(tool, args, workspace);
   if (!confined.ok) throw new DomainError("validation_failed", `${confined.message} Nothing was approved.`);
   const cwd = confined.cwd;
   if (canonicalJson(args) === canonicalJson(approval.arguments) && cwd === approval.cwd) return null;

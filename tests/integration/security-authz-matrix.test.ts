@@ -40,6 +40,14 @@ const V1: Record<string, TRow> = {
   "POST /v1/responses/{id}/steer":                   [202,      202,      404,         403,         401,    202],
   "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    403],
   "POST /v1/approvals/{id} (the caller's own run)":  [200,      200,      403,         403,         401,    403],
+  // External approvals (bring your own agent): the owner's, requested over POST /v1/approvals.
+  "POST /v1/approvals":                              [201,      201,      201,         403,         401,    201],
+  "GET /v1/approvals":                               [200,      200,      200,         200,         401,    200],
+  "GET /v1/approvals/{id}":                          [200,      200,      404,         200,         401,    200],
+  "POST /v1/approvals/{id} (external)":              [200,      200,      404,         403,         401,    403],
+  "POST /v1/approvals/{id}/consume":                 [403,      403,      404,         403,         401,    200],
+  // The MCP face answers any key holder (an auditor's tool calls are refused inside, as on /v1).
+  "POST /v1/mcp (initialize)":                       [200,      200,      200,         200,         401,    200],
   "POST /v1/client-tools/{id}":                      [200,      200,      404,         403,         401,    200],
   "POST /v1/client-tools/{id} (private input)":      [403,      403,      404,         403,         401,    200],
   "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
@@ -152,6 +160,12 @@ async function suspended(starter: TTestUser = users.owner): Promise<{ id: string
   return { id: env.id, sessionId: env.sessionId, approvalId: env.requiredAction.id, bindingHash: row?.bindingHash as string };
 }
 
+/** A fresh external approval of the owner's: `echo` needs nobody (approved at once), `exec` waits for a person. */
+async function external(action: "echo" | "exec"): Promise<{ id: string; bindingHash: string }> {
+  const body = action === "echo" ? { action, arguments: { text: "hi" } } : { action, arguments: { command: "make deploy" } };
+  return (await (await app.api("/v1/approvals", { key: users.owner.apiKey, body })).json()) as { id: string; bindingHash: string };
+}
+
 /** A fresh standing grant of the owner's (a session grant an operator gives when approving). */
 async function ownerGrant(): Promise<string> {
   const run = await suspended();
@@ -219,6 +233,20 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   // Auditors cannot start runs (and `none` has no user): they are asked about the owner's.
   "POST /v1/approvals/{id} (the caller's own run)": async (r) =>
     v1(r, "POST", `/v1/approvals/${(await suspended(r === "none" || r === "auditor" ? users.owner : users[r])).approvalId}`, { decision: "approve" }),
+  "POST /v1/approvals": (r) => v1(r, "POST", "/v1/approvals", { action: "exec", arguments: { command: "make deploy" } }),
+  "GET /v1/approvals": (r) => v1(r, "GET", "/v1/approvals?status=pending"),
+  "GET /v1/approvals/{id}": async (r) => v1(r, "GET", `/v1/approvals/${(await external("exec")).id}`),
+  "POST /v1/approvals/{id} (external)": async (r) => v1(r, "POST", `/v1/approvals/${(await external("exec")).id}`, { decision: "approve" }),
+  "POST /v1/approvals/{id}/consume": async (r) => {
+    const approved = await external("echo");
+    return v1(r, "POST", `/v1/approvals/${approved.id}/consume`, { bindingHash: approved.bindingHash });
+  },
+  "POST /v1/mcp (initialize)": async (r) => {
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "matrix", version: "1" } } };
+    const res = await app.api("/v1/mcp", { key: keyOf(r), body: initialize, headers: { accept: "application/json, text/event-stream" } });
+    await res.body?.cancel();
+    return res.status;
+  },
   "POST /v1/client-tools/{id}": async (r) => v1(r, "POST", `/v1/client-tools/${(await clientTool("get_page_context")).id}`, { output: { url: "https://x.test", title: "X" } }),
   "POST /v1/client-tools/{id} (private input)": async (r) =>
     v1(r, "POST", `/v1/client-tools/${(await clientTool("collect_card_details")).id}`, { output: { number: "4111111111111111", expiry: "12/29", name: "Ada" } }),
@@ -367,6 +395,11 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "POST /v1/responses/{id}/cancel": "/v1/responses/x/cancel",
       "POST /v1/responses/{id}/steer": "/v1/responses/x/steer",
       "POST /v1/approvals/{id}": "/v1/approvals/x",
+      "POST /v1/approvals": "/v1/approvals",
+      "POST /v1/mcp (initialize)": "/v1/mcp",
+      "GET /v1/approvals": "/v1/approvals",
+      "GET /v1/approvals/{id}": "/v1/approvals/x",
+      "POST /v1/approvals/{id}/consume": "/v1/approvals/x/consume",
       "POST /v1/client-tools/{id}": "/v1/client-tools/x",
       "POST /v1/agui": "/v1/agui",
       "GET /v1/grants": "/v1/grants",

@@ -15,6 +15,8 @@ export const HTTP_STATUS: Record<TDomainErrorCode, number> = {
   validation_failed: 422,
   already_decided: 409,
   already_submitted: 409,
+  already_consumed: 409,
+  not_approved: 409,
   expired: 409,
   binding_changed: 409,
   conflict: 409,

@@ -10,6 +10,8 @@ import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
 import { listGrants, revokeGrant, ZGrantRecord } from "../../services/grants";
 import { invokeResponse } from "../../services/invoke-response";
+import { consumeExternalApproval, getExternalApproval, requestExternalApproval, ZExternalApproval, ZExternalApprovalBody, ZExternalApprovalCreated } from "../../services/external-approvals";
+import { listApprovals } from "../../services/read/approvals";
 import { readEnvelope } from "../../services/read/responses";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
@@ -17,6 +19,8 @@ import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
 import { assertStorableText, parseBody, readJson } from "./body";
 import { handleSlackInteraction } from "./slack";
+import { parseListStatus, parseWait, ZApprovalList, ZConsumeBody } from "./external-approvals";
+import { handleMcp } from "./mcp-face";
 import type { TV1Deps } from "./deps";
 import { sendError, sendJson } from "./errors";
 import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
@@ -39,6 +43,8 @@ import {
 } from "./v1-schemas";
 
 const ZId = z.string().min(1).max(200);
+/** A JSON-RPC 2.0 message (or a batch) of the MCP face. */
+const ZMcpMessage = z.union([z.looseObject({ jsonrpc: z.literal("2.0") }), z.array(z.looseObject({ jsonrpc: z.literal("2.0") }))]);
 /** What `POST /v1/slack/interactions` answers Slack (its message text; the outcome itself goes to `response_url`). */
 const ZSlackAnswer = z.object({ text: z.string(), replacedMessage: z.boolean() });
 /** The version of the `/v1` contract in the API document. */
@@ -173,6 +179,87 @@ const routes: TRoute[] = [
   },
   {
     method: "POST",
+    pattern: /^\/v1\/approvals$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "requestApproval",
+        summary: "Ask for approval of an operation the caller runs itself (bring your own agent)",
+        path: "/v1/approvals",
+        description:
+          "The agent's policy, the exec reviewer, standing grants, quorum and notifications apply as for hosted runs; the status may already be `approved` (a grant, a `never` policy) or `denied` (the reviewer). An unknown action or arguments its tool refuses are 422; arguments over 64 KiB are 413. The same `idempotencyKey` (per caller) answers 200 with the same approval.",
+        body: ZExternalApprovalBody,
+        responses: { 201: { description: "Created", json: ZExternalApprovalCreated }, 200: { description: "The approval this idempotency key already names", json: ZExternalApprovalCreated } },
+        errors: [403, 404, 409, 422],
+      },
+    ],
+    handle: async ({ deps, req, res, actor }) => {
+      const body = parseBody(ZExternalApprovalBody, await readJson(req));
+      const { created, replayed } = await requestExternalApproval(deps, actor, body);
+      sendJson(res, replayed ? 200 : 201, created satisfies z.input<typeof ZExternalApprovalCreated>);
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/approvals$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "listApprovals",
+        summary: "Approvals the caller may see (operators, admins, auditors: all; members: their own), newest first",
+        path: "/v1/approvals",
+        params: [{ in: "query", name: "status", schema: z.enum(["pending", "decided"]), description: "`pending` (default) or `decided`" }],
+        responses: { 200: { description: "At most 200 approvals", json: ZApprovalList } },
+        errors: [400],
+      },
+    ],
+    handle: async ({ deps, res, url, actor }) => {
+      const status = parseListStatus(url.searchParams.get("status"));
+      sendJson(res, 200, { approvals: await listApprovals(deps, readScope(actor), { status }) } satisfies z.input<typeof ZApprovalList>);
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/approvals\/([^/]+)$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "getApproval",
+        summary: "An approval's status; with `wait`, long-polls while it is pending",
+        path: "/v1/approvals/{id}",
+        params: [{ in: "query", name: "wait", schema: z.string().regex(/^\d+$/), description: "Wait up to this many ms for a decision (bounded by COUNTERSIGN_BOUNDARY_TIMEOUT_MS; past it, the current status)" }],
+        responses: { 200: { description: "The approval: status, the arguments to run (edited when an approver changed them), a reply message", json: ZExternalApproval } },
+        errors: [400, 404],
+      },
+    ],
+    handle: async ({ deps, res, url, params, actor }) => {
+      const waitMs = parseWait(url.searchParams.get("wait"));
+      sendJson(res, 200, (await getExternalApproval(deps, actor, params[0] as string, waitMs)) satisfies z.input<typeof ZExternalApproval>);
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/approvals\/([^/]+)\/consume$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "consumeApproval",
+        summary: "Use an approved external approval once, right before running the operation",
+        path: "/v1/approvals/{id}/consume",
+        description:
+          "`bindingHash` must be the approved operation's (from the create answer, or from GET after an edit). 200 exactly once; 409 `already_consumed`, `binding_changed` (a different hash), `expired`, `not_approved` (pending, denied, cancelled) or `conflict` (a hosted run's approval).",
+        body: ZConsumeBody,
+        responses: { 200: { description: "Consumed: run the operation now", json: ZExternalApproval } },
+        errors: [403, 404, 409],
+      },
+    ],
+    handle: async ({ deps, req, res, params, actor }) => {
+      const body = parseBody(ZConsumeBody, await readJson(req));
+      sendJson(res, 200, (await consumeExternalApproval(deps, actor, params[0] as string, body.bindingHash)) satisfies z.input<typeof ZExternalApproval>);
+    },
+  },
+  {
+    method: "POST",
     pattern: /^\/v1\/approvals\/([^/]+)$/,
     auth: true,
     docs: [
@@ -281,6 +368,26 @@ const routes: TRoute[] = [
       errors: [404],
     })),
     handle: async ({ deps, req, res, params, actor }) => handleGateway(deps, req, res, actor, params[0] as string),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/mcp$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "mcp",
+        summary: "Countersign as an MCP server (Streamable HTTP, stateless): request_approval, ask_user, approval_prompt",
+        path: "/v1/mcp",
+        description:
+          "JSON-RPC 2.0 messages of the Model Context Protocol, answered as JSON (`Accept: application/json, text/event-stream`). Authenticated with an API key (`Authorization: Bearer`); a console cookie is refused. Tools: `request_approval` {action, arguments, message?, risk?, agent?, timeoutSeconds?} (an external approval, waited for and consumed when approved), `ask_user` {question, options?, header?, timeoutSeconds?}, `approval_prompt` {tool_name, input} → `{\"behavior\":\"allow\",\"updatedInput\"}` or `{\"behavior\":\"deny\",\"message\"}`.",
+        body: ZMcpMessage,
+        responses: { 200: { description: "The JSON-RPC answer", json: ZMcpMessage }, 202: { description: "A notification or response was accepted" } },
+      },
+    ],
+    handle: async ({ deps, req, res, actor, credential }) => {
+      if (credential.via !== "api_key") throw new DomainError("unauthenticated", "/v1/mcp takes an API key (Authorization: Bearer).");
+      await handleMcp(deps, req, res, actor);
+    },
   },
   {
     method: "POST",

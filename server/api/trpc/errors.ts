@@ -15,6 +15,8 @@ const TRPC_CODE: Record<TDomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   validation_failed: "UNPROCESSABLE_CONTENT",
   already_decided: "CONFLICT",
   already_submitted: "CONFLICT",
+  already_consumed: "CONFLICT",
+  not_approved: "CONFLICT",
   expired: "CONFLICT",
   binding_changed: "CONFLICT",
   conflict: "CONFLICT",

@@ -88,7 +88,7 @@ export async function endWaitingRun(
   emit: TEmit,
   announce: TAnnounce,
   row: TResponseRow,
-  status: "denied" | "failed" | "cancelled",
+  status: "completed" | "denied" | "failed" | "cancelled",
   extra: { error?: { code: string; message: string }; cancelReason?: string; events?: readonly TNewEvent[] } = {},
 ): Promise<number> {
   await cancelQueuedSteering(deps, tx, emit, row.id);

@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDbKind } from "../../db/testing";
+import { createRuleReviewer } from "../../server/reviewer";
+import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { expectError, invokeApproval } from "./helpers";
+import { trpcMutation, trpcQuery } from "./questions-helpers";
+
+/**
+ * Issue 19 point 1: approvals for agents that run elsewhere, through the network only:
+ * create (policy, reviewer, grants), wait, decide on every path, consume exactly once.
+ */
+let app: TTestApp;
+let alice: TTestUser;
+let bob: TTestUser;
+let operator: TTestUser;
+let auditor: TTestUser;
+
+beforeAll(async () => {
+  app = await startTestApp({ reviewer: createRuleReviewer(), boundaryTimeoutMs: 3000 });
+  [alice, bob, operator, auditor] = await Promise.all([app.user("member", "Alice"), app.user("member", "Bob"), app.user("operator", "Olga Operator"), app.user("auditor", "Audrey Auditor")]);
+  // Migrations on a fresh database can take long on a busy machine.
+}, 180_000);
+afterAll(async () => {
+  await app?.close();
+});
+
+type TCreated = { id: string; status: string; bindingHash: string; expiresAtMs: number };
+type TView = TCreated & { action: string; arguments: Record<string, unknown>; edited: boolean; originalArguments?: unknown; message?: string; risk: string; sessionId: string; responseId: string; consumed: boolean; decidedBy: string | null; decidedVia: string | null };
+
+async function create(key: string, body: Record<string, unknown>, status = 201): Promise<TCreated> {
+  const res = await app.api("/v1/approvals", { key, body });
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return JSON.parse(text) as TCreated;
+}
+async function view(key: string, id: string, wait?: number): Promise<TView> {
+  const res = await app.api(`/v1/approvals/${id}${wait === undefined ? "" : `?wait=${wait}`}`, { key });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return JSON.parse(text) as TView;
+}
+const consume = (key: string, id: string, bindingHash: string) => app.api(`/v1/approvals/${id}/consume`, { key, body: { bindingHash } });
+const decide = (key: string, id: string, body: Record<string, unknown>) => app.api(`/v1/approvals/${id}`, { key, body });
+async function listIds(key: string, status = "pending"): Promise<string[]> {
+  const res = await app.api(`/v1/approvals?status=${status}`, { key });
+  const body = (await res.json()) as { approvals: Array<{ id: string }> };
+  expect(res.status).toBe(200);
+  return body.approvals.map((a) => a.id);
+}
+const exec = (command: string, extra: Record<string, unknown> = {}) => ({ action: "exec", arguments: { command }, ...extra });
+
+describe(`External approvals over HTTP (${testDbKind()})`, () => {
+  it("create → pending; a waiter gets the decision made over /v1; consume works once, a replay or a wrong hash is 409", async () => {
+    const before = Date.now();
+    const created = await create(alice.apiKey, exec("make deploy", { message: "Deploy the site?" }));
+    expect(Object.keys(created).sort()).toEqual(["bindingHash", "expiresAtMs", "id", "status"]);
+    expect(created.id).toMatch(/^approval_[0-9a-f]{32}$/);
+    expect(created.status).toBe("pending");
+    expect(created.bindingHash).toMatch(/^[0-9a-f]{64}$/);
+    // The scripted agent's approval lifetime (15 minutes) by default.
+    expect(created.expiresAtMs).toBeGreaterThanOrEqual(before + 15 * 60_000 - 2000);
+
+    const pending = await view(alice.apiKey, created.id, 0);
+    expect(pending).toMatchObject({ id: created.id, status: "pending", action: "tool:exec", arguments: { command: "make deploy" }, edited: false, consumed: false, risk: "medium" });
+    // Not approved yet: nothing may run.
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "not_approved");
+
+    // The requester (a member) may not approve its own; an operator may.
+    await expectError(await decide(alice.apiKey, created.id, { decision: "approve" }), 403, "forbidden");
+    const waiting = view(alice.apiKey, created.id, 10_000);
+    await new Promise((r) => setTimeout(r, 200));
+    const decided = await decide(operator.apiKey, created.id, { decision: "approve" });
+    const decidedBody = (await decided.json()) as Record<string, unknown>;
+    expect(decided.status, JSON.stringify(decidedBody)).toBe(200);
+    expect(decidedBody).toMatchObject({ status: "completed", approvalId: created.id });
+    const started = Date.now();
+    const approved = await waiting;
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(approved).toMatchObject({ status: "approved", consumed: false, decidedBy: operator.userId, decidedVia: "http", bindingHash: created.bindingHash });
+
+    await expectError(await consume(alice.apiKey, created.id, "0".repeat(64)), 409, "binding_changed");
+    await expectError(await consume(bob.apiKey, created.id, created.bindingHash), 404, "not_found");
+    await expectError(await consume(operator.apiKey, created.id, created.bindingHash), 403, "forbidden");
+    const consumed = await consume(alice.apiKey, created.id, created.bindingHash);
+    expect(consumed.status).toBe(200);
+    expect(await consumed.json()).toMatchObject({ id: created.id, status: "approved", consumed: true });
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "already_consumed");
+    // Deciding again is refused like any settled approval.
+    await expectError(await decide(operator.apiKey, created.id, { decision: "deny" }), 409, "already_decided");
+
+    // Concurrent consumes of a fresh approval: exactly one wins.
+    const again = await create(alice.apiKey, exec("make deploy-2"));
+    expect((await decide(operator.apiKey, again.id, { decision: "approve" })).status).toBe(200);
+    const statuses = (await Promise.all(Array.from({ length: 5 }, () => consume(alice.apiKey, again.id, again.bindingHash)))).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409]);
+  });
+
+  it("the console inbox shows it with the requester; a denial with a reply through the console tRPC reaches the waiter", async () => {
+    const created = await create(alice.apiKey, exec("rm -rf build"));
+    const waiting = await trpcQuery(app, operator.apiKey, "console.waiting");
+    const items = ((waiting.body.result as { data: unknown }).data as unknown as { items: Array<{ id: string; userName: string; title: string }> }).items;
+    expect(items.find((i) => i.id === created.id)).toMatchObject({ userName: "Alice", title: "tool:exec" });
+    const listed = await trpcQuery(app, operator.apiKey, "approvals.list", { status: "pending" });
+    expect(((listed.body.result as { data: unknown }).data as Array<{ id: string; user: string; risk: string }>).find((a) => a.id === created.id)).toMatchObject({ user: "Alice", risk: "high" });
+
+    const waiter = view(alice.apiKey, created.id, 10_000);
+    await new Promise((r) => setTimeout(r, 150));
+    const denied = await trpcMutation(app, operator.apiKey, "approvals.decide", { approvalId: created.id, decision: "deny", bindingHash: created.bindingHash, message: "Not on Friday; clean only build/tmp." });
+    expect(denied.status, JSON.stringify(denied.body)).toBe(200);
+    expect(await waiter).toMatchObject({ status: "denied", message: "Not on Friday; clean only build/tmp.", decidedVia: "console" });
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "not_approved");
+  });
+
+  it("an approval edited by the approver is consumed with the edited operation's hash only", async () => {
+    const created = await create(alice.apiKey, exec("make deploy ENV=prod"));
+    const res = await decide(operator.apiKey, created.id, { decision: "approve", arguments: { command: "make deploy ENV=staging" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const edited = await view(alice.apiKey, created.id);
+    expect(edited).toMatchObject({ status: "approved", edited: true, arguments: { command: "make deploy ENV=staging" }, originalArguments: { command: "make deploy ENV=prod" } });
+    expect(edited.bindingHash).not.toBe(created.bindingHash);
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "binding_changed");
+    expect((await consume(alice.apiKey, created.id, edited.bindingHash)).status).toBe(200);
+  });
+
+  it("a standing grant approves the same operation at once; a `never` policy too; the reviewer denies", async () => {
+    const first = await create(alice.apiKey, exec("npm test"));
+    const { sessionId } = await view(alice.apiKey, first.id);
+    const granted = await decide(operator.apiKey, first.id, { decision: "approve", grant: "session" });
+    expect(granted.status).toBe(200);
+    expect(await granted.json()).toMatchObject({ grantId: expect.stringMatching(/^grant_/) });
+
+    const second = await create(alice.apiKey, exec("npm test", { sessionId }));
+    expect(second.status).toBe("approved");
+    expect(second.id).not.toBe(first.id);
+    expect((await view(alice.apiKey, second.id)).decidedVia).toBe("system");
+    expect((await consume(alice.apiKey, second.id, second.bindingHash)).status).toBe(200);
+    // Another session is not covered by a session grant.
+    expect((await create(alice.apiKey, exec("npm test"))).status).toBe("pending");
+    // Someone else's session is not the caller's: 404, nothing created.
+    await expectError(await app.api("/v1/approvals", { key: bob.apiKey, body: exec("npm test", { sessionId }) }), 404, "not_found");
+
+    const echo = await create(alice.apiKey, { action: "echo", arguments: { text: "hi" } });
+    expect(echo.status).toBe("approved");
+
+    const reviewed = await create(alice.apiKey, { ...exec("cat ~/.ssh/id_rsa"), agent: "scripted-reviewed" });
+    expect(reviewed.status).toBe("denied");
+    const seen = await view(alice.apiKey, reviewed.id);
+    expect(seen.message).toBeTruthy();
+    expect(seen.risk).toBe("high");
+    await expectError(await consume(alice.apiKey, reviewed.id, reviewed.bindingHash), 409, "not_approved");
+    expect(await listIds(alice.apiKey)).not.toContain(reviewed.id);
+  });
+
+  it("expires when nobody decides: the waiter sees expired, consume is 409 expired, a decision is 409", async () => {
+    const created = await create(alice.apiKey, exec("make release", { expiresInMs: 1000 }));
+    const result = await view(alice.apiKey, created.id, 8000);
+    expect(result.status).toBe("expired");
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "expired");
+    await expectError(await decide(operator.apiKey, created.id, { decision: "approve" }), 409, "expired");
+  });
+
+  it("a wait longer than the server's boundary limit answers the current status, not an error", async () => {
+    const created = await create(alice.apiKey, exec("make long-wait"));
+    const started = Date.now();
+    const result = await view(alice.apiKey, created.id, 600_000);
+    expect(result.status).toBe("pending");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+
+  it("the same idempotency key (per caller) returns the same approval; another operation under it is 409", async () => {
+    const key = `deploy-${Date.now()}`;
+    const first = await create(alice.apiKey, exec("make deploy-idem", { idempotencyKey: key }));
+    const again = await create(alice.apiKey, exec("make deploy-idem", { idempotencyKey: key }), 200);
+    expect(again).toEqual(first);
+    const racing = await Promise.all(Array.from({ length: 4 }, () => app.api("/v1/approvals", { key: alice.apiKey, body: exec("make deploy-idem", { idempotencyKey: key }) })));
+    for (const r of racing) expect(await r.json()).toEqual(first);
+    expect((await listIds(operator.apiKey)).filter((id) => id === first.id)).toHaveLength(1);
+    const pendingBefore = (await listIds(operator.apiKey)).length;
+    await expectError(await app.api("/v1/approvals", { key: alice.apiKey, body: exec("make other", { idempotencyKey: key }) }), 409, "conflict");
+    expect((await listIds(operator.apiKey)).length).toBe(pendingBefore);
+    // Per caller: Bob's key of the same name is his own approval.
+    const bobs = await create(bob.apiKey, exec("make deploy-idem", { idempotencyKey: key }));
+    expect(bobs.id).not.toBe(first.id);
+  });
+
+  it("lists are scoped: members see their own, operators and auditors all", async () => {
+    const mine = await create(alice.apiKey, exec("make scoped"));
+    const bobs = await create(bob.apiKey, exec("make scoped"));
+    expect(await listIds(alice.apiKey)).toContain(mine.id);
+    expect(await listIds(alice.apiKey)).not.toContain(bobs.id);
+    expect(await listIds(bob.apiKey)).not.toContain(mine.id);
+    for (const key of [operator.apiKey, auditor.apiKey]) {
+      const ids = await listIds(key);
+      expect(ids).toContain(mine.id);
+      expect(ids).toContain(bobs.id);
+    }
+    expect(await listIds(alice.apiKey, "decided")).not.toContain(mine.id);
+    await expectError(await app.api(`/v1/approvals/${mine.id}`, { key: bob.apiKey }), 404, "not_found");
+    expect((await view(auditor.apiKey, mine.id)).status).toBe("pending");
+    await expectError(await app.api("/v1/approvals?status=everything", { key: alice.apiKey }), 400, "invalid_request");
+  });
+
+  it("bad input is a clear error that changes nothing", async () => {
+    const count = async () => (await listIds(operator.apiKey)).length + (await listIds(operator.apiKey, "decided")).length;
+    const before = await count();
+    const post = (key: string, body: unknown) => app.api("/v1/approvals", { key, body });
+    const unknown = await expectError(await post(alice.apiKey, { action: "launch_missiles", arguments: {} }), 422, "validation_failed");
+    expect(unknown.detail).toContain("launch_missiles");
+    await expectError(await post(alice.apiKey, { action: "exec", arguments: { command: 42 } }), 422, "validation_failed");
+    await expectError(await post(alice.apiKey, { action: "exec", arguments: { command: "x".repeat(70_000) } }), 413, "payload_too_large");
+    await expectError(await post(alice.apiKey, { ...exec("ls"), surprise: true }), 400, "invalid_request");
+    await expectError(await post(alice.apiKey, exec("ls", { expiresInMs: 5 })), 400, "invalid_request");
+    await expectError(await post(alice.apiKey, exec("ls", { agent: "nobody" })), 422, "validation_failed");
+    await expectError(await post(alice.apiKey, { arguments: {} }), 400, "invalid_request");
+    await expectError(await post(auditor.apiKey, exec("ls")), 403, "forbidden");
+    await expectError(await app.api("/v1/approvals", { body: exec("ls") }), 401, "unauthenticated");
+    await expectError(await app.api("/v1/approvals/approval_nope", { key: alice.apiKey }), 404, "not_found");
+    await expectError(await app.api("/v1/approvals/approval_nope?wait=abc", { key: alice.apiKey }), 400, "invalid_request");
+    await expectError(await consume(alice.apiKey, "approval_nope", "0".repeat(64)), 404, "not_found");
+    await expectError(await app.api("/v1/approvals/approval_nope/consume", { key: alice.apiKey, body: { bindingHash: "short" } }), 400, "invalid_request");
+    expect(await count()).toBe(before);
+  });
+
+  it("a hosted run's approval cannot be consumed (the server runs it)", async () => {
+    const { approval, env } = await invokeApproval(app, operator.apiKey, "echo hosted");
+    await expectError(await consume(operator.apiKey, approval.id, "0".repeat(64)), 409, "conflict");
+    expect((await view(operator.apiKey, approval.id)).responseId).toBe(env.id);
+  });
+});
