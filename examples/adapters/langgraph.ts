@@ -32,11 +32,14 @@ export async function countersignInterrupt(client: Countersign, request: TApprov
 }
 
 type TInterrupt = { id?: string; value?: unknown };
-type TInvokable = { invoke: (input: unknown, config: { configurable: { thread_id: string } }) => Promise<unknown> };
+type TConfig = { configurable: { thread_id: string } };
+/** A compiled graph (with a checkpointer); `never` input accepts any graph's own input type. */
+type TInvokable = { invoke: (input: never, config: TConfig) => Promise<unknown> };
 
 /** Invokes the graph and answers its Countersign interrupts until it finishes (or pauses on another kind of interrupt). */
-export async function invokeWithCountersign<S>(graph: TInvokable, input: unknown, config: { configurable: { thread_id: string } }, options: TGateOptions & { client: Countersign }): Promise<S> {
-  let result = (await graph.invoke(input, config)) as S & { __interrupt__?: TInterrupt[] };
+export async function invokeWithCountersign<S>(graph: TInvokable, input: unknown, config: TConfig, options: TGateOptions & { client: Countersign }): Promise<S> {
+  const invoke = graph.invoke.bind(graph) as (input: unknown, config: TConfig) => Promise<S & { __interrupt__?: TInterrupt[] }>;
+  let result = await invoke(input, config);
   for (;;) {
     const pending = (result.__interrupt__ ?? []).filter((i): i is { id: string; value: TCountersignInterrupt } => typeof i.value === "object" && i.value !== null && "countersign" in i.value);
     if (pending.length === 0) return result;
@@ -49,6 +52,6 @@ export async function invokeWithCountersign<S>(graph: TInvokable, input: unknown
         : { approved: false, approvalId: decision.approval.id, status: decision.status, message: decision.message };
     }
     const resume = pending.length === 1 ? answers[(pending[0] as { id: string }).id] : answers;
-    result = (await graph.invoke(new Command({ resume }), config)) as S & { __interrupt__?: TInterrupt[] };
+    result = await invoke(new Command({ resume }), config);
   }
 }
