@@ -85,8 +85,20 @@ function mockModel(command: string) {
 
 describe(`Vercel AI SDK tool wrapped with Countersign (${testDbKind()})`, () => {
   const ran: string[] = [];
-  // `client` is assigned in beforeAll: wrap lazily per test.
-  const wrapped = () => withCountersign(tool({ description: "Run a shell command", inputSchema: z.object({ command: z.string() }), needsApproval: true, execute: async ({ command }) => (ran.push(command), { ran: command }) }), { client, action: "exec", timeoutMs: 30_000 });
+  /** `run_command` wrapped with Countersign (`client` is assigned in beforeAll, so wrap per test). */
+  const wrapped = (needsApproval: boolean | ((input: { command: string }) => boolean) = true) =>
+    withCountersign(
+      tool({
+        description: "Run a shell command",
+        inputSchema: z.object({ command: z.string() }),
+        needsApproval,
+        execute: async ({ command }) => {
+          ran.push(command);
+          return { ran: command };
+        },
+      }),
+      { client, action: "exec", timeoutMs: 30_000 },
+    );
 
   it("approve: the tool runs once, after the approval is consumed", async () => {
     const command = `deploy ai-${randomUUID()}`;
@@ -119,6 +131,17 @@ describe(`Vercel AI SDK tool wrapped with Countersign (${testDbKind()})`, () => 
     expect(ran.filter((c) => c === edited)).toHaveLength(1);
     expect(result.steps[0]?.toolResults[0]).toMatchObject({ output: { ran: edited } });
     await expectConsumedOnce(id);
+  });
+
+  it("a needsApproval function that says no: the tool runs without asking Countersign", async () => {
+    const command = `status ai-${randomUUID()}`;
+    const before = (await approver.approvals.list("decided")).length + (await approver.approvals.list("pending")).length;
+    const result = await generateText({ model: mockModel(command), tools: { run_command: wrapped(({ command: c }) => c.startsWith("deploy")) }, stopWhen: stepCountIs(3), prompt: "Status" });
+    expect(ran.filter((c) => c === command)).toHaveLength(1);
+    expect(result.steps[0]?.toolResults[0]).toMatchObject({ output: { ran: command } });
+    const after = [...(await approver.approvals.list("decided")), ...(await approver.approvals.list("pending"))];
+    expect(after).toHaveLength(before);
+    expect(after.some((a) => (a.arguments as { command?: string }).command === command)).toBe(false);
   });
 });
 
