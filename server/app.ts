@@ -1,4 +1,4 @@
-import { configuredAgents } from "./agents/catalog";
+import { configuredAgents, HOST_TOOL_CATALOG } from "./agents/catalog";
 import { AgentRegistry } from "./agents/registry";
 import { ApiKeyCache } from "./auth/api-key-cache";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -39,6 +39,9 @@ import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
+import { HarnessRegistry } from "./harnesses/registry";
+import { loadPlugins, pluginSourcesFromEnv, type TPluginSource } from "./plugins/loader";
+import { createToolResultMiddlewareRegistry } from "./core/runtime";
 import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
 import { secureDataDir } from "./host/workspace";
 
@@ -70,6 +73,8 @@ export type TAppOptions = {
   credentialRecheckMs?: number;
   /** Where approved commands run; default detected from COUNTERSIGN_EXEC_SANDBOX / COUNTERSIGN_EXEC_USER (server/tools/exec-sandbox.ts). */
   sandbox?: TSandboxChoice;
+  /** Plugins to load (folders or packages, each enabled or not); default from COUNTERSIGN_PLUGINS_FILE / COUNTERSIGN_PLUGINS. */
+  plugins?: readonly TPluginSource[];
   /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
   notify?: TNotifyConfig | null;
   /** Next.js request handler for pages; omitted in API-only tests. */
@@ -123,6 +128,11 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   secureDataDir(options.dataDir);
   (choice.mode === "none" ? log.warn : log.info).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
   // Commands are forked by a small process of their own, not by this large one; no spawner, no boot.
+  // Enabled plugins register their harnesses, agents and middleware before anything starts; a refused plugin stops the boot.
+  const agents = options.agents ?? new AgentRegistry(configuredAgents());
+  const harnesses = new HarnessRegistry();
+  const middleware = createToolResultMiddlewareRegistry();
+  const plugins = await loadPlugins(options.plugins ?? pluginSourcesFromEnv(), { harnesses, agents, middleware, tools: HOST_TOOL_CATALOG, log });
   const sandbox: TExecSandbox = { ...choice, spawner: await startSpawner({ log }) };
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
@@ -156,7 +166,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     devices: new DeviceHub({ bus, log }, processes),
     mcp: new McpManager(),
     notify: notifyConfig ? { config: notifyConfig, publicUrl: notifyConfig.publicUrl ?? url } : null,
-    agents: options.agents ?? new AgentRegistry(configuredAgents()),
+    agents,
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {
       dataDir: options.dataDir,
@@ -169,11 +179,11 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   bus.subscribeQuestion((change) => {
     if (change.resolutionId) base.receipts.record(change.questionId, change.resolutionId);
   });
-  const host = new Host(base);
+  const host = new Host(base, { harnesses, middleware });
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate() };
+  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });

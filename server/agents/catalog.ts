@@ -4,10 +4,13 @@ import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tool
 import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
 import { modelAgentFromEnv } from "./model-agent";
+import type { TTool } from "../tools/types";
 import type { TAgentConfig } from "./types";
 
 /** What every scripted agent shares: the deterministic model, its tools and expiry times. */
 const SCRIPTED_TOOLS = [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool];
+/** The host's tools an agent (a built-in one, or one a plugin registers) may name. */
+export const HOST_TOOL_CATALOG: readonly TTool[] = SCRIPTED_TOOLS;
 const SCRIPTED = { harness: "scripted", model: "scripted", approvalTtlMs: 15 * 60_000, clientToolTtlMs: 5 * 60_000, maxTurns: 64 } as const;
 
 /** The agents this installation serves; the first is the default. */

@@ -31,8 +31,11 @@ export const APPROVAL_POLICIES = ["always", "never", "review"] as const;
 
 export type TAgentConfig = {
   name: string;
-  /** `scripted` plays `input.script`; `openai-compatible` asks `model` at `endpoint` (server/harnesses/openai-compatible.ts). */
-  harness: "scripted" | "openai-compatible";
+  /**
+   * The harness id: `scripted` plays `input.script`; `openai-compatible` asks `model` at `endpoint`
+   * (server/harnesses/openai-compatible.ts); or a harness an enabled plugin registered (docs/plugins.md).
+   */
+  harness: string;
   /** The model id sent to the endpoint. */
   model: string;
   /** Where an `openai-compatible` agent's model lives: base URL, API key variable, headers, timeouts. */

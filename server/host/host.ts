@@ -12,9 +12,10 @@ import {
   type TAttemptLifecycleEvent,
   type TAttemptObserver,
   type TRunUsageAccumulator,
+  type TToolResultMiddlewareRegistry,
 } from "../core/runtime";
 import { HarnessFailure } from "../harnesses/errors";
-import { runHarness } from "../harnesses/registry";
+import { HarnessRegistry } from "../harnesses/registry";
 import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
 import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
 import { expireDue } from "./pending/kinds";
@@ -42,7 +43,7 @@ export class Host implements TRunStarter {
   /** Guarded steering into running responses. */
   readonly steering: SteeringDesk;
   /** Tool-result middleware, applied before results go back to the model. */
-  readonly middleware = createToolResultMiddlewareRegistry();
+  readonly middleware: TToolResultMiddlewareRegistry;
   /** Lifecycle observers; a failing observer never breaks an attempt. */
   readonly observers: TAttemptObserver<TAttemptLifecycleEvent & { responseId: string }>[] = [];
   private running = new Map<string, TRunning>();
@@ -52,7 +53,16 @@ export class Host implements TRunStarter {
   /** Draining (SIGTERM): attempts already running here go on; nothing new starts here. */
   private draining = false;
 
-  constructor(private readonly deps: TDeps) {
+  /** The harnesses agents run on: the built-in ones and those enabled plugins registered. */
+  readonly harnesses: HarnessRegistry;
+
+  /** `parts`: registries the composition root filled before the host exists (plugins register into them at boot). */
+  constructor(
+    private readonly deps: TDeps,
+    parts: { harnesses?: HarnessRegistry; middleware?: TToolResultMiddlewareRegistry } = {},
+  ) {
+    this.harnesses = parts.harnesses ?? new HarnessRegistry();
+    this.middleware = parts.middleware ?? createToolResultMiddlewareRegistry();
     this.steering = new SteeringDesk(deps);
   }
 
@@ -225,7 +235,7 @@ export class Host implements TRunStarter {
       if (!agent) throw new DomainError("conflict", `The agent ${row.agent} is no longer configured.`);
       clock.lifecycle.transition("preparing");
       clock.lifecycle.transition("running");
-      await runHarness(attempt);
+      await this.harnesses.run(attempt);
       // A deadline that fired while the last model call was in flight still fails the response.
       attempt.assertNotCancelled();
       clock.beginSettlement();

@@ -4,7 +4,6 @@ import { agentSessions, responses } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
 import { newId } from "../core/ids";
-import { parseAgentInput } from "../harnesses/registry";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { transact } from "../host/transact";
@@ -39,7 +38,7 @@ export async function invokeResponse(
       return { responseId: routed.responseId, sessionId: routed.sessionId, afterSequence: routed.afterSequence, answeredQuestionId: routed.questionId };
     }
   }
-  const script = parseAgentInput(agent, body.input);
+  const script = deps.host.harnesses.parseAgentInput(agent, body.input);
   if (!script.ok) throw new DomainError("invalid_request", script.message);
   const responseId = newId("resp");
   const created = await transact(deps, async (tx, emit, announce) => {

@@ -40,6 +40,7 @@ export async function startTestApp(
     maxStreamsPerUser?: number | null;
     credentialRecheckMs?: number;
     livePingMs?: number;
+    plugins?: TAppOptions["plugins"];
   } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;

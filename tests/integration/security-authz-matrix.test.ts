@@ -114,6 +114,7 @@ const TRPC: Record<string, TRow> = {
   "audit.timeline":                                  [200,      200,      404,         200,         401,    200],
   "audit.actors":                                    [200,      200,      404,         200,         401,    200],
   "admin.users":                                     [200,      200,      403,         200,         401,    403],
+  "admin.plugins":                                   [200,      200,      403,         200,         401,    403],
   "admin.setRole":                                   [200,      403,      403,         403,         401,    403],
   "admin.disableUser":                               [200,      403,      403,         403,         401,    403],
   "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
@@ -344,6 +345,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "audit.timeline": (r) => trpcStatus(trpcGet(app, caller(r), "audit.timeline", { responseId: completed.id })),
   "audit.actors": (r) => trpcStatus(trpcGet(app, caller(r), "audit.actors", { responseId: completed.id })),
   "admin.users": (r) => trpcStatus(trpcGet(app, caller(r), "admin.users")),
+  "admin.plugins": (r) => trpcStatus(trpcGet(app, caller(r), "admin.plugins")),
   "admin.setRole": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.setRole", { userId: (await app.user("member")).userId, role: "operator" })),
   "admin.disableUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.disableUser", { userId: (await app.user("member")).userId })),
   "admin.enableUser": async (r) => {

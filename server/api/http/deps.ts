@@ -4,7 +4,8 @@ import type { TDeps } from "../../host/deps";
 import type { ActivityTail } from "../../services/console/activity-feed";
 import type { Host } from "../../host/host";
 import type { DrainGate } from "./drain";
+import type { TLoadedPlugin } from "../../plugins/loader";
 import type { OpenConnections } from "./open-connections";
 
 /** What the transports (`/v1`, `/v1/live`, AG-UI, export, control, tRPC) are given: the process-wide dependencies plus host, auth, connection caps, the API-key cache and the one reader of the console's activity. */
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache; activity: ActivityTail; drain: DrainGate };
+export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache; activity: ActivityTail; drain: DrainGate; plugins: readonly TLoadedPlugin[] };

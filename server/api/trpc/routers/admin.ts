@@ -13,6 +13,8 @@ const ZUserRef = z.strictObject({ userId: ZId });
 /** Users and roles, API keys. Agents: `console.agents`; paired devices: the `devices` router. */
 export const adminRouter = router({
   /** Every user and role (workspace readers; auditors read-only). */
+  /** The loaded plugins: id, version, the plugin API range, where it lives, its harnesses, agents and middleware. */
+  plugins: workspaceReaderProcedure.query(({ ctx }) => ctx.deps.plugins.map((p) => ({ ...p, harnesses: [...p.harnesses], agents: [...p.agents], middleware: p.middleware.map((m) => [...m]) }))),
   users: workspaceReaderProcedure.query(({ ctx }) => workspaceUsers(ctx.deps)),
   /** Changes a user's role (admins only; not one's own; the last admin stays). */
   setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.actor, input)),

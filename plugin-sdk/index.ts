@@ -1,0 +1,89 @@
+/**
+ * The Countersign plugin SDK (plugin API 1.x): what a harness plugin may import. A plugin is a
+ * folder (or package) with a `countersign.plugin.json` manifest and a module whose default export
+ * is a {@link TCountersignPlugin}; the host loads it only when it is named and enabled in the
+ * plugins configuration (see docs/plugins.md). Everything here is types and constants: a plugin
+ * never reaches into the host's modules, it receives what it may use through `register(api)` and
+ * through each attempt's `hostCapabilities`.
+ */
+import type { TConversationEntry, TModelTurn, TBeforeDispatch } from "../server/harnesses/model-loop";
+import type { TTurnStream } from "../server/harnesses/live-deltas";
+import type { THostCapabilities } from "../server/host/capabilities";
+import type { TToolResultMiddleware, TToolResultMiddlewareOptions } from "../server/core/runtime";
+import type { TPluginManifest } from "../server/plugins/manifest";
+
+export type { TConversationEntry, TModelTurn, TBeforeDispatch, TTurnStream, THostCapabilities, TToolResultMiddleware, TToolResultMiddlewareOptions, TPluginManifest };
+
+/** The plugin API this SDK describes; a manifest's `pluginApi` range must include the host's. */
+export const PLUGIN_API_VERSION = "1.0.0";
+
+/** The runtime id of this host: a manifest's `runtimes` must name it, and middleware targets it. */
+export const HOST_RUNTIME = "countersign";
+
+/**
+ * What one attempt of a plugin harness receives. `hostCapabilities` is bound to the admitted run
+ * and fails closed once the attempt settles: keep no reference to it past the attempt.
+ */
+export type THarnessAttemptParams = {
+  /** The run's input as the caller sent it (validated by the harness's `parseInput`). */
+  input: unknown;
+  agent: { name: string; model: string };
+  hostCapabilities: THostCapabilities;
+  /** Aborted when the attempt is cancelled (a person, its deadline, a shutdown). */
+  signal: AbortSignal;
+};
+
+/**
+ * The agent loop's model side, one completed response per call; the host runs the tool calls it
+ * returns (policy, approvals, questions, client tools, confinement), records every step and
+ * resumes the loop after a person decided. `null`: nothing more to say. Call `beforeDispatch`
+ * synchronously right before each request (first and every retry); it throws when the request
+ * may no longer go (cancelled, or a steering message in it was revoked).
+ */
+export type THarnessDriver = {
+  nextTurn: (conversation: readonly TConversationEntry[], turnIndex: number, signal: AbortSignal, stream?: TTurnStream, beforeDispatch?: TBeforeDispatch) => Promise<TModelTurn | null>;
+};
+
+/** A harness a plugin contributes; agents name it by `id`. */
+export type TPluginHarness = {
+  /** Canonical id (lowercase letters, digits, `-`, `_`, `.`), unique across the host. */
+  id: string;
+  /** Checks a run's input before the run is created; a refusal is a 400 naming `message`. Default: any non-empty input. */
+  parseInput?: (input: unknown) => { ok: true } | { ok: false; message: string };
+  /** Builds the driver of one attempt. Called again for each attempt (a resume replays recorded turns without calling it). */
+  createDriver: (params: THarnessAttemptParams) => THarnessDriver;
+};
+
+/** An agent a plugin contributes, served like a built-in one (`"agent": name` on `/v1/responses`). */
+export type TPluginAgent = {
+  name: string;
+  /** A harness id: the plugin's own or a built-in one. */
+  harness: string;
+  model?: string;
+  description: string;
+  /** The host's tools by name (`exec`, `echo`, `ask_user`, `request_input`, `request_secret`, `confirm_url`, `get_page_context`, `collect_card_details`). */
+  tools: string[];
+  /** Tool name → who decides; tools not listed never need approval. */
+  approval?: Record<string, "always" | "review" | "never">;
+  maxTurns?: number;
+  approvalTtlMs?: number;
+  clientToolTtlMs?: number;
+};
+
+/** What `register` receives. Every method throws a sentence naming the plugin when a registration is refused. */
+export type TPluginApi = {
+  readonly apiVersion: string;
+  readonly manifest: Readonly<TPluginManifest>;
+  registerHarness: (harness: TPluginHarness) => void;
+  registerAgent: (agent: TPluginAgent) => void;
+  /**
+   * Tool-result middleware, run before a harness feeds a tool's result back to the model. The
+   * manifest must declare the targeted runtimes in `contracts.agentToolResultMiddleware`;
+   * omitted `runtimes` = every declared one, `[]` or an undeclared runtime is refused.
+   */
+  registerAgentToolResultMiddleware: (handler: TToolResultMiddleware, options?: TToolResultMiddlewareOptions) => void;
+  log: { info: (message: string, data?: Record<string, unknown>) => void; warn: (message: string, data?: Record<string, unknown>) => void };
+};
+
+/** A plugin module's default export. */
+export type TCountersignPlugin = { register: (api: TPluginApi) => void | Promise<void> };
