@@ -11,10 +11,12 @@ export async function runHarness(attempt: Attempt): Promise<void> {
     case "scripted":
       await runModelLoop(attempt, scriptedDriver(attempt.input), agent.fallbackModel ? scriptedFallbackDriver(attempt.input) : undefined);
       return;
-    case "openai-compatible":
+    case "openai-compatible": {
       // The fallback model (tried once after an empty final turn) is another model id on the same endpoint.
-      await runModelLoop(attempt, openAICompatibleDriver(agent), agent.fallbackModel ? openAICompatibleDriver(agent, { model: agent.fallbackModel }) : undefined);
+      const tracer = attempt.deps.observe.tracing ? attempt.deps.observe.tracer : undefined;
+      await runModelLoop(attempt, openAICompatibleDriver(agent, { tracer }), agent.fallbackModel ? openAICompatibleDriver(agent, { model: agent.fallbackModel, tracer }) : undefined);
       return;
+    }
     default:
       throw new Error(`Unknown harness ${String(agent.harness)}.`);
   }
