@@ -53,8 +53,13 @@ describe(`GET /metrics (${testDbKind()})`, () => {
       const res = await app.api("/metrics", { key });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-      const samples = parseMetrics(await res.text());
-      for (const name of ["countersign_runs", "countersign_db_pool_connections", "process_cpu_user_seconds_total"]) expect(hasMetric(samples, name), name).toBe(true);
+      const text = await res.text();
+      const samples = parseMetrics(text);
+      // Every metric is declared (a labelled gauge with no rows yet has no sample).
+      for (const name of ["countersign_pending_approvals", "countersign_pending_questions", "countersign_pending_client_tools", "countersign_runs"]) expect(text).toContain(`# TYPE ${name} gauge`);
+      for (const name of ["countersign_decisions_total", "countersign_expiries_total", "countersign_notification_attempts_total", "countersign_notification_failures_total", "countersign_rate_limited_total"]) expect(text).toContain(`# TYPE ${name} counter`);
+      for (const name of ["countersign_decision_seconds", "countersign_resume_seconds"]) expect(text).toContain(`# TYPE ${name} histogram`);
+      for (const name of ["countersign_db_pool_connections", "process_cpu_user_seconds_total"]) expect(hasMetric(samples, name), name).toBe(true);
       expect(metricValue(samples, "countersign_db_pool_connections", { driver: testDbKind() })).toBe(testDbKind() === "pglite" ? 1 : 20);
     }
   });
@@ -66,7 +71,7 @@ describe(`GET /metrics (${testDbKind()})`, () => {
     expect((await fetch(url, { headers: { authorization: `Bearer ${member.apiKey}` } })).status).toBe(403);
     const ok = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
-    expect(hasMetric(parseMetrics(await ok.text()), "countersign_pending_approvals")).toBe(true);
+    expect(hasMetric(parseMetrics(await ok.text()), "countersign_db_pool_connections")).toBe(true);
     expect((await fetch(url, { headers: { authorization: `Bearer ${admin.apiKey}` } })).status).toBe(200);
     expect((await fetch(url.replace(/\/metrics$/, "/v1/healthz"))).status).toBe(404);
     expect((await fetch(url, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(405);
