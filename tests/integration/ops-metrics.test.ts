@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
+import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { invokeApproval, ok200 } from "./helpers";
+import { startReceiver } from "./notify-helpers";
 import { hasMetric, metricValue, parseMetrics } from "./ops-helpers";
 
 const TOKEN = `metrics-${Math.random().toString(36).slice(2)}-token`;
@@ -138,5 +140,51 @@ describe(`rate-limited requests in /metrics (${testDbKind()})`, () => {
     expect(refused).toBeGreaterThan(0);
     const after = await scrapeLimited();
     expect(metricValue(after, "countersign_rate_limited_total", { bucket: "ip" })).toBe(metricValue(before, "countersign_rate_limited_total", { bucket: "ip" }) + refused);
+  });
+});
+
+describe(`notification deliveries in /metrics (${testDbKind()})`, () => {
+  const SECRET = "ops-metrics-hook-secret";
+  let notified: TTestApp;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    receiver = await startReceiver(SECRET);
+    const notify = parseNotifyConfig(
+      {
+        channels: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "OPS_METRICS_HOOK_SECRET" } },
+        groups: { oncall: ["oncall@example.test"] },
+        rules: [{ kinds: ["approval"], notify: ["oncall"], channels: ["hook"] }],
+        retry: { baseMs: 100, maxAttempts: 4, jitter: false },
+        pollMs: 50,
+        timeoutMs: 2000,
+      },
+      { OPS_METRICS_HOOK_SECRET: SECRET },
+    );
+    notified = await startTestApp({ notify, metricsToken: TOKEN });
+  });
+  afterAll(async () => {
+    await notified?.close();
+    await receiver?.close();
+  });
+
+  it("each delivery attempt is counted by channel, and each failed one as a failure too", async () => {
+    const scrapeNotified = async () => parseMetrics(await (await notified.api("/metrics", { key: TOKEN })).text());
+    const before = await scrapeNotified();
+    receiver.failNext("/hook", 500);
+    const user = await notified.user("member");
+    await invokeApproval(notified, user.apiKey, "echo notify");
+    await until("a delivered webhook", async () => (receiver.received.some((r) => r.path === "/hook" && r.answered === 200) ? true : null));
+    // The attempt is counted once its answer is back: wait for the second one.
+    const attemptsOf = (samples: ReturnType<typeof parseMetrics>) => metricValue(samples, "countersign_notification_attempts_total", { channel: "hook" }) - metricValue(before, "countersign_notification_attempts_total", { channel: "hook" });
+    const after = await until("the second attempt counted", async () => {
+      const now = await scrapeNotified();
+      return attemptsOf(now) >= 2 ? now : null;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const attempts = attemptsOf(await scrapeNotified());
+    const failures = metricValue(after, "countersign_notification_failures_total", { channel: "hook" }) - metricValue(before, "countersign_notification_failures_total", { channel: "hook" });
+    expect(receiver.received.filter((r) => r.path === "/hook").length).toBe(2);
+    expect(attempts).toBe(2);
+    expect(failures).toBe(1);
   });
 });
