@@ -44,6 +44,13 @@ import { loadPlugins, pluginSourcesFromEnv, type TPluginSource } from "./plugins
 import { createToolResultMiddlewareRegistry } from "./core/runtime";
 import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
 import { secureDataDir } from "./host/workspace";
+import { context as otelContext } from "@opentelemetry/api";
+import { beginRequest } from "./api/http/access-log";
+import { serveMetrics } from "./api/http/metrics";
+import { createMetrics } from "./observe/metrics";
+import type { TObserve } from "./observe/port";
+import { createTracing } from "./observe/tracing";
+import { parseReadyTimeout } from "./services/readiness";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -77,6 +84,12 @@ export type TAppOptions = {
   plugins?: readonly TPluginSource[];
   /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
   notify?: TNotifyConfig | null;
+  /** Bearer token for `GET /metrics` besides admins' keys; default COUNTERSIGN_METRICS_TOKEN (none). */
+  metricsToken?: string | null;
+  /** A separate port serving only `GET /metrics` (same auth); default COUNTERSIGN_METRICS_PORT (none). */
+  metricsPort?: number | null;
+  /** How long `/v1/readyz` waits for the database; default COUNTERSIGN_READY_TIMEOUT_MS (2000). */
+  readyTimeoutMs?: number;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
@@ -92,7 +105,16 @@ export type TApp = {
    */
   drain: (windowMs: number) => Promise<{ finished: number; interrupted: string[] }>;
   close: () => Promise<void>;
+  metricsUrl: string | null;
 };
+
+/** The separate metrics port from its variable (unset or empty: none); a bad value stops the boot. */
+export function parseMetricsPort(raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`COUNTERSIGN_METRICS_PORT must be a port number (0-65535), not "${raw}".`);
+  return port;
+}
 
 /** The auth secret: from the environment, else generated once and kept in the data directory. */
 function authSecret(dataDir: string): string {
@@ -124,6 +146,9 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
   const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
+  const readyTimeoutMs = options.readyTimeoutMs ?? parseReadyTimeout(process.env.COUNTERSIGN_READY_TIMEOUT_MS);
+  const metricsPort = options.metricsPort === undefined ? parseMetricsPort(process.env.COUNTERSIGN_METRICS_PORT) : options.metricsPort;
+  const metricsToken = options.metricsToken === undefined ? process.env.COUNTERSIGN_METRICS_TOKEN?.trim() || null : options.metricsToken;
   const choice = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
   secureDataDir(options.dataDir);
   (choice.mode === "none" ? log.warn : log.info).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
@@ -153,7 +178,12 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url, onSessionEnded: (userId) => bus.publishCredentials({ userId }) });
   // The process-wide dependencies, assembled here once (no module-level singletons).
   const processes = new ProcessCleanup();
+  const metrics = createMetrics({ db: options.db.db, dbKind: options.db.kind, poolSize: options.db.sql?.options.max ?? 1 });
+  const tracing = createTracing();
+  if (tracing.enabled) log.info("tracing: spans are exported over OTLP/HTTP");
+  const observe: TObserve = { metrics: metrics.port, tracer: tracing.tracer, tracing: tracing.enabled, scrape: metrics.render };
   const base = {
+    observe,
     db: options.db.db,
     dbKind: options.db.kind,
     bus,
@@ -183,9 +213,9 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins };
+  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs } };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
-  const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
+  const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });
   const devices = createDeviceServer(deps, base.devices);
   const authHandler = toNodeHandler(auth);
@@ -193,15 +223,20 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const trpc = createTrpcHandler(deps);
 
   server.off("request", starting);
-  server.on("request", (req, res) => {
+  const route = (req: IncomingMessage, res: ServerResponse) => {
     const reqUrl = parseRequestUrl(req.url);
     // A request target no URL parser accepts (e.g. `GET http://[bad/`) is a 400, never a crash.
     if (!reqUrl) {
       setSecurityHeaders(res, "api");
       return sendError(res, new DomainError("invalid_request", "The request target is not a valid URL."));
     }
+    // One access log line per request (and its server span); the handler runs in the span's context.
+    const requestContext = beginRequest(deps, req, res, reqUrl);
+    otelContext.with(requestContext, () => handle(req, res, reqUrl));
+  };
+  const handle = (req: IncomingMessage, res: ServerResponse, reqUrl: URL) => {
     const path = reqUrl.pathname;
-    const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/");
+    const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/") || path === "/metrics";
     // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
     if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
     if (deps.drain.refuses(req.method, path)) return deps.drain.refuse(res);
@@ -213,7 +248,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
         else log.error({ err: error, path }, "request failed");
         sendError(res, error);
       });
-    if (path === "/v1" || path.startsWith("/v1/")) return done(handleV1(deps, req, res, reqUrl));
+    if (path === "/v1" || path.startsWith("/v1/") || path === "/metrics") return done(handleV1(deps, req, res, reqUrl));
     if (path.startsWith("/api/trpc")) return done(trpc(req, res, reqUrl));
     if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
     if (path === "/api/auth/sign-in/email" && req.method === "POST") return done(emailSignIn(req, res));
@@ -224,7 +259,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     }
     if (options.pages) return done(options.pages.handle(req, res));
     sendError(res, new DomainError("not_found", `There is no page ${path}.`));
-  });
+  };
+  server.on("request", route);
   server.on("upgrade", (req, socket, head) => {
     const reqUrl = parseRequestUrl(req.url);
     if (!reqUrl) return void socket.destroy();
@@ -238,6 +274,26 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     socket.destroy();
   });
 
+  // The metrics alone on a port of their own (e.g. reachable only from the monitoring network), same auth.
+  const metricsServer = metricsPort === null ? null : createServer();
+  if (metricsServer) {
+    metricsServer.on("request", (req, res) => {
+      const reqUrl = parseRequestUrl(req.url);
+      setSecurityHeaders(res, "api");
+      if (reqUrl?.pathname !== "/metrics") return sendError(res, new DomainError("not_found", "This port serves only GET /metrics."));
+      if (req.method !== "GET") return sendError(res, new DomainError("method_not_allowed", `${req.method} is not allowed on /metrics.`));
+      const requestContext = beginRequest(deps, req, res, reqUrl);
+      otelContext.with(requestContext, () =>
+        serveMetrics(deps, req, res, reqUrl, metricsToken).catch((error: unknown) => {
+          if (!(error instanceof DomainError)) log.error({ err: error }, "metrics request failed");
+          sendError(res, error);
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => metricsServer.listen(metricsPort ?? 0, options.host ?? "127.0.0.1", resolve));
+  }
+  const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
+
   await host.start();
   const notifier = notifyConfig ? startNotifier(deps, notifyConfig, { publicUrl: notifyConfig.publicUrl ?? url }) : null;
   return {
@@ -250,6 +306,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       if (outcome.interrupted.length > 0) log.warn({ interrupted: outcome.interrupted, windowMs }, "runs outlived the drain window; they are marked interrupted and another replica adopts them");
       return outcome;
     },
+    metricsUrl,
     close: async () => {
       await notifier?.stop();
       await host.stop();
@@ -263,6 +320,12 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       if ("close" in bus) await (bus as { close: () => Promise<void> }).close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+      }
+      // Flushes the spans still batched.
+      await tracing.shutdown().catch((error: unknown) => log.warn({ err: error }, "could not flush the last spans"));
     },
   };
 }

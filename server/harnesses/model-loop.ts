@@ -1,5 +1,8 @@
 import { classifyTerminalOutcome, InjectionRevokedError } from "../core/runtime";
+import { context as otelContext } from "@opentelemetry/api";
 import type { Attempt, TSteeringClaim } from "../host/attempt";
+import { AttemptSuspended } from "../host/attempt-errors";
+import { endOnce, SPAN, startSpan } from "../observe/spans";
 import { liveDeltas, type TTurnStream } from "./live-deltas";
 
 /** One completed model response. */
@@ -51,80 +54,102 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
   let active: "primary" | "fallback" = "primary";
   let fallbackStart = 0;
   for (let turnIndex = 0; turnIndex < attempt.agent.maxTurns; turnIndex++) {
-    let ranNow = false;
-    const turn = await attempt.step(`model:${turnIndex}`, async (record): Promise<TStoredTurn | null> => {
-      ranNow = true;
-      // A cancelled or timed-out attempt asks the model nothing more.
-      attempt.assertNotCancelled();
-      let claim = await attempt.claimSteering(turnIndex);
-      const model = active === "primary" ? driver : (fallback as TModelDriver);
-      const live = liveDeltas(record.liveFrame, turnIndex);
-      let next: TModelTurn | null;
-      try {
-        ({ next, claim } = await askWithSteering(attempt, model, conversation, active === "primary" ? turnIndex : turnIndex - fallbackStart, claim, live.stream));
-      } finally {
-        // Deltas received before a failure stay in the trajectory, ahead of the error.
-        await live.close();
-      }
-      const steering = claim.texts;
-      for (const text of steering) conversation.push({ role: "user", content: text });
-      // Messages commit with the turn that used them; without a turn they stay queued (and are cancelled at settlement).
-      record.steering(claim, next !== null);
-      if (!next) return null;
-      const itemId = `msg_${turnIndex}`;
-      if (next.reasoning) {
-        record.item({ type: "thinking", text: next.reasoning });
-        if (!live.streamed.reasoning) record.frame("response.thinking.delta", { delta: next.reasoning, itemId: `rsn_${turnIndex}`, occurrenceId: `occ_rsn_${turnIndex}_0` });
-      }
-      if (next.text) {
-        record.item({ type: "message", role: "assistant", content: [{ type: "output_text", text: next.text }] });
-        if (!live.streamed.text) record.frame("response.text.delta", { delta: next.text, itemId, occurrenceId: `occ_${turnIndex}_0` });
-      }
-      if (next.planText) record.event("model.plan", { planText: next.planText });
-      next.toolCalls.forEach((call, i) => {
-        const id = callId(turnIndex, i);
-        record.item({ type: "tool_call", id, name: call.name, arguments: call.arguments });
-        record.frame("response.tool_call", { id, name: call.name, arguments: call.arguments });
+    // Each turn is a span under the run's (model call and tool calls are its children); a replayed one says so.
+    const turnSpan = startSpan(attempt.deps.observe.tracer, SPAN.turn, attempt.runtime.trace, { "countersign.turn": turnIndex, "countersign.response_id": attempt.response.id });
+    let turnOutcome = "completed";
+    try {
+      let ranNow = false;
+      const turn = await attempt.step(`model:${turnIndex}`, async (record): Promise<TStoredTurn | null> => {
+        ranNow = true;
+        // A cancelled or timed-out attempt asks the model nothing more.
+        attempt.assertNotCancelled();
+        let claim = await attempt.claimSteering(turnIndex);
+        const model = active === "primary" ? driver : (fallback as TModelDriver);
+        const live = liveDeltas(record.liveFrame, turnIndex);
+        let next: TModelTurn | null;
+        try {
+          // The model call runs in the turn's context, so the AI SDK's spans (when tracing) are its children.
+          ({ next, claim } = await otelContext.with(turnSpan.context, () => askWithSteering(attempt, model, conversation, active === "primary" ? turnIndex : turnIndex - fallbackStart, claim, live.stream)));
+        } finally {
+          // Deltas received before a failure stay in the trajectory, ahead of the error.
+          await live.close();
+        }
+        const steering = claim.texts;
+        for (const text of steering) conversation.push({ role: "user", content: text });
+        // Messages commit with the turn that used them; without a turn they stay queued (and are cancelled at settlement).
+        record.steering(claim, next !== null);
+        if (!next) return null;
+        const itemId = `msg_${turnIndex}`;
+        if (next.reasoning) {
+          record.item({ type: "thinking", text: next.reasoning });
+          if (!live.streamed.reasoning) record.frame("response.thinking.delta", { delta: next.reasoning, itemId: `rsn_${turnIndex}`, occurrenceId: `occ_rsn_${turnIndex}_0` });
+        }
+        if (next.text) {
+          record.item({ type: "message", role: "assistant", content: [{ type: "output_text", text: next.text }] });
+          if (!live.streamed.text) record.frame("response.text.delta", { delta: next.text, itemId, occurrenceId: `occ_${turnIndex}_0` });
+        }
+        if (next.planText) record.event("model.plan", { planText: next.planText });
+        next.toolCalls.forEach((call, i) => {
+          const id = callId(turnIndex, i);
+          record.item({ type: "tool_call", id, name: call.name, arguments: call.arguments });
+          record.frame("response.tool_call", { id, name: call.name, arguments: call.arguments });
+        });
+        if (next.usage) record.usage(next.usage);
+        record.event("model.turn", {
+          turn: turnIndex,
+          model: active,
+          textChars: next.text?.length ?? 0,
+          reasoningChars: next.reasoning?.length ?? 0,
+          toolCalls: next.toolCalls.map((c) => c.name),
+          outputTokens: next.usage?.outputTokens ?? 0,
+          steeringMessages: steering.length,
+          ...(next.finishReason ? { finishReason: next.finishReason } : {}),
+          ...(live.streamed.text || live.streamed.reasoning ? { occurrenceId: live.ids.text.occurrenceId } : {}),
+        });
+        return { ...next, steering, model: active };
       });
-      if (next.usage) record.usage(next.usage);
-      record.event("model.turn", {
-        turn: turnIndex,
-        model: active,
-        textChars: next.text?.length ?? 0,
-        reasoningChars: next.reasoning?.length ?? 0,
-        toolCalls: next.toolCalls.map((c) => c.name),
-        outputTokens: next.usage?.outputTokens ?? 0,
-        steeringMessages: steering.length,
-        ...(next.finishReason ? { finishReason: next.finishReason } : {}),
-        ...(live.streamed.text || live.streamed.reasoning ? { occurrenceId: live.ids.text.occurrenceId } : {}),
-      });
-      return { ...next, steering, model: active };
-    });
-    if (!turn) return;
-    // On replay the stored turn carries the steering messages it was given.
-    if (!ranNow) for (const text of turn.steering ?? []) conversation.push({ role: "user", content: text });
-    const calls = turn.toolCalls.map((call, i) => ({ id: callId(turnIndex, i), name: call.name, arguments: call.arguments }));
-    conversation.push({ role: "assistant", text: turn.text ?? "", toolCalls: calls });
-    if (calls.length > 0) {
-      for (const [i, call] of calls.entries()) {
-        const invalid = turn.toolCalls[i]?.error;
-        const output = invalid ? await refuseCall(attempt, call, invalid) : await attempt.runTool(call, recentContext(conversation));
-        conversation.push({ role: "tool", callId: call.id, name: call.name, output });
+      turnSpan.span.setAttribute("countersign.replayed", !ranNow);
+      if (!turn) return;
+      // On replay the stored turn carries the steering messages it was given.
+      if (!ranNow) for (const text of turn.steering ?? []) conversation.push({ role: "user", content: text });
+      const calls = turn.toolCalls.map((call, i) => ({ id: callId(turnIndex, i), name: call.name, arguments: call.arguments }));
+      conversation.push({ role: "assistant", text: turn.text ?? "", toolCalls: calls });
+      if (calls.length > 0) {
+        for (const [i, call] of calls.entries()) {
+          const invalid = turn.toolCalls[i]?.error;
+          const tool = startSpan(attempt.deps.observe.tracer, SPAN.toolCall, turnSpan.context, { "countersign.tool.name": call.name, "countersign.tool.call_id": call.id, "countersign.response_id": attempt.response.id });
+          let output: unknown;
+          try {
+            output = invalid ? await refuseCall(attempt, call, invalid) : await attempt.runTool(call, recentContext(conversation));
+            endOnce(tool.span, invalid ? "refused" : "completed");
+          } catch (error) {
+            // A call that waits for a person or a client suspends the run: its span ends here, the wait goes on.
+            if (error instanceof AttemptSuspended) endOnce(tool.span, "suspended");
+            else endOnce(tool.span, "failed", error);
+            throw error;
+          }
+          conversation.push({ role: "tool", callId: call.id, name: call.name, output });
+        }
+        continue;
       }
-      continue;
+      if (active === "fallback") return;
+      // Classification is a pure function of the stored turn, so replays reach the same verdict.
+      const outcome = classifyTerminalOutcome({ visibleText: turn.text ?? "", reasoningText: turn.reasoning, planText: turn.planText });
+      if (outcome) {
+        await attempt.step(`outcome:${turnIndex}`, async (record) => {
+          record.event("response.outcome", { turn: turnIndex, classification: outcome, fallback: fallback ? (attempt.agent.fallbackModel ?? "fallback") : null });
+          return outcome;
+        });
+      }
+      if (!outcome || !fallback) return;
+      active = "fallback";
+      fallbackStart = turnIndex + 1;
+    } catch (error) {
+      turnOutcome = error instanceof AttemptSuspended ? "suspended" : "failed";
+      throw error;
+    } finally {
+      endOnce(turnSpan.span, turnOutcome);
     }
-    if (active === "fallback") return;
-    // Classification is a pure function of the stored turn, so replays reach the same verdict.
-    const outcome = classifyTerminalOutcome({ visibleText: turn.text ?? "", reasoningText: turn.reasoning, planText: turn.planText });
-    if (outcome) {
-      await attempt.step(`outcome:${turnIndex}`, async (record) => {
-        record.event("response.outcome", { turn: turnIndex, classification: outcome, fallback: fallback ? (attempt.agent.fallbackModel ?? "fallback") : null });
-        return outcome;
-      });
-    }
-    if (!outcome || !fallback) return;
-    active = "fallback";
-    fallbackStart = turnIndex + 1;
   }
   throw new Error(`The agent reached its limit of ${attempt.agent.maxTurns} model turns.`);
 }

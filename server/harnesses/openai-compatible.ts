@@ -1,3 +1,4 @@
+import type { Tracer } from "@opentelemetry/api";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, type JSONValue, jsonSchema, type ModelMessage, streamText, type ToolSet } from "ai";
 import { z } from "zod";
@@ -133,7 +134,7 @@ function abortion(signal: AbortSignal): { promise: Promise<never>; dispose: () =
  * `HarnessFailure`s: `model_unavailable` (endpoint down, HTTP error, broken stream) or
  * `model_timeout` (no first token in time, or the response exceeded its budget).
  */
-export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: string } = {}): TModelDriver {
+export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: string; tracer?: Tracer } = {}): TModelDriver {
   const modelId = options.model ?? agent.model;
   const endpoint = agent.endpoint;
   const timeoutMs = endpoint?.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
@@ -187,6 +188,9 @@ export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: s
           abortSignal: combined,
           // Errors arrive as `error` parts below; the default handler would only log them.
           onError: () => {},
+          // When tracing is on, the AI SDK's spans of the call (model, tokens, finish reason) join the turn's
+          // trace; prompts and outputs are not recorded (they may hold what people typed).
+          ...(options.tracer ? { experimental_telemetry: { isEnabled: true, tracer: options.tracer, recordInputs: false, recordOutputs: false } } : {}),
         });
         const reader = result.fullStream.getReader();
         try {

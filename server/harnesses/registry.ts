@@ -37,8 +37,11 @@ export const BUILTIN_HARNESSES: readonly THarness[] = [
     source: "builtin",
     parseInput: parseModelInput,
     // The fallback model (tried once after an empty final turn) is another model id on the same endpoint.
-    run: (attempt) =>
-      runModelLoop(attempt, openAICompatibleDriver(attempt.agent), attempt.agent.fallbackModel ? openAICompatibleDriver(attempt.agent, { model: attempt.agent.fallbackModel }) : undefined),
+    run: (attempt) => {
+      // Model calls carry the AI SDK's telemetry when tracing is on.
+      const tracer = attempt.deps.observe.tracing ? attempt.deps.observe.tracer : undefined;
+      return runModelLoop(attempt, openAICompatibleDriver(attempt.agent, { tracer }), attempt.agent.fallbackModel ? openAICompatibleDriver(attempt.agent, { model: attempt.agent.fallbackModel, tracer }) : undefined);
+    },
   },
 ];
 

@@ -1,3 +1,4 @@
+import type { Context } from "@opentelemetry/api";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { envelopeOf, finishResponse, type TResponseRow } from "../../db/repositories/responses";
@@ -63,6 +64,8 @@ export type TAttemptRuntime = {
   onSuspending?: () => void;
   /** Called inside the commit that settles the run. */
   onSettling?: () => void;
+  /** The trace context of this attempt's run span: turns and tool calls are its children. */
+  trace?: Context;
 };
 
 /**

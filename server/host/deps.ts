@@ -1,3 +1,4 @@
+import type { SpanContext } from "@opentelemetry/api";
 import type { Logger } from "pino";
 import type { Db, DbKind } from "../../db/client";
 import type { TResponseRow } from "../../db/repositories/responses";
@@ -7,6 +8,7 @@ import type { DeviceHub } from "../devices/hub";
 import type { ProcessCleanup } from "../devices/process-cleanup";
 import type { TMcpServers } from "../mcp/port";
 import type { TNotifyConfig } from "../notify/config";
+import type { TObserve } from "../observe/port";
 import type { TExecReviewer } from "../reviewer";
 import type { TExecSandbox } from "../tools/exec-sandbox";
 import type { EventBus } from "./bus";
@@ -49,6 +51,8 @@ export type TDeps = {
   mcp: TMcpServers;
   /** Notifications when configured: lifecycle facts are enqueued by `transact`, Slack interactions verified with it. */
   notify?: { config: TNotifyConfig; publicUrl: string } | null;
+  /** Metrics and tracing (server/observe): a port, so nothing here imports prom-client or the OTel SDK. */
+  observe: TObserve;
 };
 
 /** A run a transaction moved back to executing and claimed (lease) for this process's host. */
@@ -61,6 +65,10 @@ export type TClaimedRun = {
   steeringQueued: boolean;
   /** The session's workspace, when the claiming transaction read it. */
   workspaceDir?: string;
+  /** When the transaction that settled a pending action resumed it (ms since epoch): the resume latency metric. */
+  resumedAt?: number;
+  /** The span of the decision that resumed it, in this process: the resumed run's span links to it. */
+  resumedBy?: SpanContext;
 };
 
 /** What starts a claimed run in this process (the host); services never import the host itself. */

@@ -16,6 +16,7 @@ import {
 } from "../core/runtime";
 import { HarnessFailure } from "../harnesses/errors";
 import { HarnessRegistry } from "../harnesses/registry";
+import { endOnce, SPAN, startSpan } from "../observe/spans";
 import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
 import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
 import { expireDue } from "./pending/kinds";
@@ -214,7 +215,18 @@ export class Host implements TRunStarter {
     const workspaceDir = prepareWorkspace(claimed.workspaceDir ?? (await sessionWorkspace(this.deps, row.sessionId)), this.deps.sandbox);
     const agent = this.deps.agents.find(row.agent);
     let clock: ReturnType<typeof startAttemptClock> | null = null;
+    // One span per attempt: it ends at the suspension, settlement or release of this attempt; a resumed
+    // attempt is a new span with the same response id (and a link to the decision that resumed it here).
+    const resumed = claimed.steps.length > 0;
+    const run = startSpan(
+      this.deps.observe.tracer,
+      SPAN.run,
+      undefined,
+      { "countersign.response_id": row.id, "countersign.session_id": row.sessionId, "countersign.agent": row.agent, "countersign.run.resumed": resumed },
+      claimed.resumedBy ? { links: [{ context: claimed.resumedBy, attributes: { "countersign.link": "resumed_by" } }] } : {},
+    );
     const runtime = {
+      trace: run.context,
       cancellation: entry.cancellation,
       steering: this.steering,
       middleware: this.middleware,
@@ -235,13 +247,16 @@ export class Host implements TRunStarter {
       if (!agent) throw new DomainError("conflict", `The agent ${row.agent} is no longer configured.`);
       clock.lifecycle.transition("preparing");
       clock.lifecycle.transition("running");
+      if (claimed.resumedAt !== undefined) this.deps.observe.metrics.resumed(Date.now() - claimed.resumedAt);
       await this.harnesses.run(attempt);
       // A deadline that fired while the last model call was in flight still fails the response.
       attempt.assertNotCancelled();
       clock.beginSettlement();
       await attempt.complete();
+      endOnce(run.span, "completed");
     } catch (error) {
       if (error instanceof AttemptSuspended) {
+        endOnce(run.span, "suspended");
         await clock.close();
         attempt.close();
         return "suspended";
@@ -253,11 +268,13 @@ export class Host implements TRunStarter {
         await attempt.recordAfterEnd().catch((e: unknown) => this.deps.log.warn({ err: e, responseId: row.id }, "could not record the ended attempt's events"));
         attempt.close();
         entry.cancellation.freeze();
+        endOnce(run.span, "ended");
         return "released";
       }
       if (this.stopped && entry.cancellation.reason()?.kind === "shutdown") {
         // It outlived the drain window: the trajectory says so; another replica adopts the run.
         await attempt.recordInterrupted(this.id).catch((e: unknown) => this.deps.log.warn({ err: e, responseId: row.id }, "could not record the interruption"));
+        endOnce(run.span, "shutdown");
         await clock.close();
         attempt.close();
         return "released";
@@ -268,6 +285,10 @@ export class Host implements TRunStarter {
       await attempt.fail(failure).catch((e: unknown) => {
         this.deps.log.error({ err: e }, "could not record failure");
       });
+      endOnce(run.span, "failed", failure.message);
+    } finally {
+      // Whatever else happened (a crash of the attempt itself), the span ends here.
+      endOnce(run.span, "crashed");
     }
     await settleAttempt(this.deps, attempt, clock, agent?.onAgentEnd ?? []);
     return "settled";

@@ -120,6 +120,8 @@ async function deliverOne(deps: TDeps, ctx: TDeliveryContext, row: TNotification
     result = await send(deps, ctx, row, state).catch((error: unknown) => ({ ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) }));
   }
   const durationMs = Date.now() - started;
+  // A skipped delivery sent nothing: it is no attempt of the channel.
+  if (!skipped) deps.observe.metrics.notification({ channel: row.channel, ok: result.ok });
   const now = deps.now();
   const final = result.ok || skipped || row.attempts >= ctx.config.retry.maxAttempts;
   await deps.db.transaction(async (tx) => {

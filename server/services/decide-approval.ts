@@ -14,6 +14,8 @@ import { lockWaitingOn } from "../host/pending/approval";
 import { endWaitingRun, resumeWith, type TApprovedOperation, type TSettlement } from "../host/pending/contract";
 import { expirePending } from "../host/pending/kinds";
 import { transact } from "../host/transact";
+import { endOnce, SPAN, startSpan } from "../observe/spans";
+import type { TDecisionOutcome } from "../observe/port";
 import { castVote } from "./approval-votes";
 import { checkDecisionShape, grantTerms, prepareEdit, type TEdit } from "./decision-options";
 
@@ -111,6 +113,27 @@ async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): P
  * the edited operation in that same update; a grant is created in the same transaction.
  */
 export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDecideInput): Promise<TDecideResult> {
+  // One span per decision (decider and channel), under the request's span when there is one.
+  const decision = startSpan(deps.observe.tracer, SPAN.decision, undefined, {
+    "countersign.approval_id": input.approvalId,
+    "countersign.decider": actor.userId,
+    "countersign.decider.role": actor.role,
+    "countersign.channel": input.via,
+    "countersign.decision": input.decision,
+  });
+  try {
+    const decided = await decide(deps, actor, input, decision);
+    endOnce(decision.span, decided.settled ? outcomeOf(input) : "voted");
+    return decided;
+  } catch (error) {
+    endOnce(decision.span, error instanceof DomainError ? error.code : "error", error instanceof DomainError ? undefined : error);
+    throw error;
+  }
+}
+
+const outcomeOf = (input: TDecideInput): TDecisionOutcome => (input.decision === "approve" ? "approved" : input.message !== undefined ? "replied" : "denied");
+
+async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decision: ReturnType<typeof startSpan>): Promise<TDecideResult> {
   checkDecisionShape(input);
   const edit = await prepareEditOf(deps, actor, input);
   const reply = input.decision === "deny" && input.message !== undefined ? input.message.trim() : null;
@@ -208,7 +231,13 @@ export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDeci
   const approval = result.found.approval;
   const base = { approvalId: approval.id, responseId: approval.responseId, sessionId: approval.sessionId, decision: input.decision, requiredApprovals: approval.requiredApprovals };
   if ("pending" in result) return { ...base, resolvedSequence: 0, continues: false, edited: false, grantId: null, settled: false, approvals: result.pending ?? 0 };
-  if (result.claimed) deps.host.startClaimed(result.claimed);
+  // The approval's wait, from its request to this decision (it may have outlived the process that asked).
+  const waitedMs = deps.now().getTime() - approval.createdAt.getTime();
+  const wait = startSpan(deps.observe.tracer, SPAN.approvalWait, decision.context, { "countersign.approval_id": approval.id, "countersign.response_id": approval.responseId, "countersign.risk": approval.risk }, { startTime: approval.createdAt });
+  endOnce(wait.span, outcomeOf(input));
+  decision.span.setAttribute("countersign.response_id", approval.responseId);
+  deps.observe.metrics.decided({ outcome: outcomeOf(input), channel: input.via, waitedMs });
+  if (result.claimed) deps.host.startClaimed({ ...result.claimed, resumedBy: decision.span.spanContext() });
   return { ...base, resolvedSequence: result.sequence, continues, edited: edit !== null, grantId: result.grantId, settled: true, approvals: result.approvals ?? 1 };
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import type { DbHandle } from "../../db/client";
 import { createTestDb } from "../../db/testing";
 import { configuredAgents } from "../agents/catalog";
 import { AgentRegistry } from "../agents/registry";
@@ -16,6 +17,8 @@ export type TTestUser = { userId: string; apiKey: string; email: string; passwor
 
 export type TTestApp = TApp & {
   dataDir: string;
+  /** The app's database handle (tests of an unreachable database close it). */
+  dbHandle: DbHandle;
   /** Everything the server logged (at debug level), for leak checks. */
   logs: () => string;
   /** Creates a user with a console password and an API key. */
@@ -41,6 +44,9 @@ export async function startTestApp(
     credentialRecheckMs?: number;
     livePingMs?: number;
     plugins?: TAppOptions["plugins"];
+    metricsToken?: string | null;
+    metricsPort?: number | null;
+    readyTimeoutMs?: number;
   } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;
@@ -56,6 +62,7 @@ export async function startTestApp(
   return {
     ...app,
     dataDir,
+    dbHandle: db,
     logs: () => logged,
     user: async (role = "member", name) => {
       const password = `pw-${Math.random().toString(36).slice(2)}-long`;

@@ -31,6 +31,9 @@ const V1: Record<string, TRow> = {
   //                                                  admin     operator  member       auditor      none    owner
   "GET /v1/healthz":                                 [200,      200,      200,         200,         200,    200],
   "GET /v1/openapi.json":                            [200,      200,      200,         200,         200,    200],
+  // Readiness is public like liveness (probes carry no key); the metrics are for admins (or the metrics token).
+  "GET /v1/readyz":                                  [200,      200,      200,         200,         200,    200],
+  "GET /metrics":                                    [200,      403,      403,         403,         401,    403],
   "POST /v1/responses":                              [200,      200,      200,         403,         401,    200],
   "POST /v1/responses (owner's sessionId)":          [404,      404,      404,         403,         401,    200],
   // Reading and following a response is one check on every transport (readScope): the roles that read everything read it.
@@ -224,6 +227,8 @@ async function frame(role: TRole, send: Record<string, unknown>, done: (c: LiveC
 const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   "GET /v1/healthz": (r) => v1(r, "GET", "/v1/healthz"),
   "GET /v1/openapi.json": (r) => v1(r, "GET", "/v1/openapi.json"),
+  "GET /v1/readyz": (r) => v1(r, "GET", "/v1/readyz"),
+  "GET /metrics": (r) => v1(r, "GET", "/metrics"),
   "POST /v1/responses": (r) => v1(r, "POST", "/v1/responses", { input: "hi" }),
   "POST /v1/responses (owner's sessionId)": (r) => v1(r, "POST", "/v1/responses", { input: "hi", sessionId: completed.sessionId }),
   "GET /v1/responses/{id}?sessionId=": (r) => v1(r, "GET", `/v1/responses/${completed.id}?sessionId=${completed.sessionId}`),
@@ -391,6 +396,8 @@ describe(`authorization matrix (${testDbKind()})`, () => {
     const samples: Record<string, string> = {
       "GET /v1/healthz": "/v1/healthz",
       "GET /v1/openapi.json": "/v1/openapi.json",
+      "GET /v1/readyz": "/v1/readyz",
+      "GET /metrics": "/metrics",
       "POST /v1/responses": "/v1/responses",
       "GET /v1/responses/{id}?sessionId=": "/v1/responses/x",
       "GET /v1/responses/{id}/events?sessionId=": "/v1/responses/x/events",

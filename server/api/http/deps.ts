@@ -8,4 +8,7 @@ import type { TLoadedPlugin } from "../../plugins/loader";
 import type { OpenConnections } from "./open-connections";
 
 /** What the transports (`/v1`, `/v1/live`, AG-UI, export, control, tRPC) are given: the process-wide dependencies plus host, auth, connection caps, the API-key cache and the one reader of the console's activity. */
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache; activity: ActivityTail; drain: DrainGate; plugins: readonly TLoadedPlugin[] };
+export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache; activity: ActivityTail; drain: DrainGate; plugins: readonly TLoadedPlugin[]; ops: TOpsConfig };
+
+/** Settings of the operations routes: the metrics bearer token (null: admins only) and the readiness timeout. */
+export type TOpsConfig = { metricsToken: string | null; readyTimeoutMs: number };

@@ -73,8 +73,8 @@ export function isSameOriginRequest(req: IncomingMessage): boolean {
   return req.headers["sec-fetch-site"] === "same-origin";
 }
 
-/** Paths the rate limiter covers: the API, tRPC and login (pages and their assets are not limited). */
-export const isLimitedPath = (path: string): boolean => path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/trpc") || path.startsWith("/api/auth");
+/** Paths the rate limiter covers: the API, the metrics, tRPC and login (pages and their assets are not limited). */
+export const isLimitedPath = (path: string): boolean => path === "/v1" || path === "/metrics" || path.startsWith("/v1/") || path.startsWith("/api/trpc") || path.startsWith("/api/auth");
 
 /**
  * The pipeline step of app.ts: headers, the rate limit, and the same-origin rule for login

@@ -6,6 +6,7 @@ import { actorOf } from "../../auth/users";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
+import { noteRequestUser } from "./access-log";
 import { isSafeMethod, isSameOriginRequest } from "./guard";
 
 /** The caller, and the credential it came with (long-lived connections re-check it). */
@@ -25,6 +26,7 @@ export async function identify(deps: Pick<TDeps, "db"> & { keys: ApiKeyCache }, 
     const found = await deps.keys.actorFor(key);
     if (!found) return null;
     const { keyId, ...actor } = found;
+    noteRequestUser(req, actor.userId);
     return { actor, via: "api_key", credential: { via: "api_key", keyId, userId: actor.userId, role: actor.role } };
   }
   const session = await consoleSession(auth, req.headers);
@@ -34,5 +36,6 @@ export async function identify(deps: Pick<TDeps, "db"> & { keys: ApiKeyCache }, 
   if (actor && !isSafeMethod(req.method) && !isSameOriginRequest(req)) {
     throw new DomainError("forbidden", "Cross-site request refused: a request authenticated by the console session cookie must come from this origin (Origin or Sec-Fetch-Site: same-origin).");
   }
+  if (actor && session) noteRequestUser(req, actor.userId);
   return actor && session ? { actor, via: "cookie", credential: { via: "cookie", sessionId: session.sessionId, userId: actor.userId, role: actor.role } } : null;
 }

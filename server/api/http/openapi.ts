@@ -12,7 +12,7 @@ import { LIVE_CLOSE_CODES, ZLiveClientFrame, ZLiveConnect, ZLiveServerFrame } fr
 type TParamDoc = { in: "query" | "header"; name: string; schema: z.ZodType; required?: boolean; description: string };
 
 /** One response of an operation: JSON, or an SSE stream whose `data:` items follow `sse`. */
-type TResponseDoc = { description: string; json?: z.ZodType; sse?: z.ZodType };
+type TResponseDoc = { description: string; json?: z.ZodType; sse?: z.ZodType; text?: string };
 
 /** The OpenAPI description of one operation, kept next to its route in the `/v1` table. */
 export type TOperationDoc = {
@@ -30,8 +30,8 @@ export type TOperationDoc = {
   errors?: readonly number[];
 };
 
-/** What the document needs of a route in the table. */
-export type TDocumentedRoute = { method: string; auth: boolean; docs: readonly TOperationDoc[] };
+/** What the document needs of a route in the table (`auth: "self"`: the handler checks its own credential, documented as authenticated). */
+export type TDocumentedRoute = { method: string; auth: boolean | "self"; docs: readonly TOperationDoc[] };
 
 const ERROR_MEANINGS: Record<number, string> = {
   400: "Bad request: malformed JSON, a body or parameter that fails its schema (unknown fields included)",
@@ -108,6 +108,7 @@ export function buildOpenApiDocument(routes: readonly TDocumentedRoute[], info: 
       for (const [status, response] of Object.entries(doc.responses)) {
         const content: Record<string, unknown> = {};
         if (response.json) content["application/json"] = { schema: ref(idOf(response.json, `${name}Response${status}`)) };
+        if (response.text) content["text/plain"] = { schema: { type: "string", description: response.text } };
         if (response.sse) content["text/event-stream"] = { schema: { type: "string", description: "Server-sent events; each `data:` line is one JSON item of the schema under `x-sse-data`." }, "x-sse-data": ref(idOf(response.sse, `${name}Event`)) };
         responses[status] = { description: response.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
       }

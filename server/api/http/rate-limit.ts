@@ -136,6 +136,8 @@ export class RateLimiter {
   constructor(
     readonly config: TRateLimitConfig,
     readonly trustedProxies: TTrustedProxies = NO_TRUSTED_PROXIES,
+    /** Told each refusal and of which bucket (`key`, `ip`, `signin`, `frame`): the 429 metric. */
+    private readonly onLimited: (bucket: "key" | "ip" | "signin" | "frame") => void = () => {},
   ) {
     this.keys = new TokenBuckets(config.key);
     this.ips = new TokenBuckets(config.ip);
@@ -150,7 +152,10 @@ export class RateLimiter {
   /** One password sign-in from the request's client address; 0 when admitted, else seconds to wait. */
   admitSignIn(req: IncomingMessage): number {
     const bucket = this.signIns.bucket(this.addressKey(req));
-    if (bucket.tokens < 1) return this.signIns.waitSeconds(bucket);
+    if (bucket.tokens < 1) {
+      this.onLimited("signin");
+      return this.signIns.waitSeconds(bucket);
+    }
     bucket.tokens -= 1;
     return ZERO_WAIT;
   }
@@ -159,13 +164,13 @@ export class RateLimiter {
     const credential = credentialOf(req, url);
     const ip = this.ips.bucket(this.addressKey(req));
     if (credential === null) {
-      if (ip.tokens < 1) return { ok: false, retryAfter: this.ips.waitSeconds(ip) };
+      if (ip.tokens < 1) return this.refuse("ip", this.ips.waitSeconds(ip));
       ip.tokens -= 1;
       return { ok: true, settle: () => {} };
     }
     const key = this.keys.bucket(hash(credential));
-    if (key.tokens < 1) return { ok: false, retryAfter: this.keys.waitSeconds(key) };
-    if (!key.verified && ip.tokens < 1) return { ok: false, retryAfter: this.ips.waitSeconds(ip) };
+    if (key.tokens < 1) return this.refuse("key", this.keys.waitSeconds(key));
+    if (!key.verified && ip.tokens < 1) return this.refuse("ip", this.ips.waitSeconds(ip));
     key.tokens -= 1;
     if (!key.verified) ip.tokens -= 1;
     return {
@@ -176,13 +181,21 @@ export class RateLimiter {
     };
   }
 
+  private refuse(bucket: "key" | "ip", retryAfter: number): TAdmission {
+    this.onLimited(bucket);
+    return { ok: false, retryAfter };
+  }
+
   /** A per-connection frame admitter for `/v1/live`: spends from the socket's credential bucket. */
   frames(req: IncomingMessage, url: URL): () => number {
     const credential = credentialOf(req, url);
     const id = credential === null ? `ip:${this.addressKey(req)}` : hash(credential);
     return () => {
       const bucket = credential === null ? this.ips.bucket(id.slice(3)) : this.keys.bucket(id);
-      if (bucket.tokens < 1) return credential === null ? this.ips.waitSeconds(bucket) : this.keys.waitSeconds(bucket);
+      if (bucket.tokens < 1) {
+        this.onLimited("frame");
+        return credential === null ? this.ips.waitSeconds(bucket) : this.keys.waitSeconds(bucket);
+      }
       bucket.tokens -= 1;
       return ZERO_WAIT;
     };

@@ -1,3 +1,4 @@
+import { ZErrorBody } from "../../core/wire-frames";
 import { z } from "zod";
 import { ZEnvelope } from "../../core/envelope";
 import { ZGrantRecord } from "../../services/grants";
@@ -19,6 +20,10 @@ export const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text 
 export const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
 
 export const ZHealth = z.object({ ok: z.literal(true), database: z.enum(["pglite", "postgres"]) });
+export const ZReady = z.object({ status: z.literal("ready"), database: z.enum(["pglite", "postgres"]), migrations: z.number().int().describe("Migrations applied") });
+export const ZNotReady = ZErrorBody.extend({
+  reason: z.enum(["database_unreachable", "database_timeout", "migrations_pending"]).describe("Why the server is not ready"),
+});
 export const ZCreatedEnvelope = ZEnvelope.extend({ questionId: z.string().optional().describe("Set when the text answered the run's pending question") });
 export const ZSteerQueued = z.object({ id: z.string(), responseId: z.string(), status: z.literal("queued"), sequence: z.number().int() });
 export const ZDecided = z.union([

@@ -15,9 +15,11 @@ import { listApprovals } from "../../services/read/approvals";
 import { readEnvelope } from "../../services/read/responses";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
+import { checkReadiness } from "../../services/readiness";
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
 import { assertStorableText, parseBody, readJson } from "./body";
+import { serveMetrics } from "./metrics";
 import { handleSlackInteraction } from "./slack";
 import { parseListStatus, parseWait, ZApprovalList, ZConsumeBody } from "./external-approvals";
 import { handleMcp } from "./mcp-face";
@@ -36,7 +38,9 @@ import {
   ZDecided,
   ZGrantList,
   ZHealth,
+  ZNotReady,
   ZOpenApiDocument,
+  ZReady,
   ZSteerBody,
   ZSteerQueued,
   ZVoted,
@@ -70,6 +74,44 @@ const routes: TRoute[] = [
     auth: false,
     docs: [{ operationId: "getHealth", summary: "Is the server up, and on which database", path: "/v1/healthz", responses: { 200: { description: "Up", json: ZHealth } } }],
     handle: async ({ deps, res }) => sendJson(res, 200, { ok: true, database: deps.dbKind } satisfies z.input<typeof ZHealth>),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/readyz$/,
+    // Public like /v1/healthz (load balancers and orchestrators probe it without a key); it names no secret.
+    auth: false,
+    docs: [
+      {
+        operationId: "getReadiness",
+        summary: "Is the server ready for traffic: the database answers and its migrations are applied",
+        path: "/v1/readyz",
+        description: "One query, bounded by `COUNTERSIGN_READY_TIMEOUT_MS` (default 2000): a hung database answers 503 `database_timeout` after it, never a hanging probe. `/v1/healthz` stays the cheap liveness check that touches nothing.",
+        responses: { 200: { description: "Ready", json: ZReady }, 503: { description: "Not ready; `reason` says why", json: ZNotReady } },
+      },
+    ],
+    handle: async ({ deps, res }) => {
+      const readiness = await checkReadiness(deps, deps.ops.readyTimeoutMs);
+      if (readiness.ready) return sendJson(res, 200, { status: "ready", database: readiness.database, migrations: readiness.migrations } satisfies z.input<typeof ZReady>);
+      sendJson(res, 503, { detail: readiness.detail, code: "capacity", reason: readiness.reason } satisfies z.input<typeof ZNotReady>, { "cache-control": "no-store" });
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/metrics$/,
+    // Checked by its handler: the metrics token or an admin's credential.
+    auth: "self",
+    docs: [
+      {
+        operationId: "getMetrics",
+        summary: "Prometheus metrics (text format)",
+        path: "/metrics",
+        description:
+          "For `Authorization: Bearer <COUNTERSIGN_METRICS_TOKEN>` or an admin's API key; 401 without either, 403 for any other role. Also served on `COUNTERSIGN_METRICS_PORT` when set (same rule). docs/operations.md lists the metrics.",
+        responses: { 200: { description: "The metrics", text: "Prometheus text exposition format 0.0.4" } },
+        errors: [403],
+      },
+    ],
+    handle: async ({ deps, req, res, url }) => serveMetrics(deps, req, res, url, deps.ops.metricsToken),
   },
   {
     method: "POST",
@@ -449,8 +491,8 @@ export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerR
     if (!route) throw new DomainError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}.`);
     const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map(decodePathParam);
     for (const value of url.searchParams.values()) assertStorableText(value, "The query string");
-    const identity = route.auth ? await identify(deps, deps.auth, req, url) : null;
-    if (route.auth && !identity) throw new DomainError("unauthenticated", "Authentication required");
+    const identity = route.auth === true ? await identify(deps, deps.auth, req, url) : null;
+    if (route.auth === true && !identity) throw new DomainError("unauthenticated", "Authentication required");
     await route.handle({ deps, req, res, url, params, actor: identity?.actor as TRouteCtx["actor"], credential: identity?.credential as TRouteCtx["credential"] });
   } catch (error) {
     if (!(error instanceof DomainError)) deps.log.error({ err: error, path: url.pathname }, "unhandled /v1 error");

@@ -73,7 +73,7 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
     .from(steeringMessages)
     .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")));
   const [session] = await tx.select({ workspaceDir: agentSessions.workspaceDir }).from(agentSessions).where(eq(agentSessions.id, row.sessionId));
-  const run = { row, claim, steps, steeringQueued: (queued?.n ?? 0) > 0, ...(session ? { workspaceDir: session.workspaceDir } : {}) };
+  const run = { row, claim, steps, steeringQueued: (queued?.n ?? 0) > 0, ...(session ? { workspaceDir: session.workspaceDir } : {}), resumedAt: Date.now() };
   // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
   return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
 }

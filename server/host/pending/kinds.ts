@@ -49,6 +49,7 @@ export async function cancelPendingOf(tx: Db, emit: TEmit, announce: TAnnounce, 
 /** Expires one pending action of any kind by id (a decider found it due); resumed runs start on `host`. */
 export async function expirePending(deps: TDeps, host: TRunStarter, pending: { type: TPendingType; id: string }): Promise<boolean> {
   const outcome = await PENDING_KINDS[pending.type].expire(deps, host, pending.id);
+  if (outcome) deps.observe.metrics.expired(pending.type);
   if (outcome?.claimed) host.startClaimed(outcome.claimed);
   return outcome !== null;
 }
