@@ -60,8 +60,11 @@ describe(`graceful shutdown (${testDbKind()})`, () => {
       socket.on("error", () => {});
     });
     expect(upgradeStatus).toBe(503);
-    // Reads go on.
+    // Reads go on; readiness says it is draining so load balancers stop sending work.
     expect((await fetch(`${server.url}/v1/healthz`)).status).toBe(200);
+    const ready = await fetch(`${server.url}/v1/readyz`);
+    expect(ready.status).toBe(503);
+    expect((await ready.json()).reason).toBe("draining");
 
     const done = await (await deciding).json();
     expect(done.status).toBe("completed");

@@ -22,7 +22,7 @@ export const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional
 export const ZHealth = z.object({ ok: z.literal(true), database: z.enum(["pglite", "postgres"]) });
 export const ZReady = z.object({ status: z.literal("ready"), database: z.enum(["pglite", "postgres"]), migrations: z.number().int().describe("Migrations applied") });
 export const ZNotReady = ZErrorBody.extend({
-  reason: z.enum(["database_unreachable", "database_timeout", "migrations_pending"]).describe("Why the server is not ready"),
+  reason: z.enum(["database_unreachable", "database_timeout", "migrations_pending", "draining"]).describe("Why the server is not ready (`draining`: this replica is shutting down and takes no new work)"),
 });
 export const ZCreatedEnvelope = ZEnvelope.extend({ questionId: z.string().optional().describe("Set when the text answered the run's pending question") });
 export const ZSteerQueued = z.object({ id: z.string(), responseId: z.string(), status: z.literal("queued"), sequence: z.number().int() });

@@ -85,11 +85,15 @@ const routes: TRoute[] = [
         operationId: "getReadiness",
         summary: "Is the server ready for traffic: the database answers and its migrations are applied",
         path: "/v1/readyz",
-        description: "One query, bounded by `COUNTERSIGN_READY_TIMEOUT_MS` (default 2000): a hung database answers 503 `database_timeout` after it, never a hanging probe. `/v1/healthz` stays the cheap liveness check that touches nothing.",
+        description: "One query, bounded by `COUNTERSIGN_READY_TIMEOUT_MS` (default 2000): a hung database answers 503 `database_timeout` after it, never a hanging probe. A replica draining after SIGTERM answers 503 `draining`. `/v1/healthz` stays the cheap liveness check that touches nothing.",
         responses: { 200: { description: "Ready", json: ZReady }, 503: { description: "Not ready; `reason` says why", json: ZNotReady } },
       },
     ],
     handle: async ({ deps, res }) => {
+      // A draining replica (SIGTERM) is alive but takes no new work: load balancers stop sending it any.
+      if (deps.drain.draining) {
+        return sendJson(res, 503, { detail: deps.drain.detail, code: "capacity", reason: "draining" } satisfies z.input<typeof ZNotReady>, { "cache-control": "no-store", "retry-after": "5" });
+      }
       const readiness = await checkReadiness(deps, deps.ops.readyTimeoutMs);
       if (readiness.ready) return sendJson(res, 200, { status: "ready", database: readiness.database, migrations: readiness.migrations } satisfies z.input<typeof ZReady>);
       sendJson(res, 503, { detail: readiness.detail, code: "capacity", reason: readiness.reason } satisfies z.input<typeof ZNotReady>, { "cache-control": "no-store" });
