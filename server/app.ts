@@ -40,6 +40,7 @@ import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
 import { secureDataDir } from "./host/workspace";
+import { mediaPolicyFromEnv, type TMediaPolicy } from "./core/media";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -69,6 +70,8 @@ export type TAppOptions = {
   sandbox?: TSandboxChoice;
   /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
   notify?: TNotifyConfig | null;
+  /** Attachment limits and allowlist; default from COUNTERSIGN_MEDIA_* (server/core/media.ts). */
+  media?: Partial<TMediaPolicy>;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
@@ -149,6 +152,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       leaseMs: options.leaseMs ?? 15_000,
       boundaryTimeoutMs: options.boundaryTimeoutMs ?? 120_000,
       expirySweepMs: options.expirySweepMs ?? 1000,
+      media: { ...mediaPolicyFromEnv(), ...options.media },
     },
   };
   // Receipts published by any replica are remembered here for waiters of this process.

@@ -39,6 +39,7 @@ export async function startTestApp(
     bodyTimeoutMs?: number;
     maxStreamsPerUser?: number | null;
     credentialRecheckMs?: number;
+    media?: TAppOptions["media"];
   } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;

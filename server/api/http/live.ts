@@ -10,6 +10,7 @@ import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse } from "../../services/invoke-response";
+import { maxBodyBytesFor } from "../../core/media";
 import { readResponse } from "../../services/read/responses";
 import { assertOwnSession } from "../../services/read/sessions";
 import { steerResponse } from "../../services/steer-response";
@@ -37,7 +38,7 @@ export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => 
 
 /** `WS /v1/live`: one session per socket; runs resume on the socket that decides. */
 export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytesFor(deps.config.media) });
   return {
     handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
       const identity = await identify(deps, deps.auth, req, url).catch(() => null);
@@ -143,7 +144,7 @@ class LiveConnection {
         const invoked = await invokeResponse(
           this.deps,
           this.actor,
-          { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent },
+          { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent, attachments: frame.attachments },
           { via: "websocket", isSourceCurrent: () => this.ws.readyState === this.ws.OPEN },
         );
         if (frame.requestId) this.requestIds.set(invoked.responseId, frame.requestId);
