@@ -98,7 +98,7 @@ describe(`attachments (${testDbKind()})`, () => {
 
     // The facts are on the run and in the trajectory; the bytes are in neither.
     const [admitted] = await eventsOf(app, env.id, "attachments.admitted");
-    const facts = (admitted?.data as { attachments: Array<Record<string, unknown>> }).attachments;
+    const facts = ((admitted as { data: unknown }).data as { attachments: Array<Record<string, unknown>> }).attachments;
     expect(facts.map((f) => [f.name, f.mediaType, f.size])).toEqual([
       ["shot.png", "image/png", Buffer.from(PNG, "base64").length],
       ["notes.txt", "text/plain", 34],
@@ -133,7 +133,7 @@ describe(`attachments (${testDbKind()})`, () => {
 
     // The same bytes are stored once per owner; the id can be attached to a later run.
     const [admitted] = await eventsOf(app, env.id, "attachments.admitted");
-    const pngId = (admitted?.data as { attachments: Array<{ id: string; name: string }> }).attachments.find((a) => a.name === "shot.png")?.id as string;
+    const pngId = ((admitted as { data: unknown }).data as { attachments: Array<{ id: string; name: string }> }).attachments.find((a) => a.name === "shot.png")?.id as string;
     const before = await mediaCount(app.deps.db);
     const again = await invoke(app, owner.apiKey, { script: [{ text: "ok" }] }, { attachments: [{ mediaId: pngId, name: "again.png" }, { name: "copy.png", mediaType: "image/png", data: PNG }] });
     expect(again.status).toBe("completed");
@@ -188,7 +188,7 @@ describe(`attachments (${testDbKind()})`, () => {
     // An input attachment of another response is not this response's file.
     const given = await invoke(app, owner.apiKey, "see this", { attachments: [{ name: "given.txt", mediaType: "text/plain", data: b64("given") }] });
     const [admitted] = await eventsOf(app, given.id, "attachments.admitted");
-    const givenId = (admitted?.data as { attachments: Array<{ id: string }> }).attachments[0]?.id as string;
+    const givenId = ((admitted as { data: unknown }).data as { attachments: Array<{ id: string }> }).attachments[0]?.id as string;
     await expectError(await app.api(`/v1/responses/${env.id}/attachments/${givenId}`, { key: owner.apiKey }), 404, "not_found");
     // …but it is its own response's file, for the same readers.
     const own = await app.api(`/v1/responses/${given.id}/attachments/${givenId}`, { key: auditor.apiKey });
@@ -314,7 +314,7 @@ describe(`attachments (${testDbKind()})`, () => {
     const completed = frames.find((f) => f.type === "response.completed") as { responseId: string };
     expect(completed).toBeDefined();
     const [wsFacts] = await eventsOf(app, completed.responseId, "attachments.admitted");
-    expect((wsFacts?.data as { attachments: Array<{ name: string }> }).attachments.map((a) => a.name)).toEqual(["n.md"]);
+    expect(((wsFacts as { data: unknown }).data as { attachments: Array<{ name: string }> }).attachments.map((a) => a.name)).toEqual(["n.md"]);
 
     const agui = await app.api("/v1/agui", {
       key: owner.apiKey,

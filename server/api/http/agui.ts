@@ -12,7 +12,7 @@ import { DomainError } from "../../core/errors";
 import { ZScriptTurn } from "../../harnesses/scripted";
 import { maxBodyBytesFor, ZAttachmentInputs } from "../../core/media";
 import { invokeResponse } from "../../services/invoke-response";
-import { describeIssues, readJson } from "./body";
+import { describeIssues, readJsonWithAttachments } from "./body";
 import type { TOpenConnection } from "./open-connections";
 import type { TV1Deps } from "./deps";
 
@@ -50,7 +50,7 @@ function lastUserText(messages: readonly Message[]): string | null {
  * one of the user's stream slots and ending when the credential no longer holds.
  */
 export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, actor: TActor, credential: TCredential): Promise<void> {
-  const parsed = RunAgentInputSchema.safeParse(await readJson(req, maxBodyBytesFor(deps.config.media)));
+  const parsed = RunAgentInputSchema.safeParse(await readJsonWithAttachments(req, maxBodyBytesFor(deps.config.media), (v) => (v as { forwardedProps?: { attachments?: unknown } } | null)?.forwardedProps?.attachments));
   if (!parsed.success) throw new DomainError("invalid_request", `Invalid RunAgentInput: ${describeIssues(parsed.error as unknown as z.ZodError)}.`);
   const input = parsed.data;
   const ids = ZRunIds.safeParse(input);

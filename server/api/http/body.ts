@@ -44,6 +44,22 @@ export async function readBodyText(req: IncomingMessage, maxBytes = MAX_BODY_BYT
 
 /** Reads a JSON body: 415 unless JSON, 413 past 1 MiB (checked while reading), 400 if malformed or not UTF-8. */
 export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  return (await readSizedJson(req, maxBytes)).value;
+}
+
+/**
+ * A body that may carry attachments: read up to `maxBytes` (their base64 and the rest), then what
+ * is not attachment data must still fit the 1 MiB every body has (413 otherwise).
+ */
+export async function readJsonWithAttachments(req: IncomingMessage, maxBytes: number, attachmentsOf: (value: unknown) => unknown): Promise<unknown> {
+  const { value, bytes } = await readSizedJson(req, maxBytes);
+  const attachments = attachmentsOf(value);
+  const data = Array.isArray(attachments) ? attachments.reduce((sum: number, a: unknown) => sum + (a && typeof a === "object" && typeof (a as { data?: unknown }).data === "string" ? ((a as { data: string }).data.length) : 0), 0) : 0;
+  if (bytes - data > MAX_BODY_BYTES) throw new DomainError("payload_too_large", `The body without its attachments' data is larger than ${MAX_BODY_BYTES} bytes.`);
+  return value;
+}
+
+async function readSizedJson(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json" && !type?.endsWith("+json")) {
     req.resume();
@@ -57,7 +73,7 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
     throw new DomainError("invalid_json", "The body is not valid JSON.");
   }
   assertStorableJson(value, "The body");
-  return value;
+  return { value, bytes: Buffer.byteLength(text) };
 }
 
 /** Deeper JSON than this is refused at the boundary (it would overflow the stack when serialized again). */

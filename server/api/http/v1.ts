@@ -18,7 +18,7 @@ import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
-import { assertStorableText, parseBody, readJson } from "./body";
+import { assertStorableText, parseBody, readJson, readJsonWithAttachments } from "./body";
 import { handleSlackInteraction } from "./slack";
 import type { TV1Deps } from "./deps";
 import { sendError, sendJson } from "./errors";
@@ -84,7 +84,7 @@ const routes: TRoute[] = [
       },
     ],
     handle: async ({ deps, req, res, actor, credential }) => {
-      const body = parseBody(ZCreateResponseBody, await readJson(req, maxBodyBytesFor(deps.config.media)));
+      const body = parseBody(ZCreateResponseBody, await readJsonWithAttachments(req, maxBodyBytesFor(deps.config.media), (v) => (v as { attachments?: unknown } | null)?.attachments));
       // The request itself is the source of plain-text answers: a client that went away is no longer current.
       let sourceOpen = true;
       req.once("close", () => {
