@@ -52,14 +52,21 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
  * is not attachment data must still fit the 1 MiB every body has (413 otherwise).
  */
 export async function readJsonWithAttachments(req: IncomingMessage, maxBytes: number, attachmentsOf: (value: unknown) => unknown): Promise<unknown> {
-  const { value, bytes } = await readSizedJson(req, maxBytes);
-  const attachments = attachmentsOf(value);
-  const data = Array.isArray(attachments) ? attachments.reduce((sum: number, a: unknown) => sum + (a && typeof a === "object" && typeof (a as { data?: unknown }).data === "string" ? ((a as { data: string }).data.length) : 0), 0) : 0;
-  if (bytes - data > MAX_BODY_BYTES) throw new DomainError("payload_too_large", `The body without its attachments' data is larger than ${MAX_BODY_BYTES} bytes.`);
+  const { value, bytes } = await readSizedJson(req, maxBytes, MAX_BODY_BYTES);
+  if (bytes - attachmentDataLength(attachmentsOf(value)) > MAX_BODY_BYTES) throw new DomainError("payload_too_large", `The body without its attachments' data is larger than ${MAX_BODY_BYTES} bytes.`);
   return value;
 }
 
-async function readSizedJson(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
+/** Characters of base64 `data` in a list of attachments (0 for anything else). */
+export function attachmentDataLength(attachments: unknown): number {
+  if (!Array.isArray(attachments)) return 0;
+  let total = 0;
+  for (const a of attachments) if (a && typeof a === "object" && typeof (a as { data?: unknown }).data === "string") total += (a as { data: string }).data.length;
+  return total;
+}
+
+/** `tooLargeUnlessJson`: a body past this many bytes that is not valid JSON is a 413 (it could only have been allowed as attachments). */
+async function readSizedJson(req: IncomingMessage, maxBytes: number, tooLargeUnlessJson = Number.POSITIVE_INFINITY): Promise<{ value: unknown; bytes: number }> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json" && !type?.endsWith("+json")) {
     req.resume();
@@ -70,6 +77,7 @@ async function readSizedJson(req: IncomingMessage, maxBytes: number): Promise<{ 
   try {
     value = JSON.parse(text);
   } catch {
+    if (Buffer.byteLength(text) > tooLargeUnlessJson) throw new DomainError("payload_too_large", `The body is larger than ${tooLargeUnlessJson} bytes.`);
     throw new DomainError("invalid_json", "The body is not valid JSON.");
   }
   assertStorableJson(value, "The body");

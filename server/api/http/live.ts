@@ -11,6 +11,7 @@ import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse } from "../../services/invoke-response";
 import { maxBodyBytesFor } from "../../core/media";
+import { attachmentDataLength, MAX_BODY_BYTES } from "./body";
 import { readResponse } from "../../services/read/responses";
 import { assertOwnSession } from "../../services/read/sessions";
 import { steerResponse } from "../../services/steer-response";
@@ -123,6 +124,10 @@ class LiveConnection {
       raw = isBinary ? undefined : JSON.parse(text);
     } catch {
       raw = undefined;
+    }
+    // Only attachment data may take a frame past 1 MiB; anything else that large ends the socket as the protocol limit would.
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES && Buffer.byteLength(text) - attachmentDataLength((raw as { attachments?: unknown } | undefined)?.attachments) > MAX_BODY_BYTES) {
+      return this.ws.close(1009, "Message too big");
     }
     const unstorable = raw === undefined ? null : storableJsonProblem(raw);
     if (unstorable) return this.sendError(new DomainError("invalid_request", describeStorableProblem(unstorable, "The frame")));
