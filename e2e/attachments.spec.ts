@@ -21,7 +21,15 @@ test("the response page previews an image attachment and downloads the files", a
   expect(env.status).toBe("completed");
   expect(env.output.filter((i) => i.type === "attachment").map((i) => i.name)).toEqual(["chart.png", "notes.txt"]);
 
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
   await page.goto(`/responses/${env.id}`);
+  await expect(page.getByTestId("status").first()).toHaveAttribute("data-status", "completed", { timeout: 30_000 }).catch((error: unknown) => {
+    throw new Error(`${String(error)}\n${problems.join("\n")}`);
+  });
   await expect(page.getByTestId("output-text")).toContainText("Here is the chart and the notes.");
   // The files the run was given, and the files the agent attached to its answer.
   await expect(page.getByTestId("given-files").getByTestId("attachment")).toHaveCount(2);

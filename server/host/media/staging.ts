@@ -65,11 +65,16 @@ export async function stageInputAttachments(
     for (let n = 1; n < 1000; n++) {
       const file = n === 1 ? base : `${stem}-${n}${ext}`;
       const known = marker.files[file];
-      if (known?.sha256 === m.sha256) {
+      const present = await lstat(join(dir, file)).then(
+        () => true,
+        () => false,
+      );
+      if (known?.sha256 === m.sha256 && present) {
         staged.set(m.id, `${STAGING_DIR}/${file}`);
         break;
       }
-      if (known) continue;
+      // A name the host staged other bytes under stays theirs while the file is there.
+      if (known && present) continue;
       try {
         await writeExclusive(join(dir, file), m.bytes, runAs);
       } catch (error) {
