@@ -98,6 +98,17 @@ function Item({ item }: { item: TOutputItem }) {
           <ToolOutput output={item.output} />
         </div>
       );
+    case "attachment":
+      return <AttachmentItem file={item} />;
+    case "attachment_failure":
+      return (
+        <div className="item item-attachment-failure" data-testid="attachment-failure">
+          <div className="item-kind">
+            {t("attachmentFailed")} · <code>{item.path}</code>
+          </div>
+          <p className="prose muted">{item.message}</p>
+        </div>
+      );
     case "output":
       return (
         <div className="item">
@@ -106,6 +117,36 @@ function Item({ item }: { item: TOutputItem }) {
         </div>
       );
   }
+}
+
+const PREVIEWABLE = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** "812 B", "14.2 KiB", "3.1 MiB". */
+export const formatSize = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
+
+/**
+ * A file of a response: a preview for raster images, a download link for every file (served by
+ * `/v1` to this console session, which must be allowed to read the response; SVG and HTML only as downloads).
+ */
+export function AttachmentItem({ file }: { file: { name: string; mediaType: string; size: number; url: string } }) {
+  const t = useTranslations("output");
+  return (
+    <div className="item item-attachment" data-testid="attachment">
+      <div className="item-kind">
+        {t("attachment")} · <code>{file.name}</code>{" "}
+        <span className="muted small">
+          {file.mediaType} · {formatSize(file.size)}
+        </span>
+      </div>
+      {PREVIEWABLE.has(file.mediaType) ? (
+        // biome-ignore lint/performance/noImgElement: a stored file served by /v1, not a static asset for next/image
+        <img className="attachment-preview" src={file.url} alt={file.name} data-testid="attachment-preview" />
+      ) : null}
+      <a className="btn btn-quiet" href={file.url} download={file.name} data-testid="attachment-download">
+        {t("download", { name: file.name })}
+      </a>
+    </div>
+  );
 }
 
 const FIRST = 100;

@@ -7,7 +7,7 @@ import { type ReactNode, useEffect, useRef } from "react";
 import { StatusBadge } from "./badges";
 import { CancelButton } from "./cancel-button";
 import { JsonView } from "./json-view";
-import { OutputItems } from "./output-items";
+import { AttachmentItem, OutputItems } from "./output-items";
 import { RequiredAction } from "./required-action";
 import { ResponseTimeline } from "./response-timeline";
 import { SteerForm } from "./steer-form";
@@ -81,6 +81,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
   const t = useTranslations("response");
   const common = useTranslations("common");
+  const output = useTranslations("output");
   const locale = useLocale();
   const formatTimestamp = useFormatTimestamp();
   const code = (chunks: ReactNode) => <code>{chunks}</code>;
@@ -177,6 +178,17 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       </div>
 
       {terminal || !data.canAct ? null : <SteerForm responseId={env.id} />}
+
+      {data.attachments.length > 0 ? (
+        <section className="section" aria-labelledby="given-files-title" data-testid="given-files">
+          <h2 id="given-files-title">{output("givenFiles")}</h2>
+          <div className="attachment-list">
+            {data.attachments.map((file) => (
+              <AttachmentItem key={file.id} file={file} />
+            ))}
+          </div>
+        </section>
+      ) : null}
 
       <section className="section" aria-labelledby="items-title">
         <h2 id="items-title">{t("items")}</h2>

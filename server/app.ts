@@ -51,6 +51,7 @@ import { createMetrics } from "./observe/metrics";
 import type { TObserve } from "./observe/port";
 import { createTracing } from "./observe/tracing";
 import { parseReadyTimeout } from "./services/readiness";
+import { mediaPolicyFromEnv, type TMediaPolicy } from "./core/media";
 
 export type TAppOptions = {
   db: DbHandle;
@@ -90,6 +91,8 @@ export type TAppOptions = {
   metricsPort?: number | null;
   /** How long `/v1/readyz` waits for the database; default COUNTERSIGN_READY_TIMEOUT_MS (2000). */
   readyTimeoutMs?: number;
+  /** Attachment limits and allowlist; default from COUNTERSIGN_MEDIA_* (server/core/media.ts). */
+  media?: Partial<TMediaPolicy>;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
@@ -203,6 +206,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       leaseMs: options.leaseMs ?? 15_000,
       boundaryTimeoutMs: options.boundaryTimeoutMs ?? 120_000,
       expirySweepMs: options.expirySweepMs ?? 1000,
+      media: { ...mediaPolicyFromEnv(), ...options.media },
     },
   };
   // Receipts published by any replica are remembered here for waiters of this process.

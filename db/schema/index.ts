@@ -7,3 +7,4 @@ export * from "./questions";
 export * from "./responses";
 export * from "./steering";
 export * from "./user-settings";
+export * from "./media";

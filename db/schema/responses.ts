@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigserial, index, integer, json, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TEnvelope, TOutputItem, TUsage } from "../../server/core/envelope";
+import type { TAttachmentFact } from "../../server/core/media";
 import type { TPendingRef } from "../../server/core/pending";
 import { RESPONSE_STATUSES, STEP_STATUSES, TRANSPORTS } from "../../server/core/vocabulary";
 import { users } from "./auth";
@@ -47,6 +48,8 @@ export const responses = pgTable(
     // json, not jsonb: the input is kept byte-for-byte in the caller's key order (schemas, forms).
     input: json("input").$type<unknown>().notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    /** The admitted input attachments' facts (the bytes are in `media`). */
+    attachments: jsonb("attachments").$type<TAttachmentFact[]>().notNull().default([]),
     output: jsonb("output").$type<TOutputItem[]>().notNull().default([]),
     usage: jsonb("usage").$type<TUsage>().notNull().default({ inputTokens: 0, outputTokens: 0 }),
     error: jsonb("error").$type<{ code: string; message: string } | null>(),

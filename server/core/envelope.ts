@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { RESPONSE_STATUSES, RISKS, type TResponseStatus } from "./vocabulary";
 
+/** Why a reply attachment was not delivered. */
+export const ATTACHMENT_FAILURE_REASONS = ["outside_workspace", "missing", "denied", "too_large", "cancelled", "revoked"] as const;
+export type TAttachmentFailureReason = (typeof ATTACHMENT_FAILURE_REASONS)[number];
+
 export const ZOutputItem = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message"),
@@ -11,6 +15,24 @@ export const ZOutputItem = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool_call"), id: z.string(), name: z.string(), arguments: z.unknown() }),
   z.object({ type: z.literal("tool_result"), callId: z.string(), name: z.string(), output: z.unknown() }),
   z.object({ type: z.literal("output"), value: z.unknown() }),
+  z
+    .object({
+      type: z.literal("attachment"),
+      id: z.string(),
+      name: z.string(),
+      mediaType: z.string(),
+      size: z.number().int(),
+      url: z.string().describe("`/v1/responses/{id}/attachments/{attachmentId}`: answers only to those who may read the response"),
+    })
+    .describe("A file the agent attached to its answer"),
+  z
+    .object({
+      type: z.literal("attachment_failure"),
+      path: z.string(),
+      reason: z.enum(ATTACHMENT_FAILURE_REASONS),
+      message: z.string(),
+    })
+    .describe("A file the agent asked to attach that was not delivered, and why"),
 ]);
 export type TOutputItem = z.infer<typeof ZOutputItem>;
 

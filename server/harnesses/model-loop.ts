@@ -3,6 +3,7 @@ import { context as otelContext } from "@opentelemetry/api";
 import type { Attempt, TSteeringClaim } from "../host/attempt";
 import { AttemptSuspended } from "../host/attempt-errors";
 import { endOnce, SPAN, startSpan } from "../observe/spans";
+import type { TContextMedia } from "../host/media";
 import { liveDeltas, type TTurnStream } from "./live-deltas";
 
 /** One completed model response. */
@@ -15,10 +16,12 @@ export type TModelTurn = {
   usage?: { inputTokens?: number; outputTokens?: number };
   /** Why the model stopped (`stop`, `tool-calls`, `length`, ...), when it says. */
   finishReason?: string;
+  /** Workspace files to attach to the answer (prepared by the host's `prepareReplyMedia`). */
+  replyAttachments?: string[];
 };
 
 export type TConversationEntry =
-  | { role: "user"; content: unknown }
+  | { role: "user"; content: unknown; media?: TContextMedia }
   | { role: "assistant"; text: string; toolCalls: Array<{ id: string; name: string; arguments: unknown }> }
   | { role: "tool"; callId: string; name: string; output: unknown };
 
@@ -50,7 +53,9 @@ type TStoredTurn = TModelTurn & { steering?: string[]; model: "primary" | "fallb
  * classified (empty, reasoning-only, planning-only) and the fallback model is tried once.
  */
 export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallback?: TModelDriver): Promise<void> {
-  const conversation: TConversationEntry[] = [{ role: "user", content: attempt.input }];
+  // The run's attachments are rebuilt from the media store on every attempt (a resumed run sends the same context).
+  const media = (await attempt.capabilities.media.prepareContextMedia({})) ?? undefined;
+  const conversation: TConversationEntry[] = [{ role: "user", content: attempt.input, ...(media ? { media } : {}) }];
   let active: "primary" | "fallback" = "primary";
   let fallbackStart = 0;
   for (let turnIndex = 0; turnIndex < attempt.agent.maxTurns; turnIndex++) {
@@ -112,6 +117,7 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
       if (!turn) return;
       // On replay the stored turn carries the steering messages it was given.
       if (!ranNow) for (const text of turn.steering ?? []) conversation.push({ role: "user", content: text });
+      if (turn.replyAttachments && turn.replyAttachments.length > 0) await attachReplyMedia(attempt, turnIndex, turn.replyAttachments);
       const calls = turn.toolCalls.map((call, i) => ({ id: callId(turnIndex, i), name: call.name, arguments: call.arguments }));
       conversation.push({ role: "assistant", text: turn.text ?? "", toolCalls: calls });
       if (calls.length > 0) {
@@ -155,6 +161,29 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
 }
 
 const callId = (turnIndex: number, index: number): string => `call_${turnIndex}_${index}`;
+
+/**
+ * Attaches the workspace files a turn named to the answer, once (a step): stored attachments
+ * become `attachment` items, the rest `attachment_failure` notices. The assistant's text is
+ * never changed.
+ */
+async function attachReplyMedia(attempt: Attempt, turnIndex: number, paths: string[]): Promise<void> {
+  await attempt.step(`reply-media:${turnIndex}`, async (record) => {
+    const prepared = await attempt.capabilities.media.prepareReplyMedia({ kind: "attempt", attempt: { paths } });
+    if (prepared.kind !== "attempt") return null;
+    const { attachments, failures } = prepared.preparedMedia;
+    for (const a of attachments) {
+      record.item({ type: "attachment", id: a.id, name: a.name, mediaType: a.mediaType, size: a.size, url: `/v1/responses/${attempt.response.id}/attachments/${a.id}` });
+      record.event("attachment.published", { ...a });
+    }
+    for (const f of failures) {
+      record.item({ type: "attachment_failure", ...f });
+      record.event("attachment.failed", { ...f });
+    }
+    return { attachments: attachments.length, failures: failures.length };
+  });
+  attempt.assertNotCancelled();
+}
 
 /**
  * Asks the model with the claimed steering messages after the conversation. Right before each

@@ -71,7 +71,16 @@ export function toModelMessages(conversation: readonly TConversationEntry[]): Mo
   const messages: ModelMessage[] = [];
   for (const entry of conversation) {
     if (entry.role === "user") {
-      messages.push({ role: "user", content: userText(entry.content) });
+      const text = userText(entry.content);
+      if (!entry.media) {
+        messages.push({ role: "user", content: text });
+        continue;
+      }
+      // Images as image parts; documents as the bounded text (and labelled facts) the host prepared.
+      const parts: Exclude<Extract<ModelMessage, { role: "user" }>["content"], string> = [{ type: "text", text }];
+      if (entry.media.text) parts.push({ type: "text", text: entry.media.text });
+      for (const image of entry.media.images) parts.push({ type: "image", image: image.data, mediaType: image.mediaType });
+      messages.push({ role: "user", content: parts });
     } else if (entry.role === "assistant") {
       const parts: Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string> = [];
       if (entry.text) parts.push({ type: "text", text: entry.text });

@@ -11,6 +11,8 @@ export const ZScriptTurn = z.strictObject({
   reasoning: z.string().max(1_000_000).optional(),
   planText: z.string().max(100_000).optional(),
   toolCalls: z.array(ZToolCall).max(32).optional(),
+  /** Workspace files (relative paths) to attach to the answer. */
+  replyAttachments: z.array(z.string().min(1).max(4096)).max(32).optional(),
   usage: z
     .strictObject({ outputTokens: z.number().int().min(0).optional(), inputTokens: z.number().int().min(0).optional() })
     .optional(),
@@ -63,6 +65,7 @@ function playTurns(script: z.infer<typeof ZScriptTurn>[]): TModelDriver {
         planText: turn.planText,
         toolCalls: (turn.toolCalls ?? []).map((c) => ({ name: c.name, arguments: c.arguments ?? {} })),
         usage: turn.usage,
+        ...(turn.replyAttachments ? { replyAttachments: turn.replyAttachments } : {}),
       };
     },
   };

@@ -125,6 +125,10 @@ export class Attempt {
       commit: async () => {
         if (this.writes.length > 0 || this.events.length > 0 || this.items.length > 0) await this.commit();
       },
+      workspaceDir,
+      attachments: response.attachments,
+      signal: runtime.cancellation.signal,
+      publish: async (write) => (await this.commit(async (c) => write(c.tx))) as Awaited<ReturnType<typeof write>>,
     });
   }
 

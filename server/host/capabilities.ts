@@ -12,6 +12,9 @@ import {
 } from "../core/runtime";
 import type { TDeps } from "./deps";
 import type { SteeringDesk } from "./steering";
+import type { Db } from "../../db/client";
+import type { TAttachmentFact } from "../core/media";
+import { createMediaCapabilities, type THostMediaCapabilities } from "./media";
 
 /** The versioned capabilities a harness attempt receives; every call after settlement fails closed. */
 export type THostCapabilities = {
@@ -23,6 +26,8 @@ export type THostCapabilities = {
   classifyTerminalOutcome: typeof classifyTerminalOutcome;
   /** Guarded active-run injection (steering) of this run. */
   messageInjectionV2: TMessageInjectionV2;
+  /** Input attachments (context, staging) and reply attachments (server/host/media). */
+  media: THostMediaCapabilities;
 };
 
 const MAX_BUFFERED = 500;
@@ -43,8 +48,24 @@ export function createHostCapabilities(input: {
   record: (event: TNewEvent) => void;
   /** Commits what the attempt has buffered now. */
   commit: () => Promise<void>;
+  /** The session workspace, the run's admitted attachments, and a commit that holds the still-executing run. */
+  workspaceDir: string;
+  attachments: readonly TAttachmentFact[];
+  signal: AbortSignal;
+  publish: <T>(write: (tx: Db) => Promise<T>) => Promise<T>;
 }): THostCapabilities & { close: () => void } {
   let closed = false;
+  const media = createMediaCapabilities({
+    db: input.deps.db,
+    policy: input.deps.config.media,
+    ownerId: input.userId,
+    workspaceDir: input.workspaceDir,
+    attachments: input.attachments,
+    runAs: input.deps.sandbox.runAs ?? null,
+    isCurrent: () => !closed && input.isRunLive(),
+    signal: input.signal,
+    publish: input.publish,
+  });
   let buffered = 0;
   const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
   const flush = async () => {
@@ -68,6 +89,7 @@ export function createHostCapabilities(input: {
       },
     },
     classifyTerminalOutcome,
+    media,
     messageInjectionV2: {
       version: 2,
       isAvailable: () => !closed && input.isRunLive(),

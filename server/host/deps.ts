@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Db, DbKind } from "../../db/client";
 import type { TResponseRow } from "../../db/repositories/responses";
 import type { responseSteps } from "../../db/schema";
+import type { TMediaPolicy } from "../core/media";
 import type { AgentRegistry } from "../agents/registry";
 import type { DeviceHub } from "../devices/hub";
 import type { ProcessCleanup } from "../devices/process-cleanup";
@@ -23,6 +24,8 @@ export type THostConfig = {
   boundaryTimeoutMs: number;
   /** How often pending approvals and client-tool requests are checked for expiry. */
   expirySweepMs: number;
+  /** Attachment limits and allowlist (COUNTERSIGN_MEDIA_*). */
+  media: TMediaPolicy;
 };
 
 /** The dependency graph shared by the server, the CLI and tests. */

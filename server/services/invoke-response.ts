@@ -11,8 +11,10 @@ import type { TTransport } from "../core/vocabulary";
 import { isSessionIdMintedFor } from "../core/session-ids";
 import { pendingRunQuestion, routeTextAnswer } from "./questions/route-text-answer";
 import { prepareWorkspace } from "../host/workspace";
+import type { TAttachmentInput } from "../core/media";
+import { admitAttachments, checkAttachments } from "./media/admit-attachments";
 
-export type TInvokeInput = { input: unknown; sessionId?: string; agent?: string; metadata?: Record<string, unknown> };
+export type TInvokeInput = { input: unknown; sessionId?: string; agent?: string; metadata?: Record<string, unknown>; attachments?: readonly TAttachmentInput[] };
 
 /** A new response (`afterSequence` 0), or plain text routed as the answer of a pending question. */
 export type TInvoked = { responseId: string; sessionId: string; afterSequence: number; answeredQuestionId?: string };
@@ -31,7 +33,9 @@ export async function invokeResponse(
   if (typeof body.input === "string" ? body.input.trim() === "" : body.input === null || Object.keys(body.input as object).length === 0) {
     throw new DomainError("invalid_request", "input must not be empty.");
   }
-  if (body.sessionId && typeof body.input === "string") {
+  const attachments = body.attachments ?? [];
+  // Plain text with attachments is a new turn, never the answer to a pending question.
+  if (body.sessionId && typeof body.input === "string" && attachments.length === 0) {
     const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, body.sessionId));
     if (session?.userId === actor.userId && (await pendingRunQuestion(deps, body.sessionId))) {
       const routed = await routeTextAnswer(deps, actor, { sessionId: body.sessionId, text: body.input, ...source });
@@ -40,6 +44,8 @@ export async function invokeResponse(
   }
   const script = deps.host.harnesses.parseAgentInput(agent, body.input);
   if (!script.ok) throw new DomainError("invalid_request", script.message);
+  // Every limit is checked before the transaction: a refused attachment writes nothing.
+  const checked = await checkAttachments(deps.db, deps.config.media, actor.userId, attachments);
   const responseId = newId("resp");
   const created = await transact(deps, async (tx, emit, announce) => {
     let sessionId = body.sessionId;
@@ -53,6 +59,7 @@ export async function invokeResponse(
     } else {
       sessionId = await createSession(tx, deps, actor.userId, agent.name);
     }
+    const facts = await admitAttachments(tx, actor.userId, checked);
     // Created already claimed for this process's host: the attempt starts without a lease round trip.
     const [row] = await tx.insert(responses).values({
       id: responseId,
@@ -61,16 +68,21 @@ export async function invokeResponse(
       agent: agent.name,
       input: body.input,
       metadata: body.metadata ?? {},
+      attachments: facts,
       approvalTtlMs: script.value.approvalTtlMs ?? agent.approvalTtlMs,
       clientToolTtlMs: script.value.clientToolTtlMs ?? agent.clientToolTtlMs,
       leaseOwner: deps.host.id,
       leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
     }).returning();
     if (!row) throw new Error("response insert returned nothing");
-    const [frame] = await emit(responseId, [{ type: "response.created", data: { metadata: body.metadata ?? {} }, frame: true, actorUserId: actor.userId }]);
+    const [frame] = await emit(responseId, [
+      { type: "response.created", data: { metadata: body.metadata ?? {} }, frame: true, actorUserId: actor.userId },
+      // The facts, never the bytes: the trajectory says what was attached.
+      ...(facts.length > 0 ? [{ type: "attachments.admitted", data: { attachments: facts }, frame: false, actorUserId: actor.userId }] : []),
+    ]);
     announce({ k: "inbox", change: { kind: "response", responseId } });
     // The row as the commit leaves it (the frame counters moved with the event).
-    return { row: { ...row, nextSeq: row.nextSeq + 1, nextFrameSeq: (frame?.sequence ?? 0) + 1 }, sessionId, workspaceDir: workspaceDir ?? join(deps.config.dataDir, "workspaces", sessionId) };
+    return { row: { ...row, nextSeq: row.nextSeq + (facts.length > 0 ? 2 : 1), nextFrameSeq: (frame?.sequence ?? 0) + 1 }, sessionId, workspaceDir: workspaceDir ?? join(deps.config.dataDir, "workspaces", sessionId) };
   });
   deps.host.startClaimed({ row: created.row, claim: newId("claim"), steps: [], steeringQueued: false, workspaceDir: created.workspaceDir });
   return { responseId, sessionId: created.sessionId, afterSequence: 0 };

@@ -47,6 +47,7 @@ export async function startTestApp(
     metricsToken?: string | null;
     metricsPort?: number | null;
     readyTimeoutMs?: number;
+    media?: TAppOptions["media"];
   } = {},
 ): Promise<TTestApp> {
   const { agents = [], ...appOptions } = options;

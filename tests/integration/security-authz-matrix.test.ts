@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { approvals } from "../../db/schema";
@@ -39,6 +40,7 @@ const V1: Record<string, TRow> = {
   // Reading and following a response is one check on every transport (readScope): the roles that read everything read it.
   "GET /v1/responses/{id}?sessionId=":               [200,      200,      404,         200,         401,    200],
   "GET /v1/responses/{id}/events?sessionId=":        [200,      200,      404,         200,         401,    200],
+  "GET /v1/responses/{id}/attachments/{attachmentId}": [200,     200,      404,         200,         401,    200],
   "POST /v1/responses/{id}/cancel":                  [200,      200,      404,         403,         401,    200],
   "POST /v1/responses/{id}/steer":                   [202,      202,      404,         403,         401,    202],
   "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    403],
@@ -141,6 +143,7 @@ let app: TTestApp;
 const users = {} as Record<Exclude<TRole, "none">, TTestUser>;
 let completed: { id: string; sessionId: string };
 let ownerQuestion: string;
+let replyAttachmentUrl: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -148,6 +151,12 @@ beforeAll(async () => {
   users.owner = await app.user("member", `Owner ${Date.now()}`);
   completed = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: "hello" } })).json()) as { id: string; sessionId: string };
   ownerQuestion = await question();
+  // A file the owner's agent attached to its answer.
+  writeFileSync(join(app.dataDir, "workspaces", completed.sessionId, "report.txt"), "ok");
+  const replied = (await (await app.api("/v1/responses", { key: users.owner.apiKey, body: { input: { script: [{ text: "see", replyAttachments: ["report.txt"] }] }, sessionId: completed.sessionId } })).json()) as {
+    output: Array<{ type: string; url?: string }>;
+  };
+  replyAttachmentUrl = replied.output.find((i) => i.type === "attachment")?.url as string;
 });
 afterAll(async () => {
   await app?.close();
@@ -233,6 +242,7 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   "POST /v1/responses (owner's sessionId)": (r) => v1(r, "POST", "/v1/responses", { input: "hi", sessionId: completed.sessionId }),
   "GET /v1/responses/{id}?sessionId=": (r) => v1(r, "GET", `/v1/responses/${completed.id}?sessionId=${completed.sessionId}`),
   "GET /v1/responses/{id}/events?sessionId=": (r) => v1(r, "GET", `/v1/responses/${completed.id}/events?sessionId=${completed.sessionId}`),
+  "GET /v1/responses/{id}/attachments/{attachmentId}": (r) => v1(r, "GET", replyAttachmentUrl),
   "POST /v1/responses/{id}/cancel": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/cancel`, {}),
   "POST /v1/responses/{id}/steer": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/steer`, { text: "also check the logs" }),
   "POST /v1/approvals/{id}": async (r) => v1(r, "POST", `/v1/approvals/${(await suspended()).approvalId}`, { decision: "approve" }),
@@ -401,6 +411,7 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "POST /v1/responses": "/v1/responses",
       "GET /v1/responses/{id}?sessionId=": "/v1/responses/x",
       "GET /v1/responses/{id}/events?sessionId=": "/v1/responses/x/events",
+      "GET /v1/responses/{id}/attachments/{attachmentId}": "/v1/responses/x/attachments/y",
       "POST /v1/responses/{id}/cancel": "/v1/responses/x/cancel",
       "POST /v1/responses/{id}/steer": "/v1/responses/x/steer",
       "POST /v1/approvals/{id}": "/v1/approvals/x",

@@ -10,8 +10,9 @@ import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import { ZScriptTurn } from "../../harnesses/scripted";
+import { maxBodyBytesFor, ZAttachmentInputs } from "../../core/media";
 import { invokeResponse } from "../../services/invoke-response";
-import { describeIssues, readJson } from "./body";
+import { describeIssues, readJsonWithAttachments } from "./body";
 import type { TOpenConnection } from "./open-connections";
 import type { TV1Deps } from "./deps";
 
@@ -27,6 +28,8 @@ const ZForwardedProps = z.object({
   clientToolTtlMs: z.number().int().min(1000).optional(),
   /** A Countersign `input` (string or object) instead of the last user message. */
   input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+  /** Files for the run, as `POST /v1/responses` takes them. */
+  attachments: ZAttachmentInputs.optional(),
 });
 
 /** The text of the last message when it is the user's; the run's input. */
@@ -47,7 +50,7 @@ function lastUserText(messages: readonly Message[]): string | null {
  * one of the user's stream slots and ending when the credential no longer holds.
  */
 export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, actor: TActor, credential: TCredential): Promise<void> {
-  const parsed = RunAgentInputSchema.safeParse(await readJson(req));
+  const parsed = RunAgentInputSchema.safeParse(await readJsonWithAttachments(req, maxBodyBytesFor(deps.config.media), (v) => (v as { forwardedProps?: { attachments?: unknown } } | null)?.forwardedProps?.attachments));
   if (!parsed.success) throw new DomainError("invalid_request", `Invalid RunAgentInput: ${describeIssues(parsed.error as unknown as z.ZodError)}.`);
   const input = parsed.data;
   const ids = ZRunIds.safeParse(input);
@@ -91,7 +94,7 @@ async function streamAgui(
     const invoked = await invokeResponse(
       deps,
       actor,
-      { input: runInput, sessionId, agent: agentName, metadata: { agui: { threadId: input.threadId, runId: input.runId } } },
+      { input: runInput, sessionId, agent: agentName, metadata: { agui: { threadId: input.threadId, runId: input.runId } }, attachments: run.props.attachments },
       { via: "http", isSourceCurrent: () => sourceOpen },
     );
     target = { responseId: invoked.responseId, after: invoked.afterSequence === 0 ? -1 : invoked.afterSequence };

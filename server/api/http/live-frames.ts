@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZDecisionOptions } from "../../core/decision";
 import { DOMAIN_ERROR_CODES } from "../../core/errors";
+import { ZAttachmentInputs } from "../../core/media";
 
 const ZId = z.string().min(1).max(200);
 
@@ -9,7 +10,7 @@ export const ZLiveConnect = z.strictObject({ type: z.literal("connect"), session
 
 /** Every later client frame on `/v1/live`. */
 export const ZLiveClientFrame = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional() }),
+  z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional(), attachments: ZAttachmentInputs.optional() }),
   z.strictObject({ type: z.literal("response.cancel"), responseId: ZId }),
   z.strictObject({ type: z.literal("response.steer"), responseId: ZId, text: z.string().trim().min(1).max(10_000) }),
   z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]), ...ZDecisionOptions }),

@@ -10,6 +10,8 @@ import { cancelResponse } from "../../services/cancel-response";
 import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse } from "../../services/invoke-response";
+import { maxBodyBytesFor } from "../../core/media";
+import { attachmentDataLength, MAX_BODY_BYTES } from "./body";
 import { readResponse } from "../../services/read/responses";
 import { assertOwnSession } from "../../services/read/sessions";
 import { steerResponse } from "../../services/steer-response";
@@ -45,7 +47,7 @@ export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => 
 
 /** `WS /v1/live`: one session per socket; runs resume on the socket that decides. */
 export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytesFor(deps.config.media) });
   return {
     handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
       const identity = await identify(deps, deps.auth, req, url).catch(() => null);
@@ -143,6 +145,10 @@ class LiveConnection {
     } catch {
       raw = undefined;
     }
+    // Only attachment data may take a frame past 1 MiB; anything else that large ends the socket as the protocol limit would.
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES && Buffer.byteLength(text) - attachmentDataLength((raw as { attachments?: unknown } | undefined)?.attachments) > MAX_BODY_BYTES) {
+      return this.ws.close(1009, "Message too big");
+    }
     const unstorable = raw === undefined ? null : storableJsonProblem(raw);
     if (unstorable) return this.sendError(new DomainError("invalid_request", describeStorableProblem(unstorable, "The frame")));
     // Nothing is read or done for a credential that no longer holds, even before the close went out.
@@ -166,7 +172,7 @@ class LiveConnection {
         const invoked = await invokeResponse(
           this.deps,
           this.actor,
-          { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent },
+          { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent, attachments: frame.attachments },
           { via: "websocket", isSourceCurrent: () => this.ws.readyState === this.ws.OPEN },
         );
         if (frame.requestId) this.requestIds.set(invoked.responseId, frame.requestId);

@@ -12,7 +12,7 @@ import { LIVE_CLOSE_CODES, ZLiveClientFrame, ZLiveConnect, ZLiveServerFrame } fr
 type TParamDoc = { in: "query" | "header"; name: string; schema: z.ZodType; required?: boolean; description: string };
 
 /** One response of an operation: JSON, or an SSE stream whose `data:` items follow `sse`. */
-type TResponseDoc = { description: string; json?: z.ZodType; sse?: z.ZodType; text?: string };
+type TResponseDoc = { description: string; json?: z.ZodType; sse?: z.ZodType; text?: string; binary?: boolean };
 
 /** The OpenAPI description of one operation, kept next to its route in the `/v1` table. */
 export type TOperationDoc = {
@@ -41,9 +41,9 @@ const ERROR_MEANINGS: Record<number, string> = {
   405: "Method not allowed on this path",
   408: "The request body did not arrive in time",
   409: "State conflict: already decided, submitted or consumed, not approved, expired, or the binding changed",
-  413: "Body larger than 1 MiB (or an external approval's arguments over 64 KiB)",
-  415: "Body is not JSON",
-  422: "Validation failed (a client-tool output, an edit of the arguments, a question answer)",
+  413: "Body larger than 1 MiB (`POST /v1/responses`, AG-UI: the attachment limits' base64 size plus 1 MiB), an attachment past the per-file or per-run limit, or an external approval's arguments over 64 KiB",
+  415: "Body is not JSON, or an attachment's media type is not admitted",
+  422: "Validation failed (a client-tool output, an edit of the arguments, a question answer, an attachment's data)",
   429: "Rate limited or too many open streams; see Retry-After",
   503: "Capacity: the database is unavailable or the server is full",
   504: "Timed out waiting for the next boundary",
@@ -110,6 +110,7 @@ export function buildOpenApiDocument(routes: readonly TDocumentedRoute[], info: 
         if (response.json) content["application/json"] = { schema: ref(idOf(response.json, `${name}Response${status}`)) };
         if (response.text) content["text/plain"] = { schema: { type: "string", description: response.text } };
         if (response.sse) content["text/event-stream"] = { schema: { type: "string", description: "Server-sent events; each `data:` line is one JSON item of the schema under `x-sse-data`." }, "x-sse-data": ref(idOf(response.sse, `${name}Event`)) };
+        if (response.binary) content["*/*"] = { schema: { type: "string", format: "binary" } };
         responses[status] = { description: response.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
       }
       const errorStatuses = new Set([...(route.auth ? [401] : []), 429, ...(doc.body ? [400, 408, 413, 415] : []), ...(doc.errors ?? [])]);

@@ -1,6 +1,7 @@
 import { ZErrorBody } from "../../core/wire-frames";
 import { z } from "zod";
 import { ZEnvelope } from "../../core/envelope";
+import { ZAttachmentInputs } from "../../core/media";
 import { ZGrantRecord } from "../../services/grants";
 
 /** The request and response bodies of the `/v1` routes: what the handlers parse and send, and what the API document shows. */
@@ -14,6 +15,7 @@ export const ZCreateResponseBody = z.strictObject({
   agent: z.string().min(1).max(64).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   stream: z.boolean().optional(),
+  attachments: ZAttachmentInputs.optional().describe("Files for the run: new bytes (`name`, `mediaType`, base64 `data`) or media attached before (`mediaId`). Limits and the type allowlist: 413 / 415 / 422."),
 });
 export const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
 export const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ZDecisionBody } from "../../core/decision";
 import { ZEnvelope } from "../../core/envelope";
 import { DomainError } from "../../core/errors";
+import { maxBodyBytesFor } from "../../core/media";
 import { readScope } from "../../core/read-scope";
 import { ZStreamFrame } from "../../core/wire-frames";
 import { cancelResponse } from "../../services/cancel-response";
@@ -13,12 +14,14 @@ import { invokeResponse } from "../../services/invoke-response";
 import { consumeExternalApproval, getExternalApproval, requestExternalApproval, ZExternalApproval, ZExternalApprovalBody, ZExternalApprovalCreated } from "../../services/external-approvals";
 import { listApprovals } from "../../services/read/approvals";
 import { readEnvelope } from "../../services/read/responses";
+import { readResponseAttachment } from "../../services/read/attachments";
+import { sendFile } from "./send-file";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { checkReadiness } from "../../services/readiness";
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
-import { assertStorableText, parseBody, readJson } from "./body";
+import { assertStorableText, parseBody, readJson, readJsonWithAttachments } from "./body";
 import { serveMetrics } from "./metrics";
 import { handleSlackInteraction } from "./slack";
 import { parseListStatus, parseWait, ZApprovalList, ZConsumeBody } from "./external-approvals";
@@ -129,11 +132,11 @@ const routes: TRoute[] = [
         description: "Answers at the first boundary (completed, requires_action, denied, cancelled, failed); with `stream: true` streams the frames as SSE until `response.completed`.",
         body: ZCreateResponseBody,
         responses: { 200: { description: "The envelope at the first boundary, or the SSE stream", json: ZCreatedEnvelope, sse: ZStreamFrame } },
-        errors: [403, 404, 409, 503, 504],
+        errors: [403, 404, 409, 413, 415, 422, 503, 504],
       },
     ],
     handle: async ({ deps, req, res, actor, credential }) => {
-      const body = parseBody(ZCreateResponseBody, await readJson(req));
+      const body = parseBody(ZCreateResponseBody, await readJsonWithAttachments(req, maxBodyBytesFor(deps.config.media), (v) => (v as { attachments?: unknown } | null)?.attachments));
       // The request itself is the source of plain-text answers: a client that went away is no longer current.
       let sourceOpen = true;
       req.once("close", () => {
@@ -198,6 +201,27 @@ const routes: TRoute[] = [
       } finally {
         connection.release();
       }
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/responses\/([^/]+)\/attachments\/([^/]+)$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "getResponseAttachment",
+        summary: "Download a file of a response",
+        path: "/v1/responses/{id}/attachments/{attachmentId}",
+        description:
+          "A file the agent attached to its answer (an `attachment` output item's `url`) or one the run was given. Answers only to those who may read the response. `Content-Type` is the file's media type, `X-Content-Type-Options: nosniff`; images are `inline`, everything else (SVG and HTML included) an `attachment` download.",
+        params: [{ in: "query", name: "sessionId", schema: ZId, description: "The response's session (checked when given)" }],
+        responses: { 200: { description: "The file's bytes", binary: true } },
+        errors: [404],
+      },
+    ],
+    handle: async ({ deps, res, url, params, actor }) => {
+      const file = await readResponseAttachment(deps, readScope(actor), { responseId: params[0] as string, attachmentId: params[1] as string, sessionId: url.searchParams.get("sessionId") ?? undefined });
+      sendFile(res, file);
     },
   },
   {

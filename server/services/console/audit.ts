@@ -35,6 +35,8 @@ export async function responseSummary(deps: TDeps, scope: TReadScope, responseId
     lastFrameSeq: row.nextFrameSeq - 1,
     eventCount: row.nextSeq,
     cancelReason: row.cancelReason,
+    /** The files the run was given (facts; the bytes are served by `/v1/responses/{id}/attachments/{attachmentId}`). */
+    attachments: row.attachments.map((a) => ({ ...a, url: `/v1/responses/${row.id}/attachments/${a.id}` })),
     createdAt: row.createdAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   };
