@@ -1,5 +1,7 @@
 import { configuredAgents } from "./agents/catalog";
 import { AgentRegistry } from "./agents/registry";
+import type { TLoadedAgents } from "./agents/file-config";
+import { AgentsConfig } from "./agents/reload";
 import { ApiKeyCache } from "./auth/api-key-cache";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -51,6 +53,8 @@ export type TAppOptions = {
   leaseMs?: number;
   /** The agents this server serves (default: the configured ones, server/agents/catalog.ts). */
   agents?: AgentRegistry;
+  /** The agents configuration file, validated (default: read from COUNTERSIGN_AGENTS_FILE; null: the built-in agents). */
+  agentsFile?: TLoadedAgents | null;
   expirySweepMs?: number;
   log?: Logger;
   /** The exec reviewer; default from COUNTERSIGN_REVIEWER* environment variables (off when unset). */
@@ -101,8 +105,12 @@ function parseRequestUrl(target: string | undefined): URL | null {
  */
 export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
-  // A bad notification config or an impossible sandbox setting stops the boot before anything listens.
-  const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
+  // A bad agents file, notification config or an impossible sandbox setting stops the boot before anything listens.
+  const agentsFile = options.agents ? null : options.agentsFile === undefined ? AgentsConfig.loadAtBoot() : options.agentsFile;
+  if (agentsFile?.notify && options.notify === undefined && process.env.COUNTERSIGN_NOTIFY_CONFIG) {
+    throw new Error(`Both COUNTERSIGN_NOTIFY_CONFIG and the notify section of COUNTERSIGN_AGENTS_FILE (${agentsFile.path}) configure notifications; keep one.`);
+  }
+  const notifyConfig = options.notify === undefined ? (agentsFile?.notify ?? loadNotifyConfig()) : options.notify;
   const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
   const choice = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
@@ -142,7 +150,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     devices: new DeviceHub({ bus, log }, processes),
     mcp: new McpManager(),
     notify: notifyConfig ? { config: notifyConfig, publicUrl: notifyConfig.publicUrl ?? url } : null,
-    agents: options.agents ?? new AgentRegistry(configuredAgents()),
+    agents: options.agents ?? (agentsFile ? new AgentRegistry(agentsFile.agents, agentsFile.defaultAgent) : new AgentRegistry(configuredAgents())),
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {
       dataDir: options.dataDir,
@@ -155,11 +163,13 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   bus.subscribeQuestion((change) => {
     if (change.resolutionId) base.receipts.record(change.questionId, change.resolutionId);
   });
+  // Reloaded on SIGHUP (server/main.ts) and by admins (tRPC admin.reloadAgents); runs keep the policy they started with.
+  const agentsConfig = new AgentsConfig(base.agents, log, agentsFile);
   const host = new Host(base);
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base) };
+  const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base) };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });

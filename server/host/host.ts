@@ -175,7 +175,7 @@ export class Host implements TRunStarter {
   private async runAttempt(claimed: TClaimedRun, entry: TRunning): Promise<"suspended" | "settled" | "released"> {
     const row = claimed.row;
     const workspaceDir = prepareWorkspace(claimed.workspaceDir ?? (await sessionWorkspace(this.deps, row.sessionId)), this.deps.sandbox);
-    const agent = this.deps.agents.find(row.agent);
+    const agent = this.deps.agents.forRun(row.agent, row.agentPolicy);
     let clock: ReturnType<typeof startAttemptClock> | null = null;
     const runtime = {
       cancellation: entry.cancellation,
