@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -198,6 +198,8 @@ describe("the server process", () => {
     if (database) drops.push(database.drop);
     const server = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url, env: { COUNTERSIGN_AGENTS_FILE: file, LOG_LEVEL: "info" } });
     servers.push(server);
+    // The demo credentials are written after the server listens; a loaded machine may take a while.
+    await expect.poll(() => existsSync(join(dataDir, "demo-credentials.txt")), { timeout: 120_000, interval: 500 }).toBe(true);
     const key = await demoApiKey(dataDir);
     const start = async () =>
       (await (
