@@ -179,7 +179,10 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const trpc = createTrpcHandler(deps);
 
   server.off("request", starting);
+  // Served over TLS (by a reverse proxy, docs/deployment.md): browsers are told to keep to https for a year.
+  const hsts = url.startsWith("https://");
   server.on("request", (req, res) => {
+    if (hsts) res.setHeader("strict-transport-security", "max-age=31536000; includeSubDomains");
     const reqUrl = parseRequestUrl(req.url);
     // A request target no URL parser accepts (e.g. `GET http://[bad/`) is a 400, never a crash.
     if (!reqUrl) {

@@ -40,6 +40,8 @@ export async function startTestApp(
     bodyTimeoutMs?: number;
     maxStreamsPerUser?: number | null;
     credentialRecheckMs?: number;
+    /** COUNTERSIGN_PUBLIC_URL (https turns on HSTS and Secure cookies). */
+    publicUrl?: string;
     /** A COUNTERSIGN_AGENTS_FILE path: the server serves the file's agents and may reload it (`agents` is ignored). */
     agentsFile?: string;
   } = {},

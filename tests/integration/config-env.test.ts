@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { loadConfig } from "../../server/config";
+import { startTestApp } from "../../server/testing/test-app";
 
 const dir = mkdtempSync(join(tmpdir(), "countersign-env-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,4 +89,31 @@ test("the server process exits with the message before it opens anything", async
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   expect(code).toBe(1);
   expect(output).toContain('Invalid COUNTERSIGN_EXEC_SANDBOX "docker"');
+}, 120_000);
+
+test("an https COUNTERSIGN_PUBLIC_URL turns on HSTS and Secure session cookies; http does neither", async () => {
+  const tls = await startTestApp({ publicUrl: "https://countersign.example.com" });
+  const plain = await startTestApp();
+  try {
+    const local = (app: typeof tls) => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    expect((await fetch(`${local(tls)}/v1/healthz`)).headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
+    expect((await fetch(`${local(plain)}/v1/healthz`)).headers.get("strict-transport-security")).toBeNull();
+    const signIn = async (app: typeof tls) => {
+      const user = await app.user("member");
+      const res = await fetch(`${local(app)}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: local(app) },
+        body: JSON.stringify({ email: user.email, password: user.password }),
+      });
+      expect(res.status).toBe(200);
+      return res.headers.getSetCookie().find((c) => c.includes("session_token=")) ?? "";
+    };
+    const secure = await signIn(tls);
+    expect(secure).toMatch(/^__Secure-/);
+    expect(secure).toMatch(/;\s*Secure/i);
+    expect(await signIn(plain)).not.toMatch(/;\s*Secure/i);
+  } finally {
+    await tls.close();
+    await plain.close();
+  }
 }, 120_000);
