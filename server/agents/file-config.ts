@@ -3,6 +3,7 @@ import { z } from "zod";
 import { SELF_APPROVAL_POLICIES } from "../core/separation-of-duties";
 import { RISKS } from "../core/vocabulary";
 import { nodeInvokeTool } from "../devices/node-invoke-tool";
+import { ZMcpServers } from "../mcp/config";
 import { parseNotifyConfig, type TNotifyConfig, ZNotifyConfig } from "../notify/config";
 import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
 import { echoTool, execTool } from "../tools/host-tools";
@@ -229,3 +230,6 @@ export function loadAgentsFile(path: string, env: Record<string, string | undefi
 
 /** The JSON Schema of the file, generated from the zod schema (docs/agents.schema.json). */
 export const agentsFileJsonSchema = (): Record<string, unknown> => z.toJSONSchema(ZAgentsFile, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+
+/** The JSON Schema of COUNTERSIGN_MCP_SERVERS (docs/mcp-servers.schema.json). */
+export const mcpServersJsonSchema = (): Record<string, unknown> => z.toJSONSchema(ZMcpServers, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
