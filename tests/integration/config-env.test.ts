@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
+import { ZLiveServerFrame } from "../../server/api/http/live-frames";
+import { buildOpenApiDocument } from "../../server/api/http/openapi";
 import { loadConfig } from "../../server/config";
+import { ZStreamFrame } from "../../server/core/wire-frames";
 import { startTestApp } from "../../server/testing/test-app";
 
 const dir = mkdtempSync(join(tmpdir(), "countersign-env-"));
@@ -117,3 +120,49 @@ test("an https COUNTERSIGN_PUBLIC_URL turns on HSTS and Secure session cookies; 
     await plain.close();
   }
 }, 120_000);
+
+/** Every file under `root` (recursively) with one of the extensions, tests excluded. */
+function sources(root: string, exts: string[]): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) out.push(...sources(path, exts));
+    else if (exts.some((e) => entry.name.endsWith(e)) && !entry.name.includes(".test.")) out.push(path);
+  }
+  return out;
+}
+
+test("every environment variable the server and scripts read is in docs/configuration.md", () => {
+  const doc = readFileSync("docs/configuration.md", "utf8");
+  const names = new Set<string>();
+  for (const file of [...sources("server", [".ts"]), ...sources("scripts", [".ts", ".mjs", ".sh"])]) {
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|env\.([A-Z][A-Z0-9_]*)|env\[["']([A-Z][A-Z0-9_]*)["']\]|\b(COUNTERSIGN_[A-Z0-9_]+)\b/g)) {
+      names.add((m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
+    }
+  }
+  // Names the example notification file uses for its secrets are documented as a class, tests' own as a prefix.
+  const classes = [/^COUNTERSIGN_(HOOK|LIFECYCLE|SLACK|SMTP)_/, /^COUNTERSIGN_TEST_/, /^BARE_/];
+  const missing = [...names].filter((n) => !n.endsWith("_") && !classes.some((c) => c.test(n)) && !doc.includes(`\`${n}\``));
+  expect(missing).toEqual([]);
+  expect(names.size).toBeGreaterThan(40);
+});
+
+test("every frame type the streams carry is in the wire schema (OpenAPI) and in docs/api.md", () => {
+  const api = readFileSync("docs/api.md", "utf8");
+  const emitted = new Set<string>();
+  for (const file of sources("server", [".ts"])) {
+    const text = readFileSync(file, "utf8");
+    for (const line of text.split("\n")) {
+      if (line.includes("frame: true")) for (const m of line.matchAll(/type: "([a-z_.]+)", data/g)) emitted.add(m[1] as string);
+    }
+    for (const m of text.matchAll(/\.frame\("([a-z_.]+)"/g)) emitted.add(m[1] as string);
+  }
+  const live = ZLiveServerFrame.options.map((o) => o.shape.type.value as string);
+  const stream = ZStreamFrame.options.map((o) => o.shape.type.value as string);
+  expect(emitted.size).toBeGreaterThan(15);
+  for (const type of emitted) expect(stream, `${type} is emitted but not in ZStreamFrame`).toContain(type);
+  for (const type of [...stream, ...live]) expect(new RegExp(`\`[^\`]*${type.replace(/\./g, "\\.")}[^\`]*\``).test(api), `${type} is not named in docs/api.md`).toBe(true);
+  const openapi = JSON.stringify(buildOpenApiDocument([], { version: "test" }));
+  for (const type of [...stream, ...live]) expect(openapi, `${type} is not in the OpenAPI document`).toContain(`"${type}"`);
+});
