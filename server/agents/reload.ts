@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import { configuredAgents } from "./catalog";
 import { loadAgentsFile, type TAgentsFile, type TLoadedAgents } from "./file-config";
 import type { AgentRegistry } from "./registry";
 
@@ -53,16 +52,12 @@ export class AgentsConfig {
     return path ? loadAgentsFile(path, env) : null;
   }
 
-  /** The agents a server without a file serves. */
-  static builtIn(): ReturnType<typeof configuredAgents> {
-    return configuredAgents();
-  }
-
   /** Re-reads the file; on error nothing changes and the answer says why. */
   async reload(by: { actorUserId: string | null; via: "signal" | "trpc" }): Promise<TReloadResult> {
     const names = () => this.registry.list().map((a) => a.name);
     if (!this.current) {
       const error = "No configuration file is set (COUNTERSIGN_AGENTS_FILE); the built-in agents cannot be reloaded.";
+      this.log.warn({ via: by.via }, error);
       return { ok: false, source: "built-in", error, agents: names(), loadedAt: this.loadedAt.toISOString() };
     }
     const path = this.current.path;
