@@ -92,7 +92,7 @@ test("the server process exits with the message before it opens anything", async
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   expect(code).toBe(1);
   expect(output).toContain('Invalid COUNTERSIGN_EXEC_SANDBOX "docker"');
-}, 120_000);
+}, 300_000);
 
 test("an https COUNTERSIGN_PUBLIC_URL turns on HSTS and Secure session cookies; http does neither", async () => {
   const tls = await startTestApp({ publicUrl: "https://countersign.example.com" });
@@ -119,7 +119,7 @@ test("an https COUNTERSIGN_PUBLIC_URL turns on HSTS and Secure session cookies; 
     await tls.close();
     await plain.close();
   }
-}, 120_000);
+}, 400_000);
 
 /** Every file under `root` (recursively) with one of the extensions, tests excluded. */
 function sources(root: string, exts: string[]): string[] {
