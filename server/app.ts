@@ -1,5 +1,7 @@
 import { configuredAgents, HOST_TOOL_CATALOG } from "./agents/catalog";
 import { AgentRegistry } from "./agents/registry";
+import type { TLoadedAgents } from "./agents/file-config";
+import { AgentsConfig } from "./agents/reload";
 import { ApiKeyCache } from "./auth/api-key-cache";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -63,6 +65,8 @@ export type TAppOptions = {
   leaseMs?: number;
   /** The agents this server serves (default: the configured ones, server/agents/catalog.ts). */
   agents?: AgentRegistry;
+  /** The agents configuration file, validated (default: read from COUNTERSIGN_AGENTS_FILE; null: the built-in agents). */
+  agentsFile?: TLoadedAgents | null;
   expirySweepMs?: number;
   log?: Logger;
   /** The exec reviewer; default from COUNTERSIGN_REVIEWER* environment variables (off when unset). */
@@ -145,8 +149,12 @@ function parseRequestUrl(target: string | undefined): URL | null {
  */
 export async function createApp(options: TAppOptions): Promise<TApp> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
-  // A bad notification config or an impossible sandbox setting stops the boot before anything listens.
-  const notifyConfig = options.notify === undefined ? loadNotifyConfig() : options.notify;
+  // A bad agents file, notification config or an impossible sandbox setting stops the boot before anything listens.
+  const agentsFile = options.agents ? null : options.agentsFile === undefined ? AgentsConfig.loadAtBoot() : options.agentsFile;
+  if (agentsFile?.notify && options.notify === undefined && process.env.COUNTERSIGN_NOTIFY_CONFIG) {
+    throw new Error(`Both COUNTERSIGN_NOTIFY_CONFIG and the notify section of COUNTERSIGN_AGENTS_FILE (${agentsFile.path}) configure notifications; keep one.`);
+  }
+  const notifyConfig = options.notify === undefined ? (agentsFile?.notify ?? loadNotifyConfig()) : options.notify;
   const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
   const readyTimeoutMs = options.readyTimeoutMs ?? parseReadyTimeout(process.env.COUNTERSIGN_READY_TIMEOUT_MS);
@@ -155,12 +163,12 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const choice = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
   secureDataDir(options.dataDir);
   (choice.mode === "none" ? log.warn : log.info).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
-  // Commands are forked by a small process of their own, not by this large one; no spawner, no boot.
   // Enabled plugins register their harnesses, agents and middleware before anything starts; a refused plugin stops the boot.
-  const agents = options.agents ?? new AgentRegistry(configuredAgents());
+  const agents = options.agents ?? (agentsFile ? new AgentRegistry(agentsFile.agents, agentsFile.defaultAgent) : new AgentRegistry(configuredAgents()));
   const harnesses = new HarnessRegistry();
   const middleware = createToolResultMiddlewareRegistry();
   const plugins = await loadPlugins(options.plugins ?? pluginSourcesFromEnv(), { harnesses, agents, middleware, tools: HOST_TOOL_CATALOG, log });
+  // Commands are forked by a small process of their own, not by this large one; no spawner, no boot.
   const sandbox: TExecSandbox = { ...choice, spawner: await startSpawner({ log }) };
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
@@ -213,11 +221,13 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   bus.subscribeQuestion((change) => {
     if (change.resolutionId) base.receipts.record(change.questionId, change.resolutionId);
   });
+  // Reloaded on SIGHUP (server/main.ts) and by admins (tRPC admin.reloadAgents); runs keep the policy they started with.
+  const agentsConfig = new AgentsConfig(base.agents, log, agentsFile);
   const host = new Host(base, { harnesses, middleware });
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs } };
+  const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs } };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });
@@ -227,7 +237,10 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const trpc = createTrpcHandler(deps);
 
   server.off("request", starting);
+  // Served over TLS (by a reverse proxy, docs/deployment.md): browsers are told to keep to https for a year.
+  const hsts = url.startsWith("https://");
   const route = (req: IncomingMessage, res: ServerResponse) => {
+    if (hsts) res.setHeader("strict-transport-security", "max-age=31536000; includeSubDomains");
     const reqUrl = parseRequestUrl(req.url);
     // A request target no URL parser accepts (e.g. `GET http://[bad/`) is a 400, never a crash.
     if (!reqUrl) {

@@ -6,6 +6,7 @@ import pino from "pino";
 import { migrateDb, openDb } from "../db/client";
 import { startControlServer } from "./api/http/control";
 import { createApp } from "./app";
+import { AgentsConfig } from "./agents/reload";
 import { loadConfig } from "./config";
 import { ensureDemoOperator } from "./demo";
 
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
   // Everything the server creates (data directory, secrets, PGlite files, logs) is owner-only.
   process.umask(0o077);
   const config = loadConfig();
+  // A bad agents file stops the start before the database is opened, naming the bad field.
+  const agentsFile = AgentsConfig.loadAtBoot();
   const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"), poolSize: config.dbPool });
   await migrateDb(db);
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
     rateLimit: config.rateLimit,
     trustedProxies: config.trustedProxies,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    agentsFile,
     log,
     pages,
   });
@@ -73,6 +77,10 @@ async function main(): Promise<void> {
     await db.close().catch(() => {});
     process.exit(0);
   };
+  // SIGHUP re-reads COUNTERSIGN_AGENTS_FILE: the next runs use it, runs already started keep theirs; a bad file keeps the old one (logged).
+  process.on("SIGHUP", () => {
+    void app.deps.agentsConfig?.reload({ actorUserId: null, via: "signal" });
+  });
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }

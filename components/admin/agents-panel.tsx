@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import type { TAgentView } from "../api-types";
 import { ListStates } from "../list-kit/list-states";
+import { ConfigPanel } from "./config-panel";
 import { useFormatDuration } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 
@@ -110,6 +111,7 @@ export function AgentsPanel() {
   return (
     <section aria-label={t("label")} className="stack">
       <p className="muted small">{t("readOnly")}</p>
+      <ConfigPanel />
       <ListStates query={agents} isEmpty={(agents.data ?? []).length === 0} empty={t("none")} skeleton={{ rows: 3, columns: 3 }}>
         {(agents.data ?? []).map((a) => (
           <AgentCard key={a.name} a={a} />

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigserial, index, integer, json, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TEnvelope, TOutputItem, TUsage } from "../../server/core/envelope";
 import type { TAttachmentFact } from "../../server/core/media";
+import type { TAgentPolicy } from "../../server/core/agent-policy";
 import type { TPendingRef } from "../../server/core/pending";
 import { RESPONSE_STATUSES, STEP_STATUSES, TRANSPORTS } from "../../server/core/vocabulary";
 import { users } from "./auth";
@@ -63,6 +64,8 @@ export const responses = pgTable(
     cancelReason: text("cancel_reason"),
     /** What a `requires_action` run waits on (null otherwise); every kind the same way. */
     pendingAction: jsonb("pending_action").$type<TPendingRef | null>(),
+    /** The agent's policy when the run started (approval, predicates, approvers, quorum, grants...): a config reload applies to later runs only. */
+    agentPolicy: jsonb("agent_policy").$type<TAgentPolicy | null>(),
     /** Time the run's attempts spent executing, summed at each suspension: the execution deadline counts this, not waits for people. */
     activeMs: integer("active_ms").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { TMcpServersSource } from "../mcp/config";
 import type { TTool } from "../tools/types";
+import type { TArgumentPredicate, TApprovers } from "../core/agent-policy";
 import type { TQuorum, TSelfApproval } from "../core/separation-of-duties";
 
 /** What agent_end hooks receive once a response is finalized. */
@@ -91,6 +92,13 @@ export type TAgentConfig = {
   selfApproval?: TSelfApproval;
   /** Distinct approvers a high-risk approval needs (e.g. `{ high: 2 }`); the requester never counts. */
   quorum?: TQuorum;
+  /**
+   * Argument predicates per tool name (server/core/agent-policy.ts): a call whose arguments match
+   * gets the predicate's risk (raised or lowered) and/or needs a person's approval whatever `approval` says.
+   */
+  predicates?: Record<string, TArgumentPredicate[]>;
+  /** Who may decide this agent's approvals (besides the role rule): these roles or these people by email. Unset: any decider. */
+  approvers?: TApprovers;
 };
 
 export const ZAgentName = z.string().min(1).max(64);

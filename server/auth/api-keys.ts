@@ -30,7 +30,7 @@ export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor 
   if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
   const query = (on: Db) =>
     on
-      .select({ userId: users.id, role: users.role, name: users.name, keyId: apiKeys.id })
+      .select({ userId: users.id, role: users.role, name: users.name, email: users.email, keyId: apiKeys.id })
       .from(apiKeys)
       .innerJoin(users, eq(users.id, apiKeys.userId))
       .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));
@@ -43,7 +43,7 @@ export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor 
 /** The actor owning the unrevoked key `keyId` of an active user, or null (an answer-link grant names its key by id). */
 export async function actorForKeyId(db: Db, keyId: string): Promise<TActor | null> {
   const [row] = await db
-    .select({ userId: users.id, role: users.role, name: users.name })
+    .select({ userId: users.id, role: users.role, name: users.name, email: users.email })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));

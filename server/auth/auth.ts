@@ -56,7 +56,8 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
     // client can write, and answers 429 without Retry-After.
     rateLimit: { enabled: false },
     // The address recorded with a login session is the one our sign-in route resolved.
-    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
+    // Behind TLS (COUNTERSIGN_PUBLIC_URL is https) the session cookie is `Secure` (and `__Secure-` prefixed).
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] }, useSecureCookies: options.baseURL.startsWith("https://") },
     telemetry: { enabled: false },
     logger: { disabled: true },
   });

@@ -11,10 +11,10 @@ import type { TAuth } from "./auth";
 /** The actor for a user id, or null when the user does not exist or is disabled or deleted. */
 export async function actorOf(db: Db, userId: string): Promise<TActor | null> {
   const [user] = await db
-    .select({ id: users.id, role: users.role, name: users.name })
+    .select({ id: users.id, role: users.role, name: users.name, email: users.email })
     .from(users)
     .where(and(eq(users.id, userId), isNull(users.disabledAt), isNull(users.deletedAt)));
-  return user ? { userId: user.id, role: user.role, name: user.name } : null;
+  return user ? { userId: user.id, role: user.role, name: user.name, email: user.email } : null;
 }
 
 const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, ".").replace(/^\.|\.$/g, "") || "user";

@@ -1,4 +1,5 @@
 import type { TActor } from "./actor";
+import type { TApprovers } from "./agent-policy";
 import { DECIDER_ROLES, type TRisk } from "./vocabulary";
 
 /**
@@ -15,7 +16,11 @@ export const DEFAULT_SELF_APPROVAL: TSelfApproval = "operators";
 export type TQuorum = { high?: number };
 
 /** What an agent says about separation of duties, as the decision rule needs it. */
-export type TDecisionPolicy = { agent: string; selfApproval: TSelfApproval };
+export type TDecisionPolicy = { agent: string; selfApproval: TSelfApproval; approvers?: TApprovers };
+
+/** Whether the agent's approver list (when it has one) names the actor by role or email. */
+const isListedApprover = (actor: TActor, approvers: TApprovers | undefined): boolean =>
+  !approvers || Boolean(approvers.roles?.includes(actor.role)) || Boolean(actor.email && approvers.users?.some((e) => e.toLowerCase() === actor.email?.toLowerCase()));
 
 /** The parts of an approval the rule looks at: whose run it is and how many approvers it needs. */
 export type TDecidable = { userId: string; requiredApprovals: number };
@@ -37,6 +42,8 @@ export function requiredApprovalsFor(quorum: TQuorum | undefined, risk: TRisk): 
 export function decisionRefusal(actor: TActor, approval: TDecidable, policy: TDecisionPolicy): string | null {
   if (actor.role === "auditor") return "Your role cannot decide approvals.";
   const isDecider = DECIDER_ROLES.includes(actor.role);
+  // An agent with an approver list accepts decisions only from the people it names.
+  if (!isListedApprover(actor, policy.approvers)) return `The agent "${policy.agent}" accepts decisions only from its approvers; you are not one of them.`;
   if (actor.userId !== approval.userId) return isDecider ? null : "Your role cannot decide approvals of other people's runs.";
   // The requester never counts toward a quorum, whatever the agent allows for single approvals.
   if (approval.requiredApprovals > 1) {

@@ -5,6 +5,7 @@ import type { TResponseRow } from "../../db/repositories/responses";
 import type { responseSteps } from "../../db/schema";
 import type { TMediaPolicy } from "../core/media";
 import type { AgentRegistry } from "../agents/registry";
+import type { AgentsConfig } from "../agents/reload";
 import type { DeviceHub } from "../devices/hub";
 import type { ProcessCleanup } from "../devices/process-cleanup";
 import type { TMcpServers } from "../mcp/port";
@@ -44,6 +45,11 @@ export type TDeps = {
   reviewer: TExecReviewer | null;
   /** The agents this server serves (assembled at boot; tests and embedders may register more). */
   agents: AgentRegistry;
+  /**
+   * The reloadable agents configuration (COUNTERSIGN_AGENTS_FILE): reload, effective view. Its
+   * `onReloaded` hook is the one call site for the admin trail's "config reloaded" event.
+   */
+  agentsConfig?: AgentsConfig;
   /** Where approved commands run (detected once at boot, see server/tools/exec-sandbox.ts). */
   sandbox: TExecSandbox;
   /** The command trees this process's runs started: refused once a run is revoked, stopped on cancel. */

@@ -213,7 +213,7 @@ export class Host implements TRunStarter {
   private async runAttempt(claimed: TClaimedRun, entry: TRunning): Promise<"suspended" | "settled" | "released"> {
     const row = claimed.row;
     const workspaceDir = prepareWorkspace(claimed.workspaceDir ?? (await sessionWorkspace(this.deps, row.sessionId)), this.deps.sandbox);
-    const agent = this.deps.agents.find(row.agent);
+    const agent = this.deps.agents.forRun(row.agent, row.agentPolicy);
     let clock: ReturnType<typeof startAttemptClock> | null = null;
     // One span per attempt: it ends at the suspension, settlement or release of this attempt; a resumed
     // attempt is a new span with the same response id (and a link to the decision that resumed it here).

@@ -6,16 +6,19 @@ import type { Db } from "../../db/client";
 import { secretValues } from "../../db/schema";
 import { newId } from "../core/ids";
 
+/** COUNTERSIGN_SECRET_KEY: 32 bytes, base64; throws naming the variable otherwise (checked at boot by server/config.ts). */
+export function parseSecretKey(value: string): Buffer {
+  const key = Buffer.from(value, "base64");
+  if (key.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value.trim())) throw new Error("COUNTERSIGN_SECRET_KEY must be 32 bytes, base64-encoded (e.g. openssl rand -base64 32).");
+  return key;
+}
+
 /**
  * The key secrets are encrypted with: COUNTERSIGN_SECRET_KEY (32 bytes, base64), or a key
  * generated once into the data directory (mode 0600).
  */
 export function loadSecretKey(dataDir: string, fromEnv = process.env.COUNTERSIGN_SECRET_KEY): Buffer {
-  if (fromEnv) {
-    const key = Buffer.from(fromEnv, "base64");
-    if (key.length !== 32) throw new Error("COUNTERSIGN_SECRET_KEY must be 32 bytes, base64-encoded.");
-    return key;
-  }
+  if (fromEnv) return parseSecretKey(fromEnv);
   const file = join(dataDir, "secret-key");
   if (existsSync(file)) return Buffer.from(readFileSync(file, "utf8").trim(), "base64");
   mkdirSync(dataDir, { recursive: true });

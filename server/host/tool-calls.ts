@@ -2,7 +2,9 @@ import { and, eq, ne } from "drizzle-orm";
 import { insertQuestion, toRecords } from "../../db/repositories/question-records";
 import { approvalAction, clientToolAction } from "../../db/repositories/responses";
 import { approvals, clientToolRequests, questions } from "../../db/schema";
+import { evaluatePredicates } from "../core/agent-policy";
 import { bindingHash } from "../core/binding";
+import type { TRisk } from "../core/vocabulary";
 import { operationHash } from "../core/decision";
 import type { TRequiredAction } from "../core/envelope";
 import { newId } from "../core/ids";
@@ -19,7 +21,8 @@ import { type Attempt, AttemptSuspended, HOST_RUNTIME_ID, type TToolCall } from 
 import type { TRunClaim } from "./pending/contract";
 import { confineCwd, confineToolCwd } from "./workspace";
 
-type TApprovalTarget = { name: string; action: string; describe: (a: unknown, c: string | null) => string; risk: (a: unknown) => "low" | "medium" | "high" };
+/** `fixedRisk`: set by an agent's argument predicate; it wins over the tool's and the reviewer's estimate. */
+type TApprovalTarget = { name: string; action: string; describe: (a: unknown, c: string | null) => string; risk: (a: unknown) => TRisk; fixedRisk?: TRisk };
 
 /** A tool result that reports a failure (an error, a non-zero exit, a timeout). */
 const isFailedResult = (output: unknown): boolean => {
@@ -67,9 +70,12 @@ async function runHostTool(attempt: Attempt, call: TToolCall, args: unknown, too
   if (!requested.ok) return recordToolResult(attempt, call, { error: `${requested.message} The command was not run.` });
   let cwd = requested.cwd;
   let edit: TApprovedEdit | null = null;
-  const policy = approvalPolicyFor(attempt.agent, tool);
+  // The agent's argument predicates may force a person's approval and set the call's risk.
+  const predicate = evaluatePredicates(attempt.agent, tool.name, args);
+  const policy = predicate.forceApproval ? "always" : approvalPolicyFor(attempt.agent, tool);
+  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk: predicate.risk };
   const authorize = async (verdict: TReviewVerdict | null): Promise<string | null> => {
-    const outcome = await awaitApproval(attempt, call, args, cwd, tool, verdict);
+    const outcome = await awaitApproval(attempt, call, args, cwd, target, verdict);
     if ("reply" in outcome) return outcome.reply;
     if (outcome.edit) {
       runArgs = outcome.edit.arguments;
@@ -204,7 +210,8 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
   if (attempt.stepOf(`grant:${call.id}`)?.status === "completed") return { edit: null };
   // Only the kinds of grant the agent allows now: turning one off stops the existing ones too.
   const scopes = [...(attempt.agent.grants?.session ? (["session"] as const) : []), ...(attempt.agent.grants?.maxDays ? (["days"] as const) : [])];
-  const risk = verdict?.risk ?? tool.risk(args);
+  // A predicate's risk is the operator's word and wins over the reviewer's estimate.
+  const risk = tool.fixedRisk ?? verdict?.risk ?? tool.risk(args);
   const granted = await attempt.commit(async (c) => {
     if (scopes.length > 0) {
       const opHash = operationHash({ userId: r.userId, agent: attempt.agent.name, action: tool.action, arguments: args });

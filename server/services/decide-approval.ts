@@ -1,3 +1,4 @@
+import type { TAgentPolicy } from "../core/agent-policy";
 import { and, eq } from "drizzle-orm";
 import { approvals, grants, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
@@ -55,11 +56,11 @@ export type TDecideResult = {
   requiredApprovals: number;
 };
 
-type TFound = { approval: TApprovalRow; agent: string; pending: TPendingRef | null };
+type TFound = { approval: TApprovalRow; agent: string; agentPolicy: TAgentPolicy | null; pending: TPendingRef | null };
 
 const loadApproval = (db: TDeps["db"], approvalId: string) =>
   db
-    .select({ approval: approvals, agent: responses.agent, pending: responses.pendingAction })
+    .select({ approval: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy, pending: responses.pendingAction })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
     .where(eq(approvals.id, approvalId));
@@ -69,7 +70,7 @@ function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: T
   const approval = found?.approval;
   if (!found || !approval || !canRead(actor, approval.userId)) throw notFound("approval", input.approvalId);
   // Separation of duties: the one rule, before anything else is looked at or changed.
-  const refusal = decisionRefusal(actor, approval, deps.agents.decisionPolicyOf(found.agent));
+  const refusal = decisionRefusal(actor, approval, deps.agents.decisionPolicyOf(found.agent, found.agentPolicy));
   if (refusal !== null) throw new DomainError("forbidden", refusal);
   if (input.expectedResponseId !== undefined && input.expectedResponseId !== approval.responseId) {
     throw new DomainError("binding_changed", "This approval belongs to a different response; the decision was not applied.");
@@ -95,7 +96,7 @@ async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): P
   if (checkDecision(deps, actor, input, found) === "expired" || !found) return null;
   const edit = await prepareEdit(deps, found.approval, found.agent, input.arguments);
   // An edit must not turn a single approval into an operation that would have needed a quorum.
-  const editNeeds = edit ? requiredApprovalsFor(deps.agents.find(found.agent)?.quorum, edit.risk) : 1;
+  const editNeeds = edit ? requiredApprovalsFor(deps.agents.forRun(found.agent, found.agentPolicy)?.quorum, edit.risk) : 1;
   if (editNeeds > found.approval.requiredApprovals) {
     throw new DomainError(
       "validation_failed",
@@ -144,7 +145,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
     const [found] = await loadApproval(tx, input.approvalId).for("update");
     if (checkDecision(deps, actor, input, found) === "expired" || !found) return { expired: true as const };
     const { approval } = found;
-    const terms = input.grant !== undefined ? grantTerms(deps.agents, found.agent, input.grant, deps.now()) : null;
+    const terms = input.grant !== undefined ? grantTerms({ find: (name) => deps.agents.forRun(name, found.agentPolicy) }, found.agent, input.grant, deps.now()) : null;
     const grantId = terms ? newId("grant") : null;
     const current = approval.bindingHash;
     let approvalsSoFar = input.decision === "approve" ? 1 : 0;

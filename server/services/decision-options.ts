@@ -1,3 +1,4 @@
+import { evaluatePredicates } from "../core/agent-policy";
 import type { approvals } from "../../db/schema";
 import type { AgentRegistry } from "../agents/registry";
 import type { TAgentConfig } from "../agents/types";
@@ -82,7 +83,7 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
     cwd,
     bindingHash: approvalBindingHash({ ...approval, arguments: args, cwd }),
     message: tool.describe(args, cwd),
-    risk: review?.risk ?? tool.risk(args),
+    risk: evaluatePredicates(agent, tool.name, args).risk ?? review?.risk ?? tool.risk(args),
     review,
   };
 }

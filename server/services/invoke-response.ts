@@ -1,3 +1,4 @@
+import { agentPolicyOf } from "../core/agent-policy";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { agentSessions, responses } from "../../db/schema";
@@ -71,6 +72,8 @@ export async function invokeResponse(
       attachments: facts,
       approvalTtlMs: script.value.approvalTtlMs ?? agent.approvalTtlMs,
       clientToolTtlMs: script.value.clientToolTtlMs ?? agent.clientToolTtlMs,
+      // The run keeps this policy to its end, whatever a configuration reload changes meanwhile.
+      agentPolicy: agentPolicyOf(agent),
       leaseOwner: deps.host.id,
       leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
     }).returning();

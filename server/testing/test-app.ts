@@ -5,6 +5,7 @@ import pino from "pino";
 import type { DbHandle } from "../../db/client";
 import { createTestDb } from "../../db/testing";
 import { configuredAgents } from "../agents/catalog";
+import { loadAgentsFile } from "../agents/file-config";
 import { AgentRegistry } from "../agents/registry";
 import type { TAgentConfig } from "../agents/types";
 import { createApp, type TApp, type TAppOptions } from "../app";
@@ -48,9 +49,13 @@ export async function startTestApp(
     metricsPort?: number | null;
     readyTimeoutMs?: number;
     media?: TAppOptions["media"];
+    /** COUNTERSIGN_PUBLIC_URL (https turns on HSTS and Secure cookies). */
+    publicUrl?: string;
+    /** A COUNTERSIGN_AGENTS_FILE path: the server serves the file's agents and may reload it (`agents` is ignored). */
+    agentsFile?: string;
   } = {},
 ): Promise<TTestApp> {
-  const { agents = [], ...appOptions } = options;
+  const { agents = [], agentsFile, ...appOptions } = options;
   const db = await createTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
   let logged = "";
@@ -59,7 +64,7 @@ export async function startTestApp(
       logged += line;
     },
   };
-  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), agents: new AgentRegistry([...configuredAgents(), ...agents]), ...appOptions });
+  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...(agentsFile ? { agentsFile: loadAgentsFile(agentsFile) } : { agents: new AgentRegistry([...configuredAgents(), ...agents]) }), ...appOptions });
   return {
     ...app,
     dataDir,

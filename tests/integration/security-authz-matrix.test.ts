@@ -125,6 +125,8 @@ const TRPC: Record<string, TRow> = {
   "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
   "admin.deleteUser":                                [200,      403,      403,         403,         401,    403],
   "admin.apiKeys":                                   [200,      200,      200,         200,         401,    200],
+  "admin.agentsConfig":                              [200,      403,      403,         200,         401,    403],
+  "admin.reloadAgents":                              [200,      403,      403,         403,         401,    403],
   "admin.createApiKey":                              [200,      200,      200,         403,         401,    200],
   "admin.createApiKey (for the owner)":              [200,      403,      403,         403,         401,    200],
   "admin.revokeApiKey (the owner's key)":            [200,      404,      404,         403,         401,    200],
@@ -370,6 +372,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   },
   "admin.deleteUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.deleteUser", { userId: (await app.user("member")).userId })),
   "admin.apiKeys": (r) => trpcStatus(trpcGet(app, caller(r), "admin.apiKeys")),
+  "admin.agentsConfig": (r) => trpcStatus(trpcGet(app, caller(r), "admin.agentsConfig")),
+  "admin.reloadAgents": (r) => trpcStatus(trpcPost(app, caller(r), "admin.reloadAgents", undefined)),
   "admin.createApiKey": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `matrix ${r}` })),
   "admin.createApiKey (for the owner)": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `for owner by ${r}`, userId: users.owner.userId })),
   "admin.revokeApiKey (the owner's key)": async (r) => {

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { DomainError } from "../../../core/errors";
 import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
 import { deleteUser, disableUser, enableUser } from "../../../services/console/user-status";
 import { apiKeysVisible, workspaceUsers } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
-import { adminProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
+import { adminProcedure, configReaderProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
 
 const ZId = z.string().min(1).max(200);
 
@@ -24,6 +25,19 @@ export const adminRouter = router({
   enableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => enableUser(ctx.deps, ctx.actor, input.userId)),
   /** Deletes a user's credentials for good; its history keeps its name (admins only; not oneself, not the last admin). */
   deleteUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => deleteUser(ctx.deps, ctx.actor, input.userId)),
+  /** The effective agents configuration (COUNTERSIGN_AGENTS_FILE as validated, secrets redacted): admins and auditors. */
+  agentsConfig: configReaderProcedure.query(({ ctx }) => {
+    if (!ctx.deps.agentsConfig) throw new DomainError("not_found", "This server has no reloadable configuration.");
+    return ctx.deps.agentsConfig.effective();
+  }),
+  /**
+   * Re-reads COUNTERSIGN_AGENTS_FILE (admins only): the next runs use it, runs already started keep
+   * their policy. An invalid file changes nothing and the answer carries the error (`ok: false`).
+   */
+  reloadAgents: adminProcedure.mutation(({ ctx }) => {
+    if (!ctx.deps.agentsConfig) throw new DomainError("not_found", "This server has no reloadable configuration.");
+    return ctx.deps.agentsConfig.reload({ actorUserId: ctx.actor.userId, via: "trpc" });
+  }),
   /** API keys (prefix only, never the key): admins and auditors see all, others their own. */
   apiKeys: authenticatedProcedure.query(({ ctx }) => apiKeysVisible(ctx.deps, ctx.scope)),
   /** Creates a key and returns it once (for oneself; admins for anyone). */

@@ -11,6 +11,8 @@ const onlyRoles = (roles: readonly TRole[], what: string) =>
 
 /** Admins only (roles, other users' keys, pairing). */
 export const adminProcedure = onlyRoles(["admin"], "administer this workspace");
+/** Admins and auditors (the effective configuration). */
+export const configReaderProcedure = onlyRoles(["admin", "auditor"], "read the server configuration");
 /** Roles that read the whole workspace (auditors included, read-only). */
 export const workspaceReaderProcedure = onlyRoles(READ_ALL_ROLES, "read the whole workspace");
 /** Anyone who may change something: every role but auditor. */

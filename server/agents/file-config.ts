@@ -1,0 +1,235 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { SELF_APPROVAL_POLICIES } from "../core/separation-of-duties";
+import { RISKS } from "../core/vocabulary";
+import { nodeInvokeTool } from "../devices/node-invoke-tool";
+import { ZMcpServers } from "../mcp/config";
+import { parseNotifyConfig, type TNotifyConfig, ZNotifyConfig } from "../notify/config";
+import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tools";
+import { echoTool, execTool } from "../tools/host-tools";
+import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
+import type { TTool } from "../tools/types";
+import { BUILTIN_AGENTS, configuredAgents, DEFAULT_AGENT } from "./catalog";
+import { APPROVAL_POLICIES, type TAgentConfig } from "./types";
+
+/**
+ * The agents configuration file (`COUNTERSIGN_AGENTS_FILE`, JSON): agents, their tools and who
+ * decides them, argument predicates, approvers, self-approval, quorum, grants, expiry times and
+ * notification rules. This zod schema is the single source: docs/agents.schema.json is generated
+ * from it (`npm run agents:schema`) and a test checks the committed file matches.
+ */
+
+/** The tools an agent of the file may declare, by name. */
+export const FILE_TOOLS: Readonly<Record<string, TTool>> = Object.fromEntries(
+  [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool, nodeInvokeTool].map((t) => [t.name, t]),
+);
+
+const ZMs = z.number().int().min(1000).max(30 * 24 * 3_600_000);
+const ZEnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+const isRegex = (source: string): boolean => {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const ZMatch = z
+  .strictObject({
+    /** The argument's name, e.g. `command` or `cwd` of `exec`, `text` of `echo`. */
+    argument: z.string().min(1).max(64),
+    /** A JavaScript regular expression the argument's text must match. */
+    regex: z.string().min(1).max(1000).refine(isRegex, "must be a valid regular expression").optional(),
+    /** A prefix the argument's text must start with (a path prefix matches whole segments). */
+    prefix: z.string().min(1).max(1000).optional(),
+  })
+  .refine((m) => (m.regex === undefined) !== (m.prefix === undefined), { message: "give exactly one of regex and prefix" })
+  .meta({ description: "A condition on one argument of the call." });
+
+const ZPredicate = z
+  .strictObject({
+    /** Every condition must hold. */
+    match: z.array(ZMatch).min(1),
+    /** The call's risk when it matches (raises or lowers the tool's own estimate). */
+    risk: z.enum(RISKS).optional(),
+    /** `always`: a person must approve the call whatever the tool's `approval` says. */
+    approval: z.literal("always").optional(),
+  })
+  .refine((p) => p.risk !== undefined || p.approval !== undefined, { message: "a predicate sets risk, approval or both" })
+  .meta({ description: "An argument predicate: when it matches, it sets the risk and/or forces approval." });
+
+const ZToolEntry = z.strictObject({
+  /** Who decides before the tool runs: `always` a person, `review` the exec reviewer first, `never` nobody. */
+  approval: z.enum(APPROVAL_POLICIES).default("never"),
+  predicates: z.array(ZPredicate).default([]),
+});
+
+const ZEndpoint = z.strictObject({
+  baseURL: z.url({ protocol: /^https?$/ }),
+  apiKeyEnv: ZEnvName.optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeoutMs: ZMs.optional(),
+  firstTokenTimeoutMs: ZMs.optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+  includeUsage: z.boolean().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().min(1).optional(),
+});
+
+const ZAgentEntry = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1–64 letters, digits, '_', '.' or '-'"),
+    description: z.string().max(500).default(""),
+    harness: z.enum(["scripted", "openai-compatible"]),
+    /** The model id sent to the endpoint (`scripted` for the scripted harness). */
+    model: z.string().min(1).optional(),
+    endpoint: ZEndpoint.optional(),
+    system: z.string().optional(),
+    fallbackModel: z.string().min(1).optional(),
+    maxTurns: z.number().int().min(1).max(1000).default(64),
+    /** Tool name → who decides and the argument predicates. Tools not listed are not given to the agent. */
+    tools: z.record(z.string(), ZToolEntry),
+    /** Who may decide this agent's approvals besides the role rule (unset: any operator or admin). */
+    approvers: z
+      .strictObject({
+        roles: z.array(z.enum(["admin", "operator", "member"])).optional(),
+        users: z.array(z.email()).optional(),
+      })
+      .refine((a) => (a.roles?.length ?? 0) + (a.users?.length ?? 0) > 0, { message: "name at least one role or user" })
+      .optional(),
+    selfApproval: z.enum(SELF_APPROVAL_POLICIES).optional(),
+    quorum: z.strictObject({ high: z.number().int().min(1).max(20) }).optional(),
+    grants: z.strictObject({ session: z.boolean().optional(), maxDays: z.number().int().min(1).max(365).optional() }).optional(),
+    reviewEdits: z.boolean().optional(),
+    exec: z.strictObject({ network: z.boolean().optional(), env: z.array(ZEnvName).optional() }).optional(),
+    requiredNodeCommands: z.array(z.string().min(1)).optional(),
+    expiry: z
+      .strictObject({
+        /** How long an approval waits for a person. */
+        approvalMs: ZMs.default(15 * 60_000),
+        /** How long a client-tool request waits for the client. */
+        clientToolMs: ZMs.default(5 * 60_000),
+        /** Active execution time of one attempt. */
+        executionMs: ZMs.optional(),
+        /** How long finalization may take. */
+        settlementMs: ZMs.optional(),
+      })
+      .default({ approvalMs: 15 * 60_000, clientToolMs: 5 * 60_000 }),
+  })
+  .superRefine((a, ctx) => {
+    for (const name of Object.keys(a.tools)) {
+      if (!Object.hasOwn(FILE_TOOLS, name)) ctx.addIssue({ code: "custom", path: ["tools", name], message: `unknown tool; expected one of ${Object.keys(FILE_TOOLS).join("|")}` });
+    }
+    if (a.harness === "openai-compatible" && !a.endpoint) ctx.addIssue({ code: "custom", path: ["endpoint"], message: "an openai-compatible agent needs an endpoint" });
+    if (a.harness === "openai-compatible" && !a.model) ctx.addIssue({ code: "custom", path: ["model"], message: "an openai-compatible agent needs a model" });
+    if (a.harness === "scripted" && a.endpoint) ctx.addIssue({ code: "custom", path: ["endpoint"], message: "a scripted agent has no endpoint" });
+  });
+
+export const ZAgentsFile = z
+  .strictObject({
+    $schema: z.string().optional(),
+    /** Keep the built-in demo agents (`scripted`, ...) beside the file's (default true); a file agent of the same name replaces one. */
+    builtins: z.boolean().default(true),
+    /** The agent used when a request names none (default: `scripted`, or the file's first agent without built-ins). */
+    defaultAgent: z.string().min(1).optional(),
+    agents: z.array(ZAgentEntry).min(1),
+    /** Notification channels and rules: the schema of COUNTERSIGN_NOTIFY_CONFIG (docs/notify.example.json); read at boot. */
+    notify: ZNotifyConfig.optional(),
+  })
+  .superRefine((f, ctx) => {
+    const seen = new Set<string>();
+    f.agents.forEach((a, i) => {
+      if (seen.has(a.name)) ctx.addIssue({ code: "custom", path: ["agents", i, "name"], message: `another agent is named "${a.name}"` });
+      seen.add(a.name);
+    });
+    const names = new Set([...seen, ...(f.builtins ? [...BUILTIN_AGENTS.map((a) => a.name), "model"] : [])]);
+    if (f.defaultAgent !== undefined && !names.has(f.defaultAgent)) ctx.addIssue({ code: "custom", path: ["defaultAgent"], message: `no agent is named "${f.defaultAgent}"` });
+  });
+
+export type TAgentsFile = z.infer<typeof ZAgentsFile>;
+type TAgentEntry = TAgentsFile["agents"][number];
+
+/** `agents[1].tools.exec.approval` from zod's path. */
+export const jsonPath = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), "") || "(root)";
+
+/** One line per problem: `<JSON path>: <what is wrong>`. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const values = (issue as { values?: unknown[] }).values;
+    const message = issue.code === "invalid_value" && Array.isArray(values) ? `expected one of ${values.map(String).join("|")}` : issue.message;
+    return `${jsonPath(issue.path)}: ${message}`;
+  });
+}
+
+/** A file agent as the host's agent type: the one policy engine runs it. */
+function toAgentConfig(entry: TAgentEntry): TAgentConfig {
+  const tools = Object.keys(entry.tools).map((name) => FILE_TOOLS[name] as TTool);
+  const approval = Object.fromEntries(Object.entries(entry.tools).map(([name, t]) => [name, t.approval]));
+  const predicates = Object.fromEntries(Object.entries(entry.tools).filter(([, t]) => t.predicates.length > 0).map(([name, t]) => [name, t.predicates]));
+  return {
+    name: entry.name,
+    harness: entry.harness,
+    model: entry.model ?? "scripted",
+    endpoint: entry.endpoint,
+    system: entry.system,
+    description: entry.description,
+    tools,
+    approval,
+    approvalTtlMs: entry.expiry.approvalMs,
+    clientToolTtlMs: entry.expiry.clientToolMs,
+    executionTimeoutMs: entry.expiry.executionMs,
+    settlementTimeoutMs: entry.expiry.settlementMs,
+    maxTurns: entry.maxTurns,
+    fallbackModel: entry.fallbackModel ?? (entry.harness === "scripted" ? "scripted-fallback" : undefined),
+    requiredNodeCommands: entry.requiredNodeCommands,
+    grants: entry.grants,
+    reviewEdits: entry.reviewEdits,
+    exec: entry.exec,
+    selfApproval: entry.selfApproval,
+    quorum: entry.quorum,
+    approvers: entry.approvers,
+    ...(Object.keys(predicates).length > 0 ? { predicates } : {}),
+  };
+}
+
+/** What a loaded file yields: the agents to serve, the default, the notification config, and the file as read (shown to admins). */
+export type TLoadedAgents = { agents: TAgentConfig[]; defaultAgent: string; notify: TNotifyConfig | null; file: TAgentsFile; path: string };
+
+/** Validates a parsed file; throws one error listing every bad field by JSON path. */
+export function parseAgentsFile(raw: unknown, source: string, env: Record<string, string | undefined> = process.env): Omit<TLoadedAgents, "path"> {
+  const parsed = ZAgentsFile.safeParse(raw);
+  if (!parsed.success) throw new Error(`Invalid ${source}: ${describeIssues(parsed.error).join("; ")}`);
+  const file = parsed.data;
+  const own = file.agents.map(toAgentConfig);
+  const ownNames = new Set(own.map((a) => a.name));
+  const agents = [...(file.builtins ? configuredAgents(env).filter((a) => !ownNames.has(a.name)) : []), ...own];
+  const defaultAgent = file.defaultAgent ?? (file.builtins ? DEFAULT_AGENT : (own[0]?.name ?? DEFAULT_AGENT));
+  const notify = file.notify ? parseNotifyConfig(file.notify, env, `${source} (notify)`) : null;
+  return { agents, defaultAgent, notify, file };
+}
+
+/** Reads and validates the file at `path` (JSON). */
+export function loadAgentsFile(path: string, env: Record<string, string | undefined> = process.env): TLoadedAgents {
+  const source = `COUNTERSIGN_AGENTS_FILE (${path})`;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(`Cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${source} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { ...parseAgentsFile(raw, source, env), path };
+}
+
+/** The JSON Schema of the file, generated from the zod schema (docs/agents.schema.json). */
+export const agentsFileJsonSchema = (): Record<string, unknown> => z.toJSONSchema(ZAgentsFile, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+
+/** The JSON Schema of COUNTERSIGN_MCP_SERVERS (docs/mcp-servers.schema.json). */
+export const mcpServersJsonSchema = (): Record<string, unknown> => z.toJSONSchema(ZMcpServers, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;

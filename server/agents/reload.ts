@@ -1,0 +1,94 @@
+import type { Logger } from "pino";
+import { loadAgentsFile, type TAgentsFile, type TLoadedAgents } from "./file-config";
+import type { AgentRegistry } from "./registry";
+
+/** What a reload answers (the tRPC `admin.reloadAgents` call, the log line of SIGHUP). */
+export type TReloadResult =
+  | { ok: true; source: string; agents: string[]; defaultAgent: string; loadedAt: string; notes: string[] }
+  | { ok: false; source: string; error: string; agents: string[]; loadedAt: string };
+
+/** The effective configuration as admins and auditors read it (no secrets: the file names environment variables, never values). */
+export type TEffectiveConfig = {
+  source: "file" | "built-in";
+  path: string | null;
+  loadedAt: string;
+  /** The last failed reload since the current configuration was loaded (it kept running). */
+  lastError: string | null;
+  defaultAgent: string;
+  /** The file as validated, defaults filled in (null: no file, the built-in agents). */
+  file: TAgentsFile | null;
+};
+
+const SECRET_KEYS = new Set(["secret", "signingSecret", "botToken", "headers"]);
+
+/** The file without inline secrets (webhook and Slack secrets, endpoint headers): admins see that one is set, not its value. */
+function redactSecrets<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value), (key, v) => (SECRET_KEYS.has(key) && v !== undefined ? "[redacted]" : v)) as T;
+}
+
+/** Told once per successful reload; the integrator records it in the admin trail here. */
+export type TOnReloaded = (event: { actorUserId: string | null; via: "signal" | "trpc"; path: string; agents: string[] }) => void | Promise<void>;
+
+/**
+ * The reloadable agents configuration of one process: reads COUNTERSIGN_AGENTS_FILE again and
+ * swaps the registry's configured agents in one step. An invalid file keeps the running
+ * configuration and reports the error. Runs keep the policy they started with (`responses.agent_policy`).
+ */
+export class AgentsConfig {
+  private loadedAt = new Date();
+  private lastError: string | null = null;
+  /** The single call site of the admin trail's "config reloaded" event (wired by the composition root). */
+  onReloaded: TOnReloaded | null = null;
+
+  constructor(
+    private readonly registry: AgentRegistry,
+    private readonly log: Logger,
+    private current: TLoadedAgents | null,
+  ) {}
+
+  /** Reads the file at boot: null when COUNTERSIGN_AGENTS_FILE is unset; throws (naming the field) when it is invalid. */
+  static loadAtBoot(env: Record<string, string | undefined> = process.env): TLoadedAgents | null {
+    const path = env.COUNTERSIGN_AGENTS_FILE?.trim();
+    return path ? loadAgentsFile(path, env) : null;
+  }
+
+  /** Re-reads the file; on error nothing changes and the answer says why. */
+  async reload(by: { actorUserId: string | null; via: "signal" | "trpc" }): Promise<TReloadResult> {
+    const names = () => this.registry.list().map((a) => a.name);
+    if (!this.current) {
+      const error = "No configuration file is set (COUNTERSIGN_AGENTS_FILE); the built-in agents cannot be reloaded.";
+      this.log.warn({ via: by.via }, error);
+      return { ok: false, source: "built-in", error, agents: names(), loadedAt: this.loadedAt.toISOString() };
+    }
+    const path = this.current.path;
+    let next: TLoadedAgents;
+    try {
+      next = loadAgentsFile(path);
+      this.registry.replaceConfigured(next.agents, next.defaultAgent);
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      this.lastError = error;
+      this.log.error({ path, via: by.via }, `configuration reload failed; the running configuration stays: ${error}`);
+      return { ok: false, source: path, error, agents: names(), loadedAt: this.loadedAt.toISOString() };
+    }
+    const notes = JSON.stringify(next.file.notify ?? null) === JSON.stringify(this.current.file.notify ?? null) ? [] : ["The notify section changed; notifications use it after a restart."];
+    this.current = { ...next, notify: this.current.notify };
+    this.loadedAt = new Date();
+    this.lastError = null;
+    const agents = next.agents.map((a) => a.name);
+    this.log.info({ path, via: by.via, agents }, "configuration reloaded");
+    await Promise.resolve(this.onReloaded?.({ actorUserId: by.actorUserId, via: by.via, path, agents })).catch((e: unknown) => this.log.warn({ err: e }, "the reload hook failed"));
+    return { ok: true, source: path, agents, defaultAgent: next.defaultAgent, loadedAt: this.loadedAt.toISOString(), notes };
+  }
+
+  effective(): TEffectiveConfig {
+    return {
+      source: this.current ? "file" : "built-in",
+      path: this.current?.path ?? null,
+      loadedAt: this.loadedAt.toISOString(),
+      lastError: this.lastError,
+      defaultAgent: this.registry.defaultAgent,
+      file: this.current ? redactSecrets(this.current.file) : null,
+    };
+  }
+}
