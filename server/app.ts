@@ -48,7 +48,7 @@ import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
 import { secureDataDir } from "./host/workspace";
 import { context as otelContext } from "@opentelemetry/api";
 import { beginRequest } from "./api/http/access-log";
-import { serveMetrics } from "./api/http/metrics";
+import { parseMetricsPort, serveMetrics } from "./api/http/metrics";
 import { createMetrics } from "./observe/metrics";
 import type { TObserve } from "./observe/port";
 import { createTracing } from "./observe/tracing";
@@ -114,14 +114,6 @@ export type TApp = {
   close: () => Promise<void>;
   metricsUrl: string | null;
 };
-
-/** The separate metrics port from its variable (unset or empty: none); a bad value stops the boot. */
-export function parseMetricsPort(raw: string | undefined): number | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`COUNTERSIGN_METRICS_PORT must be a port number (0-65535), not "${raw}".`);
-  return port;
-}
 
 /** The auth secret: from the environment, else generated once and kept in the data directory. */
 function authSecret(dataDir: string): string {

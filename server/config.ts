@@ -4,7 +4,11 @@ import { parseBodyTimeout } from "./api/http/body-deadline";
 import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
 import { parseRateLimit, type TRateLimitConfig } from "./api/http/rate-limit";
 import { parseMaxStreams } from "./api/http/open-connections";
+import { parseMetricsPort } from "./api/http/metrics";
 import { loadAgentsFile } from "./agents/file-config";
+import { mediaPolicyFromEnv } from "./core/media";
+import { pluginSourcesFromEnv } from "./plugins/loader";
+import { parseReadyTimeout } from "./services/readiness";
 import { modelAgentFromEnv } from "./agents/model-agent";
 import { parseSecretKey } from "./host/secret-store";
 import { mcpServersFromEnv } from "./mcp/config";
@@ -66,6 +70,10 @@ const CHECKS: Array<[string, (env: NodeJS.ProcessEnv) => unknown]> = [
     },
   ],
   ["COUNTERSIGN_NOTIFY_CONFIG", (env) => loadNotifyConfig(env)],
+  ["COUNTERSIGN_READY_TIMEOUT_MS", (env) => parseReadyTimeout(env.COUNTERSIGN_READY_TIMEOUT_MS)],
+  ["COUNTERSIGN_METRICS_PORT", (env) => parseMetricsPort(env.COUNTERSIGN_METRICS_PORT)],
+  ["COUNTERSIGN_MEDIA_*", (env) => mediaPolicyFromEnv(env)],
+  ["COUNTERSIGN_PLUGINS_FILE", (env) => pluginSourcesFromEnv(env)],
   ["COUNTERSIGN_AGENTS_FILE", (env) => env.COUNTERSIGN_AGENTS_FILE?.trim() && loadAgentsFile(env.COUNTERSIGN_AGENTS_FILE.trim(), env)],
 ];
 

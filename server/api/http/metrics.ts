@@ -27,3 +27,11 @@ export async function serveMetrics(deps: TV1Deps, req: IncomingMessage, res: Ser
   res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
   res.end(body);
 }
+
+/** The separate metrics port from its variable (unset or empty: none); a bad value stops the boot. */
+export function parseMetricsPort(raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`COUNTERSIGN_METRICS_PORT must be a port number (0-65535), not "${raw}".`);
+  return port;
+}
