@@ -1,12 +1,13 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { type FormEvent, useState } from "react";
 import { useMe } from "../app-shell";
 import { SelectFilter } from "../filters";
 import { DataTable } from "../list-kit/data-table";
 import { ListStates } from "../list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
@@ -19,16 +20,16 @@ export function KeysPanel() {
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
-  const keys = useQuery(trpc.admin.apiKeys.queryOptions());
+  const keys = useInfiniteQuery(trpc.admin.apiKeysPage.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
   const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: me?.role === "admin" }));
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.apiKeys.pathFilter());
+  const refresh = () => void queryClient.invalidateQueries(trpc.admin.apiKeysPage.pathFilter());
   const create = useMutation(trpc.admin.createApiKey.mutationOptions({ onSettled: refresh }));
   const revoke = useMutation(trpc.admin.revokeApiKey.mutationOptions({ onSettled: refresh }));
   const [name, setName] = useState("");
   const [owner, setOwner] = useState("");
   const [confirmRevoke, setConfirmRevoke] = useState<string | null>(null);
   const readOnly = me?.role === "auditor";
-  const rows = keys.data ?? [];
+  const rows = loadedRows(keys);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) return;
@@ -112,6 +113,7 @@ export function KeysPanel() {
             },
           ]}
         />
+        <LoadOlder pages={keys} shown={rows.length} testId="load-older-keys" />
       </ListStates>
     </section>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { ROLES, type TRole, type TUserStatus, USER_STATUSES } from "@/server/core/vocabulary";
@@ -8,6 +8,7 @@ import { useMe } from "../app-shell";
 import { DataTable } from "../list-kit/data-table";
 import { USER_STATUS_TONE, useVocab } from "../list-kit/labels";
 import { ListStates } from "../list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
@@ -25,8 +26,8 @@ export function UsersPanel() {
   const trpc = useTRPC();
   const me = useMe();
   const queryClient = useQueryClient();
-  const users = useQuery(trpc.admin.users.queryOptions());
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.users.pathFilter());
+  const users = useInfiniteQuery(trpc.admin.usersPage.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
+  const refresh = () => void queryClient.invalidateQueries(trpc.admin.usersPage.pathFilter());
   const setRole = useMutation(trpc.admin.setRole.mutationOptions({ onSettled: refresh }));
   const disable = useMutation(trpc.admin.disableUser.mutationOptions({ onSettled: refresh }));
   const enable = useMutation(trpc.admin.enableUser.mutationOptions({ onSettled: refresh }));
@@ -34,7 +35,7 @@ export function UsersPanel() {
   const [confirming, setConfirming] = useState<TConfirming>(null);
   const isAdmin = me?.role === "admin";
   const error = setRole.error ?? disable.error ?? enable.error ?? remove.error;
-  const rows = users.data ?? [];
+  const rows = loadedRows(users);
   return (
     <section aria-label={t("label")}>
       {error ? (
@@ -134,6 +135,7 @@ export function UsersPanel() {
             },
           ]}
         />
+        <LoadOlder pages={users} shown={rows.length} testId="load-older-users" />
       </ListStates>
       <dl className="role-legend small">
         {ROLES.map((r) => (
