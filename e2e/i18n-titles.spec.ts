@@ -19,6 +19,7 @@ async function serverHtml(page: Page, path: string, acceptLanguage: string): Pro
 }
 
 test("an English browser with the console set to 简体中文 gets Chinese titles on every console page, from the server, after navigation and after a reload", async ({ browser, baseURL, request }) => {
+  test.setTimeout(240_000);
   const creds = await demoCredentials();
   const user = addUser(`Titles ${Date.now().toString(36)}`, "operator");
   const page = await browserIn(browser, baseURL, "en-US");
@@ -82,9 +83,15 @@ test("an English browser with the console set to 简体中文 gets Chinese title
 });
 
 test("a Chinese browser with the console set to English gets English titles; a header sent by the client cannot choose the language", async ({ browser, baseURL }) => {
+  test.setTimeout(180_000);
   const user = addUser(`Titles en ${Date.now().toString(36)}`, "member");
   const page = await browserIn(browser, baseURL, "zh-CN");
-  await signIn(page, user);
+  // The login page follows the (Chinese) browser.
+  await page.goto("/login");
+  await expect(page).toHaveTitle("登录 · Countersign");
+  await page.getByLabel("邮箱").fill(user.email);
+  await page.getByLabel("密码").fill(user.password);
+  await page.getByRole("button", { name: "登录" }).click();
   await expect(page).toHaveTitle("等待中 · Countersign");
   await page.getByTestId("console-language").selectOption("en");
   await expect(page).toHaveTitle("Waiting · Countersign");
@@ -92,10 +99,8 @@ test("a Chinese browser with the console set to English gets English titles; a h
   await expect(page).toHaveTitle("Responses · Countersign");
   await expect(page.locator("html")).toHaveAttribute("lang", "en");
   expect(await serverHtml(page, "/grants", "zh-CN")).toContain("<title>Grants · Countersign</title>");
-  // The login page follows the browser.
   const signedOut = await browserIn(browser, baseURL, "zh-CN");
   await signedOut.goto("/login");
-  await expect(signedOut).toHaveTitle("登录 · Countersign");
   // The host's own header is dropped when a client sends it: without a session the browser decides.
   const res = await signedOut.request.get("/login", { headers: { "accept-language": "zh-CN", "x-countersign-console-locale": "en" } });
   expect(await res.text()).toContain("<title>登录 · Countersign</title>");
