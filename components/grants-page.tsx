@@ -14,6 +14,7 @@ import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { TwoStepAction } from "./two-step-action";
 import { useUserNames } from "./use-user-names";
+import { useErrorSentence } from "./use-error-sentence";
 
 /**
  * Standing grants: which exact operations run without a prompt, for whom, until when, how often
@@ -23,6 +24,7 @@ import { useUserNames } from "./use-user-names";
 export function GrantsPage() {
   const t = useTranslations("grants");
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<"active" | "all">("active");
@@ -55,7 +57,7 @@ export function GrantsPage() {
       ) : null}
       {revoke.error ? (
         <p role="alert" className="error-box">
-          {revoke.error.message}
+          {errorText(revoke.error, "change")}
         </p>
       ) : null}
       <ListStates

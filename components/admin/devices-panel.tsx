@@ -9,6 +9,7 @@ import { ListStates } from "../list-kit/list-states";
 import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
+import { useErrorSentence } from "../use-error-sentence";
 
 /** Paired devices: pairing tokens, state, commands and local policy; admins revoke. */
 export function DevicesPanel() {
@@ -16,6 +17,7 @@ export function DevicesPanel() {
   const status = useTranslations("status");
   const locale = useLocale();
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
   const devices = useInfiniteQuery(trpc.devices.page.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
@@ -59,7 +61,7 @@ export function DevicesPanel() {
       ) : null}
       {pair.error || revoke.error ? (
         <p role="alert" className="error-box">
-          {(pair.error ?? revoke.error)?.message}
+          {errorText(pair.error ?? revoke.error, "change")}
         </p>
       ) : null}
       <ListStates query={devices} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 2, columns: 6 }}>

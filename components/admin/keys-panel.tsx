@@ -11,6 +11,7 @@ import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
+import { useErrorSentence } from "../use-error-sentence";
 
 /** API keys: create (shown once), see by prefix with last use, revoke; auditors read only. */
 export function KeysPanel() {
@@ -18,6 +19,7 @@ export function KeysPanel() {
   const col = useTranslations("columns");
   const status = useTranslations("status");
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
   const keys = useInfiniteQuery(trpc.admin.apiKeysPage.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
@@ -72,7 +74,7 @@ export function KeysPanel() {
       ) : null}
       {create.error || revoke.error ? (
         <p role="alert" className="error-box">
-          {(create.error ?? revoke.error)?.message}
+          {errorText(create.error ?? revoke.error, "change")}
         </p>
       ) : null}
       <ListStates query={keys} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 3, columns: 7 }}>

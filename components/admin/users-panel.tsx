@@ -12,6 +12,7 @@ import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
+import { useErrorSentence } from "../use-error-sentence";
 
 const isRole = (v: string): v is TRole => (ROLES as readonly string[]).includes(v);
 const isUserStatus = (v: string): v is TUserStatus => (USER_STATUSES as readonly string[]).includes(v);
@@ -24,6 +25,7 @@ export function UsersPanel() {
   const col = useTranslations("columns");
   const vocab = useVocab();
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
   const users = useInfiniteQuery(trpc.admin.usersPage.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
@@ -40,7 +42,7 @@ export function UsersPanel() {
     <section aria-label={t("label")}>
       {error ? (
         <p role="alert" className="error-box">
-          {error.message}
+          {errorText(error, "change")}
         </p>
       ) : null}
       <ListStates query={users} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 4, columns: 6 }}>
