@@ -84,7 +84,7 @@ test("Admin: API keys and devices page through Load older", async ({ page, reque
 
 test("Admin: the users table pages too (a short list has no Load older)", async ({ page }) => {
   await page.goto("/admin");
-  await expect(page.getByTestId("users-table")).toBeVisible();
+  await expect(page.getByTestId("users-table")).toBeVisible({ timeout: 30_000 });
   const users = await page.getByTestId("user-row").count();
   expect(users).toBeGreaterThan(0);
   // Fewer than a page of users in this run: every one is shown and there is nothing older to load.
