@@ -130,7 +130,6 @@ export function QuestionsList() {
             ]}
           />
           <LoadOlder pages={pending} shown={pendingRows.length} testId="load-older-pending-questions" />
-          <LoadOlder pages={all} shown={settled.length} testId="load-older-settled-questions" />
         </ListStates>
       </section>
 
@@ -164,6 +163,7 @@ export function QuestionsList() {
               },
             ]}
           />
+          <LoadOlder pages={all} shown={settled.length} testId="load-older-settled-questions" />
         </ListStates>
       </section>
     </>
