@@ -28,7 +28,8 @@ const NAV: TNavItem[] = [
 
 /**
  * Signed-in frame of every console page, in the user's own language setting (`settings.get`;
- * none chosen: the browser's, as the server rendered it).
+ * none chosen: the browser's). The server already rendered the page (and its title) in that
+ * setting (server/api/http/console-locale.ts); `settings.get` keeps it current after a change.
  */
 export function AppShell({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
@@ -55,9 +56,14 @@ function LanguageMenu({ chosen }: { chosen: TLocale | null }) {
   const trpc = useTRPC();
   const t = useTranslations("shell");
   const queryClient = useQueryClient();
+  const router = useRouter();
   const setLocale = useMutation(
     trpc.settings.setLocale.mutationOptions({
-      onSuccess: (saved) => queryClient.setQueryData(trpc.settings.get.queryKey(), saved),
+      onSuccess: (saved) => {
+        queryClient.setQueryData(trpc.settings.get.queryKey(), saved);
+        // The server renders the page title and <html lang> in the user's setting: render them again.
+        router.refresh();
+      },
     }),
   );
   return (

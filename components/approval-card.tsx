@@ -7,6 +7,7 @@ import type { TInboxRow } from "./api-types";
 import { useMe } from "./app-shell";
 import { ArgsView, abbreviateIn, longStrings, useArgsWords } from "./args-view";
 import { RiskBadge } from "./badges";
+import { useServerText } from "./list-kit/labels";
 import { DecisionOptions, type TDecisionExtra, type TOptionsFocus } from "./decision-options";
 import { useViaLabel } from "./decision-outcome";
 import { Kbd } from "./filters";
@@ -66,7 +67,8 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
   const me = useMe();
   const myVote = a.votes.find((v) => v.userId === me?.userId);
   // The server's own reasons: a button that would be refused is replaced by the sentence why.
-  const notMine = a.refusal ?? (myVote ? t("alreadyVoted", { decision: myVote.decision }) : null);
+  const serverText = useServerText();
+  const notMine = (a.refusalCode ? serverText.refusal(a.refusalCode) : a.refusal) ?? (myVote ? t("alreadyVoted", { decision: myVote.decision }) : null);
   const mayAct = canDecide && notMine === null;
   const longest = Math.max(0, ...longStrings(a.arguments).map((v) => v.length));
 
@@ -114,7 +116,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         {a.reviewer ? (
           <div className="reviewer-note" data-testid="reviewer-rationale">
             <strong>{t.rich("reviewerAsked", { reviewer: a.reviewer, code: (c) => <code>{c}</code> })}</strong>{" "}
-            {a.reviewerRationale}
+            {serverText.rationale(a.reviewerRationale, a.reviewerRationaleCode)}
           </div>
         ) : null}
         <ArgsView value={a.arguments} />

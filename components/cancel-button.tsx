@@ -4,10 +4,12 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "./trpc-provider";
+import { useErrorSentence } from "./use-error-sentence";
 
 /** Cancels a running or waiting response, after an inline confirmation. */
 export function CancelButton({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const t = useTranslations("cancel");
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
@@ -48,7 +50,7 @@ export function CancelButton({ responseId }: { responseId: string }) {
       )}
       {cancel.error ? (
         <p role="alert" className="error-box">
-          {cancel.error.message}
+          {errorText(cancel.error, "change")}
         </p>
       ) : null}
     </div>

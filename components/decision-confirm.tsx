@@ -1,5 +1,6 @@
 "use client";
 
+import { useServerText } from "./list-kit/labels";
 import { useTranslations } from "next-intl";
 import type { TInboxRow } from "./api-types";
 import { ArgsView, abbreviateIn, useArgsWords } from "./args-view";
@@ -39,6 +40,7 @@ export function DecisionConfirm({ confirming, onCancel, onConfirm }: { confirmin
   const t = useTranslations("decisionConfirm");
   const words = useArgsWords();
   const grant = confirming?.extra.grant;
+  const serverText = useServerText();
   const high = confirming?.a.risk === "high";
   const title = grant ? t("grantTitle", scope(grant)) : t("highTitle");
   const label = grant ? t("grantConfirm", scope(grant)) : t("highConfirm");
@@ -50,7 +52,7 @@ export function DecisionConfirm({ confirming, onCancel, onConfirm }: { confirmin
             <RiskBadge risk={confirming.a.risk} /> {t.rich("forWhom", { action: confirming.a.action, user: confirming.a.user, agent: confirming.a.agent, code: (c) => <code>{c}</code> })}
           </p>
           <p className="approval-message">{abbreviateIn(confirming.a.message, confirming.a.arguments, words)}</p>
-          {confirming.a.reviewerRationale ? <p className="reviewer-note">{t("reviewer", { rationale: confirming.a.reviewerRationale })}</p> : null}
+          {confirming.a.reviewerRationale ? <p className="reviewer-note">{t("reviewer", { rationale: serverText.rationale(confirming.a.reviewerRationale, confirming.a.reviewerRationaleCode) ?? "" })}</p> : null}
           {confirming.extra.arguments ? <p className="muted small">{t("editedRuns")}</p> : null}
           <ArgsView value={confirming.extra.arguments ?? confirming.a.arguments} />
           {grant ? (

@@ -6,7 +6,8 @@ import en from "../messages/en.json";
  * What the person was doing when a call failed; it decides the second half of the sentence
  * (whether something may have been sent, and what to do next).
  */
-export type TErrorAction = "decide" | "answer" | "link" | "load";
+/** What failed: a decision, an answer, a single-use link, loading a page, or a change on a list page (revoke, role, pairing, cancel). */
+export type TErrorAction = "decide" | "answer" | "link" | "load" | "change";
 
 /** The connection dropped: no answer came back at all (the request may or may not have arrived). */
 export class ConnectionLostError extends Error {
@@ -58,7 +59,7 @@ export type TErrorsTranslator = ReturnType<typeof useTranslations<"errors">>;
 const ENGLISH: TErrorsTranslator = createTranslator({ locale: "en", messages: en, namespace: "errors" });
 
 /** Whether something may have been sent (so its arrival is unknown), per action. */
-const SENT: Record<TErrorAction, boolean> = { decide: true, answer: true, link: true, load: false };
+const SENT: Record<TErrorAction, boolean> = { decide: true, answer: true, link: true, load: false, change: true };
 
 /** A server message that is not a sentence for people: JSON, HTML, or a parser's complaint. */
 const looksRaw = (text: string): boolean => /^\s*[[{<]/.test(text) || /Unexpected (token|end of JSON)|not valid JSON|JSON\.parse|Failed to fetch|NetworkError/i.test(text);

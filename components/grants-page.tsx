@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useState } from "react";
@@ -9,10 +9,12 @@ import { ArgsView } from "./args-view";
 import { StatusBadge } from "./badges";
 import { DataTable } from "./list-kit/data-table";
 import { ListStates } from "./list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "./list-kit/load-older";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { TwoStepAction } from "./two-step-action";
 import { useUserNames } from "./use-user-names";
+import { useErrorSentence } from "./use-error-sentence";
 
 /**
  * Standing grants: which exact operations run without a prompt, for whom, until when, how often
@@ -22,13 +24,14 @@ import { useUserNames } from "./use-user-names";
 export function GrantsPage() {
   const t = useTranslations("grants");
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<"active" | "all">("active");
-  const grants = useQuery(trpc.grants.list.queryOptions({ status }, { refetchInterval: 10_000 }));
-  const revoke = useMutation(trpc.grants.revoke.mutationOptions({ onSettled: () => void queryClient.invalidateQueries(trpc.grants.list.pathFilter()) }));
+  const grants = useInfiniteQuery(trpc.grants.page.infiniteQueryOptions({ status, limit: PAGE_SIZE }, { ...keysetPages, refetchInterval: 10_000 }));
+  const revoke = useMutation(trpc.grants.revoke.mutationOptions({ onSettled: () => void queryClient.invalidateQueries(trpc.grants.page.pathFilter()) }));
   const [confirming, setConfirming] = useState<string | null>(null);
-  const rows = grants.data ?? [];
+  const rows = loadedRows(grants);
   const nameOf = useUserNames(rows.flatMap((g) => [g.createdBy, g.revokedBy]));
   const readOnly = me?.role === "auditor";
 
@@ -54,7 +57,7 @@ export function GrantsPage() {
       ) : null}
       {revoke.error ? (
         <p role="alert" className="error-box">
-          {revoke.error.message}
+          {errorText(revoke.error, "change")}
         </p>
       ) : null}
       <ListStates
@@ -144,6 +147,7 @@ export function GrantsPage() {
             },
           ]}
         />
+        <LoadOlder pages={grants} shown={rows.length} testId="load-older-grants" />
       </ListStates>
     </>
   );

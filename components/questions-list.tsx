@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useActivity } from "./activity";
@@ -9,12 +9,11 @@ import { StatusBadge } from "./badges";
 import { DataTable } from "./list-kit/data-table";
 import { isTransport, useVocab } from "./list-kit/labels";
 import { ListStates } from "./list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "./list-kit/load-older";
 import { kindLabel } from "./question-model";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
-
-const SETTLED_SHOWN = 50;
 
 function QuestionText({ r }: { r: TRecord }) {
   const t = useTranslations("questions");
@@ -72,14 +71,11 @@ export function QuestionsList() {
   const qt = useTranslations("question");
   const trpc = useTRPC();
   const { live } = useActivity();
-  const pending = useQuery(trpc.question.list.queryOptions({ status: "pending" }));
-  const all = useQuery(trpc.question.list.queryOptions({ status: "all" }));
-  const pendingRows = pending.data?.questions ?? [];
-  const settledAt = (r: TRecord) => new Date(r.answeredAt ?? r.expiresAt).getTime();
-  const settled = (all.data?.questions ?? [])
-    .filter((r) => r.status !== "pending")
-    .sort((a, b) => settledAt(b) - settledAt(a))
-    .slice(0, SETTLED_SHOWN);
+  const pending = useInfiniteQuery(trpc.question.page.infiniteQueryOptions({ status: "pending", limit: PAGE_SIZE }, keysetPages));
+  const all = useInfiniteQuery(trpc.question.page.infiniteQueryOptions({ status: "settled", limit: PAGE_SIZE }, keysetPages));
+  const pendingRows = loadedRows(pending);
+  // Newest asked first, as the server pages them (keyset on the creation time).
+  const settled = loadedRows(all);
 
   return (
     <>
@@ -93,7 +89,7 @@ export function QuestionsList() {
 
       <section aria-labelledby="pending-questions-title" className="section">
         <h2 id="pending-questions-title">
-          {t("waiting")} <span className="count" data-testid="pending-questions-count">{pendingRows.length}</span>
+          {t("waiting")} <span className="count" data-testid="pending-questions-count">{pending.hasNextPage ? `${pendingRows.length}+` : pendingRows.length}</span>
         </h2>
         <ListStates query={pending} isEmpty={pendingRows.length === 0} skeleton={{ rows: 3, columns: 5 }} empty={<><strong>{t("nothingToAnswer")}</strong> {t("appearsHere")}</>}>
           <DataTable
@@ -133,6 +129,7 @@ export function QuestionsList() {
               },
             ]}
           />
+          <LoadOlder pages={pending} shown={pendingRows.length} testId="load-older-pending-questions" />
         </ListStates>
       </section>
 
@@ -166,6 +163,7 @@ export function QuestionsList() {
               },
             ]}
           />
+          <LoadOlder pages={all} shown={settled.length} testId="load-older-settled-questions" />
         </ListStates>
       </section>
     </>

@@ -186,7 +186,7 @@ test("a console set to 简体中文 shows the inbox, the responses list and the 
   await page.context().close();
 });
 
-test("console page titles follow the browser's language", async ({ browser, baseURL }) => {
+test("console page titles follow the browser's language while the user chose none", async ({ browser, baseURL }) => {
   const zh = await pageIn(browser, baseURL, "zh-CN", true);
   await zh.goto("/admin");
   await expect(zh).toHaveTitle("管理 · Countersign");

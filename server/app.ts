@@ -21,6 +21,7 @@ import type { TV1Deps } from "./api/http/deps";
 import { handleV1 } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
 import { handleExport } from "./api/http/export";
+import { markConsoleLocale } from "./api/http/console-locale";
 import { answerPathQuestionId, exchangeAnswerLink } from "./api/http/answer-link";
 import { armBodyDeadline, parseBodyTimeout } from "./api/http/body-deadline";
 import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
@@ -266,7 +267,10 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     if (req.method === "GET" && reqUrl.searchParams.has("access_token") && answerPathQuestionId(path) !== null) {
       return done(exchangeAnswerLink(deps, res, reqUrl, url.startsWith("https:")));
     }
-    if (options.pages) return done(options.pages.handle(req, res));
+    if (options.pages) {
+      const pages = options.pages;
+      return done(markConsoleLocale(deps, auth, req, path).then(() => pages.handle(req, res)));
+    }
     sendError(res, new DomainError("not_found", `There is no page ${path}.`));
   };
   server.on("request", route);

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import type { TAgentView } from "../api-types";
+import { useVocab } from "../list-kit/labels";
 import { ListStates } from "../list-kit/list-states";
 import { ConfigPanel } from "./config-panel";
 import { useFormatDuration } from "../time-labels";
@@ -10,6 +11,7 @@ import { useTRPC } from "../trpc-provider";
 
 function AgentCard({ a }: { a: TAgentView }) {
   const t = useTranslations("admin.agents");
+  const vocab = useVocab();
   const formatDuration = useFormatDuration();
   const ms = (n: number | null): string => (n === null ? t("default") : formatDuration(n));
   const code = (c: React.ReactNode) => <code>{c}</code>;
@@ -91,9 +93,11 @@ function AgentCard({ a }: { a: TAgentView }) {
                 <code>{tool.name}</code>
                 <div className="muted small">{tool.description}</div>
               </td>
-              <td>{tool.kind}</td>
+              <td>{vocab.toolKind(tool.kind)}</td>
               <td>
-                <span className={`badge policy-${tool.policy.split(" ")[0]}`}>{tool.policy}</span>
+                <span className={`badge policy-${tool.policy}`} data-policy={tool.policy}>
+                  {vocab.toolPolicy(tool.policy)}
+                </span>
               </td>
             </tr>
           ))}

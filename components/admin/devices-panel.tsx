@@ -1,13 +1,15 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useMe } from "../app-shell";
 import { DataTable } from "../list-kit/data-table";
 import { ListStates } from "../list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
+import { useErrorSentence } from "../use-error-sentence";
 
 /** Paired devices: pairing tokens, state, commands and local policy; admins revoke. */
 export function DevicesPanel() {
@@ -15,10 +17,12 @@ export function DevicesPanel() {
   const status = useTranslations("status");
   const locale = useLocale();
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
-  const devices = useQuery(trpc.devices.list.queryOptions());
-  const refresh = () => void queryClient.invalidateQueries(trpc.devices.list.pathFilter());
+  const devices = useInfiniteQuery(trpc.devices.page.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
+  const rows = loadedRows(devices);
+  const refresh = () => void queryClient.invalidateQueries(trpc.devices.page.pathFilter());
   const pair = useMutation(trpc.devices.createPairing.mutationOptions({ onSettled: refresh }));
   const revoke = useMutation(trpc.devices.revoke.mutationOptions({ onSettled: refresh }));
   const [name, setName] = useState("");
@@ -57,13 +61,13 @@ export function DevicesPanel() {
       ) : null}
       {pair.error || revoke.error ? (
         <p role="alert" className="error-box">
-          {(pair.error ?? revoke.error)?.message}
+          {errorText(pair.error ?? revoke.error, "change")}
         </p>
       ) : null}
-      <ListStates query={devices} isEmpty={(devices.data ?? []).length === 0} empty={t("none")} skeleton={{ rows: 2, columns: 6 }}>
+      <ListStates query={devices} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 2, columns: 6 }}>
         <DataTable
           testId="devices-table"
-          rows={devices.data ?? []}
+          rows={rows}
           rowKey={(d) => d.id}
           rowProps={() => ({ "data-testid": "device-row" })}
           columns={[
@@ -105,6 +109,7 @@ export function DevicesPanel() {
             },
           ]}
         />
+        <LoadOlder pages={devices} shown={rows.length} testId="load-older-devices" />
       </ListStates>
     </section>
   );

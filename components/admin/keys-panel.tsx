@@ -1,15 +1,17 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { type FormEvent, useState } from "react";
 import { useMe } from "../app-shell";
 import { SelectFilter } from "../filters";
 import { DataTable } from "../list-kit/data-table";
 import { ListStates } from "../list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
+import { useErrorSentence } from "../use-error-sentence";
 
 /** API keys: create (shown once), see by prefix with last use, revoke; auditors read only. */
 export function KeysPanel() {
@@ -17,18 +19,19 @@ export function KeysPanel() {
   const col = useTranslations("columns");
   const status = useTranslations("status");
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
-  const keys = useQuery(trpc.admin.apiKeys.queryOptions());
+  const keys = useInfiniteQuery(trpc.admin.apiKeysPage.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
   const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: me?.role === "admin" }));
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.apiKeys.pathFilter());
+  const refresh = () => void queryClient.invalidateQueries(trpc.admin.apiKeysPage.pathFilter());
   const create = useMutation(trpc.admin.createApiKey.mutationOptions({ onSettled: refresh }));
   const revoke = useMutation(trpc.admin.revokeApiKey.mutationOptions({ onSettled: refresh }));
   const [name, setName] = useState("");
   const [owner, setOwner] = useState("");
   const [confirmRevoke, setConfirmRevoke] = useState<string | null>(null);
   const readOnly = me?.role === "auditor";
-  const rows = keys.data ?? [];
+  const rows = loadedRows(keys);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) return;
@@ -71,7 +74,7 @@ export function KeysPanel() {
       ) : null}
       {create.error || revoke.error ? (
         <p role="alert" className="error-box">
-          {(create.error ?? revoke.error)?.message}
+          {errorText(create.error ?? revoke.error, "change")}
         </p>
       ) : null}
       <ListStates query={keys} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 3, columns: 7 }}>
@@ -112,6 +115,7 @@ export function KeysPanel() {
             },
           ]}
         />
+        <LoadOlder pages={keys} shown={rows.length} testId="load-older-keys" />
       </ListStates>
     </section>
   );

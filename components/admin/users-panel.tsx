@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { ROLES, type TRole, type TUserStatus, USER_STATUSES } from "@/server/core/vocabulary";
@@ -8,9 +8,11 @@ import { useMe } from "../app-shell";
 import { DataTable } from "../list-kit/data-table";
 import { USER_STATUS_TONE, useVocab } from "../list-kit/labels";
 import { ListStates } from "../list-kit/list-states";
+import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
+import { useErrorSentence } from "../use-error-sentence";
 
 const isRole = (v: string): v is TRole => (ROLES as readonly string[]).includes(v);
 const isUserStatus = (v: string): v is TUserStatus => (USER_STATUSES as readonly string[]).includes(v);
@@ -23,10 +25,11 @@ export function UsersPanel() {
   const col = useTranslations("columns");
   const vocab = useVocab();
   const trpc = useTRPC();
+  const errorText = useErrorSentence();
   const me = useMe();
   const queryClient = useQueryClient();
-  const users = useQuery(trpc.admin.users.queryOptions());
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.users.pathFilter());
+  const users = useInfiniteQuery(trpc.admin.usersPage.infiniteQueryOptions({ limit: PAGE_SIZE }, keysetPages));
+  const refresh = () => void queryClient.invalidateQueries(trpc.admin.usersPage.pathFilter());
   const setRole = useMutation(trpc.admin.setRole.mutationOptions({ onSettled: refresh }));
   const disable = useMutation(trpc.admin.disableUser.mutationOptions({ onSettled: refresh }));
   const enable = useMutation(trpc.admin.enableUser.mutationOptions({ onSettled: refresh }));
@@ -34,12 +37,12 @@ export function UsersPanel() {
   const [confirming, setConfirming] = useState<TConfirming>(null);
   const isAdmin = me?.role === "admin";
   const error = setRole.error ?? disable.error ?? enable.error ?? remove.error;
-  const rows = users.data ?? [];
+  const rows = loadedRows(users);
   return (
     <section aria-label={t("label")}>
       {error ? (
         <p role="alert" className="error-box">
-          {error.message}
+          {errorText(error, "change")}
         </p>
       ) : null}
       <ListStates query={users} isEmpty={rows.length === 0} empty={t("none")} skeleton={{ rows: 4, columns: 6 }}>
@@ -134,6 +137,7 @@ export function UsersPanel() {
             },
           ]}
         />
+        <LoadOlder pages={users} shown={rows.length} testId="load-older-users" />
       </ListStates>
       <dl className="role-legend small">
         {ROLES.map((r) => (

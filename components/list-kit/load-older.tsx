@@ -27,3 +27,12 @@ export function LoadOlder({ pages, shown, label: given, testId = "load-more" }: 
     </p>
   );
 }
+
+/** Rows per page of the console's cursor-paginated lists. */
+export const PAGE_SIZE = 50;
+
+/** Every row loaded so far of an infinite query over keyset pages (`{rows, nextCursor}`). */
+export const loadedRows = <T,>(query: { data?: { pages: Array<{ rows: T[] }> } }): T[] => query.data?.pages.flatMap((p) => p.rows) ?? [];
+
+/** Infinite-query options of a keyset list: the next page starts at the last page's cursor. */
+export const keysetPages = { getNextPageParam: (last: { nextCursor: string | null }) => last.nextCursor ?? undefined } as const;

@@ -34,21 +34,49 @@ export function requiredApprovalsFor(quorum: TQuorum | undefined, risk: TRisk): 
   return Number.isFinite(wanted) && wanted > 1 ? wanted : 1;
 }
 
+/** Why someone may not decide an approval, as a code and its parameters (the console words it in the viewer's language). */
+export type TDecisionRefusal =
+  | { code: "auditor" }
+  | { code: "othersRuns" }
+  | { code: "notApprover"; params: { agent: string } }
+  | { code: "ownQuorum"; params: { n: number } }
+  | { code: "ownRun"; params: { agent: string } };
+
+/** The server's own (English) sentence of each refusal: API errors, 403 bodies and logs say it. */
+export function refusalSentence(refusal: TDecisionRefusal): string {
+  switch (refusal.code) {
+    case "auditor":
+      return "Your role cannot decide approvals.";
+    case "othersRuns":
+      return "Your role cannot decide approvals of other people's runs.";
+    case "notApprover":
+      return `The agent "${refusal.params.agent}" accepts decisions only from its approvers; you are not one of them.`;
+    case "ownQuorum":
+      return `You started this run; this approval needs ${refusal.params.n} approvals from other people, and its requester never counts.`;
+    case "ownRun":
+      return `You started this run; the agent "${refusal.params.agent}" requires another person to approve it.`;
+  }
+}
+
 /**
  * The one rule for who may decide (approve, deny or reply to) an approval, on every transport.
- * Returns null when `actor` may decide it, else the sentence that says why not. Reading is
- * checked before (others' objects stay 404 for members); this only answers "may decide".
+ * Returns null when `actor` may decide it, else why not. Reading is checked before (others'
+ * objects stay 404 for members); this only answers "may decide".
  */
-export function decisionRefusal(actor: TActor, approval: TDecidable, policy: TDecisionPolicy): string | null {
-  if (actor.role === "auditor") return "Your role cannot decide approvals.";
+export function decisionRefusalCode(actor: TActor, approval: TDecidable, policy: TDecisionPolicy): TDecisionRefusal | null {
+  if (actor.role === "auditor") return { code: "auditor" };
   const isDecider = DECIDER_ROLES.includes(actor.role);
   // An agent with an approver list accepts decisions only from the people it names.
-  if (!isListedApprover(actor, policy.approvers)) return `The agent "${policy.agent}" accepts decisions only from its approvers; you are not one of them.`;
-  if (actor.userId !== approval.userId) return isDecider ? null : "Your role cannot decide approvals of other people's runs.";
+  if (!isListedApprover(actor, policy.approvers)) return { code: "notApprover", params: { agent: policy.agent } };
+  if (actor.userId !== approval.userId) return isDecider ? null : { code: "othersRuns" };
   // The requester never counts toward a quorum, whatever the agent allows for single approvals.
-  if (approval.requiredApprovals > 1) {
-    return `You started this run; this approval needs ${approval.requiredApprovals} approvals from other people, and its requester never counts.`;
-  }
+  if (approval.requiredApprovals > 1) return { code: "ownQuorum", params: { n: approval.requiredApprovals } };
   const selfAllowed = policy.selfApproval === "always" || (policy.selfApproval === "operators" && isDecider);
-  return selfAllowed ? null : `You started this run; the agent "${policy.agent}" requires another person to approve it.`;
+  return selfAllowed ? null : { code: "ownRun", params: { agent: policy.agent } };
+}
+
+/** {@link decisionRefusalCode} as the server's sentence (null: may decide). */
+export function decisionRefusal(actor: TActor, approval: TDecidable, policy: TDecisionPolicy): string | null {
+  const refusal = decisionRefusalCode(actor, approval, policy);
+  return refusal ? refusalSentence(refusal) : null;
 }

@@ -55,3 +55,15 @@ export type TLocale = (typeof LOCALES)[number];
 /** A session is active while one of its responses is unsettled (executing or waiting), else idle. */
 export const SESSION_STATES = ["active", "idle"] as const;
 export type TSessionState = (typeof SESSION_STATES)[number];
+
+/**
+ * Who decides before an agent's tool runs, as the Admin page names it: a person every time
+ * (`always`), nobody (`never`), the exec reviewer first (`review`), a device's own rules
+ * (`device`), the client (`client`), or the person asked (`person`, for questions).
+ */
+export const TOOL_POLICIES = ["always", "never", "review", "device", "client", "person"] as const;
+export type TToolPolicy = (typeof TOOL_POLICIES)[number];
+
+/** Where an agent's tool runs: on the server, on the client, as a question, or on a paired device. */
+export const TOOL_KINDS = ["host", "client", "question", "device"] as const;
+export type TToolKind = (typeof TOOL_KINDS)[number];

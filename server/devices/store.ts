@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, desc, eq, gt, lte, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
 import { devices } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
@@ -113,8 +114,24 @@ export async function revokeDevice(db: Db, actor: TActor, deviceId: string, now:
 
 /** Every device, newest first (admins, operators and auditors). */
 export async function listDevices(db: Db, actor: TActor): Promise<TDeviceRow[]> {
+  return (await listDevicesPage(db, actor, { limit: 500 })).rows;
+}
+
+/** One page of devices, newest first (workspace readers only). */
+export async function listDevicesPage(db: Db, actor: TActor, page: { cursor?: string | null; limit: number }): Promise<TPage<TDeviceRow>> {
   if (!READ_ALL_ROLES.includes(actor.role)) throw new DomainError("forbidden", "Your role cannot see paired devices.");
-  return db.select().from(devices).orderBy(desc(devices.createdAt)).limit(500);
+  const cursor = decodeCursor(page.cursor);
+  const rows = await db
+    .select({ row: devices, cursorAt: exactTimestamp(devices.createdAt) })
+    .from(devices)
+    .where(cursor ? beforeCursor(devices.createdAt, devices.id, cursor) : undefined)
+    .orderBy(desc(devices.createdAt), desc(devices.id))
+    .limit(page.limit + 1);
+  const shown = toPage(
+    rows.map((r) => ({ id: r.row.id, cursorAt: r.cursorAt, row: r.row })),
+    page.limit,
+  );
+  return { rows: shown.rows.map((r) => r.row), nextCursor: shown.nextCursor };
 }
 
 /** A device by id, else by name (the live one with that name, else the latest revoked one). */

@@ -1,3 +1,4 @@
+import { REVIEWER_SENTENCES, reviewerFailed } from "../core/reviewer-sentences";
 import { type TExecReviewer, type TReviewRequest, type TReviewVerdict, ZReviewVerdict } from "./types";
 import { askForInvalidVerdict, askVerdict, clip, elapsedSince } from "./verdicts";
 
@@ -23,7 +24,7 @@ async function runStage(reviewer: TExecReviewer, request: TReviewRequest, signal
     return { verdict: askForInvalidVerdict(value, reviewer.name, elapsedSince(startedAt)), failed: true };
   } catch (error) {
     const message = clip(error instanceof Error ? error.message : String(error), 300);
-    const verdict = askVerdict({ reviewer: reviewer.name, risk: null, rationale: `The reviewer failed: ${message}`, latencyMs: elapsedSince(startedAt) });
+    const verdict = askVerdict({ reviewer: reviewer.name, risk: null, rationale: reviewerFailed(message), latencyMs: elapsedSince(startedAt) });
     return { verdict, failed: true };
   }
 }
@@ -44,7 +45,7 @@ export function createReviewerChain(reviewers: readonly TExecReviewer[], options
     name,
     review: async (request, signal) => {
       const startedAt = performance.now();
-      let verdict = askVerdict({ reviewer: name, risk: null, rationale: "No reviewer is configured.", latencyMs: 0 });
+      let verdict = askVerdict({ reviewer: name, risk: null, rationale: REVIEWER_SENTENCES.noReviewer, latencyMs: 0 });
       for (const [index, reviewer] of reviewers.entries()) {
         const outcome = await runStage(reviewer, request, signal);
         verdict = outcome.verdict;
@@ -61,7 +62,7 @@ export function createReviewerChain(reviewers: readonly TExecReviewer[], options
  * error or a malformed verdict is `ask` ("The reviewer failed: …"), never permission to execute.
  */
 export async function reviewWithFallback(reviewer: TExecReviewer | null, request: TReviewRequest, signal?: AbortSignal): Promise<TReviewVerdict> {
-  if (!reviewer) return askVerdict({ reviewer: "none", risk: null, rationale: "No reviewer is configured.", latencyMs: 0 });
+  if (!reviewer) return askVerdict({ reviewer: "none", risk: null, rationale: REVIEWER_SENTENCES.noReviewer, latencyMs: 0 });
   return (await runStage(reviewer, request, signal)).verdict;
 }
 

@@ -1,3 +1,4 @@
+import { REVIEWER_SENTENCES } from "../core/reviewer-sentences";
 import { findReviewerInjection } from "./injection";
 import { isClearlyReadOnly } from "./read-only";
 import { scopeOf } from "./rule-paths";
@@ -37,12 +38,12 @@ function reviewByRules(request: TReviewRequest, name: string, options: TRuleRevi
   // With a workspaces root, reads are allowed only from inside a session workspace.
   const readsInside = options.workspaceRoot === undefined || (scope.workspace !== null && scope.cwd !== null);
   if (isClearlyReadOnly(request.command) && readsInside) {
-    return allowOnceVerdict({ ...verdict, risk: "low", rationale: "The command only reads files in the working directory." });
+    return allowOnceVerdict({ ...verdict, risk: "low", rationale: REVIEWER_SENTENCES.readsOnly });
   }
   return askVerdict({
     ...verdict,
     risk: null,
-    rationale: "The rules recognise this command as neither clearly read-only nor clearly dangerous.",
+    rationale: REVIEWER_SENTENCES.rulesUnsure,
   });
 }
 

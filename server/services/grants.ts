@@ -2,9 +2,11 @@ import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { approvals, grants, users } from "../../db/schema";
 import { GRANT_SCOPES } from "../../db/schema/grants";
+import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
 import { canDecide, canRead, type TActor } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
-import { READ_ALL_ROLES, TRANSPORTS } from "../core/vocabulary";
+import { readScope, type TReadScope } from "../core/read-scope";
+import { TRANSPORTS } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { recordEvents } from "../host/transact";
 
@@ -63,22 +65,40 @@ export function grantRecord(g: TGrantRow, now: Date, userName: string | null = n
   };
 }
 
-/** Grants the actor may see (its own; every user's for operators, admins and auditors), newest first. */
-export async function listGrants(deps: TDeps, actor: TActor, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
+/**
+ * One page of the grants the scope may read (its own; every user's for operators, admins and
+ * auditors), newest first; `active` keeps those neither revoked nor expired.
+ */
+export async function listGrantsPage(
+  deps: Pick<TDeps, "db" | "now">,
+  scope: TReadScope,
+  options: { status?: "active" | "all"; cursor?: string | null; limit: number },
+): Promise<TPage<TGrantRecord>> {
   const now = deps.now();
   const where: SQL[] = [];
-  if (!READ_ALL_ROLES.includes(actor.role)) where.push(eq(grants.userId, actor.userId));
+  if (scope.userId) where.push(eq(grants.userId, scope.userId));
   if ((options.status ?? "active") === "active") {
     where.push(isNull(grants.revokedAt), or(isNull(grants.expiresAt), gt(grants.expiresAt, now)) as SQL);
   }
+  const cursor = decodeCursor(options.cursor);
+  if (cursor) where.push(beforeCursor(grants.createdAt, grants.id, cursor));
   const rows = await deps.db
-    .select({ grant: grants, userName: users.name })
+    .select({ grant: grants, userName: users.name, cursorAt: exactTimestamp(grants.createdAt) })
     .from(grants)
     .leftJoin(users, eq(users.id, grants.userId))
     .where(and(...where))
     .orderBy(desc(grants.createdAt), desc(grants.id))
-    .limit(Math.min(options.limit ?? 200, 500));
-  return rows.map((r) => grantRecord(r.grant, now, r.userName));
+    .limit(options.limit + 1);
+  const page = toPage(
+    rows.map((r) => ({ id: r.grant.id, cursorAt: r.cursorAt, record: grantRecord(r.grant, now, r.userName) })),
+    options.limit,
+  );
+  return { rows: page.rows.map((r) => r.record), nextCursor: page.nextCursor };
+}
+
+/** Grants the actor may see, newest first (up to 500): the first page of {@link listGrantsPage}. */
+export async function listGrants(deps: TDeps, actor: TActor, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
+  return (await listGrantsPage(deps, readScope(actor), { status: options.status, limit: Math.min(options.limit ?? 200, 500) })).rows;
 }
 
 /**

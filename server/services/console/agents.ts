@@ -4,6 +4,7 @@ import { DEFAULT_SELF_APPROVAL, requiredApprovalsFor, type TSelfApproval } from 
 import { approvalPolicyFor } from "../../mcp/policy";
 import type { TExecReviewer } from "../../reviewer";
 import type { TTool } from "../../tools/types";
+import type { TToolKind, TToolPolicy } from "../../core/vocabulary";
 
 export type TAgentView = {
   name: string;
@@ -12,7 +13,8 @@ export type TAgentView = {
   model: string;
   fallbackModel: string | null;
   description: string;
-  tools: Array<{ name: string; kind: string; description: string; policy: string }>;
+  /** `policy` is a code of `TOOL_POLICIES` (core/vocabulary); the console names it in the viewer's language. */
+  tools: Array<{ name: string; kind: TToolKind; description: string; policy: TToolPolicy }>;
   /** Tool name (or action pattern) → `always` | `never` | `review`, as configured. */
   approval: Record<string, string>;
   /** The exec reviewer that decides first for tools with policy `review` (null: every review asks a person). */
@@ -32,11 +34,11 @@ export type TAgentView = {
 };
 
 /** Who decides before a tool runs: the host tools' approval policy; the other kinds by their nature. */
-function policyOf(agent: TAgentConfig, tool: TTool): string {
+function policyOf(agent: TAgentConfig, tool: TTool): TToolPolicy {
   if (tool.kind === "host") return approvalPolicyFor(agent, tool);
-  if (tool.kind === "device") return "always (Full access sessions: declared commands without a prompt)";
-  if (tool.kind === "client") return "client runs it";
-  return "asks a person";
+  if (tool.kind === "device") return "device";
+  if (tool.kind === "client") return "client";
+  return "person";
 }
 
 /** The agent from the environment (`model`), when configured, after the built-in ones. */

@@ -1,5 +1,5 @@
 import { eq, inArray } from "drizzle-orm";
-import { listApiKeys, listPeople, listUsers } from "../../../db/repositories/console-admin";
+import { listApiKeysPage, listPeople, listUsers, listUsersPage, type TPageRequest } from "../../../db/repositories/console-admin";
 import { listResponsesPage, listSessionsPage } from "../../../db/repositories/console-lists";
 import { listInbox, sessionContext } from "../../../db/repositories/inbox";
 import { listNotificationAttempts, listNotificationChannels, listNotificationsPage } from "../../../db/repositories/notifications";
@@ -40,10 +40,16 @@ export const people = (deps: TDb, scope: TReadScope) => listPeople(deps.db, scop
 
 /** Every user and role (the procedure admits workspace readers only). */
 export const workspaceUsers = (deps: TDb) => listUsers(deps.db);
+/** One page of users, newest first (the procedure admits workspace readers only). */
+export const workspaceUsersPage = (deps: TDb, page: TPageRequest) => listUsersPage(deps.db, page);
 
 /** Roles that see every API key (prefixes only); the others see their own. */
 const KEY_READERS: readonly TRole[] = ["admin", "auditor"];
-export const apiKeysVisible = (deps: TDb, scope: TReadScope) => listApiKeys(deps.db, KEY_READERS.includes(scope.actor.role) ? null : scope.actor.userId);
+const keyOwnerFilter = (scope: TReadScope): string | null => (KEY_READERS.includes(scope.actor.role) ? null : scope.actor.userId);
+/** One page of the API keys the scope sees, newest first. */
+export const apiKeysPage = (deps: TDb, scope: TReadScope, page: TPageRequest) => listApiKeysPage(deps.db, keyOwnerFilter(scope), page);
+/** The API keys the scope sees (up to 1,000): the first page of {@link apiKeysPage}. */
+export const apiKeysVisible = async (deps: TDb, scope: TReadScope) => (await apiKeysPage(deps, scope, { limit: 1000 })).rows;
 
 /** The notification log (the procedures admit workspace readers only). */
 export const notificationsPage = (deps: TDb, filter: TArgs<typeof listNotificationsPage>) => listNotificationsPage(deps.db, filter);

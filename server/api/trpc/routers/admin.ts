@@ -3,9 +3,10 @@ import { DomainError } from "../../../core/errors";
 import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
 import { deleteUser, disableUser, enableUser } from "../../../services/console/user-status";
-import { apiKeysVisible, workspaceUsers } from "../../../services/read/console";
+import { apiKeysPage, apiKeysVisible, workspaceUsers, workspaceUsersPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
 import { adminProcedure, configReaderProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
+import { ZPageOnly } from "./page-input";
 
 const ZId = z.string().min(1).max(200);
 
@@ -17,6 +18,8 @@ export const adminRouter = router({
   /** The loaded plugins: id, version, the plugin API range, where it lives, its harnesses, agents and middleware. */
   plugins: workspaceReaderProcedure.query(({ ctx }) => ctx.deps.plugins.map((p) => ({ ...p, harnesses: [...p.harnesses], agents: [...p.agents], middleware: p.middleware.map((m) => [...m]) }))),
   users: workspaceReaderProcedure.query(({ ctx }) => workspaceUsers(ctx.deps)),
+  /** One page of users, newest first, and the cursor of the next (older) page (workspace readers). */
+  usersPage: workspaceReaderProcedure.input(ZPageOnly).query(({ ctx, input }) => workspaceUsersPage(ctx.deps, input)),
   /** Changes a user's role (admins only; not one's own; the last admin stays). */
   setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.actor, input)),
   /** Disables a user: keys, console sessions and open connections stop at once (admins only; not oneself, not the last admin). */
@@ -40,6 +43,8 @@ export const adminRouter = router({
   }),
   /** API keys (prefix only, never the key): admins and auditors see all, others their own. */
   apiKeys: authenticatedProcedure.query(({ ctx }) => apiKeysVisible(ctx.deps, ctx.scope)),
+  /** One page of the API keys the caller sees, newest first, and the next page's cursor. */
+  apiKeysPage: authenticatedProcedure.input(ZPageOnly).query(({ ctx, input }) => apiKeysPage(ctx.deps, ctx.scope, input)),
   /** Creates a key and returns it once (for oneself; admins for anyone). */
   createApiKey: writerProcedure
     .input(z.strictObject({ name: z.string().trim().min(1).max(100), userId: ZId.optional() }))

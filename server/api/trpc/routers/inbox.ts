@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { decisionRefusal } from "../../../core/separation-of-duties";
+import { reviewerSentenceCode } from "../../../core/reviewer-sentences";
+import { decisionRefusalCode, refusalSentence, type TDecisionRefusal } from "../../../core/separation-of-duties";
+import type { TActor } from "../../../core/actor";
 import { RISKS } from "../../../core/vocabulary";
 import { votesOf } from "../../../services/approval-votes";
 import { decideMany } from "../../../services/console/bulk-decide";
@@ -9,6 +11,12 @@ import { authenticatedProcedure, router } from "../init";
 import { writerProcedure } from "./console-procedures";
 
 const ZId = z.string().min(1).max(200);
+
+/** Why `actor` may not decide: the server's sentence and its code (both null: it may). */
+function refusalOf(actor: TActor, ...rest: [Parameters<typeof decisionRefusalCode>[1], Parameters<typeof decisionRefusalCode>[2]]): { refusal: string | null; refusalCode: TDecisionRefusal | null } {
+  const code = decisionRefusalCode(actor, ...rest);
+  return { refusal: code ? refusalSentence(code) : null, refusalCode: code };
+}
 
 /** The approvals inbox: filtered lists, session context, and bulk decisions (never for high risk). */
 export const inboxRouter = router({
@@ -37,8 +45,10 @@ export const inboxRouter = router({
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
           // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
           options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName),
-          /** Why the caller may not decide this approval (the server's own rule), or null. */
-          refusal: decisionRefusal(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
+          /** Why the caller may not decide this approval (the server's own rule), or null; `refusalCode` is the same as a code for the console's languages. */
+          ...refusalOf(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
+          /** A reviewer's rationale the server itself wrote, as a code (null: the reviewer's own words, shown as written). */
+          reviewerRationaleCode: reviewerSentenceCode(a.reviewerRationale),
           /** A quorum's votes so far, oldest first (empty without a quorum). */
           votes: votes.get(a.id) ?? [],
           decidedAt: a.decidedAt?.toISOString() ?? null,

@@ -1,12 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import { readScope } from "../../../core/read-scope";
 import { z } from "zod";
-import { getQuestion, listQuestions } from "../../../services/questions/list-questions";
+import { getQuestion, listQuestions, listQuestionsPage } from "../../../services/questions/list-questions";
 import { requestQuestion, ZRequestParams } from "../../../services/questions/request-question";
 import { resolveQuestion, ZResolveParams } from "../../../services/questions/resolve-question";
 import { waitAnswer, ZWaitParams } from "../../../services/questions/wait-answer";
 import { authenticatedProcedure, publicProcedure, router } from "../init";
 import { questionContext } from "../../../services/read/question-context";
+import { pageInput } from "./page-input";
 
 const ZQuestionRef = z.strictObject({ id: z.string().min(1).max(200) });
 
@@ -33,6 +34,10 @@ export const questionRouter = router({
   list: authenticatedProcedure
     .input(z.strictObject({ status: z.enum(["pending", "all"]).optional() }).optional())
     .query(async ({ ctx, input }) => ({ questions: await listQuestions(ctx.deps, ctx.actor, { status: input?.status }) })),
+  /** One page of the questions the caller may see (pending, settled or all), newest first, and the next page's cursor. */
+  page: authenticatedProcedure
+    .input(z.strictObject({ status: z.enum(["pending", "settled", "all"]).default("pending"), ...pageInput }).default({ status: "pending", limit: 50 }))
+    .query(({ ctx, input }) => listQuestionsPage(ctx.deps, ctx.scope, input)),
   /** Who the answer page answers as for this question: the signed-in user, or the answer link's key owner (`viaLink`). */
   viewer: questionAccess.input(ZQuestionRef).query(({ ctx }) => ({ userId: ctx.actor.userId, name: ctx.actor.name, role: ctx.actor.role, viaLink: ctx.viaLink })),
 });
