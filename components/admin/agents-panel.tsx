@@ -6,6 +6,7 @@ import type { TAgentView } from "../api-types";
 import { useVocab } from "../list-kit/labels";
 import { ListStates } from "../list-kit/list-states";
 import { ConfigPanel } from "./config-panel";
+import { PluginsPanel } from "./plugins-panel";
 import { useFormatDuration } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 
@@ -116,6 +117,7 @@ export function AgentsPanel() {
     <section aria-label={t("label")} className="stack">
       <p className="muted small">{t("readOnly")}</p>
       <ConfigPanel />
+      <PluginsPanel />
       <ListStates query={agents} isEmpty={(agents.data ?? []).length === 0} empty={t("none")} skeleton={{ rows: 3, columns: 3 }}>
         {(agents.data ?? []).map((a) => (
           <AgentCard key={a.name} a={a} />
