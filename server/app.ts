@@ -159,7 +159,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base) };
+  const deps: TV1Deps = { ...base, host, auth, connections, keys, activity: new ActivityTail(base), trustedProxies };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined });

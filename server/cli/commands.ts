@@ -1,73 +1,144 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { userForAdmin } from "../../db/repositories/user-status";
-import { createApiKey } from "../auth/api-keys";
 import type { TAuth } from "../auth/auth";
 import { addUser, findUser } from "../auth/users";
+import type { TActor } from "../core/actor";
+import { CLI_ORIGIN, type TAdminWho } from "../core/admin-trail";
 import { DomainError } from "../core/errors";
+import { readScope } from "../core/read-scope";
 import { ROLES } from "../core/vocabulary";
+import { changeRole, createKeyFor, revokeKeyFor } from "../services/console/admin";
 import { deleteUser, disableUser, enableUser, type TUserAdminDeps } from "../services/console/user-status";
+import { listGrants, revokeGrant } from "../services/grants";
+import { apiKeysVisible, trajectoryExport, workspaceUsers } from "../services/read/console";
+import { trajectoryLine as exportLine } from "../services/read/trajectory-line";
 
-export const USAGE = `Usage:
-  npm run cli -- user add NAME --role ROLE [--email EMAIL] [--password PASSWORD] [--json]
-  npm run cli -- user disable USER [--json]   (keys, console sessions and open connections stop at once)
-  npm run cli -- user enable USER [--json]
-  npm run cli -- user delete USER [--json]    (credentials removed for good; the history keeps the name)
-  npm run cli -- key create USER [--name NAME] [--json]
-USER: id, email or exact name. Roles: ${ROLES.join(", ")}`;
+type TOptions = NonNullable<ParseArgsConfig["options"]>;
 
-/** Splits argv into positionals and `--flag value` options (`--json` is a bare flag). */
-export function parseArgs(argv: readonly string[]): { positionals: string[]; flags: Record<string, string | true> } {
-  const positionals: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith("--")) {
-      positionals.push(arg);
-      continue;
-    }
-    const name = arg.slice(2);
-    const value = argv[i + 1];
-    if (name === "json" || value === undefined || value.startsWith("--")) flags[name] = true;
-    else {
-      flags[name] = value;
-      i++;
-    }
+/** One CLI command: its positionals, its options (parsed strictly) and its usage line. */
+type TSpec = { positionals: readonly string[]; options: TOptions; usage: string; help: string };
+
+const JSON_FLAG = { json: { type: "boolean" } } as const;
+const ROLE_LIST = ROLES.join(", ");
+
+/** Every command; `npm run cli -- COMMAND --help` prints one, `npm run cli -- --help` all of them. */
+export const COMMANDS: Record<string, TSpec> = {
+  "user add": {
+    positionals: ["NAME"],
+    options: { role: { type: "string" }, email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" }, ...JSON_FLAG },
+    usage: "user add NAME [--role ROLE] [--email EMAIL] [--password PASSWORD | --password-stdin] [--json]",
+    help: `adds a user (role member unless --role) with an API key, printed once; with a password it can sign in to the console. Roles: ${ROLE_LIST}`,
+  },
+  "user list": { positionals: [], options: { ...JSON_FLAG }, usage: "user list [--json]", help: "every user with its role, status and number of live keys" },
+  "user disable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user disable USER [--json]", help: "keys, console sessions and open connections stop at once (reversible)" },
+  "user enable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user enable USER [--json]", help: "a disabled user's keys and password work again" },
+  "user delete": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user delete USER [--json]", help: "credentials removed for good; the history keeps the name" },
+  "user set-role": { positionals: ["USER"], options: { role: { type: "string" }, ...JSON_FLAG }, usage: "user set-role USER --role ROLE [--json]", help: `changes a user's role (the last admin stays one). Roles: ${ROLE_LIST}` },
+  "key create": { positionals: ["USER"], options: { name: { type: "string" }, ...JSON_FLAG }, usage: "key create USER [--name NAME] [--json]", help: "a new API key for USER, printed once" },
+  "key list": { positionals: [], options: { user: { type: "string" }, all: { type: "boolean" }, ...JSON_FLAG }, usage: "key list [--user USER] [--all] [--json]", help: "API keys (prefix only, never the key); --all includes revoked ones" },
+  "key revoke": { positionals: ["KEY_ID"], options: { ...JSON_FLAG }, usage: "key revoke KEY_ID [--json]", help: "the key answers 401 at once; its connections end" },
+  "grant list": { positionals: [], options: { all: { type: "boolean" }, ...JSON_FLAG }, usage: "grant list [--all] [--json]", help: "standing grants, active ones unless --all" },
+  "grant revoke": { positionals: ["GRANT_ID"], options: { ...JSON_FLAG }, usage: "grant revoke GRANT_ID [--json]", help: "the grant approves nothing more" },
+  export: {
+    positionals: [],
+    options: { session: { type: "string" }, response: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
+    usage: "export (--session ID | --response ID | --from TIME [--to TIME])",
+    help: "a session's, a response's or a time range's trajectory as JSONL on stdout (TIME: ISO 8601 with offset, e.g. 2026-01-31T00:00:00Z; --to defaults to now)",
+  },
+};
+
+const usageOf = (command: string): string => {
+  const spec = COMMANDS[command];
+  return spec ? `Usage: npm run cli -- ${spec.usage}\n  ${spec.help}\nUSER: id, email or exact name.` : USAGE;
+};
+
+export const USAGE = `Usage: npm run cli -- COMMAND [ARGS] [--json]
+${Object.values(COMMANDS)
+  .map((s) => `  ${s.usage}\n      ${s.help}`)
+  .join("\n")}
+USER: id, email or exact name. --json prints the result (or {"error":{"code","message"}}) as JSON.
+Each command says which database it used (on stderr, or as "database" in the JSON).
+Exit codes: 0 done, 1 refused or failed (nothing changed), 2 bad command line (nothing opened).`;
+
+/** A bad command line: exit code 2 and the usage of that command (or of all of them). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
   }
-  return { positionals, flags };
 }
 
-const flag = (flags: Record<string, string | true>, name: string): string | undefined => {
-  const v = flags[name];
-  if (v === true) throw new DomainError("invalid_request", `--${name} needs a value.`);
-  return v;
-};
-
-/** The options each command takes; anything else is an error, never silently ignored. */
-const OPTIONS: Record<string, readonly string[]> = {
-  "user add": ["role", "email", "password", "json"],
-  "user disable": ["json"],
-  "user enable": ["json"],
-  "user delete": ["json"],
-  "key create": ["name", "json"],
-};
+export type TParsedCommand = { command: string; args: string[]; values: Record<string, string | boolean | undefined>; json: boolean };
 
 /**
- * The command named by argv with its one target, or a clear error (unknown command, option, or
- * extra argument). Checked before anything is opened, so a typo costs nothing and changes nothing.
+ * The command named by argv with its arguments and options, parsed strictly: an unknown command or
+ * option, a missing value, a missing or extra argument is a UsageError. Checked before anything is
+ * opened, so a typo costs nothing and changes nothing. `null`: help was asked for.
  */
-export function parseCommand(argv: readonly string[]): { command: string; target: string; flags: Record<string, string | true> } {
-  const { positionals, flags } = parseArgs(argv);
-  const [noun, verb, target, ...extra] = positionals;
-  const command = `${noun} ${verb}`;
-  const allowed = OPTIONS[command];
-  if (!allowed) throw new DomainError("invalid_request", `Unknown command "${positionals.slice(0, 2).join(" ")}".\n${USAGE}`);
-  if (!target) throw new DomainError("invalid_request", `${command} needs a ${noun === "user" && verb === "add" ? "NAME" : "USER"}.\n${USAGE}`);
-  if (extra.length > 0) throw new DomainError("invalid_request", `Unexpected argument "${extra[0]}" for ${command}.`);
-  const unknown = Object.keys(flags).find((name) => !allowed.includes(name));
-  if (unknown !== undefined) throw new DomainError("invalid_request", `Unknown option --${unknown} for ${command}; it takes ${allowed.map((o) => `--${o}`).join(", ")}.`);
-  return { command, target, flags };
+export function parseCommand(argv: readonly string[]): TParsedCommand | { help: string } {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const command = COMMANDS[`${words[0]} ${words[1]}`] ? `${words[0]} ${words[1]}` : COMMANDS[words[0] ?? ""] ? (words[0] as string) : null;
+  const wantsHelp = argv.includes("--help") || argv.includes("-h");
+  if (!command) {
+    if (argv.length === 0 || (wantsHelp && words.length === 0)) return { help: USAGE };
+    throw new UsageError(words.length === 0 ? "Name a command." : `Unknown command "${words.slice(0, 2).join(" ")}".`, USAGE);
+  }
+  if (wantsHelp) return { help: usageOf(command) };
+  const spec = COMMANDS[command] as TSpec;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: spec.options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const e = error as { code?: string; message: string };
+    const flag = /'(-[^' ]+)/.exec(e.message)?.[1];
+    const message =
+      e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
+        ? `Unknown option ${flag ?? ""} for ${command}.`
+        : e.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE"
+          ? `Option ${flag ?? ""} of ${command} ${e.message.includes("argument missing") ? "needs a value" : "takes no value"}.`
+          : e.message;
+    throw new UsageError(message, usageOf(command));
+  }
+  const args = parsed.positionals.slice(command.split(" ").length);
+  if (args.length < spec.positionals.length) throw new UsageError(`${command} needs a ${spec.positionals[args.length]}.`, usageOf(command));
+  if (args.length > spec.positionals.length) throw new UsageError(`Unexpected argument "${args[spec.positionals.length]}" for ${command}.`, usageOf(command));
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === "string" && value.startsWith("--")) throw new UsageError(`Option --${name} of ${command} needs a value (got ${value}).`, usageOf(command));
+  }
+  checkCombinations(command, values);
+  return { command, args, values, json: values.json === true };
 }
+
+/** Options that must or must not go together (still a bad command line: exit 2). */
+function checkCombinations(command: string, v: Record<string, string | boolean | undefined>): void {
+  const fail = (message: string) => {
+    throw new UsageError(message, usageOf(command));
+  };
+  if (command === "user add" && v.password !== undefined && v["password-stdin"]) fail("Give --password or --password-stdin, not both.");
+  if ((command === "user add" || command === "user set-role") && v.role !== undefined && !(ROLES as readonly string[]).includes(v.role as string)) {
+    fail(`--role must be one of ${ROLE_LIST}.`);
+  }
+  if (command === "user set-role" && v.role === undefined) fail("user set-role needs --role ROLE.");
+  if (command === "export") {
+    const ways = [v.session, v.response, v.from].filter((x) => x !== undefined).length;
+    if (ways !== 1) fail("export needs exactly one of --session, --response and --from.");
+    if (v.to !== undefined && v.from === undefined) fail("--to goes with --from.");
+  }
+}
+
+/** What the CLI (or the server, for the CLI) runs a command with. `database`: which one, as printed. */
+export type TCommandDeps = TUserAdminDeps & { auth: TAuth; database: string };
+
+/** The command line plus what the CLI process read for it: the password from stdin, its OS user. */
+export type TCommandRequest = { argv: readonly string[]; stdin?: string; osUser?: string | null };
+
+/** A result object, or JSONL lines (export). */
+export type TCommandOutput = { kind: "result"; result: Record<string, unknown> } | { kind: "lines"; lines: AsyncIterable<string> };
 
 async function userRef(db: Db, ref: string): Promise<{ id: string; name: string }> {
   const user = await findUser(db, ref);
@@ -75,23 +146,76 @@ async function userRef(db: Db, ref: string): Promise<{ id: string; name: string 
   return user;
 }
 
+/** The CLI reads with the data directory's authority: every object, like an auditor (it decides nothing through reads). */
+const CLI_READER: TActor = { userId: "cli", role: "auditor", name: "cli" };
+
+const ZTime = z.iso.datetime({ offset: true });
+function time(name: string, value: string): Date {
+  if (!ZTime.safeParse(value).success) throw new DomainError("invalid_request", `--${name} must be an ISO 8601 time with an offset, e.g. 2026-01-31T00:00:00Z.`);
+  return new Date(value);
+}
+
 /**
- * Runs one CLI command against a database; the same code runs in the CLI or inside the server.
- * It acts with the data directory's authority: audit rows name no user.
+ * Runs one CLI command against a database; the same code runs in the CLI or inside the server
+ * (through its control socket). It acts with the data directory's authority: trail rows name no
+ * user but the channel `cli` and the OS user.
  */
-export async function runCommand(deps: TUserAdminDeps & { auth: TAuth }, argv: readonly string[]): Promise<Record<string, unknown>> {
-  const { command, target, flags } = parseCommand(argv);
-  if (command === "user add") {
-    const role = z.enum(ROLES).safeParse(flag(flags, "role") ?? "member");
-    if (!role.success) throw new DomainError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
-    const created = await addUser(deps.db, deps.auth, { name: target, role: role.data, email: flag(flags, "email"), password: flag(flags, "password") });
-    return { userId: created.userId, apiKey: created.apiKey, email: created.email };
+export async function runCommand(deps: TCommandDeps, request: TCommandRequest): Promise<TCommandOutput> {
+  const parsed = parseCommand(request.argv);
+  if ("help" in parsed) return { kind: "result", result: { usage: parsed.help } };
+  const { command, args, values } = parsed;
+  const who: TAdminWho = { actor: null, origin: CLI_ORIGIN(request.osUser ?? null) };
+  const str = (name: string) => values[name] as string | undefined;
+  const result = (r: Record<string, unknown>): TCommandOutput => ({ kind: "result", result: r });
+  const target = args[0] as string;
+  switch (command) {
+    case "user add": {
+      const password = values["password-stdin"] ? request.stdin?.replace(/\r?\n$/, "") : str("password");
+      if (values["password-stdin"] && !password) throw new DomainError("invalid_request", "--password-stdin read no password from stdin.");
+      const created = await addUser(deps.db, deps.auth, { name: target, role: (str("role") ?? "member") as (typeof ROLES)[number], email: str("email"), password }, who);
+      return result({ userId: created.userId, apiKey: created.apiKey, email: created.email });
+    }
+    case "user list":
+      return result({ users: await workspaceUsers(deps) });
+    case "user disable":
+      return result(await disableUser(deps, who, (await userRef(deps.db, target)).id));
+    case "user enable":
+      return result(await enableUser(deps, who, (await userRef(deps.db, target)).id));
+    case "user delete":
+      return result(await deleteUser(deps, who, (await userRef(deps.db, target)).id));
+    case "user set-role":
+      return result(await changeRole(deps, who, { userId: (await userRef(deps.db, target)).id, role: str("role") as (typeof ROLES)[number] }));
+    case "key create": {
+      const user = await userRef(deps.db, target);
+      if ((await userForAdmin(deps.db, user.id))?.status === "deleted") throw new DomainError("conflict", `${user.name} was deleted; deleted users get no new API keys.`);
+      const key = await createKeyFor(deps, who, { userId: user.id, name: str("name") ?? "cli" });
+      return result({ userId: key.userId, keyId: key.id, apiKey: key.apiKey });
+    }
+    case "key list": {
+      const owner = str("user") ? await userRef(deps.db, str("user") as string) : null;
+      const keys = (await apiKeysVisible(deps, readScope(CLI_READER))).filter((k) => (!owner || k.userId === owner.id) && (values.all || !k.revokedAt));
+      return result({ keys });
+    }
+    case "key revoke":
+      return result(await revokeKeyFor(deps, who, target));
+    case "grant list":
+      return result({ grants: await listGrants(deps, null, { status: values.all ? "all" : "active" }) });
+    case "grant revoke":
+      return result(await revokeGrant(deps, who, target));
+    case "export": {
+      const of = str("session")
+        ? { sessionId: str("session") as string }
+        : str("response")
+          ? { responseId: str("response") as string }
+          : { range: { from: time("from", str("from") as string), to: str("to") ? time("to", str("to") as string) : deps.now() } };
+      const batches = await trajectoryExport(deps, readScope(CLI_READER), of, {}, 250, new AbortController().signal);
+      return { kind: "lines", lines: jsonl(batches) };
+    }
   }
-  const user = await userRef(deps.db, target);
-  if (command === "user disable") return disableUser(deps, null, user.id);
-  if (command === "user enable") return enableUser(deps, null, user.id);
-  if (command === "user delete") return deleteUser(deps, null, user.id);
-  if ((await userForAdmin(deps.db, user.id))?.status === "deleted") throw new DomainError("conflict", `${user.name} was deleted; deleted users get no new API keys.`);
-  const key = await createApiKey(deps.db, user.id, flag(flags, "name") ?? "cli");
-  return { userId: user.id, apiKey: key.apiKey };
+  throw new UsageError(`Unknown command "${command}".`, USAGE);
+}
+
+/** The JSONL lines of the export: the console's download format (server/api/http/export.ts). */
+async function* jsonl(batches: AsyncIterable<Parameters<typeof exportLine>[0][]>): AsyncGenerator<string> {
+  for await (const rows of batches) for (const row of rows) yield exportLine(row);
 }

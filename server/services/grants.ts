@@ -1,8 +1,11 @@
 import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import type { Db } from "../../db/client";
+import { recordAdminEvent } from "../../db/repositories/audit";
 import { approvals, grants, users } from "../../db/schema";
 import { GRANT_SCOPES } from "../../db/schema/grants";
 import { canDecide, canRead, type TActor } from "../core/actor";
+import type { TAdminWho } from "../core/admin-trail";
 import { DomainError, notFound } from "../core/errors";
 import { READ_ALL_ROLES, TRANSPORTS } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
@@ -63,11 +66,11 @@ export function grantRecord(g: TGrantRow, now: Date, userName: string | null = n
   };
 }
 
-/** Grants the actor may see (its own; every user's for operators, admins and auditors), newest first. */
-export async function listGrants(deps: TDeps, actor: TActor, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
+/** Grants the actor may see (its own; every user's for operators, admins and auditors; every one for the CLI: `null`), newest first. */
+export async function listGrants(deps: Pick<TDeps, "db" | "now">, actor: TActor | null, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
   const now = deps.now();
   const where: SQL[] = [];
-  if (!READ_ALL_ROLES.includes(actor.role)) where.push(eq(grants.userId, actor.userId));
+  if (actor && !READ_ALL_ROLES.includes(actor.role)) where.push(eq(grants.userId, actor.userId));
   if ((options.status ?? "active") === "active") {
     where.push(isNull(grants.revokedAt), or(isNull(grants.expiresAt), gt(grants.expiresAt, now)) as SQL);
   }
@@ -83,24 +86,31 @@ export async function listGrants(deps: TDeps, actor: TActor, options: { status?:
 
 /**
  * Revokes a grant: one conditional update, so a use already in progress finishes first and every
- * later use sees the revocation. Recorded on the trajectory of the run whose approval created it.
+ * later use sees the revocation. Recorded on the admin trail (same transaction) and on the trajectory
+ * of the run whose approval created it. The CLI (`actor` null) revokes any grant.
  */
-export async function revokeGrant(deps: TDeps, actor: TActor, grantId: string): Promise<TGrantRecord> {
+export async function revokeGrant(deps: Pick<TDeps, "db" | "bus" | "log" | "now">, who: TAdminWho, grantId: string): Promise<TGrantRecord> {
+  const actor = who.actor;
   const [grant] = await deps.db.select().from(grants).where(eq(grants.id, grantId));
-  if (!grant || !canRead(actor, grant.userId)) throw notFound("grant", grantId);
-  if (!canDecide(actor, grant.userId)) throw new DomainError("forbidden", "Your role cannot revoke grants.");
-  const [revoked] = await deps.db
-    .update(grants)
-    .set({ revokedAt: deps.now(), revokedBy: actor.userId })
-    .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
-    .returning();
-  if (!revoked) throw new DomainError("conflict", "This grant was already revoked.");
+  if (!grant || (actor && !canRead(actor, grant.userId))) throw notFound("grant", grantId);
+  if (actor && !canDecide(actor, grant.userId)) throw new DomainError("forbidden", "Your role cannot revoke grants.");
+  const revoked = await deps.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [row] = await tx
+      .update(grants)
+      .set({ revokedAt: deps.now(), revokedBy: actor?.userId ?? "cli" })
+      .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
+      .returning();
+    if (!row) throw new DomainError("conflict", "This grant was already revoked.");
+    await recordAdminEvent(tx, who, { action: "grant.revoked", targetType: "grant", targetId: grantId, detail: { userId: grant.userId, agent: grant.agent, action: grant.action, uses: row.uses } });
+    return row;
+  });
   const [origin] = await deps.db.select({ responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, grant.approvalId));
   if (origin) {
     await recordEvents(deps, origin.responseId, [
-      { type: "grant.revoked", data: { grantId, action: grant.action, uses: revoked.uses }, frame: false, actorUserId: actor.userId },
+      { type: "grant.revoked", data: { grantId, action: grant.action, uses: revoked.uses }, frame: false, actorUserId: actor?.userId ?? null },
     ]);
   }
-  deps.log.info({ grantId, by: actor.userId }, "grant revoked");
+  deps.log.info({ grantId, by: actor?.userId ?? "cli" }, "grant revoked");
   return grantRecord(revoked, deps.now());
 }

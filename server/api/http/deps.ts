@@ -3,7 +3,16 @@ import type { TAuth } from "../../auth/auth";
 import type { TDeps } from "../../host/deps";
 import type { ActivityTail } from "../../services/console/activity-feed";
 import type { Host } from "../../host/host";
+import type { TTrustedProxies } from "./client-address";
 import type { OpenConnections } from "./open-connections";
 
 /** What the transports (`/v1`, `/v1/live`, AG-UI, export, control, tRPC) are given: the process-wide dependencies plus host, auth, connection caps, the API-key cache and the one reader of the console's activity. */
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache; activity: ActivityTail };
+export type TV1Deps = TDeps & {
+  host: Host;
+  auth: TAuth;
+  connections: OpenConnections;
+  keys: ApiKeyCache;
+  activity: ActivityTail;
+  /** Whose `X-Forwarded-For` is believed when the admin trail records a client address. */
+  trustedProxies?: TTrustedProxies;
+};

@@ -9,5 +9,5 @@ export const grantsRouter = router({
     .query(({ ctx, input }) => listGrants(ctx.deps, ctx.actor, { status: input.status })),
   revoke: authenticatedProcedure
     .input(z.strictObject({ grantId: z.string().min(1).max(200) }))
-    .mutation(({ ctx, input }) => revokeGrant(ctx.deps, ctx.actor, input.grantId)),
+    .mutation(({ ctx, input }) => revokeGrant(ctx.deps, ctx.who, input.grantId)),
 });
