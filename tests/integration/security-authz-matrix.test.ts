@@ -111,6 +111,9 @@ const TRPC: Record<string, TRow> = {
   "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
   "admin.deleteUser":                                [200,      403,      403,         403,         401,    403],
   "admin.apiKeys":                                   [200,      200,      200,         200,         401,    200],
+  // The admin trail: admins and auditors read it (tRPC and its JSONL export); nobody edits it (there is no procedure to).
+  "admin.trail":                                     [200,      403,      403,         200,         401,    403],
+  "admin.trailActors":                               [200,      403,      403,         200,         401,    403],
   "admin.createApiKey":                              [200,      200,      200,         403,         401,    200],
   "admin.createApiKey (for the owner)":              [200,      403,      403,         403,         401,    200],
   "admin.revokeApiKey (the owner's key)":            [200,      404,      404,         403,         401,    200],
@@ -325,6 +328,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   },
   "admin.deleteUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.deleteUser", { userId: (await app.user("member")).userId })),
   "admin.apiKeys": (r) => trpcStatus(trpcGet(app, caller(r), "admin.apiKeys")),
+  "admin.trail": (r) => trpcStatus(trpcGet(app, caller(r), "admin.trail", { limit: 5 })),
+  "admin.trailActors": (r) => trpcStatus(trpcGet(app, caller(r), "admin.trailActors")),
   "admin.createApiKey": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `matrix ${r}` })),
   "admin.createApiKey (for the owner)": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `for owner by ${r}`, userId: users.owner.userId })),
   "admin.revokeApiKey (the owner's key)": async (r) => {
