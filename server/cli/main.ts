@@ -3,15 +3,11 @@ import { request } from "node:http";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import pino from "pino";
-import { migrateDb, openDb } from "../../db/client";
-import { createAuth } from "../auth/auth";
 import { controlSocketPath, loadConfig } from "../config";
 import { DomainError } from "../core/errors";
-import { createLocalBus } from "../host/bus";
-import { createPgBus } from "../host/pg-bus";
-import { parseCommand, runCommand, type TCommandOutput, type TCommandRequest, UsageError } from "./commands";
+import type { TCommandOutput, TCommandRequest } from "./commands";
 import { describeDatabase } from "./database";
+import { parseCommand, UsageError } from "./parse";
 
 type TOutcome = { output: TCommandOutput; database: string };
 
@@ -62,6 +58,15 @@ async function* lines(stream: Readable): AsyncGenerator<string> {
 
 /** Opens the database itself (no server on this data directory, or PostgreSQL), runs the command, prints while it is open. */
 async function direct(body: TCommandRequest, print: (outcome: TOutcome) => Promise<void>): Promise<void> {
+  // Loaded only now: a bad command line or a running server never pays for the database and services.
+  const [{ migrateDb, openDb }, { createAuth }, { createLocalBus }, { createPgBus }, { runCommand }, { default: pino }] = await Promise.all([
+    import("../../db/client"),
+    import("../auth/auth"),
+    import("../host/bus"),
+    import("../host/pg-bus"),
+    import("./commands"),
+    import("pino"),
+  ]);
   const config = loadConfig();
   const pgliteDir = join(config.dataDir, "pglite");
   const database = describeDatabase({ url: config.databaseUrl, pgliteDir });

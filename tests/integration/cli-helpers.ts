@@ -4,7 +4,7 @@ import { expect } from "vitest";
 export type TRun = { status: number | null; stdout: string; stderr: string };
 
 /**
- * `npm run cli -- …` as a user types it, on a data directory (and PostgreSQL when `databaseUrl`),
+ * The CLI as `npm run cli -- …` runs it (`tsx server/cli/main.ts`, without npm's own start-up), on a data directory (and PostgreSQL when `databaseUrl`),
  * asynchronous so independent runs may overlap. `stdin` is written to the CLI's standard input.
  */
 export function cli(dataDir: string, databaseUrl: string | undefined, args: readonly string[], options: { stdin?: string } = {}): Promise<TRun> {
@@ -12,7 +12,7 @@ export function cli(dataDir: string, databaseUrl: string | undefined, args: read
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "cli", "--", ...args], { env, timeout: 90_000 });
+    const child = spawn(process.execPath, ["--import", "tsx", "server/cli/main.ts", ...args], { env, timeout: 120_000 });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
