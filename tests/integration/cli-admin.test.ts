@@ -79,7 +79,7 @@ test(`every CLI command, its bad flags, --json errors, --password-stdin and its 
   const server = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url });
   cleanups.push(() => server.kill("SIGKILL"));
   // On PGlite the CLI must find the server's control socket (opened after the demo user), never open the directory beside it.
-  for (let i = 0; !database && !existsSync(join(dataDir, "control.sock")) && i < 600; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; !database && !existsSync(join(dataDir, "control.sock")) && i < 3000; i++) await new Promise((r) => setTimeout(r, 100));
   const where = database ? describeDatabase({ url: database.url, pgliteDir: "" }) : `${describeDatabase({ pgliteDir: join(dataDir, "pglite") })} (through the running server)`;
   const v1 = (path: string, key: string, body?: unknown) =>
     fetch(`${server.url}${path}`, { method: body ? "POST" : "GET", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
