@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { AgentsPanel } from "./admin/agents-panel";
@@ -13,6 +14,7 @@ type TTab = "users" | "keys" | "agents" | "devices";
 /** Users and roles, API keys, agents and their policies, paired devices — what each role may see and change. */
 export function AdminPage() {
   const t = useTranslations("admin");
+  const tt = useTranslations("adminTrail");
   const me = useMe();
   const readsWorkspace = me?.role !== "member";
   const tabs: Array<{ id: TTab; label: string }> = [
@@ -31,6 +33,11 @@ export function AdminPage() {
             {me?.role === "admin" ? t("ledeAdmin") : t("ledeOther")}
           </p>
         </div>
+        {me?.role === "admin" || me?.role === "auditor" ? (
+          <Link href="/admin/trail" className="btn btn-quiet" data-testid="open-admin-trail">
+            {tt("open")}
+          </Link>
+        ) : null}
       </div>
       <div className="tabs" role="tablist" aria-label={t("sections")}>
         {tabs.map((x) => (

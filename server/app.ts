@@ -42,6 +42,7 @@ import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
+import { recordConfigReloaded } from "./services/console/admin-trail";
 import { HarnessRegistry } from "./harnesses/registry";
 import { loadPlugins, pluginSourcesFromEnv, type TPluginSource } from "./plugins/loader";
 import { createToolResultMiddlewareRegistry } from "./core/runtime";
@@ -216,11 +217,13 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   });
   // Reloaded on SIGHUP (server/main.ts) and by admins (tRPC admin.reloadAgents); runs keep the policy they started with.
   const agentsConfig = new AgentsConfig(base.agents, log, agentsFile);
+  // Each successful reload is a row of the admin trail (who: the admin over tRPC, or the system for SIGHUP).
+  agentsConfig.onReloaded = (event) => recordConfigReloaded(base, event.who, { source: event.path, changed: event.agents });
   const host = new Host(base, { harnesses, middleware });
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs } };
+  const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies };
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });

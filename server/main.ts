@@ -6,6 +6,7 @@ import pino from "pino";
 import { migrateDb, openDb } from "../db/client";
 import { startControlServer } from "./api/http/control";
 import { createApp } from "./app";
+import { SYSTEM_ORIGIN } from "./core/admin-trail";
 import { AgentsConfig } from "./agents/reload";
 import { loadConfig } from "./config";
 import { ensureDemoOperator } from "./demo";
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   };
   // SIGHUP re-reads COUNTERSIGN_AGENTS_FILE: the next runs use it, runs already started keep theirs; a bad file keeps the old one (logged).
   process.on("SIGHUP", () => {
-    void app.deps.agentsConfig?.reload({ actorUserId: null, via: "signal" });
+    void app.deps.agentsConfig?.reload({ who: { actor: null, origin: SYSTEM_ORIGIN }, via: "signal" });
   });
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -3,8 +3,8 @@ import type { Db } from "../client";
 import { auditLog, users } from "../schema";
 
 /** The audit actions that change a session's access. */
-export const ACCESS_GRANTED = "session.access.grant";
-export const ACCESS_REVOKED = "session.access.revoke";
+export const ACCESS_GRANTED = "session.access.grant" as const;
+export const ACCESS_REVOKED = "session.access.revoke" as const;
 
 /** Who last granted Full access to each session, and when (from the admin trail). */
 export type TAccessGrant = { byUserId: string | null; by: string | null; at: string };

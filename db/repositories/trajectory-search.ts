@@ -1,4 +1,4 @@
-import { type AnyColumn, and, asc, eq, gt, ilike, inArray, isNotNull, isNull, like, or, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, eq, gt, gte, ilike, inArray, isNotNull, isNull, like, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { responseEvents } from "../schema";
 import { containsPattern } from "./keyset";
@@ -25,6 +25,8 @@ export const EVENT_CATEGORIES: Record<TEventCategory, readonly string[]> = {
 export type TTrajectoryFilter = {
   responseId?: string;
   sessionId?: string;
+  /** Every event created in [from, to), in event id order (the CLI's time-range export). */
+  range?: { from: Date; to: Date };
   categories?: readonly TEventCategory[];
   /** A user id, or `system` for events no person caused. */
   actor?: string;
@@ -70,7 +72,8 @@ function filterConditions(filter: TTrajectoryFilter, c: TColumns): SQL[] {
 function scopeCondition(filter: TTrajectoryFilter): SQL {
   if (filter.responseId) return eq(responseEvents.responseId, filter.responseId);
   if (filter.sessionId) return eq(responseEvents.sessionId, filter.sessionId);
-  throw new Error("searchTrajectory needs a responseId or a sessionId");
+  if (filter.range) return and(gte(responseEvents.createdAt, filter.range.from), lt(responseEvents.createdAt, filter.range.to)) as SQL;
+  throw new Error("searchTrajectory needs a responseId, a sessionId or a range");
 }
 
 /** Events read per filtered request at most: a search costs the same at any depth and size. */

@@ -95,8 +95,10 @@ export const signInFailures = pgTable("sign_in_failures", {
 });
 
 /**
- * The admin trail: who changed what about users, keys and access (disable, delete, role change,
- * key revocation, Full access granted or revoked). Rows are never updated or deleted.
+ * The admin trail: every administrative action (users created, disabled, enabled, deleted, role
+ * changes, API keys created or revoked, devices paired or revoked, standing grants revoked, Full
+ * access granted or revoked, configuration reloaded): who, what, when and from where. Written in
+ * the transaction of the action by `recordAdminEvent` only; a trigger refuses UPDATE and DELETE.
  */
 export const auditLog = pgTable(
   "audit_log",
@@ -109,6 +111,17 @@ export const auditLog = pgTable(
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
+    /** Where the action came from: `console` (tRPC), `v1`, `cli` or `system` (the server itself). */
+    channel: text("channel").notNull().default("console"),
+    /** The CLI's OS user (channel `cli`). */
+    osUser: text("os_user"),
+    /** The client address of an action over HTTP (behind trusted proxies, the forwarded one). */
+    clientIp: text("client_ip"),
   },
-  (t) => [index("audit_log_target_idx").on(t.targetType, t.targetId, t.at), index("audit_log_at_idx").on(t.at)],
+  (t) => [
+    index("audit_log_target_idx").on(t.targetType, t.targetId, t.at),
+    index("audit_log_at_idx").on(t.at),
+    index("audit_log_actor_idx").on(t.actorUserId, t.at),
+    index("audit_log_action_idx").on(t.action, t.at),
+  ],
 );

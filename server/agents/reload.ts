@@ -1,3 +1,4 @@
+import type { TAdminWho } from "../core/admin-trail";
 import type { Logger } from "pino";
 import { loadAgentsFile, type TAgentsFile, type TLoadedAgents } from "./file-config";
 import type { AgentRegistry } from "./registry";
@@ -26,8 +27,8 @@ function redactSecrets<T>(value: T): T {
   return JSON.parse(JSON.stringify(value), (key, v) => (SECRET_KEYS.has(key) && v !== undefined ? "[redacted]" : v)) as T;
 }
 
-/** Told once per successful reload; the integrator records it in the admin trail here. */
-export type TOnReloaded = (event: { actorUserId: string | null; via: "signal" | "trpc"; path: string; agents: string[] }) => void | Promise<void>;
+/** Told once per successful reload (the admin trail records it). */
+export type TOnReloaded = (event: { who: TAdminWho; via: "signal" | "trpc"; path: string; agents: string[] }) => void | Promise<void>;
 
 /**
  * The reloadable agents configuration of one process: reads COUNTERSIGN_AGENTS_FILE again and
@@ -37,7 +38,7 @@ export type TOnReloaded = (event: { actorUserId: string | null; via: "signal" | 
 export class AgentsConfig {
   private loadedAt = new Date();
   private lastError: string | null = null;
-  /** The single call site of the admin trail's "config reloaded" event (wired by the composition root). */
+  /** The admin trail's "config reloaded" event (wired by the composition root, server/app.ts). */
   onReloaded: TOnReloaded | null = null;
 
   constructor(
@@ -53,7 +54,7 @@ export class AgentsConfig {
   }
 
   /** Re-reads the file; on error nothing changes and the answer says why. */
-  async reload(by: { actorUserId: string | null; via: "signal" | "trpc" }): Promise<TReloadResult> {
+  async reload(by: { who: TAdminWho; via: "signal" | "trpc" }): Promise<TReloadResult> {
     const names = () => this.registry.list().map((a) => a.name);
     if (!this.current) {
       const error = "No configuration file is set (COUNTERSIGN_AGENTS_FILE); the built-in agents cannot be reloaded.";
@@ -77,7 +78,7 @@ export class AgentsConfig {
     this.lastError = null;
     const agents = next.agents.map((a) => a.name);
     this.log.info({ path, via: by.via, agents }, "configuration reloaded");
-    await Promise.resolve(this.onReloaded?.({ actorUserId: by.actorUserId, via: by.via, path, agents })).catch((e: unknown) => this.log.warn({ err: e }, "the reload hook failed"));
+    await Promise.resolve(this.onReloaded?.({ who: by.who, via: by.via, path, agents })).catch((e: unknown) => this.log.warn({ err: e }, "the reload hook failed"));
     return { ok: true, source: path, agents, defaultAgent: next.defaultAgent, loadedAt: this.loadedAt.toISOString(), notes };
   }
 

@@ -1,7 +1,9 @@
 import { and, eq, isNull, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { users } from "../../db/schema";
+import { recordAdminEvent } from "../../db/repositories/audit";
+import { accounts, users } from "../../db/schema";
 import type { TActor } from "../core/actor";
+import { SYSTEM_ORIGIN, type TAdminWho } from "../core/admin-trail";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
 import type { TRole } from "../core/vocabulary";
@@ -21,31 +23,30 @@ const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g,
 
 /**
  * Adds a user with an API key; with a password the user can also log in to the console
- * (email defaults to `<name>@countersign.local`).
+ * (email defaults to `<name>@countersign.local`). The user, its credential, its key and the
+ * trail row (`user.created`, never the password or the key) commit in one transaction.
+ * Without `who` the server itself acts (the demo user at first start, tests).
  */
 export async function addUser(
   db: Db,
   auth: TAuth,
   input: { name: string; role: TRole; email?: string; password?: string },
+  who: TAdminWho = { actor: null, origin: SYSTEM_ORIGIN },
 ): Promise<{ userId: string; apiKey: string; email: string }> {
   const email = (input.email ?? `${slug(input.name)}@countersign.local`).toLowerCase();
-  const [taken] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
-  if (taken) throw new DomainError("conflict", `A user with the email ${email} already exists.`);
-  let userId: string;
-  if (input.password) {
-    // Public sign-up is disabled; users are created here through better-auth's internal adapter.
-    const ctx = await auth.$context;
-    const user = await ctx.internalAdapter.createUser({ email, name: input.name, emailVerified: true }, { method: "admin" });
-    const hash = await ctx.password.hash(input.password);
-    await ctx.internalAdapter.linkAccount({ userId: user.id, providerId: "credential", accountId: user.id, password: hash });
-    userId = user.id;
-  } else {
-    userId = newId("user");
-    await db.insert(users).values({ id: userId, name: input.name, email });
-  }
-  await db.update(users).set({ role: input.role }).where(eq(users.id, userId));
-  const { apiKey } = await createApiKey(db, userId);
-  return { userId, apiKey, email };
+  // better-auth's scrypt hash, the one its sign-in checks; computed before the transaction opens.
+  const hash = input.password ? await (await auth.$context).password.hash(input.password) : null;
+  return db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    if (taken) throw new DomainError("conflict", `A user with the email ${email} already exists.`);
+    const userId = newId("user");
+    await tx.insert(users).values({ id: userId, name: input.name, email, emailVerified: hash !== null, role: input.role });
+    if (hash) await tx.insert(accounts).values({ id: newId("acct"), userId, providerId: "credential", accountId: userId, password: hash });
+    const { id: keyId, apiKey } = await createApiKey(tx, userId);
+    await recordAdminEvent(tx, who, { action: "user.created", targetType: "user", targetId: userId, detail: { name: input.name, role: input.role, signIn: hash !== null, apiKeyId: keyId } });
+    return { userId, apiKey, email };
+  });
 }
 
 /** Finds a user by id, email or exact name (a deleted user keeps its name but is found by id only). */

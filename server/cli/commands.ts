@@ -1,73 +1,30 @@
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { userForAdmin } from "../../db/repositories/user-status";
-import { createApiKey } from "../auth/api-keys";
 import type { TAuth } from "../auth/auth";
 import { addUser, findUser } from "../auth/users";
+import type { TActor } from "../core/actor";
+import { CLI_ORIGIN, type TAdminWho } from "../core/admin-trail";
 import { DomainError } from "../core/errors";
-import { ROLES } from "../core/vocabulary";
+import { readScope } from "../core/read-scope";
+import type { ROLES } from "../core/vocabulary";
+import { parseCommand, USAGE, UsageError } from "./parse";
+
+export { parseCommand, USAGE, UsageError };
+import { changeRole, createKeyFor, revokeKeyFor } from "../services/console/admin";
 import { deleteUser, disableUser, enableUser, type TUserAdminDeps } from "../services/console/user-status";
+import { listGrants, revokeGrant } from "../services/grants";
+import { apiKeysVisible, trajectoryExport, workspaceUsers } from "../services/read/console";
+import { trajectoryLine as exportLine } from "../services/read/trajectory-line";
 
-export const USAGE = `Usage:
-  npm run cli -- user add NAME --role ROLE [--email EMAIL] [--password PASSWORD] [--json]
-  npm run cli -- user disable USER [--json]   (keys, console sessions and open connections stop at once)
-  npm run cli -- user enable USER [--json]
-  npm run cli -- user delete USER [--json]    (credentials removed for good; the history keeps the name)
-  npm run cli -- key create USER [--name NAME] [--json]
-USER: id, email or exact name. Roles: ${ROLES.join(", ")}`;
+/** What the CLI (or the server, for the CLI) runs a command with. `database`: which one, as printed. */
+export type TCommandDeps = TUserAdminDeps & { auth: TAuth; database: string };
 
-/** Splits argv into positionals and `--flag value` options (`--json` is a bare flag). */
-export function parseArgs(argv: readonly string[]): { positionals: string[]; flags: Record<string, string | true> } {
-  const positionals: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith("--")) {
-      positionals.push(arg);
-      continue;
-    }
-    const name = arg.slice(2);
-    const value = argv[i + 1];
-    if (name === "json" || value === undefined || value.startsWith("--")) flags[name] = true;
-    else {
-      flags[name] = value;
-      i++;
-    }
-  }
-  return { positionals, flags };
-}
+/** The command line plus what the CLI process read for it: the password from stdin, its OS user. */
+export type TCommandRequest = { argv: readonly string[]; stdin?: string; osUser?: string | null };
 
-const flag = (flags: Record<string, string | true>, name: string): string | undefined => {
-  const v = flags[name];
-  if (v === true) throw new DomainError("invalid_request", `--${name} needs a value.`);
-  return v;
-};
-
-/** The options each command takes; anything else is an error, never silently ignored. */
-const OPTIONS: Record<string, readonly string[]> = {
-  "user add": ["role", "email", "password", "json"],
-  "user disable": ["json"],
-  "user enable": ["json"],
-  "user delete": ["json"],
-  "key create": ["name", "json"],
-};
-
-/**
- * The command named by argv with its one target, or a clear error (unknown command, option, or
- * extra argument). Checked before anything is opened, so a typo costs nothing and changes nothing.
- */
-export function parseCommand(argv: readonly string[]): { command: string; target: string; flags: Record<string, string | true> } {
-  const { positionals, flags } = parseArgs(argv);
-  const [noun, verb, target, ...extra] = positionals;
-  const command = `${noun} ${verb}`;
-  const allowed = OPTIONS[command];
-  if (!allowed) throw new DomainError("invalid_request", `Unknown command "${positionals.slice(0, 2).join(" ")}".\n${USAGE}`);
-  if (!target) throw new DomainError("invalid_request", `${command} needs a ${noun === "user" && verb === "add" ? "NAME" : "USER"}.\n${USAGE}`);
-  if (extra.length > 0) throw new DomainError("invalid_request", `Unexpected argument "${extra[0]}" for ${command}.`);
-  const unknown = Object.keys(flags).find((name) => !allowed.includes(name));
-  if (unknown !== undefined) throw new DomainError("invalid_request", `Unknown option --${unknown} for ${command}; it takes ${allowed.map((o) => `--${o}`).join(", ")}.`);
-  return { command, target, flags };
-}
+/** A result object, or JSONL lines (export). */
+export type TCommandOutput = { kind: "result"; result: Record<string, unknown> } | { kind: "lines"; lines: AsyncIterable<string> };
 
 async function userRef(db: Db, ref: string): Promise<{ id: string; name: string }> {
   const user = await findUser(db, ref);
@@ -75,23 +32,76 @@ async function userRef(db: Db, ref: string): Promise<{ id: string; name: string 
   return user;
 }
 
+/** The CLI reads with the data directory's authority: every object, like an auditor (it decides nothing through reads). */
+const CLI_READER: TActor = { userId: "cli", role: "auditor", name: "cli" };
+
+const ZTime = z.iso.datetime({ offset: true });
+function time(name: string, value: string): Date {
+  if (!ZTime.safeParse(value).success) throw new DomainError("invalid_request", `--${name} must be an ISO 8601 time with an offset, e.g. 2026-01-31T00:00:00Z.`);
+  return new Date(value);
+}
+
 /**
- * Runs one CLI command against a database; the same code runs in the CLI or inside the server.
- * It acts with the data directory's authority: audit rows name no user.
+ * Runs one CLI command against a database; the same code runs in the CLI or inside the server
+ * (through its control socket). It acts with the data directory's authority: trail rows name no
+ * user but the channel `cli` and the OS user.
  */
-export async function runCommand(deps: TUserAdminDeps & { auth: TAuth }, argv: readonly string[]): Promise<Record<string, unknown>> {
-  const { command, target, flags } = parseCommand(argv);
-  if (command === "user add") {
-    const role = z.enum(ROLES).safeParse(flag(flags, "role") ?? "member");
-    if (!role.success) throw new DomainError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
-    const created = await addUser(deps.db, deps.auth, { name: target, role: role.data, email: flag(flags, "email"), password: flag(flags, "password") });
-    return { userId: created.userId, apiKey: created.apiKey, email: created.email };
+export async function runCommand(deps: TCommandDeps, request: TCommandRequest): Promise<TCommandOutput> {
+  const parsed = parseCommand(request.argv);
+  if ("help" in parsed) return { kind: "result", result: { usage: parsed.help } };
+  const { command, args, values } = parsed;
+  const who: TAdminWho = { actor: null, origin: CLI_ORIGIN(request.osUser ?? null) };
+  const str = (name: string) => values[name] as string | undefined;
+  const result = (r: Record<string, unknown>): TCommandOutput => ({ kind: "result", result: r });
+  const target = args[0] as string;
+  switch (command) {
+    case "user add": {
+      const password = values["password-stdin"] ? request.stdin?.replace(/\r?\n$/, "") : str("password");
+      if (values["password-stdin"] && !password) throw new DomainError("invalid_request", "--password-stdin read no password from stdin.");
+      const created = await addUser(deps.db, deps.auth, { name: target, role: (str("role") ?? "member") as (typeof ROLES)[number], email: str("email"), password }, who);
+      return result({ userId: created.userId, apiKey: created.apiKey, email: created.email });
+    }
+    case "user list":
+      return result({ users: await workspaceUsers(deps) });
+    case "user disable":
+      return result(await disableUser(deps, who, (await userRef(deps.db, target)).id));
+    case "user enable":
+      return result(await enableUser(deps, who, (await userRef(deps.db, target)).id));
+    case "user delete":
+      return result(await deleteUser(deps, who, (await userRef(deps.db, target)).id));
+    case "user set-role":
+      return result(await changeRole(deps, who, { userId: (await userRef(deps.db, target)).id, role: str("role") as (typeof ROLES)[number] }));
+    case "key create": {
+      const user = await userRef(deps.db, target);
+      if ((await userForAdmin(deps.db, user.id))?.status === "deleted") throw new DomainError("conflict", `${user.name} was deleted; deleted users get no new API keys.`);
+      const key = await createKeyFor(deps, who, { userId: user.id, name: str("name") ?? "cli" });
+      return result({ userId: key.userId, keyId: key.id, apiKey: key.apiKey });
+    }
+    case "key list": {
+      const owner = str("user") ? await userRef(deps.db, str("user") as string) : null;
+      const keys = (await apiKeysVisible(deps, readScope(CLI_READER))).filter((k) => (!owner || k.userId === owner.id) && (values.all || !k.revokedAt));
+      return result({ keys });
+    }
+    case "key revoke":
+      return result(await revokeKeyFor(deps, who, target));
+    case "grant list":
+      return result({ grants: await listGrants(deps, null, { status: values.all ? "all" : "active" }) });
+    case "grant revoke":
+      return result(await revokeGrant(deps, who, target));
+    case "export": {
+      const of = str("session")
+        ? { sessionId: str("session") as string }
+        : str("response")
+          ? { responseId: str("response") as string }
+          : { range: { from: time("from", str("from") as string), to: str("to") ? time("to", str("to") as string) : deps.now() } };
+      const batches = await trajectoryExport(deps, readScope(CLI_READER), of, {}, 250, new AbortController().signal);
+      return { kind: "lines", lines: jsonl(batches) };
+    }
   }
-  const user = await userRef(deps.db, target);
-  if (command === "user disable") return disableUser(deps, null, user.id);
-  if (command === "user enable") return enableUser(deps, null, user.id);
-  if (command === "user delete") return deleteUser(deps, null, user.id);
-  if ((await userForAdmin(deps.db, user.id))?.status === "deleted") throw new DomainError("conflict", `${user.name} was deleted; deleted users get no new API keys.`);
-  const key = await createApiKey(deps.db, user.id, flag(flags, "name") ?? "cli");
-  return { userId: user.id, apiKey: key.apiKey };
+  throw new UsageError(`Unknown command "${command}".`, USAGE);
+}
+
+/** The JSONL lines of the export: the console's download format (server/api/http/export.ts). */
+async function* jsonl(batches: AsyncIterable<Parameters<typeof exportLine>[0][]>): AsyncGenerator<string> {
+  for await (const rows of batches) for (const row of rows) yield exportLine(row);
 }

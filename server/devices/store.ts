@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { and, desc, eq, gt, lte, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
+import { recordAdminEvent } from "../../db/repositories/audit";
 import { devices } from "../../db/schema";
 import type { TActor } from "../core/actor";
+import type { TAdminOrigin } from "../core/admin-trail";
 import { DomainError, notFound } from "../core/errors";
 import { newId, newSecret } from "../core/ids";
 import { READ_ALL_ROLES } from "../core/vocabulary";
@@ -30,7 +32,12 @@ const isUniqueViolation = (error: unknown): boolean => {
 };
 
 /** Creates a pending device with a one-time pairing token (returned once; stored hashed; 10 minutes). */
-export async function createPairing(db: Db, actor: TActor, input: { name: string; now: Date }): Promise<{ deviceId: string; name: string; token: string; expiresAt: string }> {
+export async function createPairing(
+  db: Db,
+  actor: TActor,
+  origin: TAdminOrigin,
+  input: { name: string; now: Date },
+): Promise<{ deviceId: string; name: string; token: string; expiresAt: string }> {
   requireAdmin(actor, "pair devices");
   const token = `${TOKEN_PREFIX}${newSecret(32)}`;
   const id = newId("dev");
@@ -43,6 +50,7 @@ export async function createPairing(db: Db, actor: TActor, input: { name: string
         .set({ status: "revoked", revokedAt: input.now, revokedBy: "system" })
         .where(and(eq(devices.name, input.name), eq(devices.status, "pending"), lte(devices.pairingExpiresAt, input.now)));
       await tx.insert(devices).values({ id, name: input.name, createdBy: actor.userId, pairingTokenHash: hashSecret(token), pairingExpiresAt: expiresAt });
+      await recordAdminEvent(tx as unknown as Db, { actor, origin }, { action: "device.pairing_created", targetType: "device", targetId: id, detail: { name: input.name, expiresAt: expiresAt.toISOString() } });
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new DomainError("conflict", `A device named ${input.name} is already paired or waiting to be paired; revoke it first.`);
@@ -98,14 +106,19 @@ export async function authenticateDevice(db: Db, hello: Extract<TDeviceHello, { 
   return { ok: true, device };
 }
 
-/** Revokes a device (pending or paired); its credential stops working at once. */
-export async function revokeDevice(db: Db, actor: TActor, deviceId: string, now: Date): Promise<TDeviceRow> {
+/** Revokes a device (pending or paired), with its trail row; its credential stops working at once. */
+export async function revokeDevice(db: Db, actor: TActor, origin: TAdminOrigin, deviceId: string, now: Date): Promise<TDeviceRow> {
   requireAdmin(actor, "revoke devices");
-  const [row] = await db
-    .update(devices)
-    .set({ status: "revoked", revokedAt: now, revokedBy: actor.userId })
-    .where(and(eq(devices.id, deviceId), ne(devices.status, "revoked")))
-    .returning();
+  const row = await db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [revoked] = await tx
+      .update(devices)
+      .set({ status: "revoked", revokedAt: now, revokedBy: actor.userId })
+      .where(and(eq(devices.id, deviceId), ne(devices.status, "revoked")))
+      .returning();
+    if (revoked) await recordAdminEvent(tx, { actor, origin }, { action: "device.revoked", targetType: "device", targetId: revoked.id, detail: { name: revoked.name, was: revoked.pairedAt ? "paired" : "pending" } });
+    return revoked;
+  });
   if (row) return row;
   const [existing] = await db.select().from(devices).where(eq(devices.id, deviceId));
   if (!existing) throw notFound("device", deviceId);

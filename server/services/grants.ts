@@ -1,9 +1,12 @@
 import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import type { Db } from "../../db/client";
+import { recordAdminEvent } from "../../db/repositories/audit";
 import { approvals, grants, users } from "../../db/schema";
 import { GRANT_SCOPES } from "../../db/schema/grants";
 import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
 import { canDecide, canRead, type TActor } from "../core/actor";
+import type { TAdminWho } from "../core/admin-trail";
 import { DomainError, notFound } from "../core/errors";
 import { readScope, type TReadScope } from "../core/read-scope";
 import { TRANSPORTS } from "../core/vocabulary";
@@ -71,7 +74,7 @@ export function grantRecord(g: TGrantRow, now: Date, userName: string | null = n
  */
 export async function listGrantsPage(
   deps: Pick<TDeps, "db" | "now">,
-  scope: TReadScope,
+  scope: Pick<TReadScope, "userId">,
   options: { status?: "active" | "all"; cursor?: string | null; limit: number },
 ): Promise<TPage<TGrantRecord>> {
   const now = deps.now();
@@ -96,31 +99,38 @@ export async function listGrantsPage(
   return { rows: page.rows.map((r) => r.record), nextCursor: page.nextCursor };
 }
 
-/** Grants the actor may see, newest first (up to 500): the first page of {@link listGrantsPage}. */
-export async function listGrants(deps: TDeps, actor: TActor, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
-  return (await listGrantsPage(deps, readScope(actor), { status: options.status, limit: Math.min(options.limit ?? 200, 500) })).rows;
+/** Grants the actor may see, newest first (up to 500): the first page of {@link listGrantsPage}. The CLI (`null`) sees every one. */
+export async function listGrants(deps: Pick<TDeps, "db" | "now">, actor: TActor | null, options: { status?: "active" | "all"; limit?: number } = {}): Promise<TGrantRecord[]> {
+  return (await listGrantsPage(deps, actor ? readScope(actor) : { userId: null }, { status: options.status, limit: Math.min(options.limit ?? 200, 500) })).rows;
 }
 
 /**
  * Revokes a grant: one conditional update, so a use already in progress finishes first and every
- * later use sees the revocation. Recorded on the trajectory of the run whose approval created it.
+ * later use sees the revocation. Recorded on the admin trail (same transaction) and on the trajectory
+ * of the run whose approval created it. The CLI (`actor` null) revokes any grant.
  */
-export async function revokeGrant(deps: TDeps, actor: TActor, grantId: string): Promise<TGrantRecord> {
+export async function revokeGrant(deps: Pick<TDeps, "db" | "bus" | "log" | "now">, who: TAdminWho, grantId: string): Promise<TGrantRecord> {
+  const actor = who.actor;
   const [grant] = await deps.db.select().from(grants).where(eq(grants.id, grantId));
-  if (!grant || !canRead(actor, grant.userId)) throw notFound("grant", grantId);
-  if (!canDecide(actor, grant.userId)) throw new DomainError("forbidden", "Your role cannot revoke grants.");
-  const [revoked] = await deps.db
-    .update(grants)
-    .set({ revokedAt: deps.now(), revokedBy: actor.userId })
-    .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
-    .returning();
-  if (!revoked) throw new DomainError("conflict", "This grant was already revoked.");
+  if (!grant || (actor && !canRead(actor, grant.userId))) throw notFound("grant", grantId);
+  if (actor && !canDecide(actor, grant.userId)) throw new DomainError("forbidden", "Your role cannot revoke grants.");
+  const revoked = await deps.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [row] = await tx
+      .update(grants)
+      .set({ revokedAt: deps.now(), revokedBy: actor?.userId ?? "cli" })
+      .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
+      .returning();
+    if (!row) throw new DomainError("conflict", "This grant was already revoked.");
+    await recordAdminEvent(tx, who, { action: "grant.revoked", targetType: "grant", targetId: grantId, detail: { userId: grant.userId, agent: grant.agent, action: grant.action, uses: row.uses } });
+    return row;
+  });
   const [origin] = await deps.db.select({ responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, grant.approvalId));
   if (origin) {
     await recordEvents(deps, origin.responseId, [
-      { type: "grant.revoked", data: { grantId, action: grant.action, uses: revoked.uses }, frame: false, actorUserId: actor.userId },
+      { type: "grant.revoked", data: { grantId, action: grant.action, uses: revoked.uses }, frame: false, actorUserId: actor?.userId ?? null },
     ]);
   }
-  deps.log.info({ grantId, by: actor.userId }, "grant revoked");
+  deps.log.info({ grantId, by: actor?.userId ?? "cli" }, "grant revoked");
   return grantRecord(revoked, deps.now());
 }

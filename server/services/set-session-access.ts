@@ -1,9 +1,11 @@
 import { eq } from "drizzle-orm";
-import { recordAudit } from "../../db/repositories/audit";
+import type { Db } from "../../db/client";
+import { recordAdminEvent } from "../../db/repositories/audit";
 import { ACCESS_GRANTED, ACCESS_REVOKED } from "../../db/repositories/session-access";
 import { agentSessions } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import { canRead } from "../core/actor";
+import type { TAdminOrigin } from "../core/admin-trail";
 import { DomainError, notFound } from "../core/errors";
 import { accessChangeRefusal, type TSessionAccess } from "../core/session-access";
 import type { TDeps } from "../host/deps";
@@ -12,7 +14,7 @@ import type { TDeps } from "../host/deps";
  * Sets a session's access under `accessChangeRefusal`. A change and its audit row (who, from,
  * to) commit together; setting the access it already has changes and records nothing.
  */
-export async function setSessionAccess(deps: TDeps, actor: TActor, input: { sessionId: string; access: TSessionAccess }): Promise<{ sessionId: string; access: TSessionAccess }> {
+export async function setSessionAccess(deps: TDeps, actor: TActor, origin: TAdminOrigin, input: { sessionId: string; access: TSessionAccess }): Promise<{ sessionId: string; access: TSessionAccess }> {
   return deps.db.transaction(async (tx) => {
     // Locked, so two concurrent changes are recorded in the order they took effect.
     const [session] = await tx.select().from(agentSessions).where(eq(agentSessions.id, input.sessionId)).for("update");
@@ -21,12 +23,11 @@ export async function setSessionAccess(deps: TDeps, actor: TActor, input: { sess
     if (refusal) throw new DomainError("forbidden", refusal);
     if (session.access === input.access) return { sessionId: session.id, access: input.access };
     await tx.update(agentSessions).set({ access: input.access }).where(eq(agentSessions.id, session.id));
-    await recordAudit(tx, {
-      actorUserId: actor.userId,
+    await recordAdminEvent(tx as unknown as Db, { actor, origin }, {
       action: input.access === "full" ? ACCESS_GRANTED : ACCESS_REVOKED,
       targetType: "session",
       targetId: session.id,
-      data: { from: session.access, to: input.access, ownerUserId: session.userId, actorRole: actor.role },
+      detail: { from: session.access, to: input.access, ownerUserId: session.userId, actorRole: actor.role },
     });
     deps.log.info({ sessionId: session.id, access: input.access, by: actor.userId }, "session access changed");
     return { sessionId: session.id, access: input.access };

@@ -109,6 +109,12 @@ describe("a server booted with an agents file", () => {
     const reloaded = await trpcPost(app, { key: admin.apiKey }, "admin.reloadAgents", undefined);
     expect(reloaded.status).toBe(200);
     expect(JSON.stringify(reloaded.body)).toContain('"ok":true');
+    // The reload is one row of the admin trail: who (this admin), from where (the console), which file.
+    const trail = await trpcGet(app, { key: admin.apiKey }, "admin.trail", { action: "config.reloaded", limit: 50 });
+    expect(trail.status).toBe(200);
+    const rows = (trail.body as { result: { data: { rows: Array<Record<string, unknown>> } } }).result.data.rows;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ action: "config.reloaded", targetId: file, channel: "console", actorUserId: admin.userId });
     // The next run: exec runs without a prompt.
     const after = await run("guarded", exec("echo three"));
     expect(after.status).toBe("completed");

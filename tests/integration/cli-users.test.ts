@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { createTestDatabaseUrl, testDbKind } from "../../db/testing";
 import { freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
 import { LiveClient } from "./helpers";
 import { within } from "./stream-helpers";
+import { cli, json, jsonError, type TRun } from "./cli-helpers";
 
 /**
  * Point 10 of issue 14 through the CLI: `user disable|enable|delete USER [--json]`, with and
@@ -19,28 +19,6 @@ const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {});
 });
-
-type TRun = { status: number | null; stdout: string; stderr: string };
-
-/** `npm run cli -- …` as a user types it (asynchronous, so independent runs may overlap). */
-function cli(dataDir: string, databaseUrl: string | undefined, args: readonly string[]): Promise<TRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, COUNTERSIGN_DATA_DIR: dataDir };
-  delete env.DATABASE_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "cli", "--", ...args], { env, timeout: 90_000 });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-const json = (run: TRun): Record<string, unknown> => {
-  expect(run.status, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as Record<string, unknown>;
-};
 
 const keyStatus = async (url: string, key: string) => (await fetch(`${url}/v1/grants`, { headers: { authorization: `Bearer ${key}` } })).status;
 
@@ -69,16 +47,19 @@ test(`the CLI disables, enables and deletes users, with and without a running se
   ] as const;
   const refused = await Promise.all(refusals.map(([args]) => run(...args)));
   refusals.forEach(([args, message], i) => {
-    expect(refused[i]?.status, args.join(" ")).not.toBe(0);
-    expect(refused[i]?.stderr).toContain(message);
+    // A bad command line: exit code 2, the message and that command's usage, as JSON with --json.
+    const error = jsonError(refused[i] as TRun);
+    expect(error.status, args.join(" ")).toBe(2);
+    expect(error.code).toBe("usage");
+    expect(error.message).toContain(message);
   });
 
   const root = json(await run("user", "add", "Root", "--role", "admin", "--json")) as { userId: string; apiKey: string };
   const op = json(await run("user", "add", "Op", "--role", "operator", "--password", "op-password-long", "--json")) as { userId: string; apiKey: string; email: string };
   // Root is the only admin: it stays one.
-  expect((await run("user", "disable", "Root", "--json")).stderr).toContain("Root is the last admin; make another user admin first.");
+  expect(jsonError(await run("user", "disable", "Root", "--json")).message).toContain("Root is the last admin; make another user admin first.");
   // Without a server (or directly on PostgreSQL): disabled.
-  expect(json(await run("user", "disable", "Op", "--json"))).toEqual({ userId: op.userId, name: "Op", status: "disabled" });
+  expect(json(await run("user", "disable", "Op", "--json"))).toMatchObject({ userId: op.userId, name: "Op", status: "disabled" });
 
   const server: TServerProcess = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url });
   cleanups.push(() => server.kill("SIGKILL"));
@@ -94,13 +75,13 @@ test(`the CLI disables, enables and deletes users, with and without a running se
 
   // Deleted while its socket is open: the socket closes at once; gone for good; the email is free again.
   const socket = await LiveClient.open({ url: server.url }, op.apiKey);
-  expect(json(await run("user", "delete", "Op", "--json"))).toEqual({ userId: op.userId, name: "Op", status: "deleted" });
+  expect(json(await run("user", "delete", "Op", "--json"))).toMatchObject({ userId: op.userId, name: "Op", status: "deleted" });
   expect((await within(socket.closed, 1000, "the close of the deleted user's socket")).code).toBe(4401);
   expect(await keyStatus(server.url, op.apiKey)).toBe(401);
   expect(await signInStatus(server.url, op.email, "op-password-long")).toBe(401);
   const [enable, key] = await Promise.all([run("user", "enable", op.userId, "--json"), run("key", "create", op.userId, "--json")]);
-  expect(enable.stderr).toContain("Op was deleted; a deleted user cannot be enabled.");
-  expect(key.stderr).toContain("Op was deleted; deleted users get no new API keys.");
+  expect(jsonError(enable).message).toContain("Op was deleted; a deleted user cannot be enabled.");
+  expect(jsonError(key).message).toContain("Op was deleted; deleted users get no new API keys.");
   const row = await statusOf(server.url, root.apiKey, op.userId);
   expect(row?.status).toBe("deleted");
   expect(row?.email).not.toBe(op.email);

@@ -1,23 +1,16 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { createTestDatabaseUrl } from "../../db/testing";
 import { freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
+import { cli, jsonError } from "./cli-helpers";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {});
 });
 
-function cli(dataDir: string, databaseUrl: string | undefined, args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, COUNTERSIGN_DATA_DIR: dataDir };
-  delete env.DATABASE_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const run = spawnSync("npm", ["run", "cli", "--", ...args], { env, encoding: "utf8", timeout: 60_000 });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
 
 const whoAmI = async (url: string, apiKey: string) =>
   fetch(`${url}/v1/responses`, {
@@ -32,34 +25,34 @@ test("the CLI adds users and keys whether or not the server runs on the same dat
   const database = await createTestDatabaseUrl();
   if (database) cleanups.push(database.drop);
 
-  const offline = cli(dataDir, database?.url, ["user", "add", "Alice Example", "--role", "operator", "--json"]);
+  const offline = await cli(dataDir, database?.url, ["user", "add", "Alice Example", "--role", "operator", "--json"]);
   expect(offline.status, offline.stderr).toBe(0);
   const alice = JSON.parse(offline.stdout) as { userId: string; apiKey: string };
   expect(alice.userId).toMatch(/\S/);
   expect(alice.apiKey).toMatch(/^cs_/);
 
-  const bad = cli(dataDir, database?.url, ["user", "add", "Mallory", "--role", "overlord", "--json"]);
-  expect(bad.status).not.toBe(0);
-  expect(bad.stderr).toContain("--role must be one of");
+  const bad = await cli(dataDir, database?.url, ["user", "add", "Mallory", "--role", "overlord", "--json"]);
+  expect(jsonError(bad)).toMatchObject({ status: 2, code: "usage" });
+  expect(jsonError(bad).message).toContain("--role must be one of");
 
   let server: TServerProcess = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url });
   cleanups.push(() => server.kill("SIGKILL"));
   expect((await whoAmI(server.url, alice.apiKey)).status).toBe(200);
 
-  const online = cli(dataDir, database?.url, ["key", "create", "Alice Example", "--json"]);
+  const online = await cli(dataDir, database?.url, ["key", "create", "Alice Example", "--json"]);
   expect(online.status, online.stderr).toBe(0);
   const second = JSON.parse(online.stdout) as { userId: string; apiKey: string };
   expect(second.userId).toBe(alice.userId);
   expect(second.apiKey).not.toBe(alice.apiKey);
   expect((await whoAmI(server.url, second.apiKey)).status).toBe(200);
 
-  const bob = JSON.parse(cli(dataDir, database?.url, ["user", "add", "Bob", "--role", "member", "--json"]).stdout) as { apiKey: string };
+  const bob = JSON.parse((await cli(dataDir, database?.url, ["user", "add", "Bob", "--role", "member", "--json"])).stdout) as { apiKey: string };
   expect((await whoAmI(server.url, bob.apiKey)).status).toBe(200);
   expect((await whoAmI(server.url, "cs_not-a-real-key")).status).toBe(401);
 
-  const missing = cli(dataDir, database?.url, ["key", "create", "Nobody", "--json"]);
-  expect(missing.status).not.toBe(0);
-  expect(missing.stderr).toContain("No single user matches Nobody");
+  const missing = await cli(dataDir, database?.url, ["key", "create", "Nobody", "--json"]);
+  expect(jsonError(missing)).toMatchObject({ status: 1, code: "not_found" });
+  expect(jsonError(missing).message).toContain("No single user matches Nobody");
 
   await server.kill("SIGTERM");
   server = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url });

@@ -152,7 +152,7 @@ async function fixture(): Promise<TFixture> {
   const granted = await invokeApproval(app, owner.apiKey, "echo granted");
   const grantRes = await app.api(`/v1/approvals/${granted.approval.id}`, { key: users.operator.apiKey, body: { decision: "approve", grant: "session" } });
   const grantId = ((await grantRes.json()) as { grantId: string }).grantId;
-  const device = await createPairing(app.deps.db, { userId: users.admin.userId, role: "admin", name: "admin" }, { name: `matrix-${Math.random().toString(36).slice(2, 10)}`, now: new Date() });
+  const device = await createPairing(app.deps.db, { userId: users.admin.userId, role: "admin", name: "admin" }, { channel: "console", clientIp: null }, { name: `matrix-${Math.random().toString(36).slice(2, 10)}`, now: new Date() });
   return {
     responseId: env.id,
     sessionId: env.sessionId,

@@ -131,6 +131,9 @@ const TRPC: Record<string, TRow> = {
   "admin.agentsConfig":                              [200,      403,      403,         200,         401,    403],
   "admin.reloadAgents":                              [200,      403,      403,         403,         401,    403],
   "admin.apiKeysPage":                               [200,      200,      200,         200,         401,    200],
+  // The admin trail: admins and auditors read it (tRPC and its JSONL export); nobody edits it (there is no procedure to).
+  "admin.trail":                                     [200,      403,      403,         200,         401,    403],
+  "admin.trailActors":                               [200,      403,      403,         200,         401,    403],
   "admin.createApiKey":                              [200,      200,      200,         403,         401,    200],
   "admin.createApiKey (for the owner)":              [200,      403,      403,         403,         401,    200],
   "admin.revokeApiKey (the owner's key)":            [200,      404,      404,         403,         401,    200],
@@ -383,6 +386,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "admin.agentsConfig": (r) => trpcStatus(trpcGet(app, caller(r), "admin.agentsConfig")),
   "admin.reloadAgents": (r) => trpcStatus(trpcPost(app, caller(r), "admin.reloadAgents", undefined)),
   "admin.apiKeysPage": (r) => trpcStatus(trpcGet(app, caller(r), "admin.apiKeysPage", { limit: 5 })),
+  "admin.trail": (r) => trpcStatus(trpcGet(app, caller(r), "admin.trail", { limit: 5 })),
+  "admin.trailActors": (r) => trpcStatus(trpcGet(app, caller(r), "admin.trailActors")),
   "admin.createApiKey": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `matrix ${r}` })),
   "admin.createApiKey (for the owner)": (r) => trpcStatus(trpcPost(app, caller(r), "admin.createApiKey", { name: `for owner by ${r}`, userId: users.owner.userId })),
   "admin.revokeApiKey (the owner's key)": async (r) => {

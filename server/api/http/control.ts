@@ -1,7 +1,9 @@
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { join } from "node:path";
 import { z } from "zod";
-import { runCommand } from "../../cli/commands";
+import { runCommand, UsageError } from "../../cli/commands";
+import { describeDatabase } from "../../cli/database";
 import { controlSocketPath } from "../../config";
 import { DomainError } from "../../core/errors";
 import { parseBody, readJson } from "./body";
@@ -11,13 +13,31 @@ import type { TV1Deps } from "./deps";
 /** Unix socket paths are limited to about 108 bytes by the kernel. */
 const MAX_SOCKET_PATH = 100;
 
-async function handleControl(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+const ZControlRequest = z.strictObject({
+  argv: z.array(z.string().max(1000)).max(20),
+  /** What the CLI read from stdin for `--password-stdin`. */
+  stdin: z.string().max(10_000).optional(),
+  /** The CLI's OS user, for the admin trail (only the server's OS user and root can connect). */
+  osUser: z.string().max(200).nullish(),
+});
+
+async function handleControl(deps: TV1Deps, database: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     if (req.method !== "POST" || req.url !== "/cli") throw new DomainError("not_found", "The control socket answers POST /cli only.");
-    const body = parseBody(z.strictObject({ argv: z.array(z.string().max(1000)).max(20) }), await readJson(req));
-    sendJson(res, 200, await runCommand(deps, body.argv));
+    const body = parseBody(ZControlRequest, await readJson(req));
+    const output = await runCommand({ ...deps, database }, body).catch((error: unknown) => {
+      throw error instanceof UsageError ? new DomainError("invalid_request", `${error.message}\n${error.usage}`) : error;
+    });
+    if (output.kind === "result") return sendJson(res, 200, { result: output.result, database });
+    // An export: JSONL lines as they are read.
+    res.writeHead(200, { "content-type": "application/x-ndjson; charset=utf-8", "x-countersign-database": encodeURIComponent(database) });
+    for await (const line of output.lines) {
+      if (!res.write(`${line}\n`)) await new Promise((resolve) => res.once("drain", resolve));
+    }
+    res.end();
   } catch (error) {
-    sendError(res, error);
+    if (res.headersSent) res.destroy();
+    else sendError(res, error);
   }
 }
 
@@ -34,9 +54,10 @@ export async function startControlServer(deps: TV1Deps, dataDir: string): Promis
     deps.log.warn({ path }, "the data directory path is too long for a Unix socket: the CLI works only while the server is stopped");
     return null;
   }
+  const database = `${describeDatabase({ pgliteDir: join(dataDir, "pglite") })} (through the running server)`;
   // A socket left by a process that died is stale: the CLI found nobody listening on it.
   rmSync(path, { force: true });
-  const server: Server = createServer((req, res) => void handleControl(deps, req, res));
+  const server: Server = createServer((req, res) => void handleControl(deps, database, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(path, () => resolve());

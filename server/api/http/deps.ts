@@ -3,12 +3,26 @@ import type { TAuth } from "../../auth/auth";
 import type { TDeps } from "../../host/deps";
 import type { ActivityTail } from "../../services/console/activity-feed";
 import type { Host } from "../../host/host";
+import type { TTrustedProxies } from "./client-address";
 import type { DrainGate } from "./drain";
 import type { TLoadedPlugin } from "../../plugins/loader";
 import type { OpenConnections } from "./open-connections";
 
 /** What the transports (`/v1`, `/v1/live`, AG-UI, export, control, tRPC) are given: the process-wide dependencies plus host, auth, connection caps, the API-key cache and the one reader of the console's activity. */
-export type TV1Deps = TDeps & { host: Host; auth: TAuth; connections: OpenConnections; keys: ApiKeyCache; activity: ActivityTail; drain: DrainGate; plugins: readonly TLoadedPlugin[]; ops: TOpsConfig };
+export type TV1Deps = TDeps & {
+  host: Host;
+  auth: TAuth;
+  connections: OpenConnections;
+  keys: ApiKeyCache;
+  activity: ActivityTail;
+  /** Graceful shutdown's front door (server/api/http/drain.ts). */
+  drain: DrainGate;
+  /** The harness plugins loaded at boot (the Admin page lists them). */
+  plugins: readonly TLoadedPlugin[];
+  ops: TOpsConfig;
+  /** Whose `X-Forwarded-For` is believed when the admin trail records a client address. */
+  trustedProxies?: TTrustedProxies;
+};
 
 /** Settings of the operations routes: the metrics bearer token (null: admins only) and the readiness timeout. */
 export type TOpsConfig = { metricsToken: string | null; readyTimeoutMs: number };

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
+import { clientAddress, NO_TRUSTED_PROXIES } from "./client-address";
 import { ZDecisionBody } from "../../core/decision";
 import { ZEnvelope } from "../../core/envelope";
 import { DomainError } from "../../core/errors";
@@ -384,7 +385,10 @@ const routes: TRoute[] = [
     pattern: /^\/v1\/grants\/([^/]+)$/,
     auth: true,
     docs: [{ operationId: "revokeGrant", summary: "Revoke a standing grant", path: "/v1/grants/{id}", responses: { 200: { description: "The revoked grant", json: ZGrantRecord } }, errors: [403, 404, 409] }],
-    handle: async ({ deps, res, params, actor }) => sendJson(res, 200, (await revokeGrant(deps, actor, params[0] as string)) satisfies z.input<typeof ZGrantRecord>),
+    handle: async ({ deps, req, res, params, actor }) => {
+      const origin = { channel: "v1" as const, clientIp: clientAddress(req, deps.trustedProxies ?? NO_TRUSTED_PROXIES) };
+      sendJson(res, 200, (await revokeGrant(deps, { actor, origin }, params[0] as string)) satisfies z.input<typeof ZGrantRecord>);
+    },
   },
   {
     method: "POST",

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
+import type { TAdminOrigin } from "../../core/admin-trail";
+import { clientAddress, NO_TRUSTED_PROXIES } from "../http/client-address";
 import type { DomainError } from "../../core/errors";
 import { answerLinkActor } from "../http/answer-link";
 import { toDomainError } from "../http/errors";
@@ -13,7 +15,14 @@ import { toTrpcError } from "./errors";
  * `answerLink`: who the request's answer-link cookie for that one question stands for, if any
  * (server/api/http/answer-link.ts); only the procedures of that question ask.
  */
-export type TTrpcContext = { deps: TV1Deps; actor: TActor | null; credential: TCredential | null; answerLink?: (questionId: string) => Promise<TActor | null> };
+export type TTrpcContext = {
+  deps: TV1Deps;
+  actor: TActor | null;
+  credential: TCredential | null;
+  answerLink?: (questionId: string) => Promise<TActor | null>;
+  /** Where the call came from, for the admin trail (the console channel and the client address). */
+  origin?: TAdminOrigin;
+};
 
 /**
  * Builds the context of one tRPC call; tests pass an actor directly. `refusedBody`: why the
@@ -24,7 +33,8 @@ export async function createContext(deps: TV1Deps, req: IncomingMessage, refused
   try {
     const identity = await identify(deps, deps.auth, req, new URL(req.url ?? "/", "http://localhost"));
     const answerLink = (questionId: string) => answerLinkActor(deps, req, questionId);
-    return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null, answerLink };
+    const origin: TAdminOrigin = { channel: "console", clientIp: clientAddress(req, deps.trustedProxies ?? NO_TRUSTED_PROXIES) };
+    return { deps, actor: identity?.actor ?? null, credential: identity?.credential ?? null, answerLink, origin };
   } catch (error) {
     // A refused cross-site cookie mutation (403) or an unreachable database (503), not a 500.
     throw toTrpcError(toDomainError(error));

@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { DomainError } from "../../core/errors";
+import type { TAdminWho } from "../../core/admin-trail";
 import { readScope } from "../../core/read-scope";
 import { QuestionError } from "../../core/questions/errors";
 import { describeStorableProblem, storableJsonProblem } from "../http/body";
@@ -51,5 +52,7 @@ export const publicProcedure = t.procedure.use(domainErrors);
 export const authenticatedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Authentication required" });
   // What this actor may read, decided once: every read procedure takes it, never the actor's role.
-  return next({ ctx: { ...ctx, actor: ctx.actor, scope: readScope(ctx.actor) } });
+  // Who acts and from where, for the admin trail of any administrative procedure.
+  const who: TAdminWho = { actor: ctx.actor, origin: ctx.origin ?? { channel: "console", clientIp: null } };
+  return next({ ctx: { ...ctx, actor: ctx.actor, scope: readScope(ctx.actor), who } });
 });

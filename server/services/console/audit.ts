@@ -3,15 +3,21 @@ import { userById } from "../../../db/repositories/console-admin";
 import { latestAccessGrants } from "../../../db/repositories/session-access";
 import { canDecide } from "../../core/actor";
 import type { TReadScope } from "../../core/read-scope";
-import { notFound } from "../../core/errors";
+import { DomainError, notFound } from "../../core/errors";
 import { accessChangeRefusal } from "../../core/session-access";
 import type { TDeps } from "../../host/deps";
 import { envelopeNow, readResponse } from "../read/responses";
 
 export type TTrajectoryScope = { responseId: string } | { sessionId: string };
+/** Every event of a time range [from, to), across sessions: only for scopes that read everything. */
+export type TTrajectoryRange = { range: { from: Date; to: Date } };
 
 /** Refuses (404, as if missing) a trajectory the actor may not read; members read only their own. */
-export async function assertTrajectoryReadable(deps: TDeps, scope: TReadScope, of: TTrajectoryScope): Promise<void> {
+export async function assertTrajectoryReadable(deps: Pick<TDeps, "db">, scope: TReadScope, of: TTrajectoryScope | TTrajectoryRange): Promise<void> {
+  if ("range" in of) {
+    if (scope.userId !== null) throw new DomainError("forbidden", "Only roles that read everything can export a time range.");
+    return;
+  }
   if ("responseId" in of) {
     await readResponse(deps, scope, of.responseId);
     return;

@@ -1,7 +1,7 @@
 import type { Db } from "../../../db/client";
-import { recordAudit } from "../../../db/repositories/audit";
+import { recordAdminEvent } from "../../../db/repositories/audit";
 import { lockActiveAdmins, markDeleted, markDisabled, markEnabled, type TUserStatus, userForAdmin } from "../../../db/repositories/user-status";
-import type { TActor } from "../../core/actor";
+import type { TAdminAction, TAdminWho } from "../../core/admin-trail";
 import { DomainError, notFound } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
 
@@ -11,7 +11,7 @@ export type TUserAdminDeps = Pick<TDeps, "db" | "bus" | "log" | "now">;
 type TChange = "disable" | "enable" | "delete";
 
 const RESULT: Record<TChange, TUserStatus> = { disable: "disabled", enable: "active", delete: "deleted" };
-const ACTION: Record<TChange, string> = { disable: "user.disabled", enable: "user.enabled", delete: "user.deleted" };
+const ACTION: Record<TChange, TAdminAction> = { disable: "user.disabled", enable: "user.enabled", delete: "user.deleted" };
 
 /** Why a change does not apply to a user in this status, or null when it does. */
 function refusalFor(change: TChange, name: string, status: TUserStatus): string | null {
@@ -27,8 +27,9 @@ function refusalFor(change: TChange, name: string, status: TUserStatus): string 
  * email. Either way every open connection of the user ends at once (the change is announced to
  * every replica). The last active admin can be neither disabled nor deleted.
  */
-async function changeUserStatus(deps: TUserAdminDeps, actor: TActor | null, userId: string, change: TChange): Promise<{ userId: string; name: string; status: TUserStatus }> {
-  // `actor` null is the CLI, acting with the data directory's authority (recorded as no user).
+async function changeUserStatus(deps: TUserAdminDeps, who: TAdminWho, userId: string, change: TChange): Promise<{ userId: string; name: string; status: TUserStatus }> {
+  // `actor` null is the CLI, acting with the data directory's authority (recorded as no user, with its OS user).
+  const actor = who.actor;
   if (actor && actor.role !== "admin") throw new DomainError("forbidden", `Only an admin can ${change} users.`);
   if (actor?.userId === userId) throw new DomainError("conflict", `You cannot ${change} your own account; ask another admin.`);
   const now = deps.now();
@@ -44,7 +45,7 @@ async function changeUserStatus(deps: TUserAdminDeps, actor: TActor | null, user
     }
     const apply = change === "disable" ? markDisabled : change === "enable" ? markEnabled : markDeleted;
     if (!(await apply(tx, target.id, now))) throw new DomainError("conflict", `${target.name} changed meanwhile; reload and try again.`);
-    await recordAudit(tx, { actorUserId: actor?.userId ?? null, action: ACTION[change], targetType: "user", targetId: target.id, data: { name: target.name, role: target.role } });
+    await recordAdminEvent(tx, who, { action: ACTION[change], targetType: "user", targetId: target.id, detail: { name: target.name, role: target.role } });
     return target;
   });
   if (change !== "enable") deps.bus.publishCredentials({ userId: user.id });
@@ -53,10 +54,10 @@ async function changeUserStatus(deps: TUserAdminDeps, actor: TActor | null, user
 }
 
 /** Disables a user: its keys, console sessions and open connections stop working at once (reversible). */
-export const disableUser = (deps: TUserAdminDeps, actor: TActor | null, userId: string) => changeUserStatus(deps, actor, userId, "disable");
+export const disableUser = (deps: TUserAdminDeps, who: TAdminWho, userId: string) => changeUserStatus(deps, who, userId, "disable");
 
 /** Enables a disabled user again: its keys work again; it signs in anew. */
-export const enableUser = (deps: TUserAdminDeps, actor: TActor | null, userId: string) => changeUserStatus(deps, actor, userId, "enable");
+export const enableUser = (deps: TUserAdminDeps, who: TAdminWho, userId: string) => changeUserStatus(deps, who, userId, "enable");
 
 /** Deletes a user for good: credentials removed, the row (id, name) kept for the history that names it. */
-export const deleteUser = (deps: TUserAdminDeps, actor: TActor | null, userId: string) => changeUserStatus(deps, actor, userId, "delete");
+export const deleteUser = (deps: TUserAdminDeps, who: TAdminWho, userId: string) => changeUserStatus(deps, who, userId, "delete");

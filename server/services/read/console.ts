@@ -11,7 +11,7 @@ import type { TReadScope } from "../../core/read-scope";
 import type { TRole } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 import { listWaiting } from "../../host/pending/kinds";
-import { assertTrajectoryReadable, dataForDisplay, type TTrajectoryScope } from "../console/audit";
+import { assertTrajectoryReadable, dataForDisplay, type TTrajectoryRange, type TTrajectoryScope } from "../console/audit";
 
 /**
  * The console's named reads. Each takes the caller's {@link TReadScope}: a member's scope limits
@@ -88,9 +88,9 @@ export async function trajectoryPeople(deps: TDeps, scope: TReadScope, of: TTraj
  * the audit view, in keyset batches of `batch` events: never all in memory.
  */
 export async function trajectoryExport(
-  deps: TDeps,
+  deps: Pick<TDeps, "db">,
   scope: TReadScope,
-  of: TTrajectoryScope,
+  of: TTrajectoryScope | TTrajectoryRange,
   filters: { categories?: Parameters<typeof searchTrajectory>[1]["categories"]; actor?: string; q?: string },
   batch: number,
   signal: AbortSignal,

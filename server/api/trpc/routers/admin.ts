@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { ZAdminTrailFilter } from "../../../core/admin-trail";
 import { DomainError } from "../../../core/errors";
 import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
 import { deleteUser, disableUser, enableUser } from "../../../services/console/user-status";
+import { adminTrailPage, adminTrailPeople } from "../../../services/console/admin-trail";
 import { apiKeysPage, apiKeysVisible, workspaceUsers, workspaceUsersPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
-import { adminProcedure, configReaderProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
+import { adminProcedure, configReaderProcedure, trailReaderProcedure, workspaceReaderProcedure, writerProcedure } from "./console-procedures";
 import { ZPageOnly } from "./page-input";
 
 const ZId = z.string().min(1).max(200);
@@ -14,20 +16,26 @@ const ZUserRef = z.strictObject({ userId: ZId });
 
 /** Users and roles, API keys. Agents: `console.agents`; paired devices: the `devices` router. */
 export const adminRouter = router({
-  /** Every user and role (workspace readers; auditors read-only). */
   /** The loaded plugins: id, version, the plugin API range, where it lives, its harnesses, agents and middleware. */
   plugins: workspaceReaderProcedure.query(({ ctx }) => ctx.deps.plugins.map((p) => ({ ...p, harnesses: [...p.harnesses], agents: [...p.agents], middleware: p.middleware.map((m) => [...m]) }))),
+  /** Every user and role (workspace readers; auditors read-only). */
   users: workspaceReaderProcedure.query(({ ctx }) => workspaceUsers(ctx.deps)),
   /** One page of users, newest first, and the cursor of the next (older) page (workspace readers). */
   usersPage: workspaceReaderProcedure.input(ZPageOnly).query(({ ctx, input }) => workspaceUsersPage(ctx.deps, input)),
   /** Changes a user's role (admins only; not one's own; the last admin stays). */
-  setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.actor, input)),
+  setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.who, input)),
   /** Disables a user: keys, console sessions and open connections stop at once (admins only; not oneself, not the last admin). */
-  disableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => disableUser(ctx.deps, ctx.actor, input.userId)),
+  disableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => disableUser(ctx.deps, ctx.who, input.userId)),
   /** Enables a disabled user again (admins only). */
-  enableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => enableUser(ctx.deps, ctx.actor, input.userId)),
+  enableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => enableUser(ctx.deps, ctx.who, input.userId)),
   /** Deletes a user's credentials for good; its history keeps its name (admins only; not oneself, not the last admin). */
-  deleteUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => deleteUser(ctx.deps, ctx.actor, input.userId)),
+  deleteUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => deleteUser(ctx.deps, ctx.who, input.userId)),
+  /** One page of the admin trail, newest first; `cursor` (a page's `nextCursor`) continues with older rows. Admins and auditors only; nobody edits it. */
+  trail: trailReaderProcedure
+    .input(z.strictObject({ ...ZAdminTrailFilter, cursor: z.string().max(400).nullish(), limit: z.number().int().min(1).max(200).default(50), direction: z.enum(["forward", "backward"]).optional() }))
+    .query(({ ctx, input }) => adminTrailPage(ctx.deps, ctx.actor, input)),
+  /** The people who appear as actors in the admin trail (for its actor filter). */
+  trailActors: trailReaderProcedure.query(({ ctx }) => adminTrailPeople(ctx.deps, ctx.actor)),
   /** The effective agents configuration (COUNTERSIGN_AGENTS_FILE as validated, secrets redacted): admins and auditors. */
   agentsConfig: configReaderProcedure.query(({ ctx }) => {
     if (!ctx.deps.agentsConfig) throw new DomainError("not_found", "This server has no reloadable configuration.");
@@ -39,7 +47,7 @@ export const adminRouter = router({
    */
   reloadAgents: adminProcedure.mutation(({ ctx }) => {
     if (!ctx.deps.agentsConfig) throw new DomainError("not_found", "This server has no reloadable configuration.");
-    return ctx.deps.agentsConfig.reload({ actorUserId: ctx.actor.userId, via: "trpc" });
+    return ctx.deps.agentsConfig.reload({ who: ctx.who, via: "trpc" });
   }),
   /** API keys (prefix only, never the key): admins and auditors see all, others their own. */
   apiKeys: authenticatedProcedure.query(({ ctx }) => apiKeysVisible(ctx.deps, ctx.scope)),
@@ -48,7 +56,7 @@ export const adminRouter = router({
   /** Creates a key and returns it once (for oneself; admins for anyone). */
   createApiKey: writerProcedure
     .input(z.strictObject({ name: z.string().trim().min(1).max(100), userId: ZId.optional() }))
-    .mutation(({ ctx, input }) => createKeyFor(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createKeyFor(ctx.deps, ctx.who, input)),
   /** Revokes a key (one's own; admins any). */
-  revokeApiKey: writerProcedure.input(z.strictObject({ keyId: ZId })).mutation(({ ctx, input }) => revokeKeyFor(ctx.deps, ctx.actor, input.keyId)),
+  revokeApiKey: writerProcedure.input(z.strictObject({ keyId: ZId })).mutation(({ ctx, input }) => revokeKeyFor(ctx.deps, ctx.who, input.keyId)),
 });

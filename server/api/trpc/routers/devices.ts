@@ -32,7 +32,7 @@ export const devicesRouter = router({
   createPairing: authenticatedProcedure
     .input(z.strictObject({ name: ZDeviceName }))
     .mutation(async ({ ctx, input }) => {
-      const created = await createPairing(ctx.deps.db, ctx.actor, { name: input.name, now: ctx.deps.now() });
+      const created = await createPairing(ctx.deps.db, ctx.actor, ctx.who.origin, { name: input.name, now: ctx.deps.now() });
       ctx.deps.log.info({ deviceId: created.deviceId, name: created.name, by: ctx.actor.userId }, "device pairing created");
       return created;
     }),
@@ -44,7 +44,7 @@ export const devicesRouter = router({
   }),
   /** Revokes a device: its credential stops working, it is disconnected, its commands are refused. */
   revoke: authenticatedProcedure.input(z.strictObject({ deviceId: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
-    const row = await revokeDevice(ctx.deps.db, ctx.actor, input.deviceId, ctx.deps.now());
+    const row = await revokeDevice(ctx.deps.db, ctx.actor, ctx.who.origin, input.deviceId, ctx.deps.now());
     ctx.deps.devices.disconnect(row.id, "This device's pairing was revoked by an admin.");
     ctx.deps.log.info({ deviceId: row.id, by: ctx.actor.userId }, "device revoked");
     return { deviceId: row.id, name: row.name, status: row.status, revokedAt: row.revokedAt?.toISOString() ?? null };

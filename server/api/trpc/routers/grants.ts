@@ -14,5 +14,5 @@ export const grantsRouter = router({
     .query(({ ctx, input }) => listGrantsPage(ctx.deps, ctx.scope, input)),
   revoke: authenticatedProcedure
     .input(z.strictObject({ grantId: z.string().min(1).max(200) }))
-    .mutation(({ ctx, input }) => revokeGrant(ctx.deps, ctx.actor, input.grantId)),
+    .mutation(({ ctx, input }) => revokeGrant(ctx.deps, ctx.who, input.grantId)),
 });

@@ -12,5 +12,5 @@ export const sessionsRouter = router({
   /** Grants or revokes Full access: operators and admins on any session; an owner may only lower its own. Recorded in the audit log. */
   setAccess: authenticatedProcedure
     .input(ZSessionId.extend({ access: z.enum(SESSION_ACCESS_LEVELS) }))
-    .mutation(({ ctx, input }) => setSessionAccess(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => setSessionAccess(ctx.deps, ctx.actor, ctx.who.origin, input)),
 });
