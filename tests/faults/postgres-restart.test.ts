@@ -138,6 +138,29 @@ describe("fault: PostgreSQL restarts under the replicas (own throwaway cluster)"
     await expectAuditPasses(databaseUrl);
   });
 
+  test("readiness: /v1/readyz answers 503 with the reason while PostgreSQL is stopped, and 200 again once it is back; liveness stays 200", async () => {
+    if (!own) return;
+    const ready = async (i: number) => {
+      const res = await fetch(`${url(i)}/v1/readyz`, { signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, body: (await res.json()) as { reason?: string; status?: string } };
+    };
+    expect((await ready(0)).status).toBe(200);
+    own.stop();
+    try {
+      for (const i of [0, 1]) {
+        const down = await retrying(() => ready(i), (r) => r.status === 503, 20_000);
+        expect(["database_unreachable", "database_timeout"]).toContain(down.body.reason);
+        expect((await fetch(`${url(i)}/v1/healthz`)).status).toBe(200);
+      }
+    } finally {
+      own.start();
+    }
+    for (const i of [0, 1]) {
+      const up = await retrying(() => ready(i), (r) => r.status === 200, 60_000);
+      expect(up.body.status).toBe("ready");
+    }
+  });
+
   test("after the restarts, cross-replica notifications work again: a decision on one replica wakes a stream on the other", async () => {
     if (!own) return;
     const started = await call(`${url(0)}/v1/responses`, key, { input: execScript("echo n >> n.txt") });
