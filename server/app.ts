@@ -49,7 +49,7 @@ import { createToolResultMiddlewareRegistry } from "./core/runtime";
 import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
 import { secureDataDir } from "./host/workspace";
 import { context as otelContext } from "@opentelemetry/api";
-import { beginRequest } from "./api/http/access-log";
+import { beginRequest, beginUpgrade } from "./api/http/access-log";
 import { parseMetricsPort, serveMetrics } from "./api/http/metrics";
 import { createMetrics } from "./observe/metrics";
 import type { TObserve } from "./observe/port";
@@ -280,6 +280,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   server.on("upgrade", (req, socket, head) => {
     const reqUrl = parseRequestUrl(req.url);
     if (!reqUrl) return void socket.destroy();
+    // One access log line per upgrade too, when its socket closes (status 101 or the refusal's).
+    if (reqUrl.pathname === "/v1/live" || reqUrl.pathname === "/v1/devices/connect") beginUpgrade(deps, req, socket, reqUrl);
     if (reqUrl.pathname === "/v1/live") {
       if (deps.drain.draining) return refuseUpgradeWhileDraining(socket);
       if (guardUpgrade(limiter, req, socket, reqUrl)) return;

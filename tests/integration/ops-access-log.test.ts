@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { LiveClient } from "./helpers";
 
 type TAccessLine = { access: true; requestId: string; method: string; path: string; userId: string | null; status: number; durationMs: number; msg: string };
 
@@ -77,5 +78,19 @@ describe(`access log (${testDbKind()})`, () => {
     const badId = bad.headers.get("x-request-id") as string;
     expect(badId).toMatch(/^[0-9a-f]{32}$/);
     expect(badId).not.toBe("0".repeat(32));
+  });
+
+  it("a WebSocket upgrade is one line too, when its socket closes: 101 with the user, or the refusal's status; never the key", async () => {
+    const traceId = "0af7651916cd43dd8448eb211c80319c";
+    const live = await LiveClient.open(app, member.apiKey, { headers: { traceparent: `00-${traceId}-b7ad6b7169203331-01` }, query: `access_token=${member.apiKey}` });
+    live.close();
+    const accepted = await lineOf(traceId);
+    expect(accepted).toMatchObject({ method: "GET", path: "/v1/live", userId: member.userId, status: 101, upgrade: "websocket" });
+    const refusedId = "1af7651916cd43dd8448eb211c80319c";
+    const refused = await LiveClient.open(app, "not-a-key", { connect: false, headers: { traceparent: `00-${refusedId}-b7ad6b7169203331-01` } });
+    await refused.closed;
+    // An unknown key: the socket is accepted and closed with 4401 at once (a browser could not read a refused handshake's body).
+    expect(await lineOf(refusedId)).toMatchObject({ path: "/v1/live", userId: null, status: 101 });
+    expect(app.logs()).not.toContain(member.apiKey);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { type Context, ROOT_CONTEXT, SpanKind, trace, TraceFlags } from "@opentelemetry/api";
 import type { Logger } from "pino";
 import type { TObserve } from "../../observe/port";
@@ -65,4 +66,36 @@ export function beginRequest(deps: { log: Logger; observe: TObserve }, req: Inco
   res.once("finish", done);
   res.once("close", done);
   return server.context;
+}
+
+/**
+ * The access record of a WebSocket upgrade (`/v1/live`, `/v1/devices/connect`): one log line
+ * when its socket closes, with the same fields as a request's, the status the server answered the
+ * handshake with (101 when it was accepted, the refusal's status otherwise, read from the first
+ * bytes written) and how long the socket was open. The request id is sent back only in that log
+ * line (a refused upgrade's status line is written by its refuser).
+ */
+export function beginUpgrade(deps: { log: Logger }, req: IncomingMessage, socket: Duplex, url: URL): void {
+  const started = process.hrtime.bigint();
+  const incoming = parseTraceparent(req.headers.traceparent);
+  const requestId = incoming?.traceId ?? randomBytes(16).toString("hex");
+  let status = 0;
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  (socket as { write: (...args: unknown[]) => boolean }).write = (...args: unknown[]) => {
+    if (status === 0) {
+      const head = typeof args[0] === "string" ? args[0] : Buffer.isBuffer(args[0]) ? args[0].subarray(0, 16).toString("latin1") : "";
+      const m = head.match(/^HTTP\/1\.1 (\d{3})/);
+      if (m) status = Number(m[1]);
+    }
+    return write(...args);
+  };
+  const origEnd = socket.end.bind(socket) as (...args: unknown[]) => Duplex;
+  (socket as { end: (...args: unknown[]) => Duplex }).end = (...args: unknown[]) => {
+    if (status === 0 && typeof args[0] === "string") status = Number(args[0].match(/^HTTP\/1\.1 (\d{3})/)?.[1] ?? 0);
+    return origEnd(...args);
+  };
+  socket.once("close", () => {
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    deps.log.info({ access: true, requestId, method: req.method, path: loggedPath(url), upgrade: "websocket", userId: usersOf.get(req) ?? null, status, durationMs: Math.round(durationMs * 10) / 10 }, "request");
+  });
 }
