@@ -51,6 +51,8 @@ const OWNER_ACT: TRow["expect"] = [401, "ok", 404, "ok", 403, "ok"];
 const OWNER_DECIDE: TRow["expect"] = [401, 403, 404, "ok", 403, "ok"];
 const WORKSPACE_READERS: TRow["expect"] = [401, 403, 403, "ok", "ok", "ok"];
 const ADMIN_ONLY: TRow["expect"] = [401, 403, 403, 403, 403, "ok"];
+/** Admins and auditors: the admin trail, the effective configuration. */
+const ADMINS_AUDITORS: TRow["expect"] = [401, 403, 403, 403, "ok", "ok"];
 
 const now = () => new Date().toISOString();
 const weekAgo = () => new Date(Date.now() - 7 * 86_400_000).toISOString();
@@ -114,6 +116,11 @@ const MATRIX: TRow[] = [
   { path: "admin.disableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
   { path: "admin.enableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.disabledUserId }) },
   { path: "admin.deleteUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
+  { path: "admin.plugins", kind: "query", expect: WORKSPACE_READERS },
+  { path: "admin.trail", kind: "query", expect: ADMINS_AUDITORS, input: () => ({ limit: 5 }) },
+  { path: "admin.trailActors", kind: "query", expect: ADMINS_AUDITORS },
+  { path: "admin.agentsConfig", kind: "query", expect: ADMINS_AUDITORS },
+  { path: "admin.reloadAgents", kind: "mutation", expect: ADMIN_ONLY },
   { path: "admin.apiKeys", kind: "query", expect: ALL_OK },
   { path: "admin.apiKeysPage", kind: "query", expect: ALL_OK, input: () => ({ limit: 5 }) },
   { path: "admin.createApiKey", kind: "mutation", expect: [401, "ok", "ok", "ok", 403, "ok"], input: () => ({ name: "matrix" }) },
