@@ -74,3 +74,13 @@ export async function demoApiKey(dataDir: string): Promise<string> {
   if (!key) throw new Error("no API key in demo-credentials.txt");
   return key;
 }
+
+/** Starts `server/main.ts` with exactly `env` and waits for it to exit: for boots that must be refused. */
+export async function bootUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, output };
+}

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabaseUrl } from "../../db/testing";
 import { agentsFileJsonSchema, loadAgentsFile, parseAgentsFile } from "../../server/agents/file-config";
-import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
+import { bootUntilExit, demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { trpcGet, trpcPost } from "./security-helpers";
 
@@ -186,14 +185,7 @@ describe("the server process", () => {
     const file = join(dir, "bad.json");
     write(file, fileWith("sometimes"));
     const dataDir = mkdtempSync(join(dir, "data-"));
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-      env: { ...process.env, DATABASE_URL: "", COUNTERSIGN_DATA_DIR: dataDir, COUNTERSIGN_PAGES: "off", PORT: "0", HOST: "127.0.0.1", COUNTERSIGN_AGENTS_FILE: file },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const { code, output } = await bootUntilExit({ ...process.env, DATABASE_URL: "", COUNTERSIGN_DATA_DIR: dataDir, COUNTERSIGN_PAGES: "off", PORT: "0", HOST: "127.0.0.1", COUNTERSIGN_AGENTS_FILE: file });
     expect(code).toBe(1);
     expect(output).toContain("agents[0].tools.exec.approval: expected one of always|never|review");
     // Refused before the database was opened: nothing was created in the data directory.

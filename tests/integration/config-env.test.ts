@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { bootUntilExit } from "../../server/testing/server-process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,14 +82,7 @@ test("every problem is reported at once", () => {
 
 test("the server process exits with the message before it opens anything", async () => {
   const dataDir = mkdtempSync(join(dir, "data-"));
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    env: envOf({ HOME: process.env.HOME ?? "/tmp", COUNTERSIGN_DATA_DIR: dataDir, COUNTERSIGN_PAGES: "off", PORT: "0", COUNTERSIGN_EXEC_SANDBOX: "docker" }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const { code, output } = await bootUntilExit(envOf({ HOME: process.env.HOME ?? "/tmp", COUNTERSIGN_DATA_DIR: dataDir, COUNTERSIGN_PAGES: "off", PORT: "0", COUNTERSIGN_EXEC_SANDBOX: "docker" }));
   expect(code).toBe(1);
   expect(output).toContain('Invalid COUNTERSIGN_EXEC_SANDBOX "docker"');
 }, 300_000);
