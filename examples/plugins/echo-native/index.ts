@@ -24,7 +24,7 @@ const plugin: TCountersignPlugin = {
           // The host's guard, called right before the (here imaginary) request goes out.
           beforeDispatch?.();
           hostCapabilities.trajectory.recordEvent("echo_native.turn", { turn: turnIndex });
-          hostCapabilities.reportOutputTokens(1);
+          // A turn's `usage` is what the host reports (reportOutputTokens once per response); calling it here too would count twice.
           const text = textOf(input);
           if (turnIndex === 0) {
             const command = text.match(/^run:\s*(.+)$/s)?.[1];
