@@ -54,7 +54,8 @@ test("every primary action is on screen at 1280×800 and 390×844; screenshots o
   test.setTimeout(240_000);
   const creds = await demoCredentials();
   const marker = uniqueMarker();
-  addUser(`Layout Member ${marker}`, "member");
+  // Its key is the newest, so it is on the keys table's first page however many keys other tests made.
+  const layoutMember = addUser(`Layout Member ${marker}`, "member");
   const approval = await startEchoRun(request, creds.apiKey, marker);
   const question = await startQuestionRun(request, creds.apiKey, {
     name: "ask_user",
@@ -97,7 +98,7 @@ test("every primary action is on screen at 1280×800 and 390×844; screenshots o
     await screenshot(page, `layout-admin-users${suffix}`);
     await expectPinned(member.getByRole("button", { name: /^Delete/ }), size, "Delete user");
     await page.getByRole("tab", { name: "API keys" }).click();
-    const key = page.getByTestId("key-row").filter({ hasText: creds.apiKey.slice(0, 10) });
+    const key = page.getByTestId("key-row").filter({ hasText: layoutMember.apiKey.slice(0, 10) });
     await expect(key).toBeVisible();
     await screenshot(page, `layout-admin-keys${suffix}`);
     await expectPinned(key.getByRole("button", { name: /^Revoke/ }), size, "Revoke key");
@@ -168,12 +169,13 @@ test("dark mode: every text and button meets WCAG AA contrast", async ({ page, b
 });
 
 test("the Admin page shows when a key was last used; the console has a favicon", async ({ page, request }) => {
-  const creds = await demoCredentials();
-  const res = await request.get("/v1/grants", { headers: { authorization: `Bearer ${creds.apiKey}` } });
+  // A fresh user's key: the newest, so on the keys table's first page (the table pages by 50).
+  const user = addUser(`Last Used ${uniqueMarker()}`, "member");
+  const res = await request.get("/v1/grants", { headers: { authorization: `Bearer ${user.apiKey}` } });
   expect(res.status()).toBe(200);
   await page.goto("/admin");
   await page.getByRole("tab", { name: "API keys" }).click();
-  const lastUsed = page.getByTestId("key-row").filter({ hasText: creds.apiKey.slice(0, 10) }).getByTestId("key-last-used");
+  const lastUsed = page.getByTestId("key-row").filter({ hasText: user.apiKey.slice(0, 10) }).getByTestId("key-last-used");
   await expect(lastUsed.locator("time")).toHaveAttribute("datetime", /^\d{4}-\d\d-\d\dT/);
   const at = Date.parse((await lastUsed.locator("time").getAttribute("datetime")) ?? "");
   expect(Date.now() - at).toBeLessThan(10 * 60_000);
