@@ -186,6 +186,13 @@ describe(`the CLI control channel (${testDbKind()})`, () => {
         }),
       ) as Record<string, unknown>;
     expect(cli("user", "add", "Grace", "--role", "member").userId).toMatch(/^user_[0-9a-f]{32}$/);
-    expect(() => cli("key", "create", "Eve")).toThrow(/No single user matches Eve\./);
+    // With --json, a refusal is `{"error":{code,message}}` on stdout and a non-zero exit.
+    let refusal = "";
+    try {
+      cli("key", "create", "Eve");
+    } catch (error) {
+      refusal = String((error as { stdout?: string }).stdout ?? "");
+    }
+    expect(JSON.parse(refusal).error.message).toMatch(/No single user matches Eve\./);
   });
 });

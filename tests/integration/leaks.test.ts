@@ -186,9 +186,9 @@ describe(`user names (${testDbKind()})`, () => {
 });
 
 describe(`another user's question id (${testDbKind()})`, () => {
-  /** Status, headers (but the date) and body of a response, with the question id written as <id>. */
+  /** Status, headers (but the date and the per-request id) and body of a response, with the question id written as <id>. */
   async function snapshot(res: Response, id: string): Promise<string> {
-    const headers = [...res.headers].filter(([name]) => name !== "date").map(([name, value]) => `${name}: ${value}`);
+    const headers = [...res.headers].filter(([name]) => name !== "date" && name !== "x-request-id").map(([name, value]) => `${name}: ${value}`);
     return `${res.status}\n${headers.sort().join("\n")}\n${(await res.text()).replaceAll(id, "<id>")}`;
   }
   const gatewayCall = (key: string, method: string, params: Record<string, unknown>) => app.api(`/v1/gateway/${method}`, { key, body: params });
