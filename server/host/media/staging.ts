@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { chown, lstat, mkdir, open, readFile, rename } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { lstat, mkdir, open, readFile, rename } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { sha256Of } from "../../../db/repositories/media";
 import type { TAttachmentFact } from "../../core/media";
@@ -51,12 +51,29 @@ export async function stageInputAttachments(
 ): Promise<Map<string, string>> {
   const staged = new Map<string, string>();
   if (media.length === 0) return staged;
-  const dir = join(workspaceDir, STAGING_DIR);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(workspaceDir, STAGING_DIR);
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const notStaged = () => new MediaReadError("denied", `The workspace's ${STAGING_DIR}/ is not a directory; attachments were not staged.`);
   // A command may have replaced the folder with a link out of the workspace: stage nothing then.
-  const st = await lstat(dir);
-  if (!st.isDirectory() || st.isSymbolicLink()) throw new MediaReadError("denied", `The workspace's ${STAGING_DIR}/ is not a directory; attachments were not staged.`);
-  if (runAs && st.uid !== runAs.uid) await chown(dir, runAs.uid, runAs.gid);
+  // The folder is opened once (never through a link) and every later step goes through that open
+  // folder, so a command that swaps the name for a link while we stage cannot redirect a write.
+  const folder = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => {
+    throw notStaged();
+  });
+  try {
+    const st = await folder.stat();
+    if (!st.isDirectory()) throw notStaged();
+    if (runAs && st.uid !== runAs.uid) await folder.chown(runAs.uid, runAs.gid);
+    // On Linux /proc/self/fd/N is the open folder itself, whatever its name points to now.
+    const dir = existsSync(`/proc/self/fd/${folder.fd}`) ? `/proc/self/fd/${folder.fd}` : path;
+    return await stageInto(dir, media, runAs);
+  } finally {
+    await folder.close();
+  }
+}
+
+async function stageInto(dir: string, media: ReadonlyArray<TAttachmentFact & { bytes: Uint8Array }>, runAs: { uid: number; gid: number } | null): Promise<Map<string, string>> {
+  const staged = new Map<string, string>();
   const marker = await readMarker(dir);
   for (const m of media) {
     const base = safeName(m.name);
