@@ -22,9 +22,27 @@ export type TEffectiveConfig = {
 
 const SECRET_KEYS = new Set(["secret", "signingSecret", "botToken", "headers"]);
 
-/** The file without inline secrets (webhook and Slack secrets, endpoint headers): admins see that one is set, not its value. */
-function redactSecrets<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value), (key, v) => (SECRET_KEYS.has(key) && v !== undefined ? "[redacted]" : v)) as T;
+/** A URL shown by its origin only: a webhook's path (a Slack incoming webhook's is its credential) and any user or query stay out. */
+function urlOrigin(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    const u = new URL(value);
+    return u.pathname === "/" && !u.search && !u.username ? u.origin : `${u.origin}/[redacted]`;
+  } catch {
+    return "[redacted]";
+  }
+}
+
+/**
+ * The file without inline secrets (webhook and Slack secrets, endpoint headers) and with every URL
+ * cut to its origin: admins and auditors see what is set and where it goes, not the credential.
+ */
+export function redactSecrets<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value), (key, v) => {
+    if (SECRET_KEYS.has(key) && v !== undefined) return "[redacted]";
+    if (/url$/i.test(key)) return urlOrigin(v);
+    return v;
+  }) as T;
 }
 
 /** Told once per successful reload (the admin trail records it). */
