@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { TErrorBody } from "../../core/wire-frames";
-import { sendJson } from "./errors";
+import { refuseUpgradeWith, sendJson } from "./errors";
 
 /** How long a client is asked to wait before retrying a request a draining replica refused. */
 export const DRAIN_RETRY_AFTER_SECONDS = 5;
@@ -46,8 +46,5 @@ export class DrainGate {
 
 /** A new WebSocket on a draining replica: 503 with `Retry-After`, before any upgrade. */
 export function refuseUpgradeWhileDraining(socket: Duplex): void {
-  const body = JSON.stringify({ detail: DRAINING_DETAIL, code: "capacity" } satisfies TErrorBody);
-  socket.end(
-    `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${DRAIN_RETRY_AFTER_SECONDS}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  refuseUpgradeWith(socket, 503, { detail: DRAINING_DETAIL, code: "capacity" } satisfies TErrorBody, DRAIN_RETRY_AFTER_SECONDS);
 }

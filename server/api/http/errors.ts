@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { DomainError, type TDomainErrorCode } from "../../core/errors";
 import type { TErrorBody } from "../../core/wire-frames";
 
@@ -102,4 +103,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export function sendError(res: ServerResponse, error: unknown): void {
   const domain = toDomainError(error);
   sendJson(res, HTTP_STATUS[domain.code], { detail: domain.message, code: domain.code } satisfies TErrorBody);
+}
+
+/** Refuses a WebSocket upgrade before the handshake: a plain HTTP answer with a JSON body and `Retry-After`, then the socket closes. */
+export function refuseUpgradeWith(socket: Duplex, status: number, body: unknown, retryAfter: number): void {
+  const payload = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nRetry-After: ${retryAfter}\r\nConnection: close\r\n\r\n${payload}`,
+  );
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES, type TTrustedProxies } from "./client-address";
-import { sendJson } from "./errors";
+import { refuseUpgradeWith, sendJson } from "./errors";
 
 /**
  * Per-credential token-bucket rate limits (API key, console session, else client address) and
@@ -213,8 +213,5 @@ export function sendRateLimited(res: ServerResponse, retryAfter: number): void {
 
 /** Answers a refused WebSocket upgrade with a plain HTTP 429 and closes the socket. */
 export function refuseUpgrade(socket: Duplex, retryAfter: number): void {
-  const body = JSON.stringify(rateLimitedBody(retryAfter));
-  socket.end(
-    `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${retryAfter}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  refuseUpgradeWith(socket, 429, rateLimitedBody(retryAfter), retryAfter);
 }
