@@ -68,6 +68,12 @@ export function beginRequest(deps: { log: Logger; observe: TObserve }, req: Inco
   return server.context;
 }
 
+/** The status of an HTTP status line at the start of a chunk written to an upgrading socket (0: none). */
+function handshakeStatus(chunk: unknown): number {
+  const head = typeof chunk === "string" ? chunk.slice(0, 16) : Buffer.isBuffer(chunk) ? chunk.subarray(0, 16).toString("latin1") : "";
+  return Number(head.match(/^HTTP\/1\.1 (\d{3})/)?.[1] ?? 0);
+}
+
 /**
  * The access record of a WebSocket upgrade (`/v1/live`, `/v1/devices/connect`): one log line
  * when its socket closes, with the same fields as a request's, the status the server answered the
@@ -82,16 +88,12 @@ export function beginUpgrade(deps: { log: Logger }, req: IncomingMessage, socket
   let status = 0;
   const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
   (socket as { write: (...args: unknown[]) => boolean }).write = (...args: unknown[]) => {
-    if (status === 0) {
-      const head = typeof args[0] === "string" ? args[0] : Buffer.isBuffer(args[0]) ? args[0].subarray(0, 16).toString("latin1") : "";
-      const m = head.match(/^HTTP\/1\.1 (\d{3})/);
-      if (m) status = Number(m[1]);
-    }
+    if (status === 0) status = handshakeStatus(args[0]);
     return write(...args);
   };
   const origEnd = socket.end.bind(socket) as (...args: unknown[]) => Duplex;
   (socket as { end: (...args: unknown[]) => Duplex }).end = (...args: unknown[]) => {
-    if (status === 0 && typeof args[0] === "string") status = Number(args[0].match(/^HTTP\/1\.1 (\d{3})/)?.[1] ?? 0);
+    if (status === 0) status = handshakeStatus(args[0]);
     return origEnd(...args);
   };
   socket.once("close", () => {
