@@ -51,7 +51,7 @@ class RunSource {
     // A settled run announces its terminal frame; a replica's settlement arrives as a hint (then the row is read).
     this.unwatch = deps.bus.subscribeFrames(responseId, (frame) => {
       if (isHint(frame)) {
-        void this.readStatus();
+        void this.readStatus().catch((error: unknown) => deps.log.warn({ err: error, responseId }, "could not read a run's status for its retained source"));
         return;
       }
       if (frame.type === "response.completed" && typeof frame.status === "string") this.onStatus(frame.status);

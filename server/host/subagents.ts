@@ -24,7 +24,7 @@ export function createSubagentCapabilities(attempt: TAuthorityAttempt, use: { ga
     spawn: async (request) => {
       use.gate();
       const index = ++spawns;
-      return attempt.step(`subagent:${index}`, async (record): Promise<TSubagentSpawnOutcome> => {
+      const outcome = await attempt.step(`subagent:${index}`, async (record): Promise<TSubagentSpawnOutcome> => {
         const refuse = (reason: string): TSubagentSpawnOutcome => {
           record.event("subagent.refused", { spawn: index, agent: typeof request?.agent === "string" ? request.agent : null, reason });
           return { status: "refused", reason };
@@ -59,6 +59,9 @@ export function createSubagentCapabilities(attempt: TAuthorityAttempt, use: { ga
         ]);
         return { status: "admitted", responseId: child.responseId, sessionId: child.sessionId, parentResponseId: response.id };
       });
+      // The verdict is part of the run's record now (a child exists): not only at the next commit.
+      await attempt.commit();
+      return outcome;
     },
   };
 }
