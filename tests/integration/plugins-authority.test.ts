@@ -153,6 +153,14 @@ describe(`the host's authority capabilities, through the native-authority plugin
     expect(results(refused)[0]).toMatchObject({ status: "refused", reason: expect.stringContaining("ambiguous identities are refused") });
     expect((await trajectoryTypes(refused.id)).some((e) => e.type === "subagent.refused")).toBe(true);
 
+    // On a harness open to other profiles: once someone else steered the run, who asks is ambiguous.
+    const shared = await invoke(app, owner.apiKey, { steps: [{ ask: "Go?" }, { spawn: "native-authority", input: { steps: [{ say: "x" }] } }] }, { agent: "native-authority-shared" });
+    expect(shared.requiredAction?.type).toBe("question");
+    expect((await app.api(`/v1/responses/${shared.id}/steer`, { key: other.apiKey, body: { text: "mine too" } })).status).toBe(202);
+    expect((await gateway("question.resolve", owner.apiKey, { id: shared.requiredAction?.id, answers: { q: ["go"] } })).status).toBe(200);
+    const [, ambiguous] = results(await settled(shared));
+    expect(ambiguous).toMatchObject({ status: "refused", reason: expect.stringContaining("More than one person is in this run") });
+
   }, 120_000);
 
   it("supportsCrossProfileSteering: false refuses another profile's steering and answers (403); the owner's go through", async () => {

@@ -18,7 +18,7 @@
  * - `{ "keep": name }` / `{ "late": name }`: keeps this attempt's capabilities, and later calls
  *   them after that attempt settled (they fail closed).
  */
-import type { TCountersignPlugin, THostCapabilities, TRetainedSourceAuthority } from "../../../plugin-sdk";
+import type { TCountersignPlugin, THarnessAttemptParams, THarnessDriver, THostCapabilities, TRetainedSourceAuthority } from "../../../plugin-sdk";
 
 type TStep = Record<string, unknown>;
 
@@ -136,34 +136,40 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
 
 const plugin: TCountersignPlugin = {
   register(api) {
-    api.registerHarness({
-      id: "native-authority",
-      // Steering and answers stay in the run owner's profile.
-      supportsCrossProfileSteering: false,
-      parseInput: (input) => {
-        const steps = (input as { steps?: unknown } | null)?.steps;
-        return Array.isArray(steps) && steps.every((s) => s !== null && typeof s === "object") ? { ok: true } : { ok: false, message: "The native-authority harness takes { steps: [...] }." };
-      },
-      createDriver: ({ input, hostCapabilities }) => ({
-        nextTurn: async (_conversation, turnIndex, _signal, _stream, beforeDispatch) => {
-          if (turnIndex > 0) return null;
-          beforeDispatch?.();
-          const results: unknown[] = [];
-          for (const step of (input as { steps: TStep[] }).steps) {
-            try {
-              results.push(await play(step, hostCapabilities));
-            } catch (error) {
-              results.push({ error: message(error) });
-            }
+    const parseInput = (input: unknown) => {
+      const steps = (input as { steps?: unknown } | null)?.steps;
+      return Array.isArray(steps) && steps.every((s) => s !== null && typeof s === "object") ? { ok: true as const } : { ok: false as const, message: "The native-authority harness takes { steps: [...] }." };
+    };
+    const createDriver = ({ input, hostCapabilities }: THarnessAttemptParams): THarnessDriver => ({
+      nextTurn: async (_conversation, turnIndex, _signal, _stream, beforeDispatch) => {
+        if (turnIndex > 0) return null;
+        beforeDispatch?.();
+        const results: unknown[] = [];
+        for (const step of (input as { steps: TStep[] }).steps) {
+          try {
+            results.push(await play(step, hostCapabilities));
+          } catch (error) {
+            results.push({ error: message(error) });
           }
-          return { text: JSON.stringify(results), toolCalls: [] };
-        },
-      }),
+        }
+        return { text: JSON.stringify(results), toolCalls: [] };
+      },
     });
+    // Steering and answers stay in the run owner's profile.
+    api.registerHarness({ id: "native-authority", supportsCrossProfileSteering: false, parseInput, createDriver });
+    // The same loop, open to other profiles' steering (the flag omitted).
+    api.registerHarness({ id: "native-authority-shared", parseInput, createDriver });
     api.registerAgent({
       name: "native-authority",
       harness: "native-authority",
       description: "The native-authority example plugin's agent: plays a script of host authority capabilities.",
+      tools: [],
+      maxTurns: 2,
+    });
+    api.registerAgent({
+      name: "native-authority-shared",
+      harness: "native-authority-shared",
+      description: "The native-authority loop on a harness that accepts steering from other profiles.",
       tools: [],
       maxTurns: 2,
     });
