@@ -15,7 +15,7 @@ import type { TPluginManifest } from "../server/plugins/manifest";
 export type { TConversationEntry, TModelTurn, TBeforeDispatch, TTurnStream, THostCapabilities, TToolResultMiddleware, TToolResultMiddlewareOptions, TPluginManifest };
 
 /** The plugin API this SDK describes; a manifest's `pluginApi` range must include the host's. */
-export const PLUGIN_API_VERSION = "1.0.0";
+export const PLUGIN_API_VERSION = "1.1.0";
 
 /** The runtime id of this host: a manifest's `runtimes` must name it, and middleware targets it. */
 export const HOST_RUNTIME = "countersign";
@@ -52,6 +52,11 @@ export type TPluginHarness = {
   parseInput?: (input: unknown) => { ok: true } | { ok: false; message: string };
   /** Builds the driver of one attempt. Called again for each attempt (a resume replays recorded turns without calling it). */
   createDriver: (params: THarnessAttemptParams) => THarnessDriver;
+  /**
+   * `false`: steering messages and question answers to this harness's runs are accepted only from
+   * the run owner's profile (another person's is refused with a 403). Omitted: allowed (API 1.1).
+   */
+  supportsCrossProfileSteering?: boolean;
 };
 
 /** An agent a plugin contributes, served like a built-in one (`"agent": name` on `/v1/responses`). */
@@ -87,3 +92,20 @@ export type TPluginApi = {
 
 /** A plugin module's default export. */
 export type TCountersignPlugin = { register: (api: TPluginApi) => void | Promise<void> };
+
+/** The authority capabilities of `hostCapabilities` (plugin API 1.1; see docs/plugins.md). */
+export type {
+  THostAuthorityCapabilities,
+  TQuestionDispatcher,
+  TQuestionAuthority,
+  TQuestionAskOutcome,
+  TQuestionSubmitOutcome,
+  TRetainedSourceAuthority,
+  TSubagentCapabilities,
+  TSubagentSpawnRequest,
+  TSubagentSpawnOutcome,
+  TCompactParams,
+  TCompactResult,
+  TAsyncWorkContext,
+  TAsyncWorkResource,
+} from "../server/host/authority-types";

@@ -35,6 +35,7 @@ import { Host } from "./host/host";
 import { createConfiguredReviewer, reviewerConfigFromEnv, type TExecReviewer } from "./reviewer";
 import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
+import { createAuthorityServices } from "./services/authority-services";
 import { loadSecretKey } from "./host/secret-store";
 import { McpManager } from "./mcp/manager";
 import { ActivityTail } from "./services/console/activity-feed";
@@ -224,6 +225,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
   const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies };
+  // The authority capabilities (child runs, answers with receipts) act through the ordinary services.
+  host.authorityServices = createAuthorityServices(deps);
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
   const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });

@@ -7,7 +7,8 @@ export const questionStatusEnum = pgEnum("question_status", QUESTION_STATUSES);
 export const questionKindEnum = pgEnum("question_kind", QUESTION_KINDS);
 
 /** The authority a question keeps: who asked, from which run and session. */
-export type TCreatorAuthority = { userId: string; sessionId: string | null; responseId: string | null; callId: string | null };
+/** `authority: "source-bound"`: answers are accepted only while the asker's source is current (server/host/authority.ts). */
+export type TCreatorAuthority = { userId: string; sessionId: string | null; responseId: string | null; callId: string | null; authority?: "source-bound" };
 
 /**
  * A question to a person. Secret answers are never stored here (the record shows "stored").

@@ -22,6 +22,8 @@ export type THarness = {
   parseInput: (input: unknown) => TParsedInput;
   /** Runs one attempt over the response. */
   run: (attempt: Attempt) => Promise<void>;
+  /** `false`: steering messages and question answers are accepted only from the run owner's profile. Omitted: allowed. */
+  supportsCrossProfileSteering?: boolean;
 };
 
 /** The built-in harnesses: `scripted` plays `input.script`; `openai-compatible` asks the agent's model endpoint. */

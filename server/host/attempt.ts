@@ -11,6 +11,8 @@ import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareR
 import { snapshotNodeCommands } from "../devices/node-invoke-tool";
 import { AttemptTerminated } from "./attempt-errors";
 import { createHostCapabilities } from "./capabilities";
+import { createAuthorityCapabilities } from "./authority";
+import type { TAuthorityServices } from "./authority-port";
 import type { TDeps } from "./deps";
 import type { TClaimedRun, TRunStarter, TSettlement } from "./pending/contract";
 import { resolvedKey } from "./pending/contract";
@@ -66,6 +68,8 @@ export type TAttemptRuntime = {
   onSettling?: () => void;
   /** The trace context of this attempt's run span: turns and tool calls are its children. */
   trace?: Context;
+  /** The services the authority capabilities use (child runs, question answers), when the server provides them. */
+  services?: () => TAuthorityServices | undefined;
 };
 
 /**
@@ -129,6 +133,7 @@ export class Attempt {
       attachments: response.attachments,
       signal: runtime.cancellation.signal,
       publish: async (write) => (await this.commit(async (c) => write(c.tx))) as Awaited<ReturnType<typeof write>>,
+      authority: (isOpen) => createAuthorityCapabilities(this, isOpen),
     });
   }
 

@@ -15,6 +15,7 @@ import type { SteeringDesk } from "./steering";
 import type { Db } from "../../db/client";
 import type { TAttachmentFact } from "../core/media";
 import { createMediaCapabilities, type THostMediaCapabilities } from "./media";
+import type { THostAuthorityCapabilities } from "./authority-types";
 
 /** The versioned capabilities a harness attempt receives; every call after settlement fails closed. */
 export type THostCapabilities = {
@@ -28,7 +29,7 @@ export type THostCapabilities = {
   messageInjectionV2: TMessageInjectionV2;
   /** Input attachments (context, staging) and reply attachments (server/host/media). */
   media: THostMediaCapabilities;
-};
+} & THostAuthorityCapabilities;
 
 const MAX_BUFFERED = 500;
 
@@ -53,6 +54,8 @@ export function createHostCapabilities(input: {
   attachments: readonly TAttachmentFact[];
   signal: AbortSignal;
   publish: <T>(write: (tx: Db) => Promise<T>) => Promise<T>;
+  /** The authority capabilities (server/host/authority.ts); `isOpen` is false once the attempt settled. */
+  authority: (isOpen: () => boolean) => THostAuthorityCapabilities;
 }): THostCapabilities & { close: () => void } {
   let closed = false;
   const media = createMediaCapabilities({
@@ -128,6 +131,7 @@ export function createHostCapabilities(input: {
         return { accepted, outcome: await settledPromise };
       },
     },
+    ...input.authority(() => !closed),
     close: () => {
       closed = true;
     },

@@ -81,7 +81,12 @@ export type TClaimedRun = {
 };
 
 /** What starts a claimed run in this process (the host); services never import the host itself. */
-export type TRunStarter = { id: string; startClaimed: (run: TClaimedRun) => void };
+export type TRunStarter = {
+  id: string;
+  startClaimed: (run: TClaimedRun) => void;
+  /** False when the agent's harness keeps steering and answers in the run owner's profile (`supportsCrossProfileSteering: false`). */
+  crossProfileSteering?: (agent: string) => boolean;
+};
 
 /** The dependencies of services that settle pending actions and so may resume runs here. */
 export type TRunDeps = TDeps & { host: TRunStarter };

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import type { TAuthorityServices } from "./authority-port";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, } from "../../db/repositories/responses";
 import { responseSteps } from "../../db/schema";
 import { DomainError } from "../core/errors";
@@ -56,6 +57,14 @@ export class Host implements TRunStarter {
 
   /** The harnesses agents run on: the built-in ones and those enabled plugins registered. */
   readonly harnesses: HarnessRegistry;
+  /** What the authority capabilities use of the services layer; set by the composition root. */
+  authorityServices?: TAuthorityServices;
+
+  /** False when the agent's harness declares `supportsCrossProfileSteering: false`. */
+  crossProfileSteering(agent: string): boolean {
+    const config = this.deps.agents.find(agent);
+    return !config || this.harnesses.find(config.harness)?.supportsCrossProfileSteering !== false;
+  }
 
   /** `parts`: registries the composition root filled before the host exists (plugins register into them at boot). */
   constructor(
@@ -236,6 +245,7 @@ export class Host implements TRunStarter {
         entry.renewedAt = Date.now();
       },
       host: this as TRunStarter,
+      services: () => this.authorityServices,
       onSuspending: () => clock?.lifecycle.transition("suspended"),
       onSettling: () => {
         if (clock?.lifecycle.canTransition("settled")) clock.lifecycle.transition("settled");

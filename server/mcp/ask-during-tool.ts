@@ -53,16 +53,19 @@ const POLL_MS = 5000;
  * the run turns executing again in the answer's transaction. Waits until the question settles, it
  * expires, or `signal` aborts (then the question is cancelled so nobody answers into the void).
  */
-export function askDuringTool(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Promise<TToolAskOutcome> {
+export function askDuringTool(ctx: TToolAskContext, asked: TAsked): Promise<TToolAskOutcome> {
   const held = ask(ctx, asked);
   ctx.holds?.add(held);
   return held.finally(() => ctx.holds?.delete(held));
 }
 
-async function ask(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Promise<TToolAskOutcome> {
+/** `id`: chosen by the caller (e.g. to hold the question's source before it exists); `sourceBound`: stored with the creator. */
+type TAsked = { questions: TQuestion[]; id?: string; sourceBound?: boolean };
+
+async function ask(ctx: TToolAskContext, asked: TAsked): Promise<TToolAskOutcome> {
   const { deps } = ctx;
   if (ctx.signal.aborted) return { status: "aborted", questionId: null };
-  const id = newId("ask");
+  const id = asked.id ?? newId("ask");
   const inserted = await transact(deps, async (tx, emit, announce) => {
     const pending = { type: "question" as const, id, callId: ctx.callId, hold: true };
     const [run] = await tx
@@ -75,7 +78,7 @@ async function ask(ctx: TToolAskContext, asked: { questions: TQuestion[] }): Pro
       id,
       kind: "gateway",
       questions: asked.questions,
-      creator: { userId: ctx.userId, sessionId: ctx.sessionId, responseId: ctx.responseId, callId: ctx.callId },
+      creator: { userId: ctx.userId, sessionId: ctx.sessionId, responseId: ctx.responseId, callId: ctx.callId, ...(asked.sourceBound ? { authority: "source-bound" as const } : {}) },
       timeoutMs: Math.max(1000, ctx.timeoutMs),
     });
     if (!row) throw new Error("the question could not be registered");

@@ -142,6 +142,7 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
       const unregister = host.harnesses.register({
         id: harness.id,
         source: manifest.id,
+        ...(harness.supportsCrossProfileSteering === false ? { supportsCrossProfileSteering: false } : {}),
         parseInput: (input) => {
           const verdict = harness.parseInput ? harness.parseInput(input) : { ok: true as const };
           return verdict.ok ? { ok: true, value: {} } : { ok: false, message: verdict.message };

@@ -5,6 +5,7 @@ import type { TAssertCurrent, TInjectionAuthorityKind } from "../core/runtime";
 import { isTerminal, type TTransport } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
+import { assertProfileMaySteer } from "../host/authority";
 
 /**
  * Steers a message into a running (or suspended) response. The message is queued under the
@@ -20,6 +21,7 @@ export async function steerResponse(
   if (!row || !canRead(actor, row.userId)) throw notFound("response", input.responseId);
   if (!canDecide(actor, row.userId)) throw new DomainError("forbidden", "Your role cannot steer responses.");
   if (isTerminal(row.status)) throw new DomainError("conflict", `The response is already ${row.status}; steering is closed.`);
+  assertProfileMaySteer(deps.host, row, actor.userId, "steer");
   const queued = await deps.host.steering.queue({
     responseId: row.id,
     sessionId: row.sessionId,

@@ -10,6 +10,7 @@ import type { TTransport } from "../../core/vocabulary";
 import type { TDeps, TRunDeps } from "../../host/deps";
 import { expirePending } from "../../host/pending/kinds";
 import { announceQuestion, settleRunQuestion } from "../../host/pending/question";
+import { assertProfileMaySteer, assertQuestionSourceCurrent } from "../../host/authority";
 import type { TSettledQuestion } from "../../tools/types";
 import { storeSecret } from "../../host/secret-store";
 import { transact } from "../../host/transact";
@@ -51,6 +52,10 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
   const row = await visibleQuestion(deps.db, actor, input.id);
   if (!canDecide(actor, row.userId)) throw new DomainError("forbidden", "Your role cannot answer questions.");
   if (row.status !== "pending") throw await terminalError(deps, row);
+  if (row.responseId) {
+    const [run] = await deps.db.select({ agent: responses.agent, userId: responses.userId }).from(responses).where(eq(responses.id, row.responseId));
+    if (run) assertProfileMaySteer(deps.host, run, actor.userId, "answer");
+  }
   if (row.expiresAt.getTime() <= deps.now().getTime()) {
     await expirePending(deps, deps.host, { type: "question", id: row.id });
     throw await terminalError(deps, { ...row, status: "expired" });
@@ -82,6 +87,8 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
       } catch {}
       if (!current) throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "This input's source is no longer current; it was not used as an answer.");
     }
+    // A source-bound question accepts answers only while its asker's source is current (same synchronous window).
+    if (!cancel) assertQuestionSourceCurrent(row);
     // The claim comes first: concurrent submissions serialize on this row, so a loser learns that
     // the question is already terminal (not that the run moved on), and writes nothing else.
     const [won] = await tx

@@ -1,0 +1,179 @@
+/**
+ * A minimal native harness exercising the host's authority capabilities (plugin API 1.1), loaded
+ * only through the plugins configuration (never imported by the host). Its input is a script,
+ * `{ "steps": [...] }`, played in its first turn; the turn's text is the JSON list of what each
+ * step returned. Steps:
+ *
+ * - `{ "say": text }`: returns the text.
+ * - `{ "ask": text, "authority"?: "unscoped" | "source-bound", "source"?: name }`: asks the run's
+ *   owner through the question dispatcher; a source-bound question is bound to the plugin-side
+ *   source `name` (current until a step `{ "endSource": name }` of any run ends it).
+ * - `{ "submit": questionId, "answer": text, "lose"?: true }`: dispatches an input as that
+ *   question's answer (`lose`: the response is treated as lost right after dispatch).
+ * - `{ "retain": name }`, `{ "check": name }`, `{ "release": name }`: retained source authority,
+ *   kept by name across runs (native work outliving the foreground turn).
+ * - `{ "spawn": agent, "input": ..., "user"?: "self" | id }`: native subagent spawn admission.
+ * - `{ "compact": summary }`: a compaction with the host's `assertActive` and retained source.
+ * - `{ "asyncWork": true }`: async work with two resources (one released before the result).
+ * - `{ "keep": name }` / `{ "late": name }`: keeps this attempt's capabilities, and later calls
+ *   them after that attempt settled (they fail closed).
+ */
+import type { TCountersignPlugin, THarnessAttemptParams, THarnessDriver, THostCapabilities, TRetainedSourceAuthority } from "../../../plugin-sdk";
+
+type TStep = Record<string, unknown>;
+
+const sources = new Map<string, boolean>();
+const retained = new Map<string, TRetainedSourceAuthority>();
+const kept = new Map<string, THostCapabilities>();
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
+  if (typeof step.say === "string") return step.say;
+  if (typeof step.endSource === "string") {
+    sources.set(step.endSource, false);
+    return { ended: step.endSource };
+  }
+  if (typeof step.ask === "string") {
+    const name = typeof step.source === "string" ? step.source : "default";
+    if (!sources.has(name)) sources.set(name, true);
+    const authority = step.authority === "source-bound" ? { kind: "source-bound" as const, assertCurrent: () => sources.get(name) === true } : { kind: "unscoped" as const };
+    return host.questions.ask({ questions: [{ questionId: "q", header: "Native", question: step.ask, options: [], isOther: true, isSecret: false }], authority, timeoutMs: 120_000 });
+  }
+  if (typeof step.submit === "string") {
+    const lost = new AbortController();
+    const pending = host.questions.submit({ questionId: step.submit, answers: { q: [String(step.answer ?? "")] }, authority: { kind: "unscoped" }, signal: lost.signal });
+    if (step.lose === true) lost.abort();
+    return pending;
+  }
+  if (typeof step.retain === "string") {
+    retained.set(step.retain, host.retainSourceAuthority());
+    return { retained: step.retain };
+  }
+  if (typeof step.check === "string") {
+    const handle = retained.get(step.check);
+    if (!handle) return { check: step.check, state: "unknown" };
+    try {
+      handle.assertCurrent();
+      return { check: step.check, state: "current", aborted: handle.signal.aborted };
+    } catch (error) {
+      return { check: step.check, state: "ended", aborted: handle.signal.aborted, message: message(error) };
+    }
+  }
+  if (typeof step.release === "string") {
+    const handle = retained.get(step.release);
+    handle?.release();
+    // Idempotent: a second release changes nothing.
+    handle?.release();
+    return { released: step.release };
+  }
+  if (typeof step.spawn === "string") {
+    const user = step.user === undefined || step.user === "self" ? host.subagents.requesterProfile().id : String(step.user);
+    return host.subagents.spawn({ agent: step.spawn, input: step.input, user });
+  }
+  if (typeof step.compact === "string") {
+    const summary = step.compact;
+    return host.compact(async ({ assertActive, retainSourceAuthority }) => {
+      const source = retainSourceAuthority();
+      try {
+        assertActive();
+        source.assertCurrent();
+        return { summary, tokensBefore: 1200, tokensAfter: 200 };
+      } finally {
+        source.release();
+      }
+    });
+  }
+  if (step.asyncWork === true) {
+    const order: string[] = [];
+    // The watcher's cleanup finishes only once the result is here: a host that withheld the result for it would never return.
+    let resultHere = () => {};
+    const returned = new Promise<void>((resolve) => {
+      resultHere = resolve;
+    });
+    const result = await host.runWithAsyncWorkResources(async ({ onAcquired, assertCurrent }) => {
+      assertCurrent();
+      onAcquired({ name: "scratch-file", releaseBeforeResultWhenIdle: true, cleanup: () => void order.push("scratch-file") });
+      onAcquired({
+        name: "watcher",
+        cleanup: async () => {
+          await returned;
+          order.push("watcher");
+        },
+      });
+      order.push("work");
+      return "work done";
+    });
+    order.push("result");
+    resultHere();
+    return { result, order };
+  }
+  if (typeof step.keep === "string") {
+    kept.set(step.keep, host);
+    return { kept: step.keep };
+  }
+  if (typeof step.late === "string") {
+    const old = kept.get(step.late);
+    if (!old) return { late: step.late, state: "unknown" };
+    const outcomes: Record<string, string> = {};
+    const attempt = async (name: string, call: () => unknown) => {
+      try {
+        await call();
+        outcomes[name] = "ran";
+      } catch (error) {
+        outcomes[name] = message(error);
+      }
+    };
+    await attempt("retainSourceAuthority", () => old.retainSourceAuthority());
+    await attempt("ask", () => old.questions.ask({ questions: [{ questionId: "q", header: "Late", question: "late?", options: [], isOther: true, isSecret: false }], authority: { kind: "unscoped" } }));
+    await attempt("spawn", () => old.subagents.spawn({ agent: "native-authority", input: { steps: [] }, user: "x" }));
+    await attempt("compact", () => old.compact(async () => ({ summary: "late" })));
+    await attempt("runWithAsyncWorkResources", () => old.runWithAsyncWorkResources(async () => "late"));
+    return { late: step.late, outcomes };
+  }
+  return { unknownStep: Object.keys(step) };
+}
+
+const plugin: TCountersignPlugin = {
+  register(api) {
+    const parseInput = (input: unknown) => {
+      const steps = (input as { steps?: unknown } | null)?.steps;
+      return Array.isArray(steps) && steps.every((s) => s !== null && typeof s === "object") ? { ok: true as const } : { ok: false as const, message: "The native-authority harness takes { steps: [...] }." };
+    };
+    const createDriver = ({ input, hostCapabilities }: THarnessAttemptParams): THarnessDriver => ({
+      nextTurn: async (_conversation, turnIndex, _signal, _stream, beforeDispatch) => {
+        if (turnIndex > 0) return null;
+        beforeDispatch?.();
+        const results: unknown[] = [];
+        for (const step of (input as { steps: TStep[] }).steps) {
+          try {
+            results.push(await play(step, hostCapabilities));
+          } catch (error) {
+            results.push({ error: message(error) });
+          }
+        }
+        return { text: JSON.stringify(results), toolCalls: [] };
+      },
+    });
+    // Steering and answers stay in the run owner's profile.
+    api.registerHarness({ id: "native-authority", supportsCrossProfileSteering: false, parseInput, createDriver });
+    // The same loop, open to other profiles' steering (the flag omitted).
+    api.registerHarness({ id: "native-authority-shared", parseInput, createDriver });
+    api.registerAgent({
+      name: "native-authority",
+      harness: "native-authority",
+      description: "The native-authority example plugin's agent: plays a script of host authority capabilities.",
+      tools: [],
+      maxTurns: 2,
+    });
+    api.registerAgent({
+      name: "native-authority-shared",
+      harness: "native-authority-shared",
+      description: "The native-authority loop on a harness that accepts steering from other profiles.",
+      tools: [],
+      maxTurns: 2,
+    });
+  },
+};
+
+export default plugin;

@@ -1,0 +1,26 @@
+import type { TAnswers } from "../core/questions/schema";
+import type { TDeps, TRunStarter } from "./deps";
+
+/**
+ * What the authority capabilities need of the services layer (the host never imports services):
+ * the composition root (server/app.ts) fills it with server/services/authority-services.ts.
+ */
+export type TAuthorityServices = {
+  /** Creates and starts a run as `ownerId` (the ordinary `/v1/responses` path: agent, input checks, session). */
+  spawnRun: (ownerId: string, body: { agent: string; input: unknown; metadata: Record<string, unknown> }) => Promise<{ responseId: string; sessionId: string }>;
+  /** Answers a question as `ownerId` with a receipt; `assertCurrent` is checked right before the commit. */
+  resolveQuestion: (ownerId: string, input: { id: string; answers: TAnswers; resolutionId: string; assertCurrent: () => boolean }) => Promise<unknown>;
+  /** Waits for a question's outcome with the receipt of its committed answer (`includeResolutionId`). */
+  waitAnswer: (ownerId: string, params: { id: string; timeoutMs: number }) => Promise<{ status: string; resolutionId?: string }>;
+};
+
+/** The attempt as the authority capabilities see it (server/host/attempt.ts's Attempt). */
+export type TAuthorityAttempt = {
+  readonly deps: TDeps;
+  readonly response: { id: string; sessionId: string; userId: string; agent: string };
+  readonly signal: AbortSignal;
+  readonly runtime: { host: TRunStarter; services?: () => TAuthorityServices | undefined };
+  step: <T>(key: string, fn: (record: { event: (type: string, data: Record<string, unknown>) => void }) => Promise<T>) => Promise<T>;
+  commit: () => Promise<unknown>;
+  assertNotCancelled: () => void;
+};

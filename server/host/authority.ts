@@ -1,0 +1,375 @@
+import { eq } from "drizzle-orm";
+import { responses } from "../../db/schema";
+import type { TCreatorAuthority } from "../../db/schema/questions";
+import { DomainError } from "../core/errors";
+import { isTerminal } from "../core/vocabulary";
+import { newId } from "../core/ids";
+import { QuestionError } from "../core/questions/errors";
+import { ZAnswers, ZQuestions } from "../core/questions/schema";
+import { askDuringTool } from "../mcp/ask-during-tool";
+import type {
+  TAsyncWorkContext,
+  TAsyncWorkResource,
+  TCompactParams,
+  TCompactResult,
+  THostAuthorityCapabilities,
+  TQuestionAuthority,
+  TQuestionSubmitOutcome,
+  TRetainedSourceAuthority,
+} from "./authority-types";
+import { isHint } from "./bus";
+import type { TAuthorityAttempt, TAuthorityServices } from "./authority-port";
+import type { TDeps, TRunStarter } from "./deps";
+import { createSubagentCapabilities } from "./subagents";
+import { recordEvents } from "./transact";
+
+const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
+const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
+
+/** Fire-and-forget trajectory facts of the host itself (they may come after the run settled). */
+function note(deps: TDeps, responseId: string, type: string, data: Record<string, unknown>): void {
+  void recordEvents(deps, responseId, [{ type, data, frame: false }]).catch((error: unknown) => deps.log.warn({ err: error, responseId, type }, "an authority fact could not be recorded"));
+}
+
+// --- The run's source --------------------------------------------------------------------------
+
+/**
+ * The source of one run in this process: current until the run is cancelled (a person, its
+ * deadline), fails, or its attempt is torn down by a shutdown. Shared by every retained handle of
+ * the run (across its attempts), watched while any is held.
+ */
+class RunSource {
+  readonly controller = new AbortController();
+  revokedBecause: string | null = null;
+  holders = 0;
+  private unwatch: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: TDeps,
+    readonly responseId: string,
+  ) {
+    // A settled run announces its terminal frame; a replica's settlement arrives as a hint (then the row is read).
+    this.unwatch = deps.bus.subscribeFrames(responseId, (frame) => {
+      if (isHint(frame)) {
+        void this.readStatus().catch((error: unknown) => deps.log.warn({ err: error, responseId }, "could not read a run's status for its retained source"));
+        return;
+      }
+      if (frame.type === "response.completed" && typeof frame.status === "string") this.onStatus(frame.status);
+    });
+  }
+
+  private async readStatus(): Promise<void> {
+    const [row] = await this.deps.db.select({ status: responses.status }).from(responses).where(eq(responses.id, this.responseId));
+    if (row) this.onStatus(row.status);
+  }
+
+  private onStatus(status: string): void {
+    if (status !== "completed" && isTerminal(status as never)) this.revoke(`the run was ${status}`);
+  }
+
+  revoke(because: string): void {
+    if (this.revokedBecause !== null) return;
+    this.revokedBecause = because;
+    this.controller.abort(new DomainError("conflict", `The run's source was revoked: ${because}.`));
+    if (this.holders > 0) note(this.deps, this.responseId, "authority.revoked", { reason: because, retained: this.holders });
+    this.stop();
+  }
+
+  stop(): void {
+    this.unwatch?.();
+    this.unwatch = null;
+    if (sources.get(this.responseId) === this) sources.delete(this.responseId);
+  }
+}
+
+const sources = new Map<string, RunSource>();
+
+/** Retains the run's source: one handle, released once (idempotent). */
+function retainSource(deps: TDeps, responseId: string, attemptSignal: AbortSignal): TRetainedSourceAuthority {
+  let source = sources.get(responseId);
+  if (!source || source.revokedBecause !== null) {
+    source = new RunSource(deps, responseId);
+    sources.set(responseId, source);
+  }
+  const held = source;
+  // The attempt's cancellation (a person, its deadline, a shutdown) revokes the source at once.
+  const onAbort = () => held.revoke(`the run was cancelled (${(attemptSignal.reason as Error | undefined)?.message ?? "aborted"})`);
+  if (attemptSignal.aborted) onAbort();
+  else attemptSignal.addEventListener("abort", onAbort, { once: true });
+  held.holders++;
+  note(deps, responseId, "authority.retained", { holders: held.holders });
+  let released = false;
+  return {
+    assertCurrent: () => {
+      if (released) throw new DomainError("conflict", "This retained source authority was released; retain it again while the run is active.");
+      if (held.revokedBecause !== null) throw new DomainError("conflict", `The run's source was revoked (${held.revokedBecause}); stop the native work it admitted.`);
+    },
+    signal: held.controller.signal,
+    release: () => {
+      if (released) return;
+      released = true;
+      attemptSignal.removeEventListener("abort", onAbort);
+      held.holders--;
+      if (held.revokedBecause === null) note(deps, responseId, "authority.released", { holders: held.holders });
+      if (held.holders === 0 && held.revokedBecause === null) held.stop();
+    },
+  };
+}
+
+// --- Source-bound questions --------------------------------------------------------------------
+
+/** The source assertions of source-bound questions asked in this process, by question id. */
+const questionSources = new Map<string, () => boolean>();
+
+/**
+ * Inside an answer's transaction, right before its claim (no await between): refuses an answer
+ * to a source-bound question whose source is no longer current, or is not held by this process
+ * (a source-bound input is never accepted unchecked). The question stays pending.
+ */
+export function assertQuestionSourceCurrent(row: { id: string; creator: TCreatorAuthority }): void {
+  if (row.creator.authority !== "source-bound") return;
+  const assertCurrent = questionSources.get(row.id);
+  let current = false;
+  try {
+    current = assertCurrent?.() === true;
+  } catch {}
+  if (current) return;
+  throw new QuestionError(
+    "QUESTION_REQUESTER_INACTIVE",
+    assertCurrent
+      ? "The source that asked this question is no longer current; the answer was not used and the question stays pending."
+      : "This question is bound to its asker's source, which this server does not hold; the answer was not used.",
+  );
+}
+
+function checkAuthority(authority: TQuestionAuthority | undefined): TQuestionAuthority {
+  if (!authority || (authority.kind !== "unscoped" && authority.kind !== "source-bound")) {
+    throw new TypeError(`authority must be { kind: "unscoped" } or { kind: "source-bound", assertCurrent }, got ${JSON.stringify(authority)}.`);
+  }
+  if (authority.kind === "source-bound" && typeof authority.assertCurrent !== "function") throw new TypeError("A source-bound authority needs a synchronous assertCurrent function.");
+  return authority;
+}
+
+const holds = (authority: TQuestionAuthority): boolean => {
+  if (authority.kind === "unscoped") return true;
+  try {
+    return authority.assertCurrent() === true;
+  } catch {
+    return false;
+  }
+};
+
+/** `signal` aborted when any of `signals` does. */
+const anySignal = (...signals: Array<AbortSignal | undefined>): AbortSignal => AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+
+// --- The capabilities --------------------------------------------------------------------------
+
+/**
+ * Builds the authority capabilities of one attempt. `isOpen` is false once the attempt settled:
+ * every capability then throws a sentence (fails closed); handles retained before stay until
+ * released or revoked.
+ */
+export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: () => boolean): THostAuthorityCapabilities {
+  const { deps, response } = attempt;
+  const gate = () => {
+    if (!isOpen()) throw closedError();
+  };
+  const retain = (): TRetainedSourceAuthority => {
+    gate();
+    attempt.assertNotCancelled();
+    return retainSource(deps, response.id, attempt.signal);
+  };
+  const services = (): TAuthorityServices => {
+    const s = attempt.runtime.services?.();
+    if (!s) throw new DomainError("conflict", "This server does not provide the host services this capability needs.");
+    return s;
+  };
+  let compactions = 0;
+  let asked = 0;
+
+  const runAsyncWork = async <T>(fn: (ctx: TAsyncWorkContext) => Promise<T>): Promise<T> => {
+    gate();
+    const source = retain();
+    const resources: TAsyncWorkResource[] = [];
+    const cleaned = new Set<TAsyncWorkResource>();
+    const cleanup = async (which: readonly TAsyncWorkResource[], why: string): Promise<void> => {
+      for (const resource of which) {
+        if (cleaned.has(resource)) continue;
+        cleaned.add(resource);
+        try {
+          await resource.cleanup();
+        } catch (error) {
+          // Reported; the resource keeps its custody (nothing else releases it for the plugin).
+          note(deps, response.id, "async_work.cleanup_failed", { resource: resource.name ?? null, message: error instanceof Error ? error.message : String(error) });
+        }
+      }
+      if (which.length > 0) note(deps, response.id, "async_work.released", { resources: which.length, why, names: which.map((r) => r.name ?? null) });
+    };
+    const signal = anySignal(attempt.signal, source.signal);
+    // Cancellation, a deadline or a revoked source closes the work's resources at once.
+    const onAbort = () => void cleanup([...resources], "aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+    const ctx: TAsyncWorkContext = {
+      onAcquired: (resource) => {
+        if (!resource || typeof resource.cleanup !== "function") throw new TypeError("onAcquired needs a resource with a cleanup function.");
+        resources.push(resource);
+        if (signal.aborted) void cleanup([resource], "aborted");
+      },
+      signal,
+      assertCurrent: () => {
+        attempt.signal.throwIfAborted();
+        source.assertCurrent();
+      },
+    };
+    let result: T;
+    try {
+      result = await fn(ctx);
+      signal.throwIfAborted();
+    } catch (error) {
+      // Timeouts, aborts and failures close their operations immediately.
+      signal.removeEventListener("abort", onAbort);
+      await cleanup([...resources], "failed");
+      source.release();
+      throw error;
+    }
+    signal.removeEventListener("abort", onAbort);
+    const before = resources.filter((r) => r.releaseBeforeResultWhenIdle === true);
+    const after = resources.filter((r) => r.releaseBeforeResultWhenIdle !== true);
+    await cleanup(before, "before-result");
+    // The rest never withholds the result; the source stays retained (and cancellation wired) until they released.
+    const lateAbort = () => void cleanup(after, "aborted");
+    signal.addEventListener("abort", lateAbort, { once: true });
+    void cleanup(after, "after-result").finally(() => {
+      signal.removeEventListener("abort", lateAbort);
+      source.release();
+    });
+    return result;
+  };
+
+  return {
+    retainSourceAuthority: retain,
+    questions: {
+      version: 2,
+      ask: async (request) => {
+        gate();
+        const authority = checkAuthority(request?.authority);
+        const parsed = ZQuestions.safeParse(request.questions);
+        if (!parsed.success) throw new DomainError("invalid_request", `questions: ${parsed.error.issues[0]?.message ?? "invalid"}.`);
+        const timeoutMs = request.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS;
+        if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1000) throw new DomainError("invalid_request", "timeoutMs must be an integer of at least 1000.");
+        attempt.assertNotCancelled();
+        // Checked after every await of the preparation, right before the question is registered.
+        if (!holds(authority)) throw new DomainError("conflict", "The source of this question is no longer current; it was not asked.");
+        const id = newId("ask");
+        // Held before the question exists: an answer racing the registration always finds it.
+        if (authority.kind === "source-bound") questionSources.set(id, authority.assertCurrent);
+        const callId = `plugin_question_${++asked}`;
+        try {
+          const outcome = await askDuringTool(
+            { deps, host: attempt.runtime.host, responseId: response.id, sessionId: response.sessionId, userId: response.userId, callId, signal: anySignal(attempt.signal, request.signal), timeoutMs },
+            { questions: parsed.data, id, sourceBound: authority.kind === "source-bound" },
+          );
+          return outcome;
+        } finally {
+          questionSources.delete(id);
+        }
+      },
+      submit: async (request) => {
+        gate();
+        const authority = checkAuthority(request?.authority);
+        const answers = ZAnswers.safeParse(request.answers);
+        if (!answers.success || typeof request.questionId !== "string") throw new DomainError("invalid_request", "submit needs a questionId and answers.");
+        const questionId = request.questionId;
+        const resolutionId = newId("res");
+        // The run's liveness and the input's source, checked by the service right before its commit.
+        const assertCurrent = () => isOpen() && !attempt.signal.aborted && holds(authority);
+        if (request.signal?.aborted) return { status: "rejected", questionId, reason: "ABORTED", message: "The input was withdrawn before it was sent." };
+        const s = services();
+        const dispatched = s.resolveQuestion(response.userId, { id: questionId, answers: answers.data, resolutionId, assertCurrent }).then(
+          () => ({ kind: "ok" as const }),
+          (error: unknown) => ({ kind: "error" as const, error }),
+        );
+        const lost = new Promise<{ kind: "lost" }>((resolve) => {
+          if (request.signal) request.signal.addEventListener("abort", () => resolve({ kind: "lost" }), { once: true });
+        });
+        const first = await Promise.race([dispatched, lost]);
+        if (first.kind === "ok") return { status: "answered", questionId, resolutionId };
+        if (first.kind === "error" && first.error instanceof QuestionError && first.error.reason !== "UNAVAILABLE") {
+          // A definitive refusal releases this input at once; the question is unchanged.
+          return { status: "rejected", questionId, reason: first.error.reason, message: first.error.message };
+        }
+        if (first.kind === "error" && first.error instanceof DomainError && first.error.code !== "internal" && first.error.code !== "capacity") {
+          return { status: "rejected", questionId, reason: first.error.code.toUpperCase(), message: first.error.message };
+        }
+        // The response was lost: recover it from this input's own receipt, within the question's deadline.
+        const recovered = await recoverReceipt(s, response.userId, questionId, resolutionId);
+        if (recovered !== "unconfirmed") return recovered === "answered" ? { status: "answered", questionId, resolutionId } : { status: "not_consumed", questionId };
+        note(deps, response.id, "question.input_unconfirmed", { questionId, replayable: false });
+        return { status: "unconfirmed", questionId, resolutionId } satisfies TQuestionSubmitOutcome;
+      },
+    },
+    subagents: createSubagentCapabilities(attempt, { gate, services }),
+    compact: async (run) => {
+      gate();
+      if (typeof run !== "function") throw new TypeError("compact needs the compaction function.");
+      const index = ++compactions;
+      const result = await attempt.step(`compaction:${index}`, async (record) => {
+        // The host keeps the run's source through preparation, native completion and cleanup.
+        const source = retain();
+        try {
+          const assertActive = () => {
+            if (!isOpen()) throw closedError();
+            attempt.assertNotCancelled();
+            source.assertCurrent();
+          };
+          const params: TCompactParams = { assertActive, retainSourceAuthority: retain, signal: attempt.signal };
+          const compacted: TCompactResult = await run(params);
+          if (!compacted || typeof compacted.summary !== "string" || compacted.summary.trim() === "") throw new DomainError("invalid_request", "A compaction must return a non-empty summary.");
+          assertActive();
+          record.event("compaction.completed", {
+            compaction: index,
+            summaryChars: compacted.summary.length,
+            ...(Number.isSafeInteger(compacted.tokensBefore) ? { tokensBefore: compacted.tokensBefore } : {}),
+            ...(Number.isSafeInteger(compacted.tokensAfter) ? { tokensAfter: compacted.tokensAfter } : {}),
+          });
+          return { summary: compacted.summary, tokensBefore: compacted.tokensBefore, tokensAfter: compacted.tokensAfter };
+        } finally {
+          source.release();
+        }
+      });
+      // Recorded now, not at the next tool call: the compaction is part of the run's record.
+      await attempt.commit();
+      return result;
+    },
+    runWithAsyncWorkResources: runAsyncWork,
+  };
+}
+
+/** After a lost response: this input's receipt proves it answered; a cancelled or expired question proves it did not. */
+async function recoverReceipt(s: TAuthorityServices, ownerId: string, questionId: string, resolutionId: string): Promise<"answered" | "not_consumed" | "unconfirmed"> {
+  try {
+    // The waiter's own deadline bounds the recovery (no separate, shorter timer).
+    const waited = await s.waitAnswer(ownerId, { id: questionId, timeoutMs: 600_000 });
+    if (waited.status === "answered") return waited.resolutionId === resolutionId ? "answered" : "unconfirmed";
+    if (waited.status === "cancelled" || waited.status === "expired") return "not_consumed";
+  } catch {}
+  return "unconfirmed";
+}
+
+// --- Cross-profile steering ----------------------------------------------------------------------
+
+/**
+ * A harness with `supportsCrossProfileSteering: false` keeps steering and answers in its run
+ * owner's profile: another person's message or answer is refused (403) before it is queued or
+ * committed. Omitted, cross-profile steering stays allowed.
+ */
+export function assertProfileMaySteer(host: TRunStarter, run: { agent: string; userId: string }, actorUserId: string, what: "steer" | "answer"): void {
+  if (actorUserId === run.userId) return;
+  if (host.crossProfileSteering?.(run.agent) !== false) return;
+  throw new DomainError(
+    "forbidden",
+    what === "steer"
+      ? `The harness of agent ${run.agent} does not accept steering from another profile: only the person who started this run can steer it.`
+      : `The harness of agent ${run.agent} does not accept answers from another profile: only the person who started this run can answer its questions.`,
+  );
+}
