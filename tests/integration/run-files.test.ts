@@ -6,7 +6,8 @@ import { startTestApp, type TTestApp, type TTestUser } from "../../server/testin
 import { expectError, invoke, type TBody, workspaceOf } from "./helpers";
 
 /**
- * The answer page shows the files of the run that asks: `/api/answer/{questionId}/files/{id}`
+ * The inbox and the answer page show a run's files. `inbox.files` lists an approval's run files
+ * (served by `/v1`) to those who may read the run. The answer page shows the files of the run that asks: `/api/answer/{questionId}/files/{id}`
  * serves them to the page's reader (signed in, or holding that question's answer link), only that
  * run's files, like every stored file (its type, nosniff, only raster images inline).
  */
@@ -33,7 +34,7 @@ const ask = { name: "ask_user", arguments: { questions: [{ id: "ok", header: "Ch
 
 type TFile = { id: string; name: string; mediaType: string; size: number; url: string; origin: string };
 
-describe(`answer page files (${testDbKind()})`, () => {
+describe(`run files in the inbox and on the answer page (${testDbKind()})`, () => {
   const linkCookie = async (questionId: string, key: string): Promise<string> => {
     const res = await fetch(`${app.url}/answer/${questionId}?access_token=${encodeURIComponent(key)}`, { redirect: "manual" });
     expect(res.status).toBe(303);
@@ -117,5 +118,37 @@ describe(`answer page files (${testDbKind()})`, () => {
     await expectError(await fetch(`${app.url}${png.url}`, { method: "POST", headers: { cookie, origin: app.url } }), 405, "method_not_allowed");
     // The cookie still opens no /v1 route.
     await expectError(await get(`/v1/responses/${responseId}/attachments/${png.id}`, { cookie }), 401, "unauthenticated");
+  });
+
+  test("the inbox lists an approval's run files, served by /v1, to those who may read the run only", async () => {
+    const env = await invoke(app, alice.apiKey, { script: [{ text: "Checking.", toolCalls: [{ name: "exec", arguments: { command: "ls attachments" } }] }, { text: "Done." }] }, {
+      attachments: [
+        { name: "chart.png", mediaType: "image/png", data: PNG },
+        { name: "notes.txt", mediaType: "text/plain", data: Buffer.from("notes\n").toString("base64") },
+      ],
+    });
+    expect(env.status).toBe("requires_action");
+    const approvalId = (env.requiredAction as { id: string }).id;
+    let imageUrl = "";
+    const filesOf = (key: string) => get(`/api/trpc/inbox.files?input=${encodeURIComponent(JSON.stringify({ approvalId }))}`, { authorization: `Bearer ${key}` });
+    for (const reader of [alice, auditor]) {
+      const res = await filesOf(reader.apiKey);
+      expect(res.status).toBe(200);
+      const files = ((await res.json()) as { result: { data: TFile[] } }).result.data;
+      expect(files.map((f) => [f.name, f.mediaType, f.size, f.origin])).toEqual([
+        ["chart.png", "image/png", Buffer.from(PNG, "base64").length, "given"],
+        ["notes.txt", "text/plain", 6, "given"],
+      ]);
+      const [png, notes] = files as [TFile, TFile];
+      expect(png.url).toBe(`/v1/responses/${env.id}/attachments/${png.id}`);
+      imageUrl = png.url;
+      const image = await get(png.url, { authorization: `Bearer ${reader.apiKey}` });
+      expect(image.headers.get("content-disposition")).toMatch(/^inline;/);
+      expect(Buffer.from(await image.arrayBuffer()).toString("base64")).toBe(PNG);
+      expect(await (await get(notes.url, { authorization: `Bearer ${reader.apiKey}` })).text()).toBe("notes\n");
+    }
+    // Another member: the approval looks missing, and so does the file.
+    expect((await filesOf(bob.apiKey)).status).toBe(404);
+    await expectError(await get(imageUrl, { authorization: `Bearer ${bob.apiKey}` }), 404, "not_found");
   });
 });
