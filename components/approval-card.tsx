@@ -1,5 +1,6 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { forwardRef, useId } from "react";
@@ -11,8 +12,10 @@ import { useServerText } from "./list-kit/labels";
 import { DecisionOptions, type TDecisionExtra, type TOptionsFocus } from "./decision-options";
 import { useViaLabel } from "./decision-outcome";
 import { Kbd } from "./filters";
+import { RunFiles } from "./output-items";
 import { SessionContext } from "./session-context";
 import { Countdown, TimeAgo } from "./time-labels";
+import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
 
 export type TDecision = "approve" | "deny";
@@ -52,6 +55,13 @@ function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
       ) : null}
     </div>
   );
+}
+
+/** The files of the approval's run so far: image previews and download links (nothing while none). */
+function ApprovalFiles({ approvalId }: { approvalId: string }) {
+  const trpc = useTRPC();
+  const files = useQuery(trpc.inbox.files.queryOptions({ approvalId }, { staleTime: 30_000 }));
+  return files.data ? <RunFiles files={files.data} /> : null;
 }
 
 /** One pending approval with everything needed to decide it: action, arguments, directory, reviewer, context. */
@@ -175,6 +185,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
           </dd>
         </div>
       </dl>
+      <ApprovalFiles approvalId={a.id} />
       <SessionContext approvalId={a.id} />
       {canDecide && notMine !== null ? (
         <p className="notice read-only" data-testid="decide-refusal">

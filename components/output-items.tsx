@@ -149,6 +149,37 @@ export function AttachmentItem({ file }: { file: { name: string; mediaType: stri
   );
 }
 
+type TFile = { id: string; name: string; mediaType: string; size: number; url: string };
+
+/** Files side by side, each an {@link AttachmentItem}. */
+export function AttachmentList({ files }: { files: readonly TFile[] }) {
+  return (
+    <div className="attachment-list">
+      {files.map((file, i) => (
+        // A run may be given the same stored file twice (even under one name); the list is a fixed snapshot.
+        // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, no stable key of its own
+        <AttachmentItem key={i} file={file} />
+      ))}
+    </div>
+  );
+}
+
+/**
+ * The files of a run so far (those it was given, then those its agent attached), where a person
+ * decides something about the run: the inbox's approval card and the answer page. Each server
+ * read gives the URL the viewer may fetch (`/v1` for the console, the answer page's own route).
+ */
+export function RunFiles({ files }: { files: readonly TFile[] }) {
+  const t = useTranslations("output");
+  if (files.length === 0) return null;
+  return (
+    <section className="run-files" aria-label={t("runFiles")} data-testid="run-files">
+      <span className="label">{t("runFiles")}</span>
+      <AttachmentList files={files} />
+    </section>
+  );
+}
+
 const FIRST = 100;
 
 /** The envelope's output items, each rendered for reading (the first 100, then all on request). */

@@ -2,11 +2,13 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
+import { RunFiles } from "./output-items";
 import { useTRPC } from "./trpc-provider";
 
 /**
  * Who is asking and why, above a question: the agent, the task its run was given and the run's
- * last assistant message (the server leaves out what this person may not read).
+ * last assistant message, and the files the run was given or attached so far (the server leaves
+ * out what this person may not read, and serves the files to this page's reader only).
  */
 export function QuestionContext({ questionId }: { questionId: string }) {
   const trpc = useTRPC();
@@ -31,6 +33,7 @@ export function QuestionContext({ questionId }: { questionId: string }) {
           {c.lastMessage}
         </blockquote>
       ) : null}
+      <RunFiles files={c.files} />
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { type ReactNode, useEffect, useRef } from "react";
 import { StatusBadge } from "./badges";
 import { CancelButton } from "./cancel-button";
 import { JsonView } from "./json-view";
-import { AttachmentItem, OutputItems } from "./output-items";
+import { AttachmentList, OutputItems } from "./output-items";
 import { RequiredAction } from "./required-action";
 import { ResponseTimeline } from "./response-timeline";
 import { SteerForm } from "./steer-form";
@@ -182,11 +182,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       {data.attachments.length > 0 ? (
         <section className="section" aria-labelledby="given-files-title" data-testid="given-files">
           <h2 id="given-files-title">{output("givenFiles")}</h2>
-          <div className="attachment-list">
-            {data.attachments.map((file) => (
-              <AttachmentItem key={file.id} file={file} />
-            ))}
-          </div>
+          <AttachmentList files={data.attachments} />
         </section>
       ) : null}
 

@@ -126,7 +126,7 @@ test("an answer link: the key is exchanged for a cookie of that question and lea
 
   const cookies = await page.context().cookies();
   expect(cookies.map((c) => c.name)).toEqual([expect.stringMatching(/^cs_answer_[0-9a-f]{24}$/)]);
-  expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/trpc" });
+  expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api" });
   expect(cookies[0]?.value).not.toContain(creds.apiKey);
   expect(cookies[0]?.expires).toBeLessThanOrEqual(Date.now() / 1000 + 15 * 60 + 5);
   expect(await page.evaluate(() => document.cookie)).toBe("");

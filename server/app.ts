@@ -22,6 +22,7 @@ import { handleV1 } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
 import { handleExport } from "./api/http/export";
 import { markConsoleLocale } from "./api/http/console-locale";
+import { handleAnswerFile, isAnswerFilePath } from "./api/http/answer-files";
 import { answerPathQuestionId, exchangeAnswerLink } from "./api/http/answer-link";
 import { armBodyDeadline, parseBodyTimeout } from "./api/http/body-deadline";
 import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
@@ -267,6 +268,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     if (path === "/v1" || path.startsWith("/v1/") || path === "/metrics") return done(handleV1(deps, req, res, reqUrl));
     if (path.startsWith("/api/trpc")) return done(trpc(req, res, reqUrl));
     if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
+    if (isAnswerFilePath(path)) return done(handleAnswerFile(deps, req, res, reqUrl));
     if (path === "/api/auth/sign-in/email" && req.method === "POST") return done(emailSignIn(req, res));
     if (path.startsWith("/api/auth")) return done(authHandler(req, res));
     // An API key in an answer link is exchanged for a question-bound cookie before any page sees it.

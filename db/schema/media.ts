@@ -23,6 +23,7 @@ export const media = pgTable(
     mediaType: text("media_type").notNull(),
     size: integer("size").notNull(),
     data: bytea("data").notNull(),
+    /** When the bytes were stored, or last stored or attached again: media retention counts from it. */
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("media_owner_sha_uq").on(t.ownerId, t.sha256, t.mediaType), index("media_owner_idx").on(t.ownerId, t.createdAt)],

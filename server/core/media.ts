@@ -10,6 +10,11 @@ export type TMediaPolicy = {
   allowedTypes: readonly string[];
   /** Characters of attached text documents a model turn may receive; the rest becomes a labelled fact. */
   contextChars: number;
+  /**
+   * How long stored media outlives its last use, in milliseconds (null: kept for as long as the
+   * database is). Past it, a blob no run uses any more is deleted (server/host/media/retention.ts).
+   */
+  retentionMs: number | null;
 };
 
 const MIB = 1024 * 1024;
@@ -20,7 +25,22 @@ export const DEFAULT_MEDIA_POLICY: TMediaPolicy = {
   maxRunBytes: 25 * MIB,
   allowedTypes: ["image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "text/markdown", "text/csv", "application/json", "application/pdf"],
   contextChars: 100_000,
+  retentionMs: null,
 };
+
+const DAY_MS = 86_400_000;
+/** The longest retention COUNTERSIGN_MEDIA_RETENTION_DAYS takes (100 years): past it, leave it unset. */
+const MAX_RETENTION_DAYS = 36_500;
+
+/** COUNTERSIGN_MEDIA_RETENTION_DAYS: unset or empty keeps media; else a number of days above 0 (fractions allowed). */
+function retentionFromEnv(raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const days = Number(raw.trim());
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(days > 0) || days > MAX_RETENTION_DAYS) {
+    throw new Error(`Invalid configuration: COUNTERSIGN_MEDIA_RETENTION_DAYS must be a number of days above 0 and at most ${MAX_RETENTION_DAYS} (e.g. 30 or 0.5), or unset to keep media, got ${JSON.stringify(raw)}.`);
+  }
+  return Math.max(1, Math.round(days * DAY_MS));
+}
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw === "") return fallback;
@@ -37,7 +57,7 @@ export function mediaPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): TMedia
   const types = env.COUNTERSIGN_MEDIA_TYPES;
   const allowedTypes = types ? types.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean) : DEFAULT_MEDIA_POLICY.allowedTypes;
   for (const t of allowedTypes) if (!/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(t)) throw new Error(`Invalid configuration: COUNTERSIGN_MEDIA_TYPES: ${JSON.stringify(t)} is not a media type.`);
-  return { maxFileBytes, maxRunBytes, allowedTypes, contextChars };
+  return { maxFileBytes, maxRunBytes, allowedTypes, contextChars, retentionMs: retentionFromEnv(env.COUNTERSIGN_MEDIA_RETENTION_DAYS) };
 }
 
 /**

@@ -25,6 +25,7 @@ import type { TClaimedRun, TRunStarter } from "./pending/contract";
 import { runToolCall } from "./tool-calls";
 import type { TDeps } from "./deps";
 import { SteeringDesk } from "./steering";
+import { mediaSweepIntervalMs, sweepMedia } from "./media/retention";
 import { sessionWorkspace, prepareWorkspace } from "./workspace";
 
 type TRunning = {
@@ -76,7 +77,7 @@ export class Host implements TRunStarter {
     this.steering = new SteeringDesk(deps);
   }
 
-  /** Starts listening for wake-ups, the expiry sweep, lease renewal, and adopts orphaned attempts. */
+  /** Starts listening for wake-ups, the expiry sweep, media retention (when set), lease renewal, and adopts orphaned attempts. */
   async start(): Promise<void> {
     this.unsubscribe = this.deps.bus.subscribeWake((responseId, reason) => {
       if (reason === "cancel") this.running.get(responseId)?.cancellation.cancel({ kind: "user", message: "The response was cancelled." });
@@ -97,6 +98,10 @@ export class Host implements TRunStarter {
       this.timers.push(timer);
     };
     every(this.deps.config.expirySweepMs, () => expireDue(this.deps, this));
+    const retentionMs = this.deps.config.media.retentionMs;
+    if (retentionMs !== null) every(mediaSweepIntervalMs(retentionMs, this.deps.config.expirySweepMs), async () => {
+      await sweepMedia(this.deps);
+    });
     // A draining host still renews the leases of the attempts it lets finish; expiry and adoption are the other replicas' work then.
     every(Math.max(250, Math.floor(this.deps.config.leaseMs / 4)), () => this.renewLeases(), true);
     every(this.deps.config.leaseMs, () => this.adoptOrphans());

@@ -43,7 +43,7 @@ describe(`answer links (${testDbKind()})`, () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
     const setCookie = res.headers.get("set-cookie") ?? "";
-    expect(setCookie).toMatch(/^cs_answer_[0-9a-f]{24}=key_[0-9a-f]+\.\d+\.[A-Za-z0-9_-]{43}; Path=\/api\/trpc; Max-Age=900; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(/^cs_answer_[0-9a-f]{24}=key_[0-9a-f]+\.\d+\.[A-Za-z0-9_-]{43}; Path=\/api; Max-Age=900; HttpOnly; SameSite=Strict$/);
     expect(setCookie).not.toContain(alice.apiKey);
     const cookie = cookieOf(res);
 

@@ -49,6 +49,8 @@ const CASES: Array<[Record<string, string>, string, string]> = [
   [{ COUNTERSIGN_REVIEWER: "model" }, "COUNTERSIGN_REVIEWER_BASE_URL", "base URL"],
   [{ COUNTERSIGN_REVIEWER_BASE_URL: "http://127.0.0.1:1/v1", COUNTERSIGN_REVIEWER_MODEL: "m", COUNTERSIGN_REVIEWER_TIMEOUT_MS: "fast" }, "COUNTERSIGN_REVIEWER_TIMEOUT_MS", "milliseconds"],
   [{ COUNTERSIGN_REVIEWER_BASE_URL: "http://127.0.0.1:1/v1", COUNTERSIGN_REVIEWER_MODEL: "m", COUNTERSIGN_REVIEWER_RESPONSE_FORMAT: "xml" }, "COUNTERSIGN_REVIEWER_RESPONSE_FORMAT", "expected one of"],
+  [{ COUNTERSIGN_MEDIA_RETENTION_DAYS: "0" }, "COUNTERSIGN_MEDIA_RETENTION_DAYS", "number of days above 0"],
+  [{ COUNTERSIGN_MEDIA_RETENTION_DAYS: "a month" }, "COUNTERSIGN_MEDIA_RETENTION_DAYS", "unset to keep media"],
   [{ COUNTERSIGN_NOTIFY_CONFIG: join(dir, "missing.json") }, "COUNTERSIGN_NOTIFY_CONFIG", "Cannot read"],
   [{ COUNTERSIGN_NOTIFY_CONFIG: badNotify }, "COUNTERSIGN_NOTIFY_CONFIG", "channels.hook"],
   [{ COUNTERSIGN_AGENTS_FILE: join(dir, "missing.json") }, "COUNTERSIGN_AGENTS_FILE", "Cannot read"],
@@ -70,7 +72,7 @@ test.each(CASES)("%o stops the start naming %s", (vars, name, detail) => {
 });
 
 test("valid values and the defaults start", () => {
-  const config = loadConfig(envOf({ PORT: "3100", COUNTERSIGN_RATE_LIMIT: "off", COUNTERSIGN_EXEC_SANDBOX: "auto", COUNTERSIGN_MAX_STREAMS_PER_USER: "off", COUNTERSIGN_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") }));
+  const config = loadConfig(envOf({ PORT: "3100", COUNTERSIGN_RATE_LIMIT: "off", COUNTERSIGN_EXEC_SANDBOX: "auto", COUNTERSIGN_MAX_STREAMS_PER_USER: "off", COUNTERSIGN_MEDIA_RETENTION_DAYS: "0.5", COUNTERSIGN_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") }));
   expect(config.port).toBe(3100);
   expect(config.rateLimit).toBeNull();
   expect(loadConfig(envOf({})).port).toBe(3000);

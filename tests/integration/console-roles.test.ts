@@ -99,6 +99,7 @@ const MATRIX: TRow[] = [
   // ── approvals inbox ──────────────────────────────────────────────────────────────────
   { path: "inbox.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending", risks: ["medium"] }) },
   { path: "inbox.context", kind: "query", expect: OWNER_READ, input: (f) => ({ approvalId: f.approvalId }) },
+  { path: "inbox.files", kind: "query", expect: OWNER_READ, input: (f) => ({ approvalId: f.approvalId }) },
   { path: "inbox.decideMany", kind: "mutation", expect: OWNER_DECIDE, fresh: true, input: (f) => ({ decision: "approve", items: [{ approvalId: f.approvalId, bindingHash: f.bindingHash }] }) },
   // ── responses, sessions, trajectory audit ────────────────────────────────────────────
   { path: "audit.responses", kind: "query", expect: ALL_OK, input: () => ({ statuses: ["requires_action"], limit: 10 }) },

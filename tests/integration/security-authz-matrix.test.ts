@@ -112,6 +112,7 @@ const TRPC: Record<string, TRow> = {
   "console.agents":                                  [200,      200,      200,         200,         401,    200],
   "inbox.list":                                      [200,      200,      200,         200,         401,    200],
   "inbox.context":                                   [200,      200,      404,         200,         401,    200],
+  "inbox.files":                                     [200,      200,      404,         200,         401,    200],
   "inbox.decideMany":                                [200,      200,      404,         403,         401,    403],
   "audit.responses":                                 [200,      200,      200,         200,         401,    200],
   "audit.sessions":                                  [200,      200,      200,         200,         401,    200],
@@ -360,6 +361,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "console.agents": (r) => trpcStatus(trpcGet(app, caller(r), "console.agents")),
   "inbox.list": (r) => trpcStatus(trpcGet(app, caller(r), "inbox.list", { status: "pending" })),
   "inbox.context": async (r) => trpcStatus(trpcGet(app, caller(r), "inbox.context", { approvalId: (await suspended()).approvalId })),
+  "inbox.files": async (r) => trpcStatus(trpcGet(app, caller(r), "inbox.files", { approvalId: (await suspended()).approvalId })),
   "inbox.decideMany": async (r) => {
     const run = await suspended();
     return trpcStatus(trpcPost(app, caller(r), "inbox.decideMany", { decision: "approve", items: [{ approvalId: run.approvalId, bindingHash: run.bindingHash }] }));

@@ -17,8 +17,12 @@ import { isSafeMethod, isSameOriginRequest } from "./guard";
 /** How long the exchanged cookie works. */
 export const ANSWER_GRANT_TTL_MS = 15 * 60_000;
 
-/** Only tRPC calls carry it: it opens no page, no `/v1` route, no WebSocket. */
-const COOKIE_PATH = "/api/trpc";
+/**
+ * Only `/api` requests carry it, and only the question's tRPC procedures and its run's files
+ * (`/api/answer/{id}/files/…`, server/api/http/answer-files.ts) read it: it opens no page, no
+ * `/v1` route, no WebSocket.
+ */
+const COOKIE_PATH = "/api";
 
 /** One cookie per question (names cannot hold every character an id may have, hence the hash). */
 export const answerCookieName = (questionId: string): string => `cs_answer_${createHash("sha256").update(questionId).digest("hex").slice(0, 24)}`;

@@ -1,5 +1,5 @@
 import type { Db } from "../../../db/client";
-import { mediaFactsOf, sha256Of, storeMedia } from "../../../db/repositories/media";
+import { mediaFactsOf, sha256Of, storeMedia, touchMedia } from "../../../db/repositories/media";
 import { DomainError } from "../../core/errors";
 import { contentMismatch, formatBytes, type TAttachmentFact, type TAttachmentInput, type TMediaPolicy } from "../../core/media";
 
@@ -55,8 +55,16 @@ export async function checkAttachments(db: Db, policy: TMediaPolicy, ownerId: st
   return checked;
 }
 
-/** Stores the checked attachments' bytes (inside the run's creating transaction) and returns their facts. */
+/**
+ * Stores the checked attachments' bytes (inside the run's creating transaction) and returns their
+ * facts. Media given again by id counts as used now, so retention cannot take it meanwhile; one
+ * that retention took since the check is refused like any media the caller does not hold.
+ */
 export async function admitAttachments(tx: Db, ownerId: string, checked: readonly TCheckedAttachment[]): Promise<TAttachmentFact[]> {
+  const again = checked.flatMap((a) => (a.kind === "stored" ? [a.fact.id] : []));
+  const held = new Set(await touchMedia(tx, ownerId, again));
+  const gone = again.find((id) => !held.has(id));
+  if (gone) throw new DomainError("validation_failed", `No media ${gone} is stored for you; attach the file's data instead.`);
   const facts: TAttachmentFact[] = [];
   for (const a of checked) {
     if (a.kind === "stored") {

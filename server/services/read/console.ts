@@ -2,6 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { listApiKeysPage, listPeople, listUsers, listUsersPage, type TPageRequest } from "../../../db/repositories/console-admin";
 import { listResponsesPage, listSessionsPage } from "../../../db/repositories/console-lists";
 import { listInbox, sessionContext } from "../../../db/repositories/inbox";
+import { getResponse } from "../../../db/repositories/responses";
 import { listNotificationAttempts, listNotificationChannels, listNotificationsPage } from "../../../db/repositories/notifications";
 import { searchTrajectory, trajectoryActors, trajectoryBatches } from "../../../db/repositories/trajectory-search";
 import { usageByDay } from "../../../db/repositories/usage";
@@ -11,6 +12,7 @@ import type { TReadScope } from "../../core/read-scope";
 import type { TRole } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 import { listWaiting } from "../../host/pending/kinds";
+import { responseFileUrl, runFiles, type TRunFile } from "./attachments";
 import { assertTrajectoryReadable, dataForDisplay, type TTrajectoryRange, type TTrajectoryScope } from "../console/audit";
 
 /**
@@ -61,6 +63,14 @@ export async function approvalContext(deps: TDb, scope: TReadScope, approvalId: 
   const [a] = await deps.db.select({ userId: approvals.userId, sessionId: approvals.sessionId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
   if (!a || !scope.canRead(a.userId)) throw notFound("approval", approvalId);
   return sessionContext(deps.db, { sessionId: a.sessionId, responseId: a.responseId });
+}
+
+/** The files of an approval's run so far (given and attached), served by `/v1` to the same readers (404 outside the scope). */
+export async function approvalFiles(deps: TDb, scope: TReadScope, approvalId: string): Promise<TRunFile[]> {
+  const [a] = await deps.db.select({ userId: approvals.userId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
+  if (!a || !scope.canRead(a.userId)) throw notFound("approval", approvalId);
+  const run = await getResponse(deps.db, a.responseId);
+  return run ? runFiles(run, (id) => responseFileUrl(run.id, id)) : [];
 }
 
 /** One keyset page of a trajectory the scope may read, filtered by category, actor and text. */

@@ -2,6 +2,7 @@ import { visibleQuestion } from "../../../db/repositories/question-records";
 import { getResponse } from "../../../db/repositories/responses";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
+import { answerFileUrl, runFiles } from "./attachments";
 
 /** Long enough to orient, short enough to stay a preview on a phone. */
 const PREVIEW_CHARS = 1200;
@@ -37,19 +38,22 @@ function lastAssistantText(output: ReadonlyArray<{ type: string; role?: string; 
 
 /**
  * `question.context`: which agent and task ask this question, and the run's last assistant
- * message. The agent is named to whoever may see the question; the task and the message only to
+ * message, and the files the run was given or attached so far. The agent is named to whoever may
+ * see the question; the task, the message and the files only to
  * someone who may read the run itself (its owner, or a role that reads every run).
  */
 export async function questionContext(deps: TDeps, scope: TReadScope, questionId: string) {
   const question = await visibleQuestion(deps.db, scope.actor, questionId);
   const run = question.responseId ? await getResponse(deps.db, question.responseId) : null;
-  if (!run) return { agent: null, responseId: null, task: null, lastMessage: null, readable: false };
+  if (!run) return { agent: null, responseId: null, task: null, lastMessage: null, files: [], readable: false };
   const readable = scope.canRead(run.userId);
   return {
     agent: run.agent,
     responseId: readable ? run.id : null,
     task: readable ? taskOf(run.input, run.metadata) : null,
     lastMessage: readable ? lastAssistantText(run.output) : null,
+    /** The run's files so far, served to this page's reader by `/api/answer/{questionId}/files/{attachmentId}`. */
+    files: readable ? runFiles(run, (id) => answerFileUrl(questionId, id)) : [],
     readable,
   };
 }

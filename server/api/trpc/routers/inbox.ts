@@ -6,7 +6,7 @@ import { RISKS } from "../../../core/vocabulary";
 import { votesOf } from "../../../services/approval-votes";
 import { decideMany } from "../../../services/console/bulk-decide";
 import { decisionOptionsFor, NO_DECISION_OPTIONS } from "../../../services/decision-options";
-import { approvalContext, inboxPage } from "../../../services/read/console";
+import { approvalContext, approvalFiles, inboxPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
 import { writerProcedure } from "./console-procedures";
 
@@ -59,6 +59,8 @@ export const inboxRouter = router({
     }),
   /** The last few turns of the approval's session, up to its response. */
   context: authenticatedProcedure.input(z.strictObject({ approvalId: ZId })).query(({ ctx, input }) => approvalContext(ctx.deps, ctx.scope, input.approvalId)),
+  /** The files of the approval's run so far: those it was given and those its agent attached (previews and downloads through `/v1`). */
+  files: authenticatedProcedure.input(z.strictObject({ approvalId: ZId })).query(({ ctx, input }) => approvalFiles(ctx.deps, ctx.scope, input.approvalId)),
   /** Approves or denies up to 50 low/medium-risk approvals; refused whole when any is high risk. */
   decideMany: writerProcedure
     .input(z.strictObject({ decision: z.enum(["approve", "deny"]), items: z.array(z.strictObject({ approvalId: ZId, bindingHash: z.string().min(1).max(200) })).min(1).max(50) }))
