@@ -232,3 +232,51 @@ describe("the host never imports the example plugins", () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe(`the agents file names a plugin's native-loop harness (${testDbKind()})`, () => {
+  let fileApp: TTestApp;
+  beforeAll(async () => {
+    const file = join(scratch, "agents.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [
+          {
+            name: "file-notes",
+            harness: "native-loop",
+            model: "fake-file",
+            endpoint: { baseURL: fake.url },
+            tools: {},
+            // The file's policy, not the plugin's: reading needs a person here, appending nobody.
+            nativeTools: { read_notes: { approval: "always" }, append_note: { approval: "never" } },
+          },
+        ],
+      }),
+    );
+    fileApp = await startTestApp({ agentsFile: file, plugins: [{ path: NATIVE, enabled: true }] });
+  }, 180_000);
+  afterAll(async () => {
+    await fileApp?.close();
+  });
+
+  it("its agent runs on the plugin's harness with the file's policy for the native tools", async () => {
+    const [user, operator] = await Promise.all([fileApp.user("member"), fileApp.user("operator")]);
+    const from = fake.requests.length;
+    fake.reply(toolCall("append_note", { text: "free" }), toolCall("read_notes", {}), toolCall("append_note", { text: "free" }), toolCall("read_notes", {}), text("read after approval"));
+    const waiting = await invoke(fileApp, user.apiKey, "Note, then read.", { agent: "file-notes" });
+    expect(waiting.status).toBe("requires_action");
+    expect(waiting.requiredAction).toMatchObject({ type: "human_approval", action: "native:read_notes" });
+    expect(fake.requests[from]?.body.model).toBe("fake-file");
+    const done = await ok200(await decide(fileApp, operator.apiKey, (waiting.requiredAction as { id: string }).id, "approve"));
+    expect(done.status).toBe("completed");
+    // The append ran once (its recorded output was replayed in the re-run attempt), then the approved read.
+    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([{ appended: "free", lines: 1 }, { notes: "free\n" }]);
+    expect(lineCount(workspaceOf(fileApp, waiting.sessionId as string), "notes.txt")).toBe(1);
+  });
+
+  it("a file agent naming a harness no enabled plugin registered stops the boot", async () => {
+    const file = join(scratch, "agents-missing.json");
+    writeFileSync(file, JSON.stringify({ agents: [{ name: "orphan", harness: "not-installed", tools: {} }] }));
+    await expect(startTestApp({ agentsFile: file })).rejects.toThrow("The agent orphan runs on harness not-installed, which no enabled plugin registered");
+  }, 120_000);
+});
