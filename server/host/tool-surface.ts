@@ -67,12 +67,12 @@ export type TToolSurfaceCapabilities = {
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** The native call's id: the same for the same call (name, arguments, requested cwd) at the same occurrence in the attempt. */
-const nativeCallId = (request: TNativeToolRequest, occurrence: number): string =>
-  `native_${createHash("sha256")
+/** What identifies a native call across attempts: its name, arguments and requested cwd (with its occurrence: the call id). */
+const nativeCallHash = (request: TNativeToolRequest): string =>
+  createHash("sha256")
     .update(canonicalJson({ toolName: request.toolName, args: request.args, cwd: request.cwd ?? null }))
     .digest("hex")
-    .slice(0, 24)}_${occurrence}`;
+    .slice(0, 24);
 
 /** A native tool as the host's policy, grants and approvals see it (`native:<name>`; nothing here runs). */
 function approvalTarget(name: string, cwdNote: (cwd: string | null) => string): THostTool {
@@ -152,10 +152,11 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
     }
     if (request.args === null || typeof request.args !== "object" || Array.isArray(request.args)) throw new DomainError("invalid_request", `runBeforeToolCall(${request.toolName}): args must be a JSON object.`);
     if (request.cwd !== undefined && typeof request.cwd !== "string") throw new DomainError("invalid_request", `runBeforeToolCall(${request.toolName}): cwd must be a string.`);
-    const base = nativeCallId(request, 0).replace(/_0$/, "");
-    const occurrence = occurrences.get(base) ?? 0;
-    occurrences.set(base, occurrence + 1);
-    const call: TToolCall = { id: nativeCallId(request, occurrence), name: request.toolName, arguments: request.args };
+    // The same call at the same occurrence in the attempt has the same id in every attempt of the run.
+    const hash = nativeCallHash(request);
+    const occurrence = occurrences.get(hash) ?? 0;
+    occurrences.set(hash, occurrence + 1);
+    const call: TToolCall = { id: `native_${hash}_${occurrence}`, name: request.toolName, arguments: request.args };
     const refuse = (reason: TNativeRefusalReason, message: string): TStoredDecision => ({ allow: false, callId: call.id, toolName: call.name, reason, message });
     try {
       return await decide(call, request, async () => {
