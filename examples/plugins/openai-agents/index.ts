@@ -7,8 +7,9 @@
  * the agent's policy: tools this plugin marks `needsApproval` are registered with policy `always`,
  * so a person decides in Countersign (the run is `requires_action` meanwhile). Approved: the SDK
  * runs the tool (`state.approve`); denied: the approver's reply goes to the model as the call's
- * result (`state.reject`) and nothing runs. The SDK cannot run different arguments than its model
- * asked for, so an approver's edit is rejected with a message naming the edited arguments.
+ * result (`state.reject`) and nothing runs. (The host refuses an approver's edit of a native call;
+ * should a decision ever carry other arguments, the SDK cannot run them, so the call is rejected
+ * with a message naming them.)
  *
  * After a suspension the host runs the attempt again: the SDK asks its model from the start, and
  * the identical call gets the recorded decision without a person being asked again; a call whose
