@@ -2,7 +2,6 @@ import { and, eq, ne } from "drizzle-orm";
 import { insertQuestion, toRecords } from "../../db/repositories/question-records";
 import { approvalAction, clientToolAction } from "../../db/repositories/responses";
 import { approvals, clientToolRequests, questions } from "../../db/schema";
-import { evaluatePredicates } from "../core/agent-policy";
 import { bindingHash } from "../core/binding";
 import type { TRisk } from "../core/vocabulary";
 import { operationHash } from "../core/decision";
@@ -12,7 +11,7 @@ import { deriveQuestionId } from "../core/questions/schema";
 import { requiredApprovalsFor } from "../core/separation-of-duties";
 import type { TNodeInvokeArgs } from "../devices/node-invoke-tool";
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
-import { approvalPolicyFor } from "../mcp/policy";
+import { gateFor, grantScopesOf } from "../mcp/policy";
 import { findMcpTool } from "../mcp/tools";
 import { reviewRequestFor, reviewWithFallback, type TReviewVerdict } from "../reviewer";
 import type { TClientTool, THostTool, TQuestionTool } from "../tools/types";
@@ -71,9 +70,8 @@ async function runHostTool(attempt: Attempt, call: TToolCall, args: unknown, too
   let cwd = requested.cwd;
   let edit: TApprovedEdit | null = null;
   // The agent's argument predicates may force a person's approval and set the call's risk.
-  const predicate = evaluatePredicates(attempt.agent, tool.name, args);
-  const policy = predicate.forceApproval ? "always" : approvalPolicyFor(attempt.agent, tool);
-  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk: predicate.risk };
+  const { policy, fixedRisk } = gateFor(attempt.agent, tool, args);
+  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk };
   const authorize = async (verdict: TReviewVerdict | null): Promise<string | null> => {
     const outcome = await awaitApproval(attempt, call, args, cwd, target, verdict);
     if ("reply" in outcome) return outcome.reply;
@@ -209,7 +207,7 @@ export async function awaitApproval(attempt: Attempt, call: TToolCall, args: unk
   if (settlement?.type === "approval") return "reply" in settlement ? { reply: settlement.reply } : approvedOutcome(settlement.approved, hash);
   if (attempt.stepOf(`grant:${call.id}`)?.status === "completed") return { edit: null };
   // Only the kinds of grant the agent allows now: turning one off stops the existing ones too.
-  const scopes = [...(attempt.agent.grants?.session ? (["session"] as const) : []), ...(attempt.agent.grants?.maxDays ? (["days"] as const) : [])];
+  const scopes = grantScopesOf(attempt.agent);
   // A predicate's risk is the operator's word and wins over the reviewer's estimate.
   const risk = tool.fixedRisk ?? verdict?.risk ?? tool.risk(args);
   const granted = await attempt.commit(async (c) => {

@@ -1,4 +1,6 @@
 import type { TAgentConfig } from "../agents/types";
+import { evaluatePredicates } from "../core/agent-policy";
+import type { TRisk } from "../core/vocabulary";
 import type { THostTool } from "../tools/types";
 import type { TMcpPolicy } from "./config";
 import { globMatches } from "./names";
@@ -42,4 +44,19 @@ export function approvalPolicyFor(agent: Pick<TAgentConfig, "approval">, tool: T
   // A tool of an unreachable server runs nothing (it only reports the failure): no one is asked.
   if (tool.mcp.unavailable) return "never";
   return exact ?? own(tool.mcp.serverApproval, tool.mcp.tool) ?? patternPolicy(approval, tool.action) ?? own(tool.mcp.serverApproval, "*") ?? "always";
+}
+
+/**
+ * The gate before one call of a host tool, the same for a hosted run and an external approval:
+ * the agent's policy, raised to `always` when one of its argument predicates says so, and the
+ * risk a matching predicate fixes (the operator's word, which wins over the reviewer's estimate).
+ */
+export function gateFor(agent: Pick<TAgentConfig, "approval" | "predicates">, tool: THostTool, args: unknown): { policy: TMcpPolicy; fixedRisk?: TRisk } {
+  const predicate = evaluatePredicates(agent, tool.name, args);
+  return { policy: predicate.forceApproval ? "always" : approvalPolicyFor(agent, tool), ...(predicate.risk ? { fixedRisk: predicate.risk } : {}) };
+}
+
+/** The kinds of standing grant the agent allows now (turning one off stops the existing ones too). */
+export function grantScopesOf(agent: Pick<TAgentConfig, "grants">): Array<"session" | "days"> {
+  return [...(agent.grants?.session ? (["session"] as const) : []), ...(agent.grants?.maxDays ? (["days"] as const) : [])];
 }

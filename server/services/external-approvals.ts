@@ -15,7 +15,7 @@ import type { TRunDeps } from "../host/deps";
 import { expirePending } from "../host/pending/kinds";
 import { transact } from "../host/transact";
 import { framesTopic, waitFor } from "../host/wait-for";
-import { approvalPolicyFor } from "../mcp/policy";
+import { gateFor, grantScopesOf } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
 import type { THostTool } from "../tools/types";
@@ -121,14 +121,15 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
     if (!session || session.userId !== actor.userId) throw notFound("session", body.sessionId);
     workspace = session.workspaceDir;
   }
-  const policy = approvalPolicyFor(agent, tool);
+  const { policy, fixedRisk } = gateFor(agent, tool, args);
   let verdict: TReviewVerdict | null = null;
   if (policy === "review") {
     const request = reviewRequestFor({ cwd: null, workspace: workspace ?? deps.config.dataDir, agent: agent.name, toolName: tool.name, arguments: args });
     verdict = await reviewWithFallback(deps.reviewer, request);
   }
-  const risk = higher(verdict?.risk ?? tool.risk(args), body.risk);
-  const scopes = [...(agent.grants?.session ? (["session"] as const) : []), ...(agent.grants?.maxDays ? (["days"] as const) : [])];
+  // As for a hosted call: a predicate's risk wins over the reviewer's; the caller may only raise it.
+  const risk = higher(fixedRisk ?? verdict?.risk ?? tool.risk(args), body.risk);
+  const scopes = grantScopesOf(agent);
   const ttlMs = body.expiresInMs ?? agent.approvalTtlMs;
   try {
     const row = await transact(deps, async (tx, emit, announce) => {

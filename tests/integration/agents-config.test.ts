@@ -90,6 +90,16 @@ describe("a server booted with an agents file", () => {
     expect((await approve(forced.requiredAction?.id ?? "")).status).toBe(200);
   });
 
+  test("the same predicate gates an external approval (POST /v1/approvals): a person is asked, at the predicate's risk", async () => {
+    const external = async (command: string) =>
+      (await (await app.api("/v1/approvals", { key: admin.apiKey, body: { agent: "ops", action: "exec", arguments: { command } } })).json()) as { id: string; status: string };
+    expect((await external("echo free")).status).toBe("approved");
+    const forced = await external("rm -f ./nothing");
+    expect(forced.status).toBe("pending");
+    const view = (await (await app.api(`/v1/approvals/${forced.id}`, { key: admin.apiKey })).json()) as { status: string; risk: string };
+    expect(view).toMatchObject({ status: "pending", risk: "high" });
+  });
+
   test("an approver list refuses a decider it does not name, and accepts one it names", async () => {
     const operator = await app.user("operator");
     const suspended = await run("restricted", exec("echo x"));

@@ -1,5 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -114,4 +116,41 @@ describe(`MCP server face /v1/mcp (${testDbKind()})`, () => {
       await client.close();
     }
   });
+
+  it("works with the MCP Inspector's command-line mode: tools/list, a call without a key refused, request_approval decided over /v1", async () => {
+    const inspector = (args: string[], key?: string) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+        // Run from its build folder: the Inspector looks for its own package.json relative to the working directory.
+        const dir = resolve("node_modules/@modelcontextprotocol/inspector-cli/build");
+        const bin = resolve(dir, "cli.js");
+        const headers = key ? ["--header", `Authorization: Bearer ${key}`] : [];
+        const child = spawn(process.execPath, [bin, "--cli", `${app.url}/v1/mcp`, "--transport", "http", ...headers, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+        child.on("error", fail);
+        child.on("close", (code) => done({ code, stdout, stderr }));
+      });
+    /** The Inspector prints the JSON result on stdout (after its own deprecation notice, if any). */
+    const json = (out: string) => JSON.parse(out.slice(out.indexOf("{"))) as Record<string, unknown>;
+
+    const listed = await inspector(["--method", "tools/list"], alice.apiKey);
+    expect(listed.code, listed.stderr).toBe(0);
+    const tools = (json(listed.stdout).tools as Array<{ name: string; inputSchema: { type: string } }>).map((t) => t.name).sort();
+    expect(tools).toEqual(["approval_prompt", "ask_user", "request_approval"]);
+
+    const refused = await inspector(["--method", "tools/list"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toMatch(/401|Unauthorized|Authentication/i);
+
+    const call = inspector(["--method", "tools/call", "--tool-name", "request_approval", "--tool-arg", "action=exec", 'arguments={"command":"make lint"}', "timeoutSeconds=60"], alice.apiKey);
+    const pending = await pendingOfAlice();
+    expect(pending.arguments).toEqual({ command: "make lint" });
+    expect((await app.api(`/v1/approvals/${pending.id}`, { key: operator.apiKey, body: { decision: "approve" } })).status).toBe(200);
+    const called = await call;
+    expect(called.code, called.stderr).toBe(0);
+    const content = json(called.stdout).content as Array<{ type: string; text: string }>;
+    expect(JSON.parse(content[0]?.text ?? "null")).toMatchObject({ id: pending.id, status: "approved", arguments: { command: "make lint" } });
+  }, 120_000);
 });
