@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../core/binding";
 import { DomainError } from "../core/errors";
-import { evaluatePredicates } from "../core/agent-policy";
-import { approvalPolicyFor } from "../mcp/policy";
+import { gateFor } from "../mcp/policy";
 import type { THostTool } from "../tools/types";
 import { type Attempt, AttemptSuspended, type TToolCall } from "./attempt";
 import { awaitApproval, review } from "./tool-calls";
@@ -167,9 +166,9 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
         if (!requested.ok) return refuse("cwd_refused", `${requested.message} The tool ${request.toolName} was not run.`);
         const cwd = request.cwd === undefined ? null : requested.relative;
         const tool = approvalTarget(request.toolName, (c) => (c && c !== "." ? ` in ${c}` : ""));
-        const predicate = evaluatePredicates(attempt.agent, tool.name, request.args);
-        const policy = predicate.forceApproval ? "always" : approvalPolicyFor(attempt.agent, tool);
-        const target = { name: tool.name, action: tool.action, describe: tool.describe, risk: tool.risk, fixedRisk: predicate.risk };
+        // The same gate as the host's own tools: the agent's policy, raised by its argument predicates.
+        const { policy, fixedRisk } = gateFor(attempt.agent, tool, request.args);
+        const target = { name: tool.name, action: tool.action, describe: tool.describe, risk: tool.risk, fixedRisk };
         let args = request.args;
         let runCwd = cwd;
         const authorize = async (verdict: Awaited<ReturnType<typeof review>> | null): Promise<TStoredDecision | null> => {
