@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { canonicalJson } from "../core/binding";
 import { DomainError } from "../core/errors";
 import { gateFor } from "../mcp/policy";
@@ -79,7 +80,7 @@ function approvalTarget(name: string, cwdNote: (cwd: string | null) => string): 
     kind: "host",
     name,
     description: `native tool ${name}`,
-    argsSchema: undefined as never,
+    argsSchema: z.record(z.string(), z.unknown()),
     action: `native:${name}`,
     cwdOf: () => null,
     describe: (a, c) => `Run the native tool ${name} with ${JSON.stringify(a).slice(0, 400)}${cwdNote(c)}`,
