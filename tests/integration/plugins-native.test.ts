@@ -1,10 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { pluginSourcesFromEnv } from "../../server/plugins/loader";
+import pino from "pino";
+import { HOST_TOOL_CATALOG } from "../../server/agents/catalog";
+import { AgentRegistry } from "../../server/agents/registry";
+import { createToolResultMiddlewareRegistry } from "../../server/core/runtime";
+import { HarnessRegistry } from "../../server/harnesses/registry";
+import { loadPlugins, pluginSourcesFromEnv } from "../../server/plugins/loader";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { startFakeModel, type TFakeModel, type TFakeRequest } from "./fake-openai";
 import { decide, invoke, lineCount, ok200, workspaceOf } from "./helpers";
@@ -293,4 +298,38 @@ describe(`the agents file names a plugin's native-loop harness (${testDbKind()})
     writeFileSync(file, JSON.stringify({ agents: [{ name: "orphan", harness: "not-installed", tools: {} }] }));
     await expect(startTestApp({ agentsFile: file })).rejects.toThrow("The agent orphan runs on harness not-installed, which no enabled plugin registered");
   }, 120_000);
+});
+
+describe("native-loop registrations the host refuses at boot", () => {
+  /** A plugin folder whose register() body is `body`. */
+  const pluginWith = (name: string, body: string): string => {
+    const dir = join(scratch, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "countersign.plugin.json"), JSON.stringify({ id: name, version: "1.0.0", pluginApi: "^1.1.0", runtimes: ["countersign"], main: "index.ts" }));
+    writeFileSync(join(dir, "index.ts"), `export default { register(api) { ${body} } };\n`);
+    return dir;
+  };
+  const load = (dir: string) =>
+    loadPlugins([{ path: dir, enabled: true }], { harnesses: new HarnessRegistry(), agents: new AgentRegistry([]), middleware: createToolResultMiddlewareRegistry(), tools: HOST_TOOL_CATALOG, log: pino({ level: "silent" }) });
+
+  it("a harness gives exactly one of createDriver and run", async () => {
+    await expect(load(pluginWith("both", 'api.registerHarness({ id: "both", createDriver: () => ({ nextTurn: async () => null }), run: async () => ({ text: "" }) });'))).rejects.toThrow(
+      "give exactly one of createDriver (the host runs the tools) and run (a native loop) as a function",
+    );
+    await expect(load(pluginWith("neither", 'api.registerHarness({ id: "neither" });'))).rejects.toThrow("give exactly one of createDriver");
+  });
+
+  it("nativeTools need a native-loop harness, and a native tool is not also a host tool", async () => {
+    const driver = 'api.registerHarness({ id: "drv", createDriver: () => ({ nextTurn: async () => null }) });';
+    await expect(load(pluginWith("driver-native", `${driver} api.registerAgent({ name: "a", harness: "drv", description: "", tools: [], nativeTools: ["x"] });`))).rejects.toThrow(
+      "registerAgent(a): nativeTools need a native-loop harness; drv is not one.",
+    );
+    const native = 'api.registerHarness({ id: "nat", run: async () => ({ text: "" }) });';
+    await expect(load(pluginWith("native-twice", `${native} api.registerAgent({ name: "b", harness: "nat", description: "", tools: ["exec"], nativeTools: ["exec"] });`))).rejects.toThrow(
+      "registerAgent(b): exec is both a host tool and a native tool.",
+    );
+    expect(await load(pluginWith("native-ok", `${native} api.registerAgent({ name: "c", harness: "nat", description: "", tools: [], nativeTools: ["x"], approval: { x: "always" } });`))).toEqual([
+      expect.objectContaining({ id: "native-ok", harnesses: ["nat"], agents: ["c"] }),
+    ]);
+  });
 });
