@@ -11,8 +11,33 @@ import type { TTurnStream } from "../server/harnesses/live-deltas";
 import type { THostCapabilities } from "../server/host/capabilities";
 import type { TToolResultMiddleware, TToolResultMiddlewareOptions } from "../server/core/runtime";
 import type { TPluginManifest } from "../server/plugins/manifest";
+import type { TNativeAttemptParams, TNativeEndpoint, TNativeResult } from "../server/harnesses/native-loop";
+import type {
+  TFinalizeToolAvailability,
+  TNativeRefusalReason,
+  TNativeToolDecision,
+  TNativeToolRequest,
+  TPreparedToolSurface,
+  TSurfaceTool,
+  TToolSurfaceCapabilities,
+} from "../server/host/tool-surface";
+import type { TModelEndpoint } from "../server/agents/types";
 
 export type { TConversationEntry, TModelTurn, TBeforeDispatch, TTurnStream, THostCapabilities, TToolResultMiddleware, TToolResultMiddlewareOptions, TPluginManifest };
+// Plugin API 1.1: native-loop harnesses and their tool-surface capabilities.
+export type {
+  TNativeAttemptParams,
+  TNativeEndpoint,
+  TNativeResult,
+  TFinalizeToolAvailability,
+  TNativeRefusalReason,
+  TNativeToolDecision,
+  TNativeToolRequest,
+  TPreparedToolSurface,
+  TSurfaceTool,
+  TToolSurfaceCapabilities,
+  TModelEndpoint,
+};
 
 /** The plugin API this SDK describes; a manifest's `pluginApi` range must include the host's. */
 export const PLUGIN_API_VERSION = "1.1.0";
@@ -50,8 +75,17 @@ export type TPluginHarness = {
   id: string;
   /** Checks a run's input before the run is created; a refusal is a 400 naming `message`. Default: any non-empty input. */
   parseInput?: (input: unknown) => { ok: true } | { ok: false; message: string };
-  /** Builds the driver of one attempt. Called again for each attempt (a resume replays recorded turns without calling it). */
-  createDriver: (params: THarnessAttemptParams) => THarnessDriver;
+  /**
+   * Builds the driver of one attempt. Called again for each attempt (a resume replays recorded turns without calling it).
+   * A harness gives exactly one of `createDriver` (the host runs the tools) and `run` (plugin API 1.1).
+   */
+  createDriver?: (params: THarnessAttemptParams) => THarnessDriver;
+  /**
+   * A native loop (plugin API 1.1): the plugin runs its own model and its own tools, asking the
+   * host before each tool call (`hostCapabilities.runBeforeToolCall`). After a suspension the
+   * attempt calls `run` again from the start; an identical call then gets the recorded decision.
+   */
+  run?: (params: TNativeAttemptParams) => Promise<TNativeResult>;
   /**
    * `false`: steering messages and question answers to this harness's runs are accepted only from
    * the run owner's profile (another person's is refused with a 403). Omitted: allowed (API 1.1).
@@ -73,6 +107,12 @@ export type TPluginAgent = {
   maxTurns?: number;
   approvalTtlMs?: number;
   clientToolTtlMs?: number;
+  /** Plugin API 1.1: the tools a native-loop harness runs itself; `approval` may name them (action `native:<name>`). */
+  nativeTools?: string[];
+  /** Plugin API 1.1: the agent's OpenAI-compatible endpoint (a native loop receives it with the key read from `apiKeyEnv`). */
+  endpoint?: TModelEndpoint;
+  /** Plugin API 1.1: the agent's system prompt, handed to a native loop. */
+  system?: string;
 };
 
 /** What `register` receives. Every method throws a sentence naming the plugin when a registration is refused. */

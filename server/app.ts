@@ -164,6 +164,12 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const harnesses = new HarnessRegistry();
   const middleware = createToolResultMiddlewareRegistry();
   const plugins = await loadPlugins(options.plugins ?? pluginSourcesFromEnv(), { harnesses, agents, middleware, tools: HOST_TOOL_CATALOG, log });
+  // An agent of the agents file may name a plugin's harness: it must be loaded now (and native when it has native tools).
+  for (const agent of agents.list()) {
+    const harness = harnesses.find(agent.harness);
+    if (!harness) throw new Error(`The agent ${agent.name} runs on harness ${agent.harness}, which no enabled plugin registered (is its plugin in COUNTERSIGN_PLUGINS_FILE and enabled?).`);
+    if ((agent.nativeTools?.length ?? 0) > 0 && !harness.native) throw new Error(`The agent ${agent.name} has nativeTools, but its harness ${agent.harness} is not a native loop.`);
+  }
   // Commands are forked by a small process of their own, not by this large one; no spawner, no boot.
   const sandbox: TExecSandbox = { ...choice, spawner: await startSpawner({ log }) };
   const server = createServer();

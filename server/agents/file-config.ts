@@ -81,7 +81,8 @@ const ZAgentEntry = z
   .strictObject({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1–64 letters, digits, '_', '.' or '-'"),
     description: z.string().max(500).default(""),
-    harness: z.enum(["scripted", "openai-compatible"]),
+    /** `scripted`, `openai-compatible`, or the id of a harness an enabled plugin registers (checked at boot, once plugins loaded). */
+    harness: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "must be scripted, openai-compatible or the id of an enabled plugin's harness"),
     /** The model id sent to the endpoint (`scripted` for the scripted harness). */
     model: z.string().min(1).optional(),
     endpoint: ZEndpoint.optional(),
@@ -90,6 +91,8 @@ const ZAgentEntry = z
     maxTurns: z.number().int().min(1).max(1000).default(64),
     /** Tool name → who decides and the argument predicates. Tools not listed are not given to the agent. */
     tools: z.record(z.string(), ZToolEntry),
+    /** Tools a native-loop plugin harness runs itself (docs/plugins.md), with who decides before each call (action `native:<name>`). */
+    nativeTools: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, '_', '.' or '-'"), ZToolEntry).optional(),
     /** Who may decide this agent's approvals besides the role rule (unset: any operator or admin). */
     approvers: z
       .strictObject({
@@ -124,6 +127,10 @@ const ZAgentEntry = z
     if (a.harness === "openai-compatible" && !a.endpoint) ctx.addIssue({ code: "custom", path: ["endpoint"], message: "an openai-compatible agent needs an endpoint" });
     if (a.harness === "openai-compatible" && !a.model) ctx.addIssue({ code: "custom", path: ["model"], message: "an openai-compatible agent needs a model" });
     if (a.harness === "scripted" && a.endpoint) ctx.addIssue({ code: "custom", path: ["endpoint"], message: "a scripted agent has no endpoint" });
+    if ((a.harness === "scripted" || a.harness === "openai-compatible") && a.nativeTools) ctx.addIssue({ code: "custom", path: ["nativeTools"], message: "a built-in harness runs no native tools" });
+    for (const name of Object.keys(a.nativeTools ?? {})) {
+      if (Object.hasOwn(a.tools, name)) ctx.addIssue({ code: "custom", path: ["nativeTools", name], message: "is also one of the agent's host tools" });
+    }
   });
 
 export const ZAgentsFile = z
@@ -166,12 +173,16 @@ export function describeIssues(error: z.ZodError): string[] {
 /** A file agent as the host's agent type: the one policy engine runs it. */
 function toAgentConfig(entry: TAgentEntry): TAgentConfig {
   const tools = Object.keys(entry.tools).map((name) => FILE_TOOLS[name] as TTool);
-  const approval = Object.fromEntries(Object.entries(entry.tools).map(([name, t]) => [name, t.approval]));
-  const predicates = Object.fromEntries(Object.entries(entry.tools).filter(([, t]) => t.predicates.length > 0).map(([name, t]) => [name, t.predicates]));
+  // Native tools share the one policy map and predicates (a name is never both: checked above).
+  const entries = [...Object.entries(entry.tools), ...Object.entries(entry.nativeTools ?? {})];
+  const approval = Object.fromEntries(entries.map(([name, t]) => [name, t.approval]));
+  const predicates = Object.fromEntries(entries.filter(([, t]) => t.predicates.length > 0).map(([name, t]) => [name, t.predicates]));
+  const builtin = entry.harness === "scripted" || entry.harness === "openai-compatible";
   return {
     name: entry.name,
     harness: entry.harness,
-    model: entry.model ?? "scripted",
+    model: entry.model ?? (builtin ? "scripted" : entry.harness),
+    ...(entry.nativeTools ? { nativeTools: Object.keys(entry.nativeTools) } : {}),
     endpoint: entry.endpoint,
     system: entry.system,
     description: entry.description,

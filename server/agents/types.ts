@@ -45,6 +45,11 @@ export type TAgentConfig = {
   system?: string;
   description: string;
   tools: TTool[];
+  /**
+   * The tools a native-loop plugin harness runs itself (docs/plugins.md): the host decides each call
+   * through `runBeforeToolCall` (policy `approval[name]`, action `native:<name>`), never runs them.
+   */
+  nativeTools?: string[];
   /** Tool name → who decides; tools not listed never need approval. */
   approval: Record<string, (typeof APPROVAL_POLICIES)[number]>;
   approvalTtlMs: number;

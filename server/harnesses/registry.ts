@@ -18,6 +18,8 @@ export type THarness = {
   id: string;
   /** `builtin`, or the id of the plugin that registered it. */
   source: string;
+  /** A native loop: it runs its own tools and asks the host before each (server/harnesses/native-loop.ts). */
+  native?: boolean;
   /** Validates a run's input before the run is created (a refusal is a 400 with the message). */
   parseInput: (input: unknown) => TParsedInput;
   /** Runs one attempt over the response. */

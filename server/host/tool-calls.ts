@@ -187,7 +187,7 @@ function deviceToolHost(attempt: Attempt, call: TToolCall): TDeviceToolHost {
  * Asks the exec reviewer once per tool call (the verdict is a step, so a resumed attempt reuses
  * it); an identical later call is reviewed again. Every verdict is a trajectory frame.
  */
-async function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
+export async function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
   return attempt.step(`review:${call.id}`, async (record) => {
     const request = reviewRequestFor({ cwd, workspace: attempt.workspaceDir, agent: attempt.agent.name, toolName: tool.name, arguments: args, context });
     const verdict = await reviewWithFallback(attempt.deps.reviewer, request, attempt.signal);
@@ -200,7 +200,7 @@ async function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: str
  * The approval of one operation: its settlement when a decision resumed the run; otherwise a
  * standing grant for this exact operation, or a new approval the run suspends on, in one commit.
  */
-async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: TApprovalTarget, verdict: TReviewVerdict | null): Promise<TApprovalOutcome> {
+export async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: TApprovalTarget, verdict: TReviewVerdict | null): Promise<TApprovalOutcome> {
   const r = attempt.response;
   const hash = bindingHash({ userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id, action: tool.action, arguments: args, cwd });
   const settlement = attempt.settlementOf(call.id);

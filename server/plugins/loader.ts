@@ -10,6 +10,7 @@ import type { TAgentConfig } from "../agents/types";
 import type { TToolResultMiddlewareRegistry } from "../core/runtime";
 import type { HarnessRegistry } from "../harnesses/registry";
 import { runModelLoop } from "../harnesses/model-loop";
+import { runNativeLoop } from "../harnesses/native-loop";
 import type { TTool } from "../tools/types";
 import { assertApiCompatible, MANIFEST_FILE, PluginLoadError, readManifest, type TPluginManifest } from "./manifest";
 
@@ -137,18 +138,22 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
     manifest: Object.freeze(structuredClone(manifest)),
     registerHarness: (harness: TPluginHarness) => {
       if (!harness || typeof harness.id !== "string" || !CANONICAL.test(harness.id)) refuse(`registerHarness: id ${JSON.stringify(harness?.id)} is not a canonical id.`);
-      if (typeof harness.createDriver !== "function") refuse(`registerHarness(${harness.id}): createDriver must be a function.`);
+      if ((typeof harness.createDriver === "function") === (typeof harness.run === "function")) refuse(`registerHarness(${harness.id}): give exactly one of createDriver (the host runs the tools) and run (a native loop) as a function.`);
       if (host.harnesses.find(harness.id)) refuse(`registerHarness: a harness with id ${harness.id} already exists.`);
       const unregister = host.harnesses.register({
         id: harness.id,
         source: manifest.id,
         ...(harness.supportsCrossProfileSteering === false ? { supportsCrossProfileSteering: false } : {}),
+        native: typeof harness.run === "function",
         parseInput: (input) => {
           const verdict = harness.parseInput ? harness.parseInput(input) : { ok: true as const };
           return verdict.ok ? { ok: true, value: {} } : { ok: false, message: verdict.message };
         },
-        run: (attempt) =>
-          runModelLoop(attempt, harness.createDriver({ input: attempt.input, agent: { name: attempt.agent.name, model: attempt.agent.model }, hostCapabilities: attempt.capabilities, signal: attempt.signal })),
+        run: (attempt) => {
+          const { run, createDriver } = harness;
+          if (run) return runNativeLoop(attempt, run);
+          return runModelLoop(attempt, (createDriver as NonNullable<typeof createDriver>)({ input: attempt.input, agent: { name: attempt.agent.name, model: attempt.agent.model }, hostCapabilities: attempt.capabilities, signal: attempt.signal }));
+        },
       });
       undo.push(unregister);
       record.harnesses.push(harness.id);
@@ -157,8 +162,14 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
       if (!agent || typeof agent.name !== "string" || !CANONICAL.test(agent.name)) refuse(`registerAgent: name ${JSON.stringify(agent?.name)} is not a canonical name.`);
       if (!host.harnesses.find(agent.harness)) refuse(`registerAgent(${agent.name}): harness ${agent.harness} is not registered (register it first).`);
       const tools = agent.tools.map((name) => host.tools.find((t) => t.name === name) ?? refuse(`registerAgent(${agent.name}): the host has no tool named ${name}.`));
+      const nativeTools = agent.nativeTools ?? [];
+      for (const name of nativeTools) {
+        if (typeof name !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) refuse(`registerAgent(${agent.name}): native tool name ${JSON.stringify(name)} must be 1–64 letters, digits, '_', '.' or '-'.`);
+        if (agent.tools.includes(name)) refuse(`registerAgent(${agent.name}): ${name} is both a host tool and a native tool.`);
+      }
+      if (nativeTools.length > 0 && !host.harnesses.find(agent.harness)?.native) refuse(`registerAgent(${agent.name}): nativeTools need a native-loop harness; ${agent.harness} is not one.`);
       for (const [tool, policy] of Object.entries(agent.approval ?? {})) {
-        if (!agent.tools.includes(tool)) refuse(`registerAgent(${agent.name}): approval names ${tool}, which is not among its tools.`);
+        if (!agent.tools.includes(tool) && !nativeTools.includes(tool)) refuse(`registerAgent(${agent.name}): approval names ${tool}, which is not among its tools.`);
         if (!["always", "review", "never"].includes(policy)) refuse(`registerAgent(${agent.name}): approval.${tool} must be always, review or never.`);
       }
       const config: TAgentConfig = {
@@ -171,6 +182,9 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
         approvalTtlMs: agent.approvalTtlMs ?? 15 * 60_000,
         clientToolTtlMs: agent.clientToolTtlMs ?? 5 * 60_000,
         maxTurns: agent.maxTurns ?? 32,
+        ...(nativeTools.length > 0 ? { nativeTools: [...nativeTools] } : {}),
+        ...(agent.endpoint ? { endpoint: { ...agent.endpoint } } : {}),
+        ...(agent.system ? { system: agent.system } : {}),
       };
       try {
         undo.push(host.agents.register(config));

@@ -16,7 +16,7 @@ const badNotify = join(dir, "notify.json");
 writeFileSync(badNotify, JSON.stringify({ channels: { hook: { type: "webhook", url: "ftp://x" } } }));
 
 const badAgents = join(dir, "agents.json");
-writeFileSync(badAgents, JSON.stringify({ agents: [{ name: "a", harness: "langchain", tools: {} }] }));
+writeFileSync(badAgents, JSON.stringify({ agents: [{ name: "a", harness: "Lang Chain", tools: {} }] }));
 
 /** Each variable with a bad value, and what the error must say besides its name. */
 const CASES: Array<[Record<string, string>, string, string]> = [
@@ -54,7 +54,7 @@ const CASES: Array<[Record<string, string>, string, string]> = [
   [{ COUNTERSIGN_NOTIFY_CONFIG: join(dir, "missing.json") }, "COUNTERSIGN_NOTIFY_CONFIG", "Cannot read"],
   [{ COUNTERSIGN_NOTIFY_CONFIG: badNotify }, "COUNTERSIGN_NOTIFY_CONFIG", "channels.hook"],
   [{ COUNTERSIGN_AGENTS_FILE: join(dir, "missing.json") }, "COUNTERSIGN_AGENTS_FILE", "Cannot read"],
-  [{ COUNTERSIGN_AGENTS_FILE: badAgents }, "COUNTERSIGN_AGENTS_FILE", "agents[0].harness: expected one of scripted|openai-compatible"],
+  [{ COUNTERSIGN_AGENTS_FILE: badAgents }, "COUNTERSIGN_AGENTS_FILE", "agents[0].harness: must be scripted, openai-compatible or the id of an enabled plugin's harness"],
 ];
 
 /** A clean environment: only the variables of one case (the test runner's own do not leak in). */

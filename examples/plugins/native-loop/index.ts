@@ -1,0 +1,150 @@
+/**
+ * A minimal native-loop harness plugin (plugin API 1.1), loaded only through the plugins
+ * configuration (never imported by the host). Unlike echo-native, the host does not run its
+ * tools: the plugin runs its own loop against the agent's OpenAI-compatible endpoint and its own
+ * two tools (`append_note`, `read_notes`, working on `notes.txt` in a directory of the session
+ * workspace), and asks the host before each call through `hostCapabilities.runBeforeToolCall`. The
+ * host applies the agent's policy (here `append_note` needs a person), confines the call's own
+ * `cwd` to the workspace, and records every decision. A decision that needs a person suspends the
+ * run; after it the host runs this loop again from the start, and the identical call gets the
+ * recorded decision; a call whose output was recorded (`recordToolResult`) is not run again.
+ *
+ * The endpoint comes from the environment when the plugin registers: COUNTERSIGN_EXAMPLE_MODEL_URL
+ * (e.g. http://127.0.0.1:8080/v1), COUNTERSIGN_EXAMPLE_MODEL (default `example`) and the name of
+ * the variable holding the API key, COUNTERSIGN_EXAMPLE_MODEL_KEY_ENV.
+ *
+ * Input: a text, or `{ text, toolExecutionAllow?, probeSettled? }`: `toolExecutionAllow` is handed
+ * to `finalizeAgentToolAvailability` (the model still sees every schema); `probeSettled` calls the
+ * capabilities of this process's previous attempt (long settled) and reports how they refused.
+ */
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI from "openai";
+import type { TCountersignPlugin, TNativeAttemptParams, TNativeToolDecision } from "../../../plugin-sdk";
+
+type TInput = { text: string; toolExecutionAllow?: string[]; probeSettled?: boolean };
+
+const TOOLS = [
+  {
+    name: "append_note",
+    description: "Append one line to notes.txt in a directory of the workspace (default: its root).",
+    parameters: { type: "object", properties: { text: { type: "string" }, cwd: { type: "string" } }, required: ["text"], additionalProperties: false },
+  },
+  {
+    name: "read_notes",
+    description: "Read notes.txt in a directory of the workspace (default: its root).",
+    parameters: { type: "object", properties: { cwd: { type: "string" } }, additionalProperties: false },
+  },
+] as const;
+
+function parse(input: unknown): TInput | null {
+  if (typeof input === "string") return input.trim() ? { text: input } : null;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return null;
+  const o = input as Record<string, unknown>;
+  if (typeof o.text !== "string" || !o.text.trim()) return null;
+  if (o.toolExecutionAllow !== undefined && (!Array.isArray(o.toolExecutionAllow) || o.toolExecutionAllow.some((n) => typeof n !== "string"))) return null;
+  return { text: o.text, toolExecutionAllow: o.toolExecutionAllow as string[] | undefined, probeSettled: o.probeSettled === true };
+}
+
+/** The plugin's own tools: they run here, in the directory the host confined and returned. */
+function execute(name: string, args: Record<string, unknown>, cwd: string): unknown {
+  const file = join(cwd, "notes.txt");
+  if (name === "append_note") {
+    appendFileSync(file, `${String(args.text)}\n`);
+    return { appended: String(args.text), lines: readFileSync(file, "utf8").split("\n").filter(Boolean).length };
+  }
+  return { notes: existsSync(file) ? readFileSync(file, "utf8") : "" };
+}
+
+/** The capabilities of this process's previous attempt, kept only to show that they fail closed once it settled. */
+let previous: TNativeAttemptParams["hostCapabilities"] | null = null;
+
+async function probeSettled(): Promise<string> {
+  if (!previous) return "no earlier attempt to probe";
+  const stale = previous;
+  const refusals: string[] = [];
+  const attempt = async (what: string, call: () => unknown) => {
+    try {
+      await call();
+      refusals.push(`${what}: accepted`);
+    } catch (error) {
+      refusals.push(`${what}: ${(error as Error).message}`);
+    }
+  };
+  await attempt("runBeforeToolCall", () => stale.runBeforeToolCall({ toolName: "append_note", args: { text: "late" } }));
+  await attempt("finalizeAgentToolAvailability", () => stale.finalizeAgentToolAvailability({ tools: [...TOOLS] }));
+  await attempt("recordEvent", () => stale.trajectory.recordEvent("native_loop.late", {}));
+  return refusals.join("\n");
+}
+
+const plugin: TCountersignPlugin = {
+  register(api) {
+    api.registerHarness({
+      id: "native-loop",
+      parseInput: (input) => (parse(input) ? { ok: true } : { ok: false, message: "The native-loop harness takes a text, or { text, toolExecutionAllow?: string[], probeSettled?: boolean }." }),
+      run: async ({ input, agent, hostCapabilities, signal }) => {
+        const options = parse(input) as TInput;
+        if (options.probeSettled) return { text: await probeSettled() };
+        previous = hostCapabilities;
+        if (!agent.endpoint) throw new Error("The native-loop agent has no endpoint: set COUNTERSIGN_EXAMPLE_MODEL_URL.");
+        // The last filter of the surface: the model sees every schema; only toolExecutionAllow may run.
+        const tools = hostCapabilities.finalizeAgentToolAvailability({
+          tools: [...TOOLS],
+          toolExecutionAllow: options.toolExecutionAllow,
+          onPrepared: (surface) => hostCapabilities.trajectory.recordEvent("native_loop.prepared", { ...surface }),
+        });
+        const client = new OpenAI({ baseURL: agent.endpoint.baseURL, apiKey: agent.endpoint.apiKey ?? "none", defaultHeaders: agent.endpoint.headers, maxRetries: 0 });
+        const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [...(agent.system ? [{ role: "system" as const, content: agent.system }] : []), { role: "user", content: options.text }];
+        const usage = { inputTokens: 0, outputTokens: 0 };
+        for (let turn = 0; turn < 8; turn++) {
+          const completion = await client.chat.completions.create(
+            { model: agent.model, messages, tools: tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: { ...t.parameters } } })) },
+            { signal },
+          );
+          usage.inputTokens += completion.usage?.prompt_tokens ?? 0;
+          usage.outputTokens += completion.usage?.completion_tokens ?? 0;
+          const message = completion.choices[0]?.message;
+          const calls = (message?.tool_calls ?? []).filter((c) => c.type === "function");
+          if (calls.length === 0) return { text: message?.content ?? "", usage };
+          messages.push({ role: "assistant", content: message?.content ?? null, tool_calls: calls });
+          for (const call of calls) {
+            let output: unknown;
+            let parsed: Record<string, unknown> | null = null;
+            try {
+              parsed = JSON.parse(call.function.arguments || "{}") as Record<string, unknown>;
+            } catch {
+              output = { error: "The arguments are not valid JSON." };
+            }
+            if (parsed) {
+              // The operation's own working directory goes to the host, which confines it to the workspace.
+              const { cwd, ...args } = parsed;
+              // A suspension (a person must decide) throws here; it propagates and the run waits.
+              const decision: TNativeToolDecision = await hostCapabilities.runBeforeToolCall({ toolName: call.function.name, args, ...(typeof cwd === "string" ? { cwd } : {}) });
+              if (!decision.allow) output = { refused: decision.reason, message: decision.message };
+              else if (decision.replayed?.output !== undefined) output = decision.replayed.output;
+              else {
+                output = execute(decision.toolName, decision.args, decision.cwd);
+                await hostCapabilities.recordToolResult(decision.callId, output);
+              }
+            }
+            messages.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(output) });
+          }
+        }
+        return { text: "The native loop reached its limit of 8 model turns.", usage };
+      },
+    });
+    const baseURL = process.env.COUNTERSIGN_EXAMPLE_MODEL_URL?.trim();
+    api.registerAgent({
+      name: "native-loop",
+      harness: "native-loop",
+      model: process.env.COUNTERSIGN_EXAMPLE_MODEL?.trim() || "example",
+      description: "The native-loop example plugin's agent: keeps notes in the session workspace; appending one needs a person.",
+      tools: [],
+      nativeTools: TOOLS.map((t) => t.name),
+      approval: { append_note: "always", read_notes: "never" },
+      ...(baseURL ? { endpoint: { baseURL, ...(process.env.COUNTERSIGN_EXAMPLE_MODEL_KEY_ENV ? { apiKeyEnv: process.env.COUNTERSIGN_EXAMPLE_MODEL_KEY_ENV } : {}) } } : {}),
+    });
+  },
+};
+
+export default plugin;

@@ -1,0 +1,74 @@
+import { classifyTerminalOutcome } from "../core/runtime";
+import { DomainError } from "../core/errors";
+import { type Attempt, AttemptSuspended } from "../host/attempt";
+import type { THostCapabilities } from "../host/capabilities";
+import { createToolSurface, type TToolSurfaceCapabilities } from "../host/tool-surface";
+
+/** Where the agent's model lives, as a native loop receives it (the API key read from its variable now). */
+export type TNativeEndpoint = { baseURL: string; apiKey?: string; headers?: Record<string, string> };
+
+/** What one attempt of a native-loop harness receives (plugin API 1.1). */
+export type TNativeAttemptParams = {
+  /** The run's input as the caller sent it (validated by the harness's `parseInput`). */
+  input: unknown;
+  agent: { name: string; model: string; system?: string; endpoint?: TNativeEndpoint; nativeTools: readonly string[] };
+  /** The attempt's capabilities and the tool-surface ones; all fail closed once the attempt settles. */
+  hostCapabilities: THostCapabilities & TToolSurfaceCapabilities;
+  /** Aborted when the attempt is cancelled (a person, its deadline, a shutdown). */
+  signal: AbortSignal;
+};
+
+/** What a native loop answers: the final text (and the usage of its model calls in this attempt). */
+export type TNativeResult = { text: string; usage?: { inputTokens?: number; outputTokens?: number } };
+
+export type TNativeRun = (params: TNativeAttemptParams) => Promise<TNativeResult>;
+
+/**
+ * Runs a native-loop attempt: the plugin runs its own model and its own tools and asks the host
+ * before each tool call (`runBeforeToolCall`). A decision that needs a person suspends the run;
+ * after it, the attempt runs the loop again from the start, and an identical call gets the
+ * recorded decision without asking again. The final text is recorded once, as a step.
+ */
+export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<void> {
+  const surface = createToolSurface(attempt, attempt.agent.nativeTools ?? []);
+  const { close: _close, ...base } = attempt.capabilities;
+  const endpoint = attempt.agent.endpoint;
+  let result: TNativeResult;
+  try {
+    result = await run({
+      input: attempt.input,
+      agent: {
+        name: attempt.agent.name,
+        model: attempt.agent.model,
+        ...(attempt.agent.system ? { system: attempt.agent.system } : {}),
+        ...(endpoint
+          ? { endpoint: { baseURL: endpoint.baseURL, ...(endpoint.apiKeyEnv && process.env[endpoint.apiKeyEnv] ? { apiKey: process.env[endpoint.apiKeyEnv] } : {}), ...(endpoint.headers ? { headers: { ...endpoint.headers } } : {}) } }
+          : {}),
+        nativeTools: Object.freeze([...(attempt.agent.nativeTools ?? [])]),
+      },
+      hostCapabilities: { ...base, finalizeAgentToolAvailability: surface.finalizeAgentToolAvailability, runBeforeToolCall: surface.runBeforeToolCall, recordToolResult: surface.recordToolResult },
+      signal: attempt.signal,
+    });
+  } catch (error) {
+    // However the loop handled the host's suspension, the run waits for the decision.
+    if (surface.suspended()) throw new AttemptSuspended();
+    throw error;
+  } finally {
+    surface.close();
+  }
+  if (surface.suspended()) throw new AttemptSuspended();
+  attempt.assertNotCancelled();
+  if (!result || typeof result.text !== "string") throw new DomainError("invalid_request", `The native harness ${attempt.agent.harness} returned no { text } result.`);
+  const { text, usage } = result;
+  await attempt.step("native:final", async (record) => {
+    if (text) {
+      record.item({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
+      record.frame("response.text.delta", { delta: text, itemId: "msg_native", occurrenceId: "occ_native_0" });
+    }
+    if (usage) record.usage(usage);
+    record.event("native.completed", { textChars: text.length, outputTokens: usage?.outputTokens ?? 0 });
+    const outcome = classifyTerminalOutcome({ visibleText: text });
+    if (outcome) record.event("response.outcome", { turn: 0, classification: outcome, fallback: null });
+    return { textChars: text.length };
+  });
+}

@@ -1,0 +1,243 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { canonicalJson } from "../core/binding";
+import { DomainError } from "../core/errors";
+import { gateFor } from "../mcp/policy";
+import type { THostTool } from "../tools/types";
+import { type Attempt, AttemptSuspended, type TToolCall } from "./attempt";
+import { awaitApproval, review } from "./tool-calls";
+import { confineCwd } from "./workspace";
+
+/** What a native loop asks before it runs one of its own tools. */
+export type TNativeToolRequest = {
+  toolName: string;
+  /** The call's arguments (a JSON object); the approval binds them. */
+  args: Record<string, unknown>;
+  /** The operation's own working directory (workspace-relative or absolute); default: the workspace. */
+  cwd?: string;
+};
+
+/** Why the host refused a native call. */
+export type TNativeRefusalReason = "invalid_request" | "not_on_surface" | "not_executable" | "cwd_refused" | "reviewer_denied" | "denied";
+
+/**
+ * The host's verdict on one native call. `allow`: run it with `args` (an approver may have edited
+ * them) in `cwd` (the confined absolute directory). `replayed`: this identical call was decided in
+ * an earlier attempt of the run (it was not asked again); `output` is present when the loop
+ * reported the call's result then (`recordToolResult`): use it instead of running the tool again.
+ */
+export type TNativeToolDecision =
+  | { allow: true; callId: string; toolName: string; args: Record<string, unknown>; cwd: string; replayed?: { output?: unknown } }
+  | { allow: false; callId: string; toolName: string; reason: TNativeRefusalReason; message: string };
+
+/** A decision as its step stores it: the directory workspace-relative (re-resolved whenever it is returned). */
+type TStoredDecision = Extract<TNativeToolDecision, { allow: false }> | (Omit<Extract<TNativeToolDecision, { allow: true }>, "cwd" | "replayed"> & { cwd: string });
+
+/** A tool definition a native loop may show its model; the host reads only its `name`. */
+export type TSurfaceTool = { name: string };
+
+/** The final tool surface of an attempt, as `onPrepared` observes it. */
+export type TPreparedToolSurface = { tools: readonly string[]; executable: readonly string[] };
+
+export type TFinalizeToolAvailability<T extends TSurfaceTool> = {
+  tools: readonly T[];
+  /** Names of the supplied tools that may run. Omitted: every supplied tool; `[]`: none (their schemas may still be shown). */
+  toolExecutionAllow?: readonly string[];
+  /** Synchronous observer of the final surface. */
+  onPrepared?: (surface: TPreparedToolSurface) => void;
+};
+
+/** The tool-surface capabilities of a native-loop attempt (plugin API 1.1). */
+export type TToolSurfaceCapabilities = {
+  /**
+   * Binds the attempt's tool surface: returns a new array of the same tool objects. Each name must
+   * be one of the agent's declared native tools (it adds none). Calling it again replaces the surface.
+   */
+  finalizeAgentToolAvailability: <T extends TSurfaceTool>(options: TFinalizeToolAvailability<T>) => T[];
+  /**
+   * Asks the host before running a native tool: surface, working directory, the agent's policy,
+   * the exec reviewer, grants and a person's approval, exactly as for the host's own tools. When a
+   * person must decide, the run suspends: this throws the host's suspension, which the loop must
+   * let propagate; the attempt is run again after the decision.
+   */
+  runBeforeToolCall: (request: TNativeToolRequest) => Promise<TNativeToolDecision>;
+  /** Records what an allowed call returned (a tool_result item), so a re-run attempt gets it back instead of running the call again. */
+  recordToolResult: (callId: string, output: unknown) => Promise<void>;
+};
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** What identifies a native call across attempts: its name, arguments and requested cwd (with its occurrence: the call id). */
+const nativeCallHash = (request: TNativeToolRequest): string =>
+  createHash("sha256")
+    .update(canonicalJson({ toolName: request.toolName, args: request.args, cwd: request.cwd ?? null }))
+    .digest("hex")
+    .slice(0, 24);
+
+/** A native tool as the host's policy, grants and approvals see it (`native:<name>`; nothing here runs). */
+function approvalTarget(name: string, cwdNote: (cwd: string | null) => string): THostTool {
+  return {
+    kind: "host",
+    name,
+    description: `native tool ${name}`,
+    argsSchema: z.record(z.string(), z.unknown()),
+    action: `native:${name}`,
+    cwdOf: () => null,
+    describe: (a, c) => `Run the native tool ${name} with ${JSON.stringify(a).slice(0, 400)}${cwdNote(c)}`,
+    risk: () => "medium",
+    execute: async () => {
+      throw new Error("native tools run in their harness");
+    },
+  };
+}
+
+/**
+ * Builds the tool-surface capabilities of one native-loop attempt. Every call after `close()` (the
+ * attempt settled, or the loop returned) fails closed with a sentence; a call after the run
+ * suspended does too. Each decision is a step (`native:<callId>`), so a re-run attempt gets the
+ * recorded decision for an identical call instead of asking again.
+ */
+export function createToolSurface(attempt: Attempt, declared: readonly string[]): TToolSurfaceCapabilities & { close: () => void; suspended: () => boolean } {
+  let closed = false;
+  let suspended = false;
+  let surface: { tools: Set<string>; executable: Set<string> } = { tools: new Set(declared), executable: new Set(declared) };
+  const occurrences = new Map<string, number>();
+  const assertOpen = (what: string) => {
+    if (closed) throw new DomainError("conflict", `${what}: this attempt has settled; its host capabilities are closed.`);
+    if (suspended) throw new DomainError("conflict", `${what}: this attempt is waiting for a decision; nothing more runs until the run resumes.`);
+  };
+
+  /** A stored allow with its directory resolved again now: a directory swapped for a symlink since is refused. */
+  const resolved = (stored: TStoredDecision, replayed?: { output?: unknown }): TNativeToolDecision => {
+    if (!stored.allow) return stored;
+    const now = confineCwd(attempt.workspaceDir, stored.cwd);
+    if (!now.ok) return { allow: false, callId: stored.callId, toolName: stored.toolName, reason: "cwd_refused", message: `${now.message} The tool ${stored.toolName} was not run.` };
+    return { ...stored, cwd: now.absolute, ...(replayed ? { replayed } : {}) };
+  };
+
+  const decide = async (call: TToolCall, request: TNativeToolRequest, decided: () => Promise<TStoredDecision>): Promise<TNativeToolDecision> => {
+    const key = `native:${call.id}`;
+    const done = attempt.stepOf(key);
+    if (done?.status === "completed") {
+      const result = attempt.stepOf(`native-result:${call.id}`);
+      return resolved(done.result as TStoredDecision, result?.status === "completed" ? { output: (result.result as { output: unknown }).output } : {});
+    }
+    const decision = await decided();
+    await attempt.step(key, async (record) => {
+      record.item({ type: "tool_call", id: call.id, name: call.name, arguments: request.args });
+      record.frame("response.tool_call", { id: call.id, name: call.name, arguments: request.args });
+      if (!decision.allow) {
+        const output = { error: decision.message, reason: decision.reason };
+        record.item({ type: "tool_result", callId: call.id, name: call.name, output });
+        record.frame("response.tool_result", { callId: call.id, name: call.name, output });
+      }
+      record.event("native_tool.decision", {
+        callId: call.id,
+        toolName: call.name,
+        allow: decision.allow,
+        ...(decision.allow ? { edited: canonicalJson(decision.args) !== canonicalJson(request.args), cwd: decision.cwd } : { reason: decision.reason, message: decision.message }),
+      });
+      return decision;
+    });
+    // The decision is durable before the loop acts on it.
+    await attempt.commit();
+    return resolved(decision);
+  };
+
+  const runBeforeToolCall = async (request: TNativeToolRequest): Promise<TNativeToolDecision> => {
+    assertOpen("runBeforeToolCall");
+    attempt.assertNotCancelled();
+    if (!request || typeof request.toolName !== "string" || !TOOL_NAME.test(request.toolName)) {
+      throw new DomainError("invalid_request", "runBeforeToolCall: toolName must be 1–64 letters, digits, '_', '.' or '-'.");
+    }
+    if (request.args === null || typeof request.args !== "object" || Array.isArray(request.args)) throw new DomainError("invalid_request", `runBeforeToolCall(${request.toolName}): args must be a JSON object.`);
+    if (request.cwd !== undefined && typeof request.cwd !== "string") throw new DomainError("invalid_request", `runBeforeToolCall(${request.toolName}): cwd must be a string.`);
+    // The same call at the same occurrence in the attempt has the same id in every attempt of the run.
+    const hash = nativeCallHash(request);
+    const occurrence = occurrences.get(hash) ?? 0;
+    occurrences.set(hash, occurrence + 1);
+    const call: TToolCall = { id: `native_${hash}_${occurrence}`, name: request.toolName, arguments: request.args };
+    const refuse = (reason: TNativeRefusalReason, message: string): TStoredDecision => ({ allow: false, callId: call.id, toolName: call.name, reason, message });
+    try {
+      return await decide(call, request, async () => {
+        if (!surface.tools.has(request.toolName)) return refuse("not_on_surface", `The tool ${request.toolName} is not on this attempt's tool surface; it was not run.`);
+        if (!surface.executable.has(request.toolName)) return refuse("not_executable", `The tool ${request.toolName} may not run in this attempt (toolExecutionAllow); it was not run.`);
+        // The operation's own directory is confined to the session workspace before anyone is asked.
+        const requested = confineCwd(attempt.workspaceDir, request.cwd);
+        if (!requested.ok) return refuse("cwd_refused", `${requested.message} The tool ${request.toolName} was not run.`);
+        const cwd = request.cwd === undefined ? null : requested.relative;
+        const tool = approvalTarget(request.toolName, (c) => (c && c !== "." ? ` in ${c}` : ""));
+        // The same gate as the host's own tools: the agent's policy, raised by its argument predicates.
+        const { policy, fixedRisk } = gateFor(attempt.agent, tool, request.args);
+        const target = { name: tool.name, action: tool.action, describe: tool.describe, risk: tool.risk, fixedRisk };
+        let args = request.args;
+        let runCwd = cwd;
+        const authorize = async (verdict: Awaited<ReturnType<typeof review>> | null): Promise<TStoredDecision | null> => {
+          const outcome = await awaitApproval(attempt, call, request.args, cwd, target, verdict);
+          if ("reply" in outcome) return refuse("denied", outcome.reply);
+          if (outcome.edit) {
+            args = outcome.edit.arguments as Record<string, unknown>;
+            runCwd = outcome.edit.cwd;
+          }
+          return null;
+        };
+        if (policy === "always") {
+          const refused = await authorize(null);
+          if (refused) return refused;
+        } else if (policy === "review") {
+          const verdict = await review(attempt, call, request.args, cwd, tool);
+          if (verdict.decision === "deny") return refuse("reviewer_denied", `The exec reviewer denied this call; it was not run. ${verdict.rationale ?? ""}`.trim());
+          if (verdict.decision === "ask") {
+            const refused = await authorize(verdict);
+            if (refused) return refused;
+          }
+        }
+        // An approver's edited directory is confined again (and every returned decision re-resolves it).
+        const final = confineCwd(attempt.workspaceDir, runCwd);
+        if (!final.ok) return refuse("cwd_refused", `${final.message} The tool ${request.toolName} was not run.`);
+        return { allow: true, callId: call.id, toolName: call.name, args, cwd: final.relative };
+      });
+    } catch (error) {
+      if (error instanceof AttemptSuspended) suspended = true;
+      throw error;
+    }
+  };
+
+  return {
+    finalizeAgentToolAvailability: <T extends TSurfaceTool>(options: TFinalizeToolAvailability<T>): T[] => {
+      assertOpen("finalizeAgentToolAvailability");
+      if (!options || !Array.isArray(options.tools)) throw new DomainError("invalid_request", "finalizeAgentToolAvailability: tools must be an array.");
+      const names = options.tools.map((t) => t?.name);
+      for (const name of names) {
+        if (typeof name !== "string" || !declared.includes(name)) {
+          throw new DomainError("invalid_request", `finalizeAgentToolAvailability: ${JSON.stringify(name)} is not one of the agent's declared native tools (${declared.join(", ") || "none"}); the surface adds no tools.`);
+        }
+      }
+      const allow = options.toolExecutionAllow;
+      if (allow !== undefined && (!Array.isArray(allow) || allow.some((n) => typeof n !== "string"))) throw new DomainError("invalid_request", "finalizeAgentToolAvailability: toolExecutionAllow must be an array of tool names.");
+      // Omitted: every supplied tool may run; [] none. A name not supplied allows nothing.
+      const executable = new Set(allow === undefined ? names : names.filter((n) => allow.includes(n)));
+      surface = { tools: new Set(names), executable };
+      const prepared = { tools: Object.freeze([...names]), executable: Object.freeze([...executable]) };
+      attempt.capabilities.trajectory.recordEvent("tool_surface.finalized", { tools: [...prepared.tools], executable: [...prepared.executable] });
+      options.onPrepared?.(prepared);
+      return [...options.tools];
+    },
+    runBeforeToolCall,
+    recordToolResult: async (callId, output) => {
+      assertOpen("recordToolResult");
+      const decision = attempt.stepOf(`native:${callId}`);
+      const stored = decision?.status === "completed" ? (decision.result as TStoredDecision) : null;
+      if (!stored?.allow) throw new DomainError("invalid_request", `recordToolResult: ${JSON.stringify(callId)} is not a call the host allowed in this run.`);
+      await attempt.step(`native-result:${callId}`, async (record) => {
+        record.item({ type: "tool_result", callId, name: stored.toolName, output });
+        record.frame("response.tool_result", { callId, name: stored.toolName, output });
+        return { output };
+      });
+    },
+    close: () => {
+      closed = true;
+    },
+    suspended: () => suspended,
+  };
+}

@@ -1,0 +1,335 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { ServerResponse } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDbKind } from "../../db/testing";
+import pino from "pino";
+import { HOST_TOOL_CATALOG } from "../../server/agents/catalog";
+import { AgentRegistry } from "../../server/agents/registry";
+import { createToolResultMiddlewareRegistry } from "../../server/core/runtime";
+import { HarnessRegistry } from "../../server/harnesses/registry";
+import { loadPlugins, pluginSourcesFromEnv } from "../../server/plugins/loader";
+import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { startFakeModel, type TFakeModel, type TFakeRequest } from "./fake-openai";
+import { decide, invoke, lineCount, ok200, workspaceOf } from "./helpers";
+
+/**
+ * Issue 17 points 3 and 4: native-loop plugins (plugin API 1.1) loaded from their folders through
+ * the plugins configuration file, driven through /v1. The plugins run their own model calls (to the
+ * fake OpenAI-compatible endpoint) and their own tools, and ask the host before each tool call.
+ */
+const NATIVE = resolve("examples/plugins/native-loop");
+const AGENTS_SDK = resolve("examples/plugins/openai-agents");
+const scratch = mkdtempSync(join(tmpdir(), "countersign-plugins-native-"));
+
+/** A non-streamed chat completion (what the OpenAI client and the Agents SDK ask for here). */
+const completion =
+  (message: Record<string, unknown>, finish: "stop" | "tool_calls") =>
+  async (res: ServerResponse, _req: TFakeRequest): Promise<void> => {
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion", created: 1, model: "fake", choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
+    );
+  };
+let calls = 0;
+const toolCall = (name: string, args: Record<string, unknown>) =>
+  completion({ role: "assistant", content: null, tool_calls: [{ id: `call_${++calls}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] }, "tool_calls");
+const text = (content: string) => completion({ role: "assistant", content }, "stop");
+
+/** The tool messages of the last request the model received (the whole loop's history), after index `from`. */
+const toolMessages = (fake: TFakeModel, from: number): string[] =>
+  (fake.requests.length > from ? (fake.requests[fake.requests.length - 1] as TFakeRequest).body.messages : []).filter((m) => m.role === "tool").map((m) => String(m.content));
+
+let app: TTestApp;
+let fake: TFakeModel;
+let member: TTestUser;
+let approver: TTestUser;
+
+async function trajectoryOf(id: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  const res = await app.api(`/api/export/trajectory?responseId=${id}`, { key: member.apiKey });
+  expect(res.status).toBe(200);
+  return (await res.text())
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+}
+
+beforeAll(async () => {
+  fake = await startFakeModel();
+  // The example plugins read their endpoint from the environment when they register.
+  process.env.COUNTERSIGN_EXAMPLE_MODEL_URL = fake.url;
+  process.env.COUNTERSIGN_EXAMPLE_MODEL = "fake-native";
+  const file = join(scratch, "plugins.json");
+  writeFileSync(file, JSON.stringify({ plugins: [{ path: NATIVE, enabled: true }, { path: AGENTS_SDK, enabled: true }] }));
+  app = await startTestApp({ plugins: pluginSourcesFromEnv({ COUNTERSIGN_PLUGINS_FILE: file }) });
+  member = await app.user("member");
+  approver = await app.user("operator");
+}, 180_000);
+afterAll(async () => {
+  await app?.close();
+  await fake?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe(`a native-loop plugin asks the host before each of its own tool calls (${testDbKind()})`, () => {
+  it("a call needing approval suspends the run; approved, the attempt runs again, the identical call is not asked twice, and the tool runs once", async () => {
+    const from = fake.requests.length;
+    // The first attempt's model call, then the re-run attempt's (same call), then the final answer.
+    fake.reply(toolCall("append_note", { text: "first" }), toolCall("append_note", { text: "first" }), text("noted"));
+    const waiting = await invoke(app, member.apiKey, "Note 'first'.", { agent: "native-loop" });
+    expect(waiting.status).toBe("requires_action");
+    const action = waiting.requiredAction as { type: string; id: string; action: string; arguments: unknown; cwd: string | null };
+    expect(action).toMatchObject({ type: "human_approval", action: "native:append_note", arguments: { text: "first" }, cwd: null });
+    const workspace = workspaceOf(app, waiting.sessionId as string);
+    expect(lineCount(workspace, "notes.txt")).toBe(0);
+    const done = await ok200(await decide(app, approver.apiKey, action.id, "approve"));
+    expect(done.status).toBe("completed");
+    expect(done.outputText).toBe("noted");
+    expect(lineCount(workspace, "notes.txt")).toBe(1);
+    expect(fake.requests.length - from).toBe(3);
+    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "first", lines: 1 })]);
+    // Each decision is in the trajectory; only one person's decision was asked for.
+    const trajectory = await trajectoryOf(done.id as string);
+    expect(trajectory.filter((e) => e.type === "approval.requested")).toHaveLength(1);
+    expect(trajectory.filter((e) => e.type === "native_tool.decision")).toEqual([expect.objectContaining({ data: expect.objectContaining({ toolName: "append_note", allow: true }) })]);
+    // The call and its recorded result are output items of the response.
+    expect(done.output).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "tool_call", name: "append_note", arguments: { text: "first" } }),
+        expect.objectContaining({ type: "tool_result", name: "append_note", output: { appended: "first", lines: 1 } }),
+      ]),
+    );
+  });
+
+  it("denied with a reply: the tool does not run and the model reads the reply", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("append_note", { text: "second" }), toolCall("append_note", { text: "second" }), text("I will not note it."));
+    const waiting = await invoke(app, member.apiKey, "Note 'second'.", { agent: "native-loop" });
+    expect(waiting.status).toBe("requires_action");
+    const id = (waiting.requiredAction as { id: string }).id;
+    const done = await ok200(await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "deny", message: "Not today." } }));
+    expect(done.status).toBe("completed");
+    expect(done.outputText).toBe("I will not note it.");
+    expect(lineCount(workspaceOf(app, waiting.sessionId as string), "notes.txt")).toBe(0);
+    const messages = toolMessages(fake, from);
+    expect(messages).toHaveLength(1);
+    expect(JSON.parse(messages[0] as string)).toEqual({ refused: "denied", message: "Not today." });
+  });
+
+  it("an approver cannot edit a native call's arguments (the host has no schema for them); approved as asked, it runs", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("append_note", { text: "draft" }), toolCall("append_note", { text: "draft" }), text("noted"));
+    const waiting = await invoke(app, member.apiKey, "Note 'draft'.", { agent: "native-loop" });
+    expect(waiting.status).toBe("requires_action");
+    const id = (waiting.requiredAction as { id: string }).id;
+    const edit = await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "approve", arguments: { text: "final" } } });
+    expect(edit.status).toBe(422);
+    expect(((await edit.json()) as { detail: string }).detail).toBe("The arguments of append_note cannot be edited here; approve or deny it as asked.");
+    const done = await ok200(await decide(app, approver.apiKey, id, "approve"));
+    expect(done.status).toBe("completed");
+    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "draft", lines: 1 })]);
+  });
+
+  it("a native operation's own cwd outside the session workspace is refused with the reason, never run and never asked", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("read_notes", { cwd: "/etc" }), toolCall("append_note", { text: "escape", cwd: "../.." }), text("Both were refused."));
+    const done = await invoke(app, member.apiKey, "Read the notes in /etc.", { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    const messages = toolMessages(fake, from).map((m) => JSON.parse(m) as { refused: string; message: string });
+    expect(messages).toEqual([
+      { refused: "cwd_refused", message: 'The working directory "/etc" is outside the session workspace; commands run only inside it. The tool read_notes was not run.' },
+      { refused: "cwd_refused", message: 'The working directory "../.." is outside the session workspace; commands run only inside it. The tool append_note was not run.' },
+    ]);
+    const trajectory = await trajectoryOf(done.id as string);
+    expect(trajectory.filter((e) => e.type === "approval.requested")).toHaveLength(0);
+    expect(trajectory.filter((e) => e.type === "native_tool.decision").map((e) => e.data.reason)).toEqual(["cwd_refused", "cwd_refused"]);
+  });
+
+  it("a cwd inside the workspace is normalized by the host and the tool runs there", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("read_notes", { cwd: "./" }), text("read"));
+    const done = await invoke(app, member.apiKey, "Read the notes.", { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ notes: "" })]);
+    const decision = (await trajectoryOf(done.id as string)).find((e) => e.type === "native_tool.decision");
+    expect(decision?.data).toMatchObject({ toolName: "read_notes", allow: true, cwd: "." });
+  });
+
+  it("toolExecutionAllow: [] refuses execution while every schema stays visible to the model; onPrepared saw the surface", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("read_notes", {}), text("I could not read them."));
+    const done = await invoke(app, member.apiKey, { text: "Read the notes.", toolExecutionAllow: [] }, { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    const first = fake.requests[from] as TFakeRequest;
+    expect(first.body.tools?.map((t) => t.function.name)).toEqual(["append_note", "read_notes"]);
+    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([
+      { refused: "not_executable", message: "The tool read_notes may not run in this attempt (toolExecutionAllow); it was not run." },
+    ]);
+    const trajectory = await trajectoryOf(done.id as string);
+    expect(trajectory.find((e) => e.type === "harness.native_loop.prepared")?.data).toMatchObject({ tools: ["append_note", "read_notes"], executable: [] });
+    expect(trajectory.find((e) => e.type === "harness.tool_surface.finalized")?.data).toMatchObject({ executable: [] });
+    expect(trajectory.filter((e) => e.type === "native_tool.decision").map((e) => e.data.reason)).toEqual(["not_executable"]);
+  });
+
+  it("an allow list naming one tool lets only that one run", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("read_notes", {}), toolCall("append_note", { text: "x" }), text("done"));
+    const done = await invoke(app, member.apiKey, { text: "Read, then note.", toolExecutionAllow: ["read_notes"] }, { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([{ notes: "" }, { refused: "not_executable", message: expect.stringContaining("append_note may not run") }]);
+  });
+
+  it("capabilities called after their attempt settled fail closed with a sentence", async () => {
+    const from = fake.requests.length;
+    const done = await invoke(app, member.apiKey, { text: "probe", probeSettled: true }, { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    const lines = String(done.outputText).split("\n");
+    expect(lines).toEqual([
+      "runBeforeToolCall: runBeforeToolCall: this attempt has settled; its host capabilities are closed.",
+      "finalizeAgentToolAvailability: finalizeAgentToolAvailability: this attempt has settled; its host capabilities are closed.",
+      "recordEvent: This attempt has settled; its host capabilities are closed.",
+    ]);
+    // Nothing was asked of the model, and nothing was decided for the stale call.
+    expect(fake.requests.length).toBe(from);
+  });
+});
+
+describe(`the OpenAI Agents SDK wrapped as a plugin: its approvals are Countersign approvals (${testDbKind()})`, () => {
+  it("approve: the SDK's interrupted call becomes an approval; after it the SDK runs the tool once and completes", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("deploy", { target: "site-a" }), toolCall("deploy", { target: "site-a" }), text("deployed site-a"));
+    const waiting = await invoke(app, member.apiKey, "Deploy site-a.", { agent: "openai-agents" });
+    expect(waiting.status).toBe("requires_action");
+    const action = waiting.requiredAction as { type: string; id: string; action: string; arguments: unknown };
+    expect(action).toMatchObject({ type: "human_approval", action: "native:deploy", arguments: { target: "site-a" } });
+    // Listed with the usual approvals.
+    const listed = await ok200(await app.api("/v1/approvals?status=pending", { key: approver.apiKey }));
+    expect(JSON.stringify(listed)).toContain(action.id);
+    const done = await ok200(await decide(app, approver.apiKey, action.id, "approve"));
+    expect(done.status).toBe("completed");
+    expect(done.outputText).toBe("deployed site-a");
+    expect(toolMessages(fake, from)).toEqual(["deployed site-a (deployment #1)"]);
+    // The model (through the SDK) saw the tool's schema.
+    expect(fake.requests[from]?.body.tools?.map((t) => t.function.name)).toEqual(["deploy", "status"]);
+  });
+
+  it("deny: the SDK rejects the call with the approver's reply; the tool does not run", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("deploy", { target: "site-b" }), toolCall("deploy", { target: "site-b" }), text("I will not deploy."));
+    const waiting = await invoke(app, member.apiKey, "Deploy site-b.", { agent: "openai-agents" });
+    expect(waiting.status).toBe("requires_action");
+    const id = (waiting.requiredAction as { id: string }).id;
+    const done = await ok200(await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "deny", message: "Freeze until Monday." } }));
+    expect(done.status).toBe("completed");
+    expect(done.outputText).toBe("I will not deploy.");
+    const messages = toolMessages(fake, from);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain("Freeze until Monday.");
+    expect(messages.join("\n")).not.toContain("deployed site-b");
+  });
+
+  it("a tool with policy never runs without asking anybody", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("status", { target: "site-a" }), text("site-a was deployed once"));
+    const done = await invoke(app, member.apiKey, "How often was site-a deployed?", { agent: "openai-agents" });
+    expect(done.status).toBe("completed");
+    expect(toolMessages(fake, from)).toEqual(["site-a: 1 deployment(s)"]);
+  });
+});
+
+describe("the host never imports the example plugins", () => {
+  it("no module under server/ imports from examples/", () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.(ts|tsx|js|mjs)$/.test(name) && /(from|import)\s*\(?\s*["'][^"']*examples\//.test(readFileSync(path, "utf8"))) offenders.push(path);
+      }
+    };
+    walk(resolve("server"));
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe(`the agents file names a plugin's native-loop harness (${testDbKind()})`, () => {
+  let fileApp: TTestApp;
+  beforeAll(async () => {
+    const file = join(scratch, "agents.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [
+          {
+            name: "file-notes",
+            harness: "native-loop",
+            model: "fake-file",
+            endpoint: { baseURL: fake.url },
+            tools: {},
+            // The file's policy, not the plugin's: reading needs a person here, appending nobody.
+            nativeTools: { read_notes: { approval: "always" }, append_note: { approval: "never" } },
+          },
+        ],
+      }),
+    );
+    fileApp = await startTestApp({ agentsFile: file, plugins: [{ path: NATIVE, enabled: true }] });
+  }, 180_000);
+  afterAll(async () => {
+    await fileApp?.close();
+  });
+
+  it("its agent runs on the plugin's harness with the file's policy for the native tools", async () => {
+    const [user, operator] = await Promise.all([fileApp.user("member"), fileApp.user("operator")]);
+    const from = fake.requests.length;
+    fake.reply(toolCall("append_note", { text: "free" }), toolCall("read_notes", {}), toolCall("append_note", { text: "free" }), toolCall("read_notes", {}), text("read after approval"));
+    const waiting = await invoke(fileApp, user.apiKey, "Note, then read.", { agent: "file-notes" });
+    expect(waiting.status).toBe("requires_action");
+    expect(waiting.requiredAction).toMatchObject({ type: "human_approval", action: "native:read_notes" });
+    expect(fake.requests[from]?.body.model).toBe("fake-file");
+    const done = await ok200(await decide(fileApp, operator.apiKey, (waiting.requiredAction as { id: string }).id, "approve"));
+    expect(done.status).toBe("completed");
+    // The append ran once (its recorded output was replayed in the re-run attempt), then the approved read.
+    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([{ appended: "free", lines: 1 }, { notes: "free\n" }]);
+    expect(lineCount(workspaceOf(fileApp, waiting.sessionId as string), "notes.txt")).toBe(1);
+  });
+
+  it("a file agent naming a harness no enabled plugin registered stops the boot", async () => {
+    const file = join(scratch, "agents-missing.json");
+    writeFileSync(file, JSON.stringify({ agents: [{ name: "orphan", harness: "not-installed", tools: {} }] }));
+    await expect(startTestApp({ agentsFile: file })).rejects.toThrow("The agent orphan runs on harness not-installed, which no enabled plugin registered");
+  }, 120_000);
+});
+
+describe("native-loop registrations the host refuses at boot", () => {
+  /** A plugin folder whose register() body is `body`. */
+  const pluginWith = (name: string, body: string): string => {
+    const dir = join(scratch, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "countersign.plugin.json"), JSON.stringify({ id: name, version: "1.0.0", pluginApi: "^1.1.0", runtimes: ["countersign"], main: "index.ts" }));
+    writeFileSync(join(dir, "index.ts"), `export default { register(api) { ${body} } };\n`);
+    return dir;
+  };
+  const load = (dir: string) =>
+    loadPlugins([{ path: dir, enabled: true }], { harnesses: new HarnessRegistry(), agents: new AgentRegistry([]), middleware: createToolResultMiddlewareRegistry(), tools: HOST_TOOL_CATALOG, log: pino({ level: "silent" }) });
+
+  it("a harness gives exactly one of createDriver and run", async () => {
+    await expect(load(pluginWith("both", 'api.registerHarness({ id: "both", createDriver: () => ({ nextTurn: async () => null }), run: async () => ({ text: "" }) });'))).rejects.toThrow(
+      "give exactly one of createDriver (the host runs the tools) and run (a native loop) as a function",
+    );
+    await expect(load(pluginWith("neither", 'api.registerHarness({ id: "neither" });'))).rejects.toThrow("give exactly one of createDriver");
+  });
+
+  it("nativeTools need a native-loop harness, and a native tool is not also a host tool", async () => {
+    const driver = 'api.registerHarness({ id: "drv", createDriver: () => ({ nextTurn: async () => null }) });';
+    await expect(load(pluginWith("driver-native", `${driver} api.registerAgent({ name: "a", harness: "drv", description: "", tools: [], nativeTools: ["x"] });`))).rejects.toThrow(
+      "registerAgent(a): nativeTools need a native-loop harness; drv is not one.",
+    );
+    const native = 'api.registerHarness({ id: "nat", run: async () => ({ text: "" }) });';
+    await expect(load(pluginWith("native-twice", `${native} api.registerAgent({ name: "b", harness: "nat", description: "", tools: ["exec"], nativeTools: ["exec"] });`))).rejects.toThrow(
+      "registerAgent(b): exec is both a host tool and a native tool.",
+    );
+    expect(await load(pluginWith("native-ok", `${native} api.registerAgent({ name: "c", harness: "nat", description: "", tools: [], nativeTools: ["x"], approval: { x: "always" } });`))).toEqual([
+      expect.objectContaining({ id: "native-ok", harnesses: ["nat"], agents: ["c"] }),
+    ]);
+  });
+});
