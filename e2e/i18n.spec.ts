@@ -135,6 +135,8 @@ test("the console follows the user's language setting, after a reload and in a n
 });
 
 test("a console set to 简体中文 shows the inbox (tool summaries, refusals), the responses list and the Admin page (built-in descriptions) in Chinese, and approving still works", async ({ browser, baseURL, request }) => {
+  // Many pages and three approvals: more than the default minute on a loaded machine.
+  test.setTimeout(180_000);
   const creds = await demoCredentials();
   const user = addUser(`Mei ${Date.now().toString(36)}`);
   const page = await pageIn(browser, baseURL, "en-US", false);
