@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { checkedFetch, errorSentence } from "../components/error-sentence";
 import { serverTextIn } from "../components/list-kit/labels";
+import { describeEvent } from "../components/trajectory-audit";
 import { BUILTIN_AGENTS } from "../server/agents/catalog";
 import type { TTrpcContext } from "../server/api/trpc/context";
 import { publicProcedure, router } from "../server/api/trpc/init";
@@ -146,6 +147,14 @@ describe("the approval's one-line summary", () => {
       expect(en.summary(a)).toBe(a.message);
       expect(zh.summary(a)).toBe(`在设备 build-box (dev_1) 上运行 ${args.command}${args.args ? ` ${JSON.stringify(args.args)}` : ""}？`);
     }
+  });
+
+  test("the trail's approval.requested line uses the same wording", () => {
+    const approval = { ...exec({ command: "ls" }, "."), risk: "medium" };
+    const event = { type: "approval.requested", data: { approval }, actorUserId: null, transport: null } as Parameters<typeof describeEvent>[0];
+    const tEvent = createTranslator({ locale: "zh-CN", messages: CATALOGUES["zh-CN"], namespace: "event" });
+    expect(describeEvent(event, () => "", tEvent, zh.summary)).toBe("请求审批：tool:exec（medium 风险）— 在工作区中运行 `ls`？");
+    expect(describeEvent(event, () => "")).toBe("Approval requested: tool:exec (medium risk) — Run `ls` in the workspace?");
   });
 
   test("any other summary is shown as written: another tool's, or a client's own words for a built-in tool", () => {
