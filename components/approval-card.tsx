@@ -111,7 +111,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         </span>
       </header>
       <p id={messageId} className="approval-message">
-        {abbreviateIn(a.message, a.arguments, words)}
+        {abbreviateIn(serverText.summary(a), a.arguments, words)}
       </p>
       <section className="what-runs" aria-label={t("whatRuns")} data-testid="what-runs">
         <div className="what-runs-head">

@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { RiskBadge, StatusBadge } from "./badges";
 import { useViaLabel } from "./decision-outcome";
 import { DataTable } from "./list-kit/data-table";
+import { useServerText } from "./list-kit/labels";
 import { EmptyState } from "./list-kit/list-states";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { useUserNames } from "./use-user-names";
@@ -21,6 +22,7 @@ type TDecidedRow = {
   decidedVia: string | null;
   decidedAt: string | null;
   responseId: string;
+  arguments?: unknown;
   originalArguments?: unknown;
   replyMessage?: string | null;
   grantId?: string | null;
@@ -94,10 +96,11 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
 function DecidedRequest({ r }: { r: TDecidedRow }) {
   const t = useTranslations("decided");
   const code = (c: React.ReactNode) => <code>{c}</code>;
+  const serverText = useServerText();
   return (
     <>
       <code>{r.action}</code> <RiskBadge risk={r.risk} />
-      <div className="muted small clamp">{r.message}</div>
+      <div className="muted small clamp">{serverText.summary(r)}</div>
       {r.reviewer ? <div className="muted small">{t("reviewedBy", { reviewer: r.reviewer })}</div> : null}
       {r.originalArguments !== null && r.originalArguments !== undefined ? (
         <div className="small" data-testid="decided-edited">

@@ -51,7 +51,7 @@ export function DecisionConfirm({ confirming, onCancel, onConfirm }: { confirmin
           <p>
             <RiskBadge risk={confirming.a.risk} /> {t.rich("forWhom", { action: confirming.a.action, user: confirming.a.user, agent: confirming.a.agent, code: (c) => <code>{c}</code> })}
           </p>
-          <p className="approval-message">{abbreviateIn(confirming.a.message, confirming.a.arguments, words)}</p>
+          <p className="approval-message">{abbreviateIn(serverText.summary(confirming.a), confirming.a.arguments, words)}</p>
           {confirming.a.reviewerRationale ? <p className="reviewer-note">{t("reviewer", { rationale: serverText.rationale(confirming.a.reviewerRationale, confirming.a.reviewerRationaleCode) ?? "" })}</p> : null}
           {confirming.extra.arguments ? <p className="muted small">{t("editedRuns")}</p> : null}
           <ArgsView value={confirming.extra.arguments ?? confirming.a.arguments} />

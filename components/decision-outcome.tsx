@@ -5,7 +5,7 @@ import { useTranslations } from "next-intl";
 import type { TApprovalRow, TInboxRow } from "./api-types";
 import { ArgsView, abbreviateIn, type TArgsWords, useArgsWords } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
-import { isTransport, useVocab } from "./list-kit/labels";
+import { isTransport, useServerText, useVocab } from "./list-kit/labels";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
 
 /** How a decision reached the server (the `decided_via` transports), as a table shows it, in the page's language. */
@@ -23,8 +23,15 @@ export type TLostCard = { kind: "lost"; row: TInboxRow; tried: "approve" | "deny
 export type TKept = TMineNote | TLostCard;
 
 /** What this page's own decision did, in one sentence naming the request. */
-export function ownOutcome(a: TInboxRow, decision: "approve" | "deny", extra: { arguments?: unknown; message?: string; grant?: "session" | { days: number } }, t: TOutcomeT, words?: TArgsWords): string {
-  const what = `${a.action} (${abbreviateIn(a.message, a.arguments, words)})`;
+export function ownOutcome(
+  a: TInboxRow,
+  decision: "approve" | "deny",
+  extra: { arguments?: unknown; message?: string; grant?: "session" | { days: number } },
+  t: TOutcomeT,
+  words?: TArgsWords,
+  summary: (a: TInboxRow) => string = (row) => row.message,
+): string {
+  const what = `${a.action} (${abbreviateIn(summary(a), a.arguments, words)})`;
   if (decision === "deny") return extra.message ? t("deniedWithReply", { what }) : t("denied", { what });
   const grant = extra.grant ? (extra.grant === "session" ? "session" : "days") : "none";
   const days = typeof extra.grant === "object" ? extra.grant.days : 0;
@@ -73,6 +80,7 @@ export function SettledCard({ card, outcome, myId, onDismiss }: { card: TLostCar
   const t = useTranslations("decisionOutcome");
   const formatTimestamp = useFormatTimestamp();
   const words = useArgsWords();
+  const serverText = useServerText();
   const a = card.row;
   const lost = card.tried ?? "none";
   return (
@@ -99,7 +107,7 @@ export function SettledCard({ card, outcome, myId, onDismiss }: { card: TLostCar
             })
           : t("findingOut", { lost })}
       </p>
-      <p className="approval-message">{abbreviateIn(a.message, a.arguments, words)}</p>
+      <p className="approval-message">{abbreviateIn(serverText.summary(a), a.arguments, words)}</p>
       <ArgsView value={outcome?.arguments ?? a.arguments} />
       <p className="small">
         <Link href={`/responses/${a.responseId}`}>{t("viewResponse")}</Link>

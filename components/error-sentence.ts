@@ -91,9 +91,11 @@ const reloadToSee = (t: TErrorsTranslator, action: TErrorAction) =>
  * The one formatter for failed decision and answer calls: a sentence that names what happened and
  * what to do, for a proxy's error page, a dropped connection, 409, 422, 429, a malformed link and
  * the rest. Server sentences are kept when they are sentences; raw JSON or parser text never is.
- * `t`: the page's translator (`useErrorSentence()` passes it); server sentences stay as the server wrote them.
+ * `t`: the page's translator (`useErrorSentence()` passes it); `reason`: the server's reason code
+ * (`serverText` of the error) worded in the page's language (`useServerText().reason`), null for a
+ * code it does not know: then the server's sentence is shown as the server wrote it.
  */
-export function errorSentence(error: unknown, action: TErrorAction, t: TErrorsTranslator = ENGLISH): string {
+export function errorSentence(error: unknown, action: TErrorAction, t: TErrorsTranslator = ENGLISH, reason: (code: unknown) => string | null = () => null): string {
   const sent = SENT[action];
   const subject = t("subject", { action });
   const Subject = t("Subject", { action });
@@ -104,10 +106,12 @@ export function errorSentence(error: unknown, action: TErrorAction, t: TErrorsTr
   }
   if (cause instanceof HttpAnswerError && cause.status !== 429) return t("proxyPage", { status: cause.status, reload });
   if (cause instanceof SyntaxError) return t("notOurs", { reload });
-  const data = error instanceof TRPCClientError ? (error.data as { code?: string; httpStatus?: number; domainCode?: string | null } | undefined) : undefined;
+  const data = error instanceof TRPCClientError ? (error.data as { code?: string; httpStatus?: number; domainCode?: string | null; serverText?: unknown } | undefined) : undefined;
   const code = data?.code ?? (cause instanceof HttpAnswerError ? "TOO_MANY_REQUESTS" : null);
   const raw = error instanceof Error ? firstIssue(error.message) : "";
-  const server = raw !== "" && !looksRaw(raw) ? sentence(raw) : null;
+  // The server's reason in the page's language when it sent a code this console knows, else its English sentence.
+  const worded = data?.serverText ? reason(data.serverText) : null;
+  const server = worded ?? (raw !== "" && !looksRaw(raw) ? sentence(raw) : null);
   switch (code) {
     case "TOO_MANY_REQUESTS": {
       const wait = cause instanceof HttpAnswerError && cause.retryAfterSeconds ? t("waitSeconds", { n: cause.retryAfterSeconds }) : t("aFewSeconds");

@@ -7,6 +7,7 @@ import { type FormEvent, type ReactNode, useId, useState } from "react";
 import type { TQuestionView } from "./api-types";
 import { ArgsView, abbreviateIn, useArgsWords } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
+import { useServerText } from "./list-kit/labels";
 import { QuestionInput } from "./question-inputs";
 import { buildAnswers, checkDrafts, initialDrafts, type TDraft } from "./question-model";
 import { Countdown } from "./time-labels";
@@ -98,6 +99,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
   const common = useTranslations("common");
   const errorSentence = useErrorSentence();
   const words = useArgsWords();
+  const serverText = useServerText();
   const [failure, setFailure] = useState<string | null>(null);
   const [reply, setReply] = useState("");
   const replyId = useId();
@@ -121,7 +123,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
       <h1>
         {t("approvalNeeded")} <RiskBadge risk={subject.risk} />
       </h1>
-      <p data-testid="link-message">{abbreviateIn(subject.message, subject.arguments, words)}</p>
+      <p data-testid="link-message">{abbreviateIn(serverText.summary(subject), subject.arguments, words)}</p>
       <dl className="small">
         <dt>{t("action")}</dt>
         <dd>

@@ -4,12 +4,14 @@ import type { ReactNode } from "react";
 import type { TRequiredActionView as TRequiredAction } from "./api-types";
 import { RiskBadge } from "./badges";
 import { JsonView } from "./json-view";
+import { useServerText } from "./list-kit/labels";
 import { Countdown, useFormatTimestamp } from "./time-labels";
 
 /** What the response is waiting for: a human approval or a client-side tool. */
 export function RequiredAction({ action }: { action: TRequiredAction }) {
   const t = useTranslations("required");
   const formatTimestamp = useFormatTimestamp();
+  const serverText = useServerText();
   const code = (chunks: ReactNode) => <code>{chunks}</code>;
   if (action.type === "human_approval") {
     return (
@@ -19,7 +21,7 @@ export function RequiredAction({ action }: { action: TRequiredAction }) {
           <strong>{t.rich("approvalOf", { action: action.action, code })}</strong>
           <Countdown iso={action.expiresAt} />
         </div>
-        <p className="approval-message">{action.message}</p>
+        <p className="approval-message">{serverText.summary(action)}</p>
         {action.cwd ? (
           <p className="small">{t.rich("cwd", { cwd: action.cwd, code })}</p>
         ) : null}

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
 import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { TOutputs } from "./api-types";
+import { useServerText } from "./list-kit/labels";
 import { useFormatTimestamp } from "./time-labels";
 import { describeEvent, tone } from "./trajectory-audit";
 import { useTRPC } from "./trpc-provider";
@@ -78,13 +79,14 @@ function EventRow({ e, nameOf }: { e: TEvent; nameOf: (id: string | null | undef
   const { clock } = useTimelineFormat();
   const formatTimestamp = useFormatTimestamp();
   const tEvent = useTranslations("event");
+  const serverText = useServerText();
   return (
     <li className={`tl-leaf tl-${tone(e)}`} data-testid="timeline-event" data-type={e.type}>
       <span className="tl-dot" aria-hidden="true" />
       <time dateTime={e.createdAt} title={formatTimestamp(e.createdAt)} className="audit-time">
         {clock(e.createdAt)}
       </time>
-      <code className="tl-type">{e.type}</code> <span className="audit-summary">{describeEvent(e, nameOf, tEvent)}</span>
+      <code className="tl-type">{e.type}</code> <span className="audit-summary">{describeEvent(e, nameOf, tEvent, serverText.summary)}</span>
     </li>
   );
 }

@@ -8,6 +8,7 @@ import en from "../messages/en.json";
 import type { TAuditEvent } from "./api-types";
 import { SelectFilter, TextFilter, ToggleGroup, useDebounced } from "./filters";
 import { toPrettyJson } from "./json-view";
+import { useServerText } from "./list-kit/labels";
 import { useFormatTimestamp } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useUserNames } from "./use-user-names";
@@ -45,7 +46,13 @@ export function tone(e: TDescribable): string {
 }
 
 /** A sentence for one event: what happened, in the words an auditor would use. */
-export function describeEvent(e: TDescribable, nameOf: (id: string | null | undefined) => string, t: TEventTranslator = ENGLISH): string {
+/** `summary`: an approval's one-line summary in the page's language (`useServerText().summary`). */
+export function describeEvent(
+  e: TDescribable,
+  nameOf: (id: string | null | undefined) => string,
+  t: TEventTranslator = ENGLISH,
+  summary: (a: { action: string; arguments?: unknown; message: string }) => string = (a) => a.message,
+): string {
   const d = e.data as Record<string, unknown>;
   const by = e.actorUserId ? t("by", { name: nameOf(e.actorUserId) }) : "";
   switch (e.type) {
@@ -68,7 +75,7 @@ export function describeEvent(e: TDescribable, nameOf: (id: string | null | unde
     }
     case "approval.requested": {
       const a = (d.approval ?? {}) as Record<string, unknown>;
-      return t("approvalRequested", { action: str(a.action), risk: str(a.risk), message: clip(str(a.message), 160) });
+      return t("approvalRequested", { action: str(a.action), risk: str(a.risk), message: clip(summary({ action: str(a.action), arguments: a.arguments, message: str(a.message) }), 160) });
     }
     case "approval.resolved":
       return t("approvalResolved", { decision: d.decision === "approve" ? "approve" : "deny", by, via: e.transport ? t("via", { transport: e.transport }) : "" });
@@ -130,6 +137,7 @@ export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: {
   const trpc = useTRPC();
   const t = useTranslations("trajectory");
   const tEvent = useTranslations("event");
+  const serverText = useServerText();
   const common = useTranslations("common");
   const locale = useLocale();
   const formatTimestamp = useFormatTimestamp();
@@ -248,7 +256,7 @@ export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: {
                       {new Date(e.createdAt).toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit", second: "2-digit", fractionalSecondDigits: 3 })}
                     </time>
                     <code className="tl-type">{e.type}</code>
-                    <span className="audit-summary">{describeEvent(e, nameOf, tEvent)}</span>
+                    <span className="audit-summary">{describeEvent(e, nameOf, tEvent, serverText.summary)}</span>
                     <span className="tl-meta">
                       {showResponse ? <span title={t("response")}>{e.responseId.slice(0, 13)}…</span> : null}
                       <span title={t("seq")}>#{e.seq}</span>

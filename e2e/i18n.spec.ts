@@ -134,7 +134,9 @@ test("the console follows the user's language setting, after a reload and in a n
   await again.context().close();
 });
 
-test("a console set to 简体中文 shows the inbox, the responses list and the Admin page in Chinese, and approving still works", async ({ browser, baseURL, request }) => {
+test("a console set to 简体中文 shows the inbox (tool summaries, refusals), the responses list and the Admin page (built-in descriptions) in Chinese, and approving still works", async ({ browser, baseURL, request }) => {
+  // Many pages and three approvals: more than the default minute on a loaded machine.
+  test.setTimeout(180_000);
   const creds = await demoCredentials();
   const user = addUser(`Mei ${Date.now().toString(36)}`);
   const page = await pageIn(browser, baseURL, "en-US", false);
@@ -151,14 +153,29 @@ test("a console set to 简体中文 shows the inbox, the responses list and the 
   // An approval created through /v1 while the page is open, decided in Chinese.
   const marker = uniqueMarker();
   const run = await startEchoRun(request, creds.apiKey, marker);
+  // The tool's one-line summary is worded in Chinese from its facts, in the inbox line and the detail pane; the command stays as it is.
+  const row = page.locator(`[data-testid="inbox-row"][data-approval-id="${run.approvalId}"]`);
+  await expect(row.getByTestId("inbox-row-summary")).toHaveText(`在工作区中运行 \`echo ${marker}\``);
   const card = await openApproval(page, run.approvalId);
   await expect(card).toContainText(marker);
+  await expect(card.locator(".approval-message")).toHaveText(`在工作区中运行 \`echo ${marker}\`？`);
+  await expect(card).not.toContainText("in the workspace");
   await expect(card).toContainText("工作目录");
   await expect(card).toContainText("请求于");
   await expect(card.getByTestId("expiry")).toContainText(/后过期/);
   await expect(card.getByTestId("decision-options")).toContainText("更多选项：编辑、改为回复、长期授权");
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
   await screenshot(page, "inbox-zh-CN");
+
+  // A refused edit (422) reads in Chinese, worded from the server's reason code.
+  await card.getByText("更多选项：编辑、改为回复、长期授权").click();
+  await card.getByTestId("edit-arguments").fill(JSON.stringify({ command: "" }));
+  await card.getByTestId("approve-with-options").click();
+  const refusal = card.getByTestId("decide-error");
+  await expect(refusal).toContainText("你的决定未被接受：编辑后的参数对 exec 无效：");
+  await expect(refusal).toContainText("没有批准任何内容。");
+  await expect(refusal).not.toContainText("Nothing was approved");
+  await card.getByText("更多选项：编辑、改为回复、长期授权").click();
   await card.getByRole("button", { name: "批准", exact: true }).click();
 
   await expect(page.locator(`[data-testid="decision-note"][data-approval-id="${run.approvalId}"]`)).toContainText("你批准了 tool:exec");
@@ -167,6 +184,17 @@ test("a console set to 简体中文 shows the inbox, the responses list and the 
   await expect(decided).toContainText("控制台");
   await expect(decided.getByRole("link", { name: `打开响应 ${run.responseId}` })).toHaveText("查看响应");
   await expect.poll(async () => (await getEnvelope(request, creds.apiKey, run)).status, { timeout: 15_000 }).toBe("completed");
+
+  // A 409: someone else denies while this approval is on its way; the sentence is Chinese, from the server's code.
+  const raced = await startEchoRun(request, creds.apiKey, uniqueMarker());
+  const racedCard = await openApproval(page, raced.approvalId);
+  await page.route("**/api/trpc/approvals.decide*", async (route) => {
+    expect((await request.post(`/v1/approvals/${raced.approvalId}`, { headers: { authorization: `Bearer ${creds.apiKey}` }, data: { decision: "deny" } })).status()).toBe(200);
+    await route.continue();
+  });
+  await racedCard.getByRole("button", { name: "批准", exact: true }).click();
+  await expect(page.locator('p[aria-live="polite"]')).toHaveText("此审批已被拒绝；每个决定只能使用一次。你的决定没有被采用。");
+  await page.unroute("**/api/trpc/approvals.decide*");
 
   // The responses list: headings, columns and the server's status vocabulary.
   await page.goto("/responses");
@@ -183,6 +211,15 @@ test("a console set to 简体中文 shows the inbox, the responses list and the 
   await expect(page.getByTestId("users-table").getByRole("columnheader", { name: "有效密钥" })).toBeVisible();
   await expect(page.locator(".role-legend")).toContainText("查看全部，不做决定");
   await screenshot(page, "admin-zh-CN");
+
+  // The built-in agents' and tools' descriptions are worded in Chinese (the model still reads the English).
+  await page.getByRole("tab", { name: "智能体与策略" }).click();
+  const agent = page.locator('[data-testid="agent-card"][data-agent="scripted"]');
+  await expect(agent).toContainText("按输入的脚本执行的确定性模型；用于演示、测试和基准测试。");
+  const execRow = agent.getByTestId("agent-tools").getByRole("row").filter({ has: page.locator("code", { hasText: /^exec$/ }) });
+  await expect(execRow.getByTestId("tool-description")).toHaveText("在会话工作区中运行一条 shell 命令。");
+  await expect(agent.getByTestId("agent-tools")).not.toContainText("Run a shell command in the session workspace.");
+  await screenshot(page, "admin-agents-zh-CN");
   await page.context().close();
 });
 

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import type { TAgentView } from "../api-types";
-import { useVocab } from "../list-kit/labels";
+import { useServerText, useVocab } from "../list-kit/labels";
 import { ListStates } from "../list-kit/list-states";
 import { ConfigPanel } from "./config-panel";
 import { PluginsPanel } from "./plugins-panel";
@@ -13,6 +13,7 @@ import { useTRPC } from "../trpc-provider";
 function AgentCard({ a }: { a: TAgentView }) {
   const t = useTranslations("admin.agents");
   const vocab = useVocab();
+  const serverText = useServerText();
   const formatDuration = useFormatDuration();
   const ms = (n: number | null): string => (n === null ? t("default") : formatDuration(n));
   const code = (c: React.ReactNode) => <code>{c}</code>;
@@ -28,7 +29,7 @@ function AgentCard({ a }: { a: TAgentView }) {
           {a.fallbackModel ? <> {t.rich("fallback", { model: a.fallbackModel, code })}</> : null}
         </span>
       </header>
-      <p className="muted">{a.description}</p>
+      <p className="muted">{serverText.agentDescription(a.name, a.description)}</p>
       <dl className="facts">
         <div>
           <dt>{t("approvalTtl")}</dt>
@@ -92,7 +93,7 @@ function AgentCard({ a }: { a: TAgentView }) {
             <tr key={tool.name}>
               <td>
                 <code>{tool.name}</code>
-                <div className="muted small">{tool.description}</div>
+                <div className="muted small" data-testid="tool-description">{serverText.toolDescription(tool.name, tool.description)}</div>
               </td>
               <td>{vocab.toolKind(tool.kind)}</td>
               <td>

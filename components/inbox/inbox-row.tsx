@@ -3,7 +3,7 @@
 import { useTranslations } from "next-intl";
 import { forwardRef } from "react";
 import type { TInboxRow } from "../api-types";
-import { useVocab } from "../list-kit/labels";
+import { useServerText, useVocab } from "../list-kit/labels";
 import { Countdown, TimeAgo } from "../time-labels";
 
 type TProps = {
@@ -16,16 +16,17 @@ type TProps = {
   onSelect: () => void;
 };
 
-/** The operation in one line: the request's own sentence without its question mark, else the tool and arguments. */
-export const operationSummary = (a: Pick<TInboxRow, "message" | "arguments">): string => {
-  const text = a.message.trim() || JSON.stringify(a.arguments);
-  return text.replace(/\?$/, "").replace(/\s+/g, " ");
+/** The operation in one line: the request's summary (in the page's language) without its question mark, else the tool and arguments. */
+export const operationSummary = (summary: string, args: unknown): string => {
+  const text = summary.trim() || JSON.stringify(args);
+  return text.replace(/[?？]$/, "").replace(/\s+/g, " ");
 };
 
 /** One pending approval as one line of the compact inbox: risk, tool, operation, requester, agent, age, expiry. */
 export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ approval: a, selected, error, bulk, onSelect }, ref) {
   const t = useTranslations("inbox.row");
   const vocab = useVocab();
+  const summary = useServerText().summary(a);
   return (
     <li ref={ref} className={`inbox-row risk-edge-${a.risk}${selected ? " selected" : ""}`} data-testid="inbox-row" data-approval-id={a.id} data-selected={selected ? "true" : "false"}>
       {bulk ? (
@@ -45,8 +46,8 @@ export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ ap
           {vocab.risk(a.risk)}
         </span>
         <code className="inbox-row-tool">{a.action}</code>
-        <span className="inbox-row-summary" title={a.message}>
-          {operationSummary(a)}
+        <span className="inbox-row-summary" title={summary} data-testid="inbox-row-summary">
+          {operationSummary(summary, a.arguments)}
         </span>
         <span className="inbox-row-who">
           {a.user} · {a.agent}

@@ -9,6 +9,7 @@ import { useArgsWords } from "../args-view";
 import type { TConfirming } from "../decision-confirm";
 import { ownOutcome } from "../decision-outcome";
 import { useTRPC } from "../trpc-provider";
+import { useServerText } from "../list-kit/labels";
 import { useErrorSentence } from "../use-error-sentence";
 import type { useKeptDecisions } from "../use-kept-decisions";
 
@@ -35,6 +36,7 @@ type TArgs = {
 export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: TArgs) {
   const t = useTranslations("decisionOutcome");
   const errorSentence = useErrorSentence();
+  const serverText = useServerText();
   const words = useArgsWords();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -60,9 +62,9 @@ export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: T
       const decided = await decideOne.mutateAsync({ approvalId: a.id, decision, bindingHash: a.bindingHash, ...extra });
       if (!decided.settled) {
         kept.release(a.id);
-        setAnnouncement(t("recordedQuorum", { n: decided.approvals, of: decided.requiredApprovals, message: a.message }));
+        setAnnouncement(t("recordedQuorum", { n: decided.approvals, of: decided.requiredApprovals, message: serverText.summary(a) }));
       } else {
-        const outcome = ownOutcome(a, decision, extra, t, words);
+        const outcome = ownOutcome(a, decision, extra, t, words, serverText.summary);
         kept.keepMine(a, outcome);
         setAnnouncement(outcome);
       }
@@ -88,7 +90,7 @@ export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: T
     if (!canDecide || busy.has(a.id)) return;
     // The card shows why instead of the buttons; a shortcut must not send what the server refuses.
     if (a.refusal !== null) {
-      setAnnouncement(a.refusal);
+      setAnnouncement(a.refusalCode ? serverText.refusal(a.refusalCode) : a.refusal);
       return;
     }
     // A standing grant is always confirmed with its scope named; high risk always asks too.
@@ -109,7 +111,7 @@ export function useInboxDecisions({ canDecide, kept, focusInside, safeFocus }: T
         const row = bulkRows.find((r) => r.id === f.approvalId);
         if (row) kept.keepLost(row, decision);
       }
-      setErrors((e) => ({ ...e, ...Object.fromEntries(failed.map((f) => [f.approvalId, f.error ?? t("notDecided")])) }));
+      setErrors((e) => ({ ...e, ...Object.fromEntries(failed.map((f) => [f.approvalId, serverText.reason(f.serverText) ?? f.error ?? t("notDecided")])) }));
     } catch {
       for (const r of bulkRows) kept.release(r.id);
     } finally {

@@ -1,3 +1,5 @@
+import { errorReasonSentence, type TErrorReason } from "./error-reasons";
+
 /** The closed set of domain error codes; each transport maps them to its own status table. */
 export const DOMAIN_ERROR_CODES = [
   "unauthenticated",
@@ -29,12 +31,18 @@ export type TDomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 /** An error a user can act on; `message` is a sentence shown as `detail`. */
 export class DomainError extends Error {
   readonly code: TDomainErrorCode;
-  constructor(code: TDomainErrorCode, message: string) {
+  /** Why, as a code the console words in the viewer's language (none: only the English `message`). */
+  readonly serverText: TErrorReason | null;
+  constructor(code: TDomainErrorCode, message: string, serverText: TErrorReason | null = null) {
     super(message);
     this.name = "DomainError";
     this.code = code;
+    this.serverText = serverText;
   }
 }
+
+/** A DomainError whose `detail` is the English sentence of its reason code. */
+export const refused = (code: TDomainErrorCode, reason: TErrorReason): DomainError => new DomainError(code, errorReasonSentence(reason), reason);
 
 /** Shorthand for the common 404 that must not reveal whether the object exists for someone else. */
 export const notFound = (what: string, id: string): DomainError =>

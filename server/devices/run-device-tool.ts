@@ -107,7 +107,7 @@ function describeUnusable(device: TDeviceRow | null, ref: string): { reason: str
   return null;
 }
 
-function approvalTarget(device: TDeviceRow, args: TNodeInvokeArgs): TNodeApprovalTarget {
+export function approvalTarget(device: TDeviceRow, args: TNodeInvokeArgs): TNodeApprovalTarget {
   return {
     name: "node_invoke",
     action: `node:${args.command}`,

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { approvalVotes, approvals, users } from "../../db/schema";
 import type { TActor } from "../core/actor";
-import { DomainError } from "../core/errors";
+import { refused } from "../core/errors";
 import type { TTransport } from "../core/vocabulary";
 
 /** One approver's recorded vote, as the console shows it. */
@@ -31,7 +31,7 @@ export async function castVote(
     .values({ approvalId: approval.id, userId: actor.userId, decision: vote.decision, via: vote.via })
     .onConflictDoNothing()
     .returning({ userId: approvalVotes.userId });
-  if (!cast) throw new DomainError("conflict", "You already voted on this approval; each person votes once, and it needs approvals from other people.");
+  if (!cast) throw refused("conflict", { code: "alreadyVoted" });
   const [tally] = await tx
     .select({ n: count() })
     .from(approvalVotes)

@@ -1,7 +1,7 @@
 import { finishResponse, getResponse, lockActiveOrSuspended } from "../../db/repositories/responses";
 import { type TActor, canDecide, canRead } from "../core/actor";
 import type { TEnvelope } from "../core/envelope";
-import { DomainError, notFound } from "../core/errors";
+import { notFound, refused } from "../core/errors";
 import type { TTransport } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { cancelQueuedSteering } from "../host/steering";
@@ -20,7 +20,7 @@ export async function cancelResponse(
 ): Promise<{ envelope: TEnvelope; sequence: number }> {
   const existing = await getResponse(deps.db, input.responseId);
   if (!existing || !canRead(actor, existing.userId)) throw notFound("response", input.responseId);
-  if (!canDecide(actor, existing.userId)) throw new DomainError("forbidden", "Your role cannot cancel responses.");
+  if (!canDecide(actor, existing.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "cancel" } });
   const cancelled = await transact(deps, async (tx, emit, announce) => {
     const row = await lockActiveOrSuspended(tx, input.responseId);
     if (!row) return null;
@@ -38,6 +38,6 @@ export async function cancelResponse(
     announce({ k: "inbox", change: { kind: "response", responseId: row.id } });
     return { envelope: env, sequence: frame?.sequence ?? 0 };
   });
-  if (!cancelled) throw new DomainError("conflict", `The response is already ${existing.status}; it cannot be cancelled.`);
+  if (!cancelled) throw refused("conflict", { code: "responseClosed", params: { status: existing.status, act: "cancel" } });
   return { envelope: cancelled.envelope, sequence: cancelled.sequence };
 }

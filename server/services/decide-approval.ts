@@ -4,8 +4,8 @@ import { approvals, grants, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
 import { approvalBindingHash } from "../core/binding";
 import { operationHash, type TGrantRequest } from "../core/decision";
-import { DomainError, notFound } from "../core/errors";
-import { decisionRefusal, requiredApprovalsFor } from "../core/separation-of-duties";
+import { DomainError, notFound, refused } from "../core/errors";
+import { decisionRefusalCode, requiredApprovalsFor } from "../core/separation-of-duties";
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import type { TTransport } from "../core/vocabulary";
@@ -70,21 +70,18 @@ function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: T
   const approval = found?.approval;
   if (!found || !approval || !canRead(actor, approval.userId)) throw notFound("approval", input.approvalId);
   // Separation of duties: the one rule, before anything else is looked at or changed.
-  const refusal = decisionRefusal(actor, approval, deps.agents.decisionPolicyOf(found.agent, found.agentPolicy));
-  if (refusal !== null) throw new DomainError("forbidden", refusal);
+  const refusal = decisionRefusalCode(actor, approval, deps.agents.decisionPolicyOf(found.agent, found.agentPolicy));
+  if (refusal !== null) throw refused("forbidden", refusal);
   if (input.expectedResponseId !== undefined && input.expectedResponseId !== approval.responseId) {
-    throw new DomainError("binding_changed", "This approval belongs to a different response; the decision was not applied.");
+    throw refused("binding_changed", { code: "otherResponse" });
   }
   if (approval.status !== "pending") throw alreadySettled(approval.status);
   if (approval.expiresAt.getTime() <= deps.now().getTime()) return "expired";
   if (approvalBindingHash(approval) !== approval.bindingHash || (input.expectedBindingHash !== undefined && input.expectedBindingHash !== approval.bindingHash)) {
-    throw new DomainError("binding_changed", "The pending operation no longer matches what was approved; the decision was not applied.");
+    throw refused("binding_changed", { code: "bindingChanged" });
   }
   if (approval.requiredApprovals > 1 && (input.arguments !== undefined || input.grant !== undefined)) {
-    throw new DomainError(
-      "validation_failed",
-      `This approval needs ${approval.requiredApprovals} approvals from different people, so it cannot be edited or carry a standing grant; approve it as asked or deny it.`,
-    );
+    throw refused("validation_failed", { code: "quorumAsAsked", params: { n: approval.requiredApprovals } });
   }
   return null;
 }
@@ -205,14 +202,14 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
       // Nothing runs here: the record completes (approved) or is denied; the caller consumes the approval and runs it.
       continues = input.decision === "approve";
       const run = await lockWaitingOn(tx, approval.responseId, approval.id);
-      if (!run) throw new DomainError("conflict", "The response is no longer waiting for this approval.");
+      if (!run) throw refused("conflict", { code: "notWaiting" });
       const [frame] = await emit(run.id, events);
       await endWaitingRun(deps, tx, emit, announce, run, continues ? "completed" : "denied");
       return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
     }
     if (!continues) {
       const run = await lockWaitingOn(tx, approval.responseId, approval.id);
-      if (!run) throw new DomainError("conflict", "The response is no longer waiting for this approval.");
+      if (!run) throw refused("conflict", { code: "notWaiting" });
       const [frame] = await emit(run.id, events);
       await endWaitingRun(deps, tx, emit, announce, run, "denied");
       return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
@@ -227,7 +224,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
   }
   if ("expired" in result) {
     await expirePending(deps, deps.host, { type: "approval", id: input.approvalId });
-    throw new DomainError("expired", "This approval has expired; the operation was not run.");
+    throw refused("expired", { code: "approvalExpired" });
   }
   const approval = result.found.approval;
   const base = { approvalId: approval.id, responseId: approval.responseId, sessionId: approval.sessionId, decision: input.decision, requiredApprovals: approval.requiredApprovals };
@@ -268,7 +265,7 @@ const editedColumns = (approval: TApprovalRow, edit: TEdit) => ({
 });
 
 function alreadySettled(status: string): DomainError {
-  if (status === "expired") return new DomainError("expired", "This approval has expired; the operation was not run.");
-  if (status === "cancelled") return new DomainError("conflict", "The response was cancelled; this approval can no longer be decided.");
-  return new DomainError("already_decided", `This approval was already ${status === "approved" ? "approved" : "denied"}; a decision is used once.`);
+  if (status === "expired") return refused("expired", { code: "approvalExpired" });
+  if (status === "cancelled") return refused("conflict", { code: "approvalCancelled" });
+  return refused("already_decided", { code: "alreadyDecided", params: { status: status === "approved" ? "approved" : "denied" } });
 }

@@ -4,7 +4,7 @@ import type { AgentRegistry } from "../agents/registry";
 import type { TAgentConfig } from "../agents/types";
 import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
-import { DomainError } from "../core/errors";
+import { DomainError, refused } from "../core/errors";
 import type { TDeps } from "../host/deps";
 import { confineToolCwd, sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
@@ -53,12 +53,12 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   const agent = deps.agents.find(agentName);
   const tool = editableTool(agent, approval.toolName);
   if (!agent || !tool) {
-    throw new DomainError("validation_failed", `The arguments of ${approval.toolName} cannot be edited here; approve or deny it as asked.`);
+    throw refused("validation_failed", { code: "notEditable", params: { tool: approval.toolName } });
   }
   const parsed = tool.argsSchema.safeParse(edited);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
-    throw new DomainError("validation_failed", `The edited arguments are not valid for ${tool.name}: ${issues}. Nothing was approved.`);
+    throw refused("validation_failed", { code: "editInvalid", params: { tool: tool.name, issues } });
   }
   const args = parsed.data;
   const workspace = await sessionWorkspace(deps, approval.sessionId);
@@ -92,12 +92,12 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
 export function grantTerms(agents: Pick<AgentRegistry, "find">, agentName: string, grant: TGrantRequest, now: Date): { scope: "session" | "days"; expiresAt: Date | null } {
   const settings = agents.find(agentName)?.grants;
   if (grant === "session") {
-    if (!settings?.session) throw new DomainError("validation_failed", `The agent ${agentName} does not allow standing grants for a session.`);
+    if (!settings?.session) throw refused("validation_failed", { code: "grantNoSession", params: { agent: agentName } });
     return { scope: "session", expiresAt: null };
   }
   const max = settings?.maxDays ?? 0;
-  if (max < 1) throw new DomainError("validation_failed", `The agent ${agentName} does not allow standing grants for days.`);
-  if (grant.days > max) throw new DomainError("validation_failed", `The agent ${agentName} allows standing grants of at most ${max} days.`);
+  if (max < 1) throw refused("validation_failed", { code: "grantNoDays", params: { agent: agentName } });
+  if (grant.days > max) throw refused("validation_failed", { code: "grantMaxDays", params: { agent: agentName, max } });
   return { scope: "days", expiresAt: new Date(now.getTime() + grant.days * 86_400_000) };
 }
 

@@ -7,7 +7,7 @@ import { GRANT_SCOPES } from "../../db/schema/grants";
 import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
 import { canDecide, canRead, type TActor } from "../core/actor";
 import type { TAdminWho } from "../core/admin-trail";
-import { DomainError, notFound } from "../core/errors";
+import { notFound, refused } from "../core/errors";
 import { readScope, type TReadScope } from "../core/read-scope";
 import { TRANSPORTS } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
@@ -113,7 +113,7 @@ export async function revokeGrant(deps: Pick<TDeps, "db" | "bus" | "log" | "now"
   const actor = who.actor;
   const [grant] = await deps.db.select().from(grants).where(eq(grants.id, grantId));
   if (!grant || (actor && !canRead(actor, grant.userId))) throw notFound("grant", grantId);
-  if (actor && !canDecide(actor, grant.userId)) throw new DomainError("forbidden", "Your role cannot revoke grants.");
+  if (actor && !canDecide(actor, grant.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "revokeGrants" } });
   const revoked = await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const [row] = await tx
@@ -121,7 +121,7 @@ export async function revokeGrant(deps: Pick<TDeps, "db" | "bus" | "log" | "now"
       .set({ revokedAt: deps.now(), revokedBy: actor?.userId ?? "cli" })
       .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
       .returning();
-    if (!row) throw new DomainError("conflict", "This grant was already revoked.");
+    if (!row) throw refused("conflict", { code: "grantRevoked" });
     await recordAdminEvent(tx, who, { action: "grant.revoked", targetType: "grant", targetId: grantId, detail: { userId: grant.userId, agent: grant.agent, action: grant.action, uses: row.uses } });
     return row;
   });

@@ -1,6 +1,6 @@
 import { getResponse } from "../../db/repositories/responses";
 import { type TActor, canDecide, canRead } from "../core/actor";
-import { DomainError, notFound } from "../core/errors";
+import { DomainError, notFound, refused } from "../core/errors";
 import type { TAssertCurrent, TInjectionAuthorityKind } from "../core/runtime";
 import { isTerminal, type TTransport } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
@@ -19,8 +19,8 @@ export async function steerResponse(
 ): Promise<{ id: string; responseId: string; status: "queued"; sequence: number }> {
   const row = await getResponse(deps.db, input.responseId);
   if (!row || !canRead(actor, row.userId)) throw notFound("response", input.responseId);
-  if (!canDecide(actor, row.userId)) throw new DomainError("forbidden", "Your role cannot steer responses.");
-  if (isTerminal(row.status)) throw new DomainError("conflict", `The response is already ${row.status}; steering is closed.`);
+  if (!canDecide(actor, row.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "steer" } });
+  if (isTerminal(row.status)) throw refused("conflict", { code: "responseClosed", params: { status: row.status, act: "steer" } });
   assertProfileMaySteer(deps.host, row, actor.userId, "steer");
   const queued = await deps.host.steering.queue({
     responseId: row.id,

@@ -43,11 +43,11 @@ export const votesOn = (app: TTestApp, approvalId: string) =>
   rows<{ user_id: string; decision: string; via: string }>(app, `select user_id, decision, via from approval_votes where approval_id = '${approvalId}' order by created_at`);
 
 /** A tRPC error as the console receives it: status, message and the domain code. */
-export type TTrpcOutcome = { status: number; message: string | undefined; domainCode: string | undefined; data: unknown };
+export type TTrpcOutcome = { status: number; message: string | undefined; domainCode: string | undefined; serverText: unknown; data: unknown };
 
 const outcomeOf = ({ status, body }: { status: number; body: Record<string, unknown> }): TTrpcOutcome => {
-  const error = body.error as { message?: string; data?: { domainCode?: string } } | undefined;
-  return { status, message: error?.message, domainCode: error?.data?.domainCode, data: (body.result as { data?: unknown } | undefined)?.data };
+  const error = body.error as { message?: string; data?: { domainCode?: string; serverText?: unknown } } | undefined;
+  return { status, message: error?.message, domainCode: error?.data?.domainCode, serverText: error?.data?.serverText, data: (body.result as { data?: unknown } | undefined)?.data };
 };
 
 /** `approvals.decide` as the console sends it (with the binding hash the approver saw). */

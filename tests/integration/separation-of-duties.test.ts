@@ -65,9 +65,11 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
     expect(live.isOpen).toBe(true);
     live.close();
     // Console: one decision and a bulk decision.
-    expect(await consoleDecide(app, { key: mia.apiKey }, approval.id, "approve")).toMatchObject({ status: 403, message: OWN_RUN, domainCode: "forbidden" });
+    // The console also gets the reason as a code, to word it in the viewer's language.
+    const ownRun = { code: "ownRun", params: { agent: "scripted" } };
+    expect(await consoleDecide(app, { key: mia.apiKey }, approval.id, "approve")).toMatchObject({ status: 403, message: OWN_RUN, domainCode: "forbidden", serverText: ownRun });
     const bulk = await consoleDecideMany(app, { key: mia.apiKey }, [approval.id], "approve");
-    expect(bulk).toMatchObject({ status: 403, domainCode: "forbidden" });
+    expect(bulk).toMatchObject({ status: 403, domainCode: "forbidden", serverText: { code: "bulkNotYours", params: { n: 1 }, refusal: ownRun } });
     expect(bulk.message).toBe(`One of these approvals is not for you to decide, so nothing was decided: ${OWN_RUN}`);
     // AG-UI: resuming the thread's own interrupt is the same decision.
     const agui = await app.api("/v1/agui", { key: mia.apiKey, body: { threadId: env.sessionId, runId: "r-self", messages: [], resume: [{ interruptId: approval.id, status: "resolved", payload: { decision: "approve" } }] } });
@@ -195,7 +197,14 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
       { user_id: olga.userId, decision: "approve", via: "http" },
       { user_id: otto.userId, decision: "approve", via: "http" },
     ]);
+    // The HTTP API's error body keeps its contract (exactly code and detail); the console's tRPC error adds the reason's code.
     await expectError(await decide(app, ada.apiKey, approval.id, "approve"), 409, "already_decided");
+    expect(await consoleDecide(app, { key: ada.apiKey }, approval.id, "deny")).toMatchObject({
+      status: 409,
+      domainCode: "already_decided",
+      message: "This approval was already approved; a decision is used once.",
+      serverText: { code: "alreadyDecided", params: { status: "approved" } },
+    });
   });
 
   it("a vote over the WebSocket gets approval.voted; the console's vote completes it", async () => {

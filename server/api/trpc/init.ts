@@ -15,6 +15,8 @@ const t = initTRPC.context<TTrpcContext>().create({
       ...shape.data,
       stack: undefined,
       domainCode: error.cause instanceof DomainError ? error.cause.code : null,
+      // Why, as a code the console words in the viewer's language (`detail`/message stays English).
+      serverText: error.cause instanceof DomainError ? error.cause.serverText : null,
       reason: error.cause instanceof QuestionError ? error.cause.reason : null,
       details: error.cause instanceof QuestionError ? error.cause.details : null,
     },

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { questions, responses } from "../../../db/schema";
 import { type TActor, canDecide } from "../../core/actor";
-import { DomainError } from "../../core/errors";
+import { refused } from "../../core/errors";
 import { checkAnswers } from "../../core/questions/answers";
 import { QuestionError } from "../../core/questions/errors";
 import { STORED, type TAnswers, ZAnswers, ZResolutionId, isSecretKey } from "../../core/questions/schema";
@@ -50,7 +50,7 @@ async function terminalError(deps: TDeps, row: TQuestionRow): Promise<QuestionEr
  */
 export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TResolveInput): Promise<TResolveResult> {
   const row = await visibleQuestion(deps.db, actor, input.id);
-  if (!canDecide(actor, row.userId)) throw new DomainError("forbidden", "Your role cannot answer questions.");
+  if (!canDecide(actor, row.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "answer" } });
   if (row.status !== "pending") throw await terminalError(deps, row);
   if (row.responseId) {
     const [run] = await deps.db.select({ agent: responses.agent, userId: responses.userId }).from(responses).where(eq(responses.id, row.responseId));
