@@ -90,6 +90,8 @@ test("the answer page stays English for an English browser; a signed-out zh-CN v
 });
 
 test("the console follows the user's language setting, after a reload and in a new sign-in", async ({ browser, baseURL }) => {
+  // Two sign-ins and several page loads: on a loaded machine this takes close to the default minute.
+  test.setTimeout(150_000);
   const user = addUser(`Lin ${Date.now().toString(36)}`);
   const nav = (page: Page) => page.getByRole("navigation").first();
 
