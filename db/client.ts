@@ -25,13 +25,41 @@ export type DbHandle = {
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 
 /**
+ * The postgres.js handle drizzle runs its queries through, with every statement prepared (named,
+ * per connection), in transactions too. Drizzle sends its statements unprepared, and postgres.js
+ * then asks the server for the parameter types before each one with parameters: two waits for
+ * the database per statement, none of them pipelined. Prepared, a statement seen before on the
+ * connection is one wait, and statements sent together in a transaction go out as one batch.
+ * postgres.js keeps the prepared statements per connection; connections are replaced after
+ * 30–60 minutes (its `max_lifetime`), which bounds what accumulates from SQL with varying shapes.
+ */
+function preparing<T extends postgres.Sql>(sql: T): T {
+  return new Proxy(sql, {
+    get(target, property) {
+      if (property === "unsafe") {
+        return (query: string, parameters?: unknown[], queryOptions?: Record<string, unknown>) => target.unsafe(query, parameters as never, { ...queryOptions, prepare: true });
+      }
+      if (property === "begin" || property === "savepoint") {
+        const original = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (inner: postgres.Sql) => unknown;
+          return original.call(target, ...args, (inner: postgres.Sql) => fn(preparing(inner)));
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
  * Opens the database: PostgreSQL when `url` is given, otherwise PGlite in `dataDir`
  * (in memory when `dataDir` is undefined). This is the only file that imports a driver.
  */
 export async function openDb(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DbHandle> {
   if (options.url) {
     const sql = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
-    const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+    const db = drizzlePostgres(preparing(sql), { schema }) as unknown as Db;
     return { db, kind: "postgres", sql, url: options.url, close: () => sql.end({ timeout: 5 }) };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });

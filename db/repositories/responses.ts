@@ -65,14 +65,15 @@ export function envelopeOf(
  * Marks a response terminal, storing its envelope in the same statement: a reader that sees
  * the terminal status always sees the envelope (rule 7).
  */
-export async function finishResponse(
+export function finishResponse(
   tx: Db,
   row: TResponseRow,
   status: "completed" | "denied" | "cancelled" | "failed",
   extra: { error?: { code: string; message: string }; cancelReason?: string } = {},
-): Promise<TEnvelope> {
+): { envelope: TEnvelope; stored: Promise<unknown> } {
   const envelope = envelopeOf({ ...row, error: extra.error ?? row.error }, status);
-  await tx
+  // Sent right away; the caller may send its other writes before awaiting this one.
+  const stored = tx
     .update(responses)
     .set({
       status,
@@ -85,8 +86,9 @@ export async function finishResponse(
       leaseOwner: null,
       leaseExpiresAt: null,
     })
-    .where(eq(responses.id, row.id));
-  return envelope;
+    .where(eq(responses.id, row.id))
+    .then(() => undefined);
+  return { envelope, stored };
 }
 
 /** Claims (or renews) the execution lease of an executing response for `owner`. */

@@ -45,7 +45,15 @@ type TStepRow = typeof responseSteps.$inferSelect;
 type TStepWrite = { key: string; status: "running" | "completed"; result: unknown };
 
 /** The transaction a commit runs in, with the run's row as this commit left it. */
-export type TCommit = { tx: Db; emit: TEmit; announce: TAnnounce; row: TResponseRow; flush: () => Promise<void> };
+export type TCommit = {
+  tx: Db;
+  emit: TEmit;
+  announce: TAnnounce;
+  row: TResponseRow;
+  /** The sequence and frame sequence the run's next appended event gets. */
+  next: () => { seq: number; frameSeq: number };
+  flush: () => Promise<void>;
+};
 
 /** The runtime id tool-result middleware targets for harnesses hosted by Countersign. */
 export const HOST_RUNTIME_ID = "countersign";
@@ -246,7 +254,19 @@ export class Attempt {
           .where(and(eq(responses.id, this.response.id), eq(responses.status, "in_progress")))
           .returning();
         if (!row) throw new AttemptTerminated();
-        const c: TCommit = { tx, emit, announce, row, flush: async () => this.flushInto(c) };
+        // The row stays locked until the commit, and every event of it is appended through this
+        // emit, so the next sequences are known here without reading them back.
+        const appended = { events: 0, frames: 0 };
+        const counted: TEmit = async (responseId, events) => {
+          const frames = await emit(responseId, events);
+          if (responseId === row.id) {
+            appended.events += events.length;
+            appended.frames += events.filter((e) => e.frame).length;
+          }
+          return frames;
+        };
+        const next = () => ({ seq: row.nextSeq + appended.events, frameSeq: row.nextFrameSeq + appended.frames });
+        const c: TCommit = { tx, emit: counted, announce, row, next, flush: async () => this.flushInto(c) };
         await c.flush();
         const value = extra ? await extra(c) : undefined;
         await c.flush();
@@ -268,25 +288,31 @@ export class Attempt {
     const usage = this.usageDelta;
     this.usageDelta = { inputTokens: 0, outputTokens: 0 };
     for (const write of steering) await write(c.tx, c.emit, c.row.id);
+    // The output, the steps and the events are independent writes: sent as one batch on the
+    // transaction's connection, so the commit waits for the database once, not three times.
+    const batch: Array<PromiseLike<unknown>> = [];
     if (items.length > 0 || usage.inputTokens > 0 || usage.outputTokens > 0) {
       const total = { inputTokens: c.row.usage.inputTokens + usage.inputTokens, outputTokens: c.row.usage.outputTokens + usage.outputTokens };
       const output = [...c.row.output, ...items];
-      await c.tx.update(responses).set({ output, usage: total }).where(eq(responses.id, c.row.id));
+      batch.push(c.tx.update(responses).set({ output, usage: total }).where(eq(responses.id, c.row.id)));
       c.row = { ...c.row, output, usage: total };
     }
     if (writes.length > 0) {
       const now = new Date();
       // The last write of a key wins (a running marker, then its result).
       const byKey = new Map(writes.map((w) => [w.key, w]));
-      await c.tx
-        .insert(responseSteps)
-        .values([...byKey.values()].map((w) => ({ responseId: c.row.id, key: w.key, status: w.status, result: w.result ?? null, completedAt: w.status === "completed" ? now : null })))
-        .onConflictDoUpdate({
-          target: [responseSteps.responseId, responseSteps.key],
-          set: { status: sql`excluded.status`, result: sql`excluded.result`, completedAt: sql`excluded.completed_at` },
-        });
+      batch.push(
+        c.tx
+          .insert(responseSteps)
+          .values([...byKey.values()].map((w) => ({ responseId: c.row.id, key: w.key, status: w.status, result: w.result ?? null, completedAt: w.status === "completed" ? now : null })))
+          .onConflictDoUpdate({
+            target: [responseSteps.responseId, responseSteps.key],
+            set: { status: sql`excluded.status`, result: sql`excluded.result`, completedAt: sql`excluded.completed_at` },
+          }),
+      );
     }
-    if (events.length > 0) await c.emit(c.row.id, events);
+    if (events.length > 0) batch.push(c.emit(c.row.id, events));
+    await Promise.all(batch);
   }
 
   /**
@@ -324,14 +350,18 @@ export class Attempt {
       await this.runtime.steering.cancelQueued(c.tx, c.emit, c.row.id);
       this.runtime.onSettling?.();
       await c.flush();
-      const envelope = await finishResponse(c.tx, { ...c.row, activeMs: this.activeMs }, status, error ? { error } : {});
-      const [frame] = await c.emit(c.row.id, [
-        ...(error ? [{ type: "error", data: { error }, frame: true }] : []),
-        { type: "response.completed", data: { ...envelope, responseId: c.row.id }, frame: true },
-      ]);
+      // The envelope, the boundary frame and the transcript anchor are built before anything is
+      // sent, then written as one batch: the terminal row and the events in one wait for the database.
+      const finished = finishResponse(c.tx, { ...c.row, activeMs: this.activeMs }, status, error ? { error } : {});
+      const closing: TNewEvent[] = [...(error ? [{ type: "error", data: { error }, frame: true }] : []), { type: "response.completed", data: { ...finished.envelope, responseId: c.row.id }, frame: true }];
+      // The anchor follows the closing events directly: it names the last event before it and the first closing frame.
+      const next = c.next();
+      const lastSeq = next.seq + closing.length - 1;
+      const lastFrame = next.frameSeq;
       // The transcript anchor commits with the envelope: the next turn never reads a half-written one.
-      const [counters] = await c.tx.select({ nextSeq: responses.nextSeq }).from(responses).where(eq(responses.id, c.row.id));
-      await c.emit(c.row.id, [{ type: "transcript.anchor", data: { status, lastSeq: (counters?.nextSeq ?? 1) - 1, lastFrame: frame?.sequence ?? null, outputItems: c.row.output.length }, frame: false }]);
+      const anchor: TNewEvent = { type: "transcript.anchor", data: { status, lastSeq, lastFrame, outputItems: c.row.output.length }, frame: false };
+      const [, frames] = await Promise.all([finished.stored, c.emit(c.row.id, [...closing, anchor])]);
+      if (frames[0]?.sequence !== lastFrame) throw new Error(`The transcript anchor of ${c.row.id} names frame ${lastFrame}, but the first closing frame got ${frames[0]?.sequence}.`);
       c.announce({ k: "inbox", change: { kind: "response", responseId: c.row.id } });
     });
   }

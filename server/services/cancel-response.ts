@@ -28,7 +28,8 @@ export async function cancelResponse(
     await cancelPendingOf(tx, emit, announce, row, { userId: actor.userId, via: input.via }, deps.now());
     const reason = input.reason ?? "Cancelled by the user.";
     await cancelQueuedSteering(deps, tx, emit, row.id);
-    const env = await finishResponse(tx, row, "cancelled", { cancelReason: reason });
+    const { envelope: env, stored } = finishResponse(tx, row, "cancelled", { cancelReason: reason });
+    await stored;
     const [frame] = await emit(row.id, [
       { type: "response.cancelled", data: { reason }, frame: false, actorUserId: actor.userId, transport: input.via },
       { type: "response.completed", data: { ...env, responseId: row.id }, frame: true },

@@ -12,7 +12,7 @@ import type { TTransport } from "../core/vocabulary";
 import type { TPendingRef } from "../core/pending";
 import type { TDeps, TRunDeps } from "../host/deps";
 import { lockWaitingOn } from "../host/pending/approval";
-import { endWaitingRun, resumeWith, type TApprovedOperation, type TSettlement } from "../host/pending/contract";
+import { endWaitingRun, resumeWith, settledValue, type TApprovedOperation, type TSettlement } from "../host/pending/contract";
 import { expirePending } from "../host/pending/kinds";
 import { transact } from "../host/transact";
 import { endOnce, SPAN, startSpan } from "../observe/spans";
@@ -158,7 +158,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
         return { found, pending: tally };
       }
     }
-    const [won] = await tx
+    const decided = tx
       .update(approvals)
       .set({
         status: input.decision === "approve" ? "approved" : "denied",
@@ -170,8 +170,9 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
         ...(grantId ? { grantId } : {}),
       })
       .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending"), eq(approvals.bindingHash, current)))
-      .returning();
-    if (!won) return null;
+      .returning({ id: approvals.id });
+    // The decided approval as the update above stores it (the row is locked: nothing else changes it).
+    const won: TApprovalRow = { ...approval, ...(edit ? editedColumns(approval, edit) : {}) };
     announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
     const data: Record<string, unknown> = { approvalId: approval.id, decision: input.decision };
     if (reply !== null) data.message = reply;
@@ -198,6 +199,11 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
       events.push({ type: "grant.created", data: { grantId, approvalId: approval.id, scope: terms.scope, expiresAt: terms.expiresAt?.toISOString() ?? null, action: approval.action }, frame: false, ...who });
     }
     const pending = { type: "approval" as const, id: approval.id, callId: approval.callId };
+    if (approval.external || !continues) {
+      // The conditional update must have won before the run is ended (under the lock it always does).
+      const [row] = await decided;
+      if (!row) return null;
+    }
     if (approval.external) {
       // Nothing runs here: the record completes (approved) or is denied; the caller consumes the approval and runs it.
       continues = input.decision === "approve";
@@ -215,8 +221,14 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
       return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
     }
     const settlement: TSettlement = reply !== null ? { type: "approval", reply } : { type: "approval", approved: approvedOperationOf(won) };
-    const resumed = await resumeWith(deps, deps.host, tx, emit, approval.responseId, { pending, settlement, events, runsTool: reply === null });
+    // The decision and the resume go to the database as one batch; a lost update rolls the resume back.
+    const [update, resume] = await Promise.allSettled([decided, resumeWith(deps, deps.host, tx, emit, approval.responseId, { pending, settlement, events, runsTool: reply === null })]);
+    if (settledValue(update).length === 0) throw new LostDecision();
+    const resumed = settledValue(resume);
     return { found, won, grantId, sequence: resumed.sequence, approvals: approvalsSoFar, claimed: resumed.run };
+  }).catch((error: unknown) => {
+    if (error instanceof LostDecision) return null;
+    throw error;
   });
   if (result === null) {
     const [now] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, input.approvalId));
@@ -263,6 +275,9 @@ const editedColumns = (approval: TApprovalRow, edit: TEdit) => ({
   message: edit.message,
   risk: edit.risk,
 });
+
+/** The conditional update found the approval changed after all: the whole transaction rolls back, and the caller reports what settled it. */
+class LostDecision extends Error {}
 
 function alreadySettled(status: string): DomainError {
   if (status === "expired") return refused("expired", { code: "approvalExpired" });

@@ -200,7 +200,8 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
       announce({ k: "inbox", change: { kind: "response", responseId } });
       if (settled) {
         const events: TNewEvent[] = [created, settled.event, { type: "approval.resolved", data: { approvalId, decision: settled.status === "approved" ? "approve" : "deny" }, frame: true, transport: "system" }];
-        const envelope = await finishResponse(tx, response, settled.status === "approved" ? "completed" : "denied");
+        const { envelope, stored } = finishResponse(tx, response, settled.status === "approved" ? "completed" : "denied");
+        await stored;
         await emit(responseId, [...events, { type: "response.completed", data: { ...envelope, responseId }, frame: true }]);
         return approval;
       }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareWorkspace, secureDataDir } from "../host/workspace";
 import { detectExecSandbox, execEnvironment, parseExecUser, type TSandboxChoice } from "./exec-sandbox";
-import { runCommand } from "./run-command";
+import { listMarkedProcesses, runCommand } from "./run-command";
 import { startSpawner, type TSpawner } from "./spawner";
 
 const isRoot = process.getuid?.() === 0;
@@ -98,6 +98,26 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
     const r = await run("id -u; cat /etc/shadow > /dev/null 2>&1 && echo shadow-readable || echo shadow-refused");
     const uid = sandbox.runAs?.uid ?? ownUid;
     expect(r.stdout).toBe(`${uid}\n${uid === 0 ? "shadow-readable" : "shadow-refused"}\n`);
+  });
+
+  it("leaves no process behind when the command exits with processes in the background", async () => {
+    // bwrap: the spawner skips the reap scan (the PID namespace ended with the command, even a process
+    // that left the group with setsid); the others' process group is reaped by the scan (setsid escapes it).
+    const escaped = mode === "bwrap" ? "setsid sleep 30 >/dev/null 2>&1 & " : "";
+    const marker = `bg-${mode}-${process.pid}`;
+    workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${mode}`), sandbox);
+    const r = await runCommand({
+      command: `sleep 30 >/dev/null 2>&1 & ${escaped}echo ok`,
+      cwd: workspace,
+      timeoutMs: 10_000,
+      env: execEnvironment(workspace),
+      marker,
+      spawner,
+      confinement: { sandbox, workspaceDir: workspace, network: false },
+    });
+    expect(r.stdout).toBe("ok\n");
+    expect(r.exitCode).toBe(0);
+    expect(listMarkedProcesses(marker)).toEqual([]);
   });
 
   if (mode === "bwrap") {

@@ -41,7 +41,7 @@ export type TConfinement = {
 };
 
 /** How to spawn a command under a confinement: the executable, its arguments and the spawn options. */
-export type TSpawnPlan = { file: string; args: string[]; cwd: string; uid?: number; gid?: number };
+export type TSpawnPlan = { file: string; args: string[]; cwd: string; uid?: number; gid?: number; pidNamespace?: boolean };
 
 const BWRAP = "/usr/bin/bwrap";
 const SETPRIV = "/usr/bin/setpriv";
@@ -142,7 +142,8 @@ function bwrapArgs(confinement: TConfinement, cwd: string, command: string[]): s
 export function spawnPlan(confinement: TConfinement, command: string, cwd: string): TSpawnPlan {
   const shell = ["/bin/bash", "-c", command];
   const { sandbox } = confinement;
-  if (sandbox.mode === "bwrap") return { file: BWRAP, args: bwrapArgs(confinement, cwd, shell), cwd: confinement.workspaceDir };
+  // bwrapArgs always unshares the PID namespace: the spawner needs no reap scan after a normal exit.
+  if (sandbox.mode === "bwrap") return { file: BWRAP, args: bwrapArgs(confinement, cwd, shell), cwd: confinement.workspaceDir, pidNamespace: true };
   // Node changes directory before it drops to the exec user, so the command starts inside a workspace
   // whose parents (the 0700 data directory) it could not traverse itself.
   if (sandbox.mode === "user" && sandbox.runAs) return { file: shell[0] as string, args: shell.slice(1), cwd, uid: sandbox.runAs.uid, gid: sandbox.runAs.gid };

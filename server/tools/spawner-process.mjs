@@ -9,7 +9,7 @@
  * cancel, and the reaping of whatever the command leaves behind. Plain JavaScript with node:
  * built-ins only, so it starts without a TypeScript loader.
  *
- * Messages in: {type:"run", id, file, args, cwd, env, uid?, gid?, timeoutMs, maxOutputBytes},
+ * Messages in: {type:"run", id, file, args, cwd, env, uid?, gid?, pidNamespace?, timeoutMs, maxOutputBytes},
  * {type:"cancel", id}. Out: {type:"ready"}, {type:"spawned", id, pid}, {type:"output", id,
  * stream, chunk} (never more than maxOutputBytes per stream), {type:"exited", id, exitCode, signal,
  * spawnToExitMs} as soon as the command exits, {type:"done", id, timedOut, truncated, startError}
@@ -33,7 +33,7 @@ function send(message) {
 }
 
 function run(request) {
-  const { id, file, args, cwd, env, uid, gid, timeoutMs, maxOutputBytes } = request;
+  const { id, file, args, cwd, env, uid, gid, pidNamespace, timeoutMs, maxOutputBytes } = request;
   const state = { timedOut: false, truncated: false, startError: null };
   const started = performance.now();
   let child;
@@ -44,6 +44,8 @@ function run(request) {
   }
   const pgid = child.pid;
   let exited = false;
+  /** The forked process ended by itself with an exit code (not a signal, not our terminate). */
+  let exitedByItself = false;
   let finishing = false;
   let termSent = false;
   let killSent = false;
@@ -81,7 +83,14 @@ function run(request) {
   const finish = async (spawnError) => {
     if (finishing) return;
     finishing = true;
-    if (pgid !== undefined) {
+    // A command in its own PID namespace (bubblewrap --unshare-pid) that ended by itself leaves
+    // nothing to reap: bubblewrap exits only after it has waited for the namespace's init, and the
+    // kernel ends every other process of a namespace before its init can be waited for. Only the
+    // namespace's processes and bubblewrap itself were in the group. A terminated or signalled
+    // bubblewrap takes that path no more (--die-with-parent ends the namespace asynchronously), so
+    // it is reaped like any other group.
+    const nothingLeft = pidNamespace === true && exitedByItself && !termSent;
+    if (pgid !== undefined && !nothingLeft) {
       // Background processes outlive bash; the command owns its whole group, so reap leftovers.
       // One scan when nothing is left (the common case): a scan of /proc costs milliseconds under load.
       if (groupAlive(pgid)) {
@@ -119,6 +128,7 @@ function run(request) {
   );
   child.on("exit", (code, sig) => {
     exited = true;
+    exitedByItself = code !== null && sig === null;
     // The caller decides "cancelled" by whether its cancel came before this (as it did when it forked itself).
     send({ type: "exited", id, exitCode: code, signal: sig, spawnToExitMs: performance.now() - started });
     // Grandchildren may keep the pipes open indefinitely; 'close' would then never fire.

@@ -11,6 +11,11 @@ export type TSpawnRequest = {
   env: Record<string, string>;
   uid?: number;
   gid?: number;
+  /**
+   * The command runs in its own PID namespace that ends with the forked process (bubblewrap
+   * `--unshare-pid`): when that process exits by itself, its group needs no reap scan.
+   */
+  pidNamespace?: boolean;
   timeoutMs: number;
   /** Per stream; the spawner forwards no more than this and flags the rest as truncated. */
   maxOutputBytes: number;

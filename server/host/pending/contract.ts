@@ -51,31 +51,52 @@ type TResumeInput = {
  */
 export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRunStarter, tx: Db, emit: TEmit, responseId: string, input: TResumeInput): Promise<{ run: TClaimedRun; sequence: number }> {
   const claim = newId("claim");
-  const [row] = await tx
-    .update(responses)
-    .set({
-      status: "in_progress",
-      pendingAction: null,
-      leaseOwner: host.id,
-      leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
-    })
-    .where(and(eq(responses.id, responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${input.pending.id}`))
-    .returning();
-  if (!row) throw new DomainError("conflict", "The response is no longer waiting for this action.");
   const now = deps.now();
   const values = [{ responseId, key: resolvedKey(input.pending.callId), status: "completed" as const, result: input.settlement, completedAt: now }];
   if (input.runsTool) values.push({ responseId, key: `tool:${input.pending.callId}`, status: "running" as never, result: { claim } satisfies TRunClaim as never, completedAt: null as never });
-  await tx.insert(responseSteps).values(values);
-  const frames = await emit(responseId, input.events);
-  const steps = await tx.select().from(responseSteps).where(eq(responseSteps.responseId, responseId));
-  const [queued] = await tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(steeringMessages)
-    .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")));
-  const [session] = await tx.select({ workspaceDir: agentSessions.workspaceDir }).from(agentSessions).where(eq(agentSessions.id, row.sessionId));
-  const run = { row, claim, steps, steeringQueued: (queued?.n ?? 0) > 0, ...(session ? { workspaceDir: session.workspaceDir } : {}), resumedAt: Date.now() };
+  // One batch on the transaction's connection (one wait for the database instead of six): none of
+  // these needs another's result. The run must still wait on exactly this action, or the caller's
+  // transaction rolls all of it back; that is checked first, whatever else failed beside it. The
+  // steps read may run before or after the insert: the inserted rows replace their keys either way.
+  const [claimed, inserted, appended, stored, queued, session] = await Promise.allSettled([
+    tx
+      .update(responses)
+      .set({
+        status: "in_progress",
+        pendingAction: null,
+        leaseOwner: host.id,
+        leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
+      })
+      .where(and(eq(responses.id, responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${input.pending.id}`))
+      .returning(),
+    tx.insert(responseSteps).values(values).returning(),
+    emit(responseId, input.events),
+    tx.select().from(responseSteps).where(eq(responseSteps.responseId, responseId)),
+    tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(steeringMessages)
+      .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued"))),
+    tx
+      .select({ workspaceDir: agentSessions.workspaceDir })
+      .from(agentSessions)
+      .innerJoin(responses, eq(responses.sessionId, agentSessions.id))
+      .where(eq(responses.id, responseId)),
+  ]);
+  const row = settledValue(claimed)[0];
+  if (!row) throw new DomainError("conflict", "The response is no longer waiting for this action.");
+  const frames = settledValue(appended);
+  const steps = [...new Map([...settledValue(stored), ...settledValue(inserted)].map((s) => [s.key, s])).values()];
+  const [waiting] = settledValue(queued);
+  const [workspace] = settledValue(session);
+  const run = { row, claim, steps, steeringQueued: (waiting?.n ?? 0) > 0, ...(workspace ? { workspaceDir: workspace.workspaceDir } : {}), resumedAt: Date.now() };
   // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
   return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
+}
+
+/** The value of a settled batch member, or its error thrown. */
+export function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
 }
 
 /**
@@ -92,7 +113,8 @@ export async function endWaitingRun(
   extra: { error?: { code: string; message: string }; cancelReason?: string; events?: readonly TNewEvent[] } = {},
 ): Promise<number> {
   await cancelQueuedSteering(deps, tx, emit, row.id);
-  const envelope = await finishResponse(tx, row, status, extra);
+  const { envelope, stored } = finishResponse(tx, row, status, extra);
+  await stored;
   const frames = await emit(row.id, [
     ...(extra.events ?? []),
     ...(extra.error && status === "failed" ? [{ type: "error", data: { error: extra.error }, frame: true }] : []),
