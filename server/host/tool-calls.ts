@@ -70,37 +70,22 @@ async function runHostTool(attempt: Attempt, call: TToolCall, args: unknown, too
   let cwd = requested.cwd;
   let edit: TApprovedEdit | null = null;
   // The agent's argument predicates may force a person's approval and set the call's risk.
-  const { policy, fixedRisk } = gateFor(attempt.agent, tool, args);
-  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk };
-  const authorize = async (verdict: TReviewVerdict | null): Promise<string | null> => {
-    const outcome = await awaitApproval(attempt, call, args, cwd, target, verdict);
-    if ("reply" in outcome) return outcome.reply;
-    if (outcome.edit) {
-      runArgs = outcome.edit.arguments;
-      cwd = outcome.edit.cwd;
-      edit = outcome.edit;
-    }
-    return null;
-  };
-  if (policy === "always") {
-    const reply = await authorize(null);
-    if (reply !== null) return recordToolResult(attempt, call, replyResult(reply));
-  } else if (policy === "review") {
-    const verdict = await review(attempt, call, args, cwd, tool, context);
-    // deny is final and goes back to the agent; it is never escalated to a person.
-    if (verdict.decision === "deny") {
-      return recordToolResult(attempt, call, {
-        error: "The exec reviewer denied this command; it was not run.",
-        decision: "deny",
-        risk: verdict.risk,
-        rationale: verdict.rationale,
-        guidance: verdict.guidance,
-      });
-    }
-    if (verdict.decision === "ask") {
-      const reply = await authorize(verdict);
-      if (reply !== null) return recordToolResult(attempt, call, replyResult(reply));
-    }
+  const gate = await passGate(attempt, call, args, cwd, tool, context);
+  // The reviewer's deny is final and goes back to the agent; it is never escalated to a person.
+  if (gate.kind === "reviewer_denied") {
+    return recordToolResult(attempt, call, {
+      error: "The exec reviewer denied this command; it was not run.",
+      decision: "deny",
+      risk: gate.verdict.risk,
+      rationale: gate.verdict.rationale,
+      guidance: gate.verdict.guidance,
+    });
+  }
+  if (gate.kind === "replied") return recordToolResult(attempt, call, replyResult(gate.reply));
+  if (gate.edit) {
+    runArgs = gate.edit.arguments;
+    cwd = gate.edit.cwd;
+    edit = gate.edit;
   }
   await markRunning(attempt, call, tool.pure === true);
   let failed = false;
@@ -183,11 +168,35 @@ function deviceToolHost(attempt: Attempt, call: TToolCall): TDeviceToolHost {
   };
 }
 
+/** How one call passed the gate before it runs: allowed (perhaps with an approver's edit), answered with a reply instead, or denied by the exec reviewer. */
+export type TGateOutcome = { kind: "allowed"; edit: TApprovedEdit | null } | { kind: "replied"; reply: string } | { kind: "reviewer_denied"; verdict: Extract<TReviewVerdict, { decision: "deny" }> };
+
+/**
+ * The gate before a call of a host tool (or a native tool seen as one) runs: the agent's policy
+ * raised by its predicates (`gateFor`); `review` asks the exec reviewer, whose `ask` goes to a
+ * person; `always` goes to a person at once. A person's approval suspends the run (it throws the
+ * attempt's suspension) and is read back from its settlement when the run resumes.
+ */
+export async function passGate(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: THostTool, context?: string): Promise<TGateOutcome> {
+  const { policy, fixedRisk } = gateFor(attempt.agent, tool, args);
+  let verdict: TReviewVerdict | null = null;
+  if (policy === "review") {
+    verdict = await review(attempt, call, args, cwd, tool, context);
+    if (verdict.decision === "deny") return { kind: "reviewer_denied", verdict };
+    if (verdict.decision !== "ask") return { kind: "allowed", edit: null };
+  } else if (policy !== "always") {
+    return { kind: "allowed", edit: null };
+  }
+  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk };
+  const outcome = await awaitApproval(attempt, call, args, cwd, target, verdict);
+  return "reply" in outcome ? { kind: "replied", reply: outcome.reply } : { kind: "allowed", edit: outcome.edit };
+}
+
 /**
  * Asks the exec reviewer once per tool call (the verdict is a step, so a resumed attempt reuses
  * it); an identical later call is reviewed again. Every verdict is a trajectory frame.
  */
-export async function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
+async function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
   return attempt.step(`review:${call.id}`, async (record) => {
     const request = reviewRequestFor({ cwd, workspace: attempt.workspaceDir, agent: attempt.agent.name, toolName: tool.name, arguments: args, context });
     const verdict = await reviewWithFallback(attempt.deps.reviewer, request, attempt.signal);
@@ -200,7 +209,7 @@ export async function review(attempt: Attempt, call: TToolCall, args: unknown, c
  * The approval of one operation: its settlement when a decision resumed the run; otherwise a
  * standing grant for this exact operation, or a new approval the run suspends on, in one commit.
  */
-export async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: TApprovalTarget, verdict: TReviewVerdict | null): Promise<TApprovalOutcome> {
+async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: TApprovalTarget, verdict: TReviewVerdict | null): Promise<TApprovalOutcome> {
   const r = attempt.response;
   const hash = bindingHash({ userId: r.userId, sessionId: r.sessionId, responseId: r.id, callId: call.id, action: tool.action, arguments: args, cwd });
   const settlement = attempt.settlementOf(call.id);

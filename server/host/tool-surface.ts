@@ -2,10 +2,9 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { canonicalJson } from "../core/binding";
 import { DomainError } from "../core/errors";
-import { gateFor } from "../mcp/policy";
 import type { THostTool } from "../tools/types";
 import { type Attempt, AttemptSuspended, type TToolCall } from "./attempt";
-import { awaitApproval, review } from "./tool-calls";
+import { passGate } from "./tool-calls";
 import { confineCwd } from "./workspace";
 
 /** What a native loop asks before it runs one of its own tools. */
@@ -167,31 +166,12 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
         if (!requested.ok) return refuse("cwd_refused", `${requested.message} The tool ${request.toolName} was not run.`);
         const cwd = request.cwd === undefined ? null : requested.relative;
         const tool = approvalTarget(request.toolName, (c) => (c && c !== "." ? ` in ${c}` : ""));
-        // The same gate as the host's own tools: the agent's policy, raised by its argument predicates.
-        const { policy, fixedRisk } = gateFor(attempt.agent, tool, request.args);
-        const target = { name: tool.name, action: tool.action, describe: tool.describe, risk: tool.risk, fixedRisk };
-        let args = request.args;
-        let runCwd = cwd;
-        const authorize = async (verdict: Awaited<ReturnType<typeof review>> | null): Promise<TStoredDecision | null> => {
-          const outcome = await awaitApproval(attempt, call, request.args, cwd, target, verdict);
-          if ("reply" in outcome) return refuse("denied", outcome.reply);
-          if (outcome.edit) {
-            args = outcome.edit.arguments as Record<string, unknown>;
-            runCwd = outcome.edit.cwd;
-          }
-          return null;
-        };
-        if (policy === "always") {
-          const refused = await authorize(null);
-          if (refused) return refused;
-        } else if (policy === "review") {
-          const verdict = await review(attempt, call, request.args, cwd, tool);
-          if (verdict.decision === "deny") return refuse("reviewer_denied", `The exec reviewer denied this call; it was not run. ${verdict.rationale ?? ""}`.trim());
-          if (verdict.decision === "ask") {
-            const refused = await authorize(verdict);
-            if (refused) return refused;
-          }
-        }
+        // The same gate as the host's own tools: policy and predicates, the exec reviewer, grants and a person.
+        const gate = await passGate(attempt, call, request.args, cwd, tool);
+        if (gate.kind === "reviewer_denied") return refuse("reviewer_denied", `The exec reviewer denied this call; it was not run. ${gate.verdict.rationale ?? ""}`.trim());
+        if (gate.kind === "replied") return refuse("denied", gate.reply);
+        const args = (gate.edit?.arguments as Record<string, unknown> | undefined) ?? request.args;
+        const runCwd = gate.edit ? gate.edit.cwd : cwd;
         // An approver's edited directory is confined again (and every returned decision re-resolves it).
         const final = confineCwd(attempt.workspaceDir, runCwd);
         if (!final.ok) return refuse("cwd_refused", `${final.message} The tool ${request.toolName} was not run.`);
