@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { type TBody, expectError, getResponse, invoke, ok200, script, waitUntil } from "./helpers";
-import { signIn, trpcPost } from "./security-helpers";
+import { signIn, trpcGet, trpcPost } from "./security-helpers";
 
 /**
  * Issue 17, the last two gaps of harness plugins, through the native-authority example plugin
@@ -139,6 +139,18 @@ describe(`side questions and source revocation, through the native-authority plu
     expect((await trajectory(scripted.id)).some((e) => e.type.startsWith("side_question."))).toBe(false);
     const noneTrpc = await trpcPost(app, { key: owner.apiKey }, "responses.askSideQuestion", { responseId: scripted.id, question: "Anything?" });
     expect(noneTrpc.status).toBe(409);
+
+    // The console shows its side-question box exactly where a question would be taken.
+    const canAsk = async (responseId: string, key: string) => {
+      const summary = await trpcGet(app, { key }, "audit.response", { responseId });
+      expect(summary.status).toBe(200);
+      return (summary.body as { result: { data: { canAskSideQuestions: boolean } } }).result.data.canAskSideQuestions;
+    };
+    expect(await canAsk(finished.id, owner.apiKey)).toBe(true);
+    expect(await canAsk(finished.id, other.apiKey)).toBe(false);
+    expect(await canAsk(shared.id, other.apiKey)).toBe(true);
+    expect(await canAsk(finished.id, auditor.apiKey)).toBe(false);
+    expect(await canAsk(scripted.id, owner.apiKey)).toBe(false);
   }, 120_000);
 
   it("a failing handler is a 409 recorded as side_question.failed; a side question's capabilities fail closed once it settled", async () => {
