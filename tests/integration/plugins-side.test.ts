@@ -201,6 +201,23 @@ describe(`side questions and source revocation, through the native-authority plu
     expect(control.status).toBe("completed");
   }, 120_000);
 
+  it("a role change keeps the run's source; disabling its owner revokes it", async () => {
+    const person = await app.user("operator");
+    const holding = await run([{ retain: "user-bound" }], person.apiKey);
+    expect(holding.status).toBe("completed");
+    expect((await trpcPost(app, { key: admin.apiKey }, "admin.setRole", { userId: person.userId, role: "member" })).status).toBe(200);
+    // The announcement is handled within a moment; the source is still current after it.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await check("user-bound")).toEqual({ check: "user-bound", state: "current", aborted: false });
+    expect((await trpcPost(app, { key: admin.apiKey }, "admin.disableUser", { userId: person.userId })).status).toBe(200);
+    const ended = await waitUntil(async () => {
+      const state = await check("user-bound");
+      return state.state === "ended" ? state : null;
+    }, 20_000);
+    expect(ended).toMatchObject({ aborted: true, message: expect.stringContaining("The user was disabled") });
+    results(await run([{ release: "user-bound" }]));
+  }, 120_000);
+
   it("signing out of the console session that started a run revokes its retained source and refuses its source-bound answers", async () => {
     const person = await app.user("operator");
     const cookie = await signIn(app, person);
