@@ -39,7 +39,7 @@ const MAX_EXPIRES_IN_MS = 7 * 24 * 3_600_000;
 export const ZExternalApprovalBody = z.strictObject({
   action: z.string().min(1).max(200).describe("A host tool of the agent, by name or action (e.g. `exec`); its policy, reviewer and risk apply"),
   arguments: z.record(z.string(), z.unknown()).describe("The operation's arguments, checked by the tool's argument schema"),
-  sessionId: z.string().min(1).max(200).optional().describe("One of the caller's sessions (session-scoped grants match it); a new session otherwise"),
+  sessionId: z.string().min(1).optional().describe("One of the caller's sessions (session-scoped grants match it); a new session otherwise"),
   agent: z.string().min(1).max(64).optional().describe("The agent whose policy applies (default: the installation's default agent)"),
   message: z.string().trim().min(1).max(2000).optional().describe("What the approver reads (default: the tool's own description)"),
   risk: z.enum(RISKS).optional().describe("Raises the risk (never lowers it below the tool's own assessment)"),
