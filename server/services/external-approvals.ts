@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
+import { MAX_TTL_MS } from "../core/ttl";
 import { approvalAction, envelopeOf, finishResponse } from "../../db/repositories/responses";
 import { agentSessions, approvals, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
@@ -34,7 +35,7 @@ import { createSession } from "./invoke-response";
 /** Arguments larger than this (canonical JSON) are refused: approvers read them in the console, Slack and mail. */
 export const MAX_EXTERNAL_ARGUMENTS_BYTES = 64 * 1024;
 /** The longest an external approval may wait (as a gateway question). */
-const MAX_EXPIRES_IN_MS = 7 * 24 * 3_600_000;
+const MAX_EXPIRES_IN_MS = MAX_TTL_MS;
 
 export const ZExternalApprovalBody = z.strictObject({
   action: z.string().min(1).max(200).describe("A host tool of the agent, by name or action (e.g. `exec`); its policy, reviewer and risk apply"),

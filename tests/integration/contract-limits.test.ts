@@ -91,6 +91,20 @@ describe(`Values the contract allows beyond old limits are accepted (${testDbKin
     expect(await gwOk(app, alice.apiKey, "question.resolve", { id: action.id, answers: { [id]: ["this one"] } })).toEqual({ status: "answered", answers: { [id]: ["this one"] } });
   });
 
+  it("a scripted approvalTtlMs or clientToolTtlMs past 7 days is accepted and expires after 7 days (the envelope's expiresAt says so)", async () => {
+    const week = 7 * 24 * 3_600_000;
+    const month = 30 * 24 * 3_600_000;
+    const before = Date.now();
+    const approval = await invoke(app, alice.apiKey, script([{ toolCalls: [{ name: "exec", arguments: { command: "echo hi" } }] }, { text: "done" }], { approvalTtlMs: month }));
+    const tool = await invoke(app, alice.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "done" }], { clientToolTtlMs: month }));
+    for (const env of [approval, tool]) {
+      expect(env.status, JSON.stringify(env)).toBe("requires_action");
+      const expiresAt = Date.parse(String((env.requiredAction as unknown as { expiresAt: string }).expiresAt));
+      expect(expiresAt).toBeGreaterThanOrEqual(before + week - 1000);
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + week + 1000);
+    }
+  });
+
   it("the private client tool takes a cardholder name of any length (its inputSchema sets none)", async () => {
     const env = await invoke(app, alice.apiKey, script([{ toolCalls: [{ name: "collect_card_details" }] }, { text: "charged" }]));
     expect(env.status).toBe("requires_action");
