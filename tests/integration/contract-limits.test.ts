@@ -30,6 +30,8 @@ describe(`Values the contract allows beyond old limits are accepted (${testDbKin
     await expectError(await app.api("/v1/responses", { key: alice.apiKey, body: { input: "hi", sessionId: LONG_ID } }), 404, "not_found");
     await expectError(await app.api(`/v1/responses/resp_${"0".repeat(32)}?sessionId=${LONG_ID}`, { key: alice.apiKey }), 404, "not_found");
     await expectError(await app.api(`/v1/approvals/${LONG_ID}`, { key: alice.apiKey, body: { decision: "approve" } }), 404, "not_found");
+    // `?wait` of any size is accepted (the server waits at most its boundary timeout); was 400 past 9 digits.
+    await expectError(await app.api("/v1/approvals/approval_nope?wait=99999999999", { key: alice.apiKey }), 404, "not_found");
     const live = await LiveClient.open(app, alice.apiKey);
     try {
       live.send({ type: "response.cancel", responseId: LONG_ID });
