@@ -76,7 +76,7 @@ export const ZAttachmentName = z
 /** One input attachment as the client sends it: new bytes (base64), or media it stored before. */
 export const ZAttachmentInput = z.union([
   z.strictObject({ name: ZAttachmentName, mediaType: z.string().min(3).max(127), data: z.string().max(200 * MIB).describe("The file's bytes, base64") }),
-  z.strictObject({ mediaId: z.string().min(1).max(200).describe("Media this user attached before (an `id` of an earlier run's attachment)"), name: ZAttachmentName.optional() }),
+  z.strictObject({ mediaId: z.string().min(1).describe("Media this user attached before (an `id` of an earlier run's attachment)"), name: ZAttachmentName.optional() }),
 ]);
 export type TAttachmentInput = z.infer<typeof ZAttachmentInput>;
 export const ZAttachmentInputs = z.array(ZAttachmentInput).max(32);

@@ -2,6 +2,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, type JSONValue, jsonSchema, type ModelMessage, streamText, type ToolSet } from "ai";
 import { z } from "zod";
+import { ZTtlMs } from "../core/ttl";
 import type { TAgentConfig } from "../agents/types";
 import { argumentsJsonSchema } from "../tools/arguments-json-schema";
 import { HarnessFailure } from "./errors";
@@ -17,8 +18,8 @@ export const ZModelInput = z.strictObject({
   text: z.string().min(1).max(1_000_000),
   /** Execution timeout of each attempt of this response. */
   timeoutMs: z.number().int().min(1000).max(24 * 3_600_000).optional(),
-  approvalTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
-  clientToolTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
+  approvalTtlMs: ZTtlMs.optional(),
+  clientToolTtlMs: ZTtlMs.optional(),
 });
 export type TModelInput = z.infer<typeof ZModelInput>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZTtlMs } from "../core/ttl";
 import type { TModelDriver, TModelTurn } from "./model-loop";
 
 const ZToolCall = z.strictObject({
@@ -25,8 +26,8 @@ export const ZScriptInput = z.strictObject({
   fallback: z.array(ZScriptTurn).min(1).max(100).optional(),
   /** Execution timeout of each attempt of this response. */
   timeoutMs: z.number().int().min(1000).max(24 * 3_600_000).optional(),
-  approvalTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
-  clientToolTtlMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).optional(),
+  approvalTtlMs: ZTtlMs.optional(),
+  clientToolTtlMs: ZTtlMs.optional(),
 });
 export type TScriptInput = z.infer<typeof ZScriptInput>;
 

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
+import { MAX_TTL_MS } from "../core/ttl";
 import { approvalAction, envelopeOf, finishResponse } from "../../db/repositories/responses";
 import { agentSessions, approvals, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
@@ -34,12 +35,12 @@ import { createSession } from "./invoke-response";
 /** Arguments larger than this (canonical JSON) are refused: approvers read them in the console, Slack and mail. */
 export const MAX_EXTERNAL_ARGUMENTS_BYTES = 64 * 1024;
 /** The longest an external approval may wait (as a gateway question). */
-const MAX_EXPIRES_IN_MS = 7 * 24 * 3_600_000;
+const MAX_EXPIRES_IN_MS = MAX_TTL_MS;
 
 export const ZExternalApprovalBody = z.strictObject({
   action: z.string().min(1).max(200).describe("A host tool of the agent, by name or action (e.g. `exec`); its policy, reviewer and risk apply"),
   arguments: z.record(z.string(), z.unknown()).describe("The operation's arguments, checked by the tool's argument schema"),
-  sessionId: z.string().min(1).max(200).optional().describe("One of the caller's sessions (session-scoped grants match it); a new session otherwise"),
+  sessionId: z.string().min(1).optional().describe("One of the caller's sessions (session-scoped grants match it); a new session otherwise"),
   agent: z.string().min(1).max(64).optional().describe("The agent whose policy applies (default: the installation's default agent)"),
   message: z.string().trim().min(1).max(2000).optional().describe("What the approver reads (default: the tool's own description)"),
   risk: z.enum(RISKS).optional().describe("Raises the risk (never lowers it below the tool's own assessment)"),

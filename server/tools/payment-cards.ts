@@ -9,7 +9,7 @@ import { decryptSecret, encryptSecret } from "../host/secret-store";
 export const ZCardDetails = z.object({
   number: z.string().regex(/^\d{13,19}$/, "number must be 13 to 19 digits"),
   expiry: z.string().regex(/^(0[1-9]|1[0-2])\/\d{2}$/, "expiry must be MM/YY"),
-  name: z.string().min(1, "name is required").max(200),
+  name: z.string().min(1, "name is required"),
 });
 export type TCardDetails = z.infer<typeof ZCardDetails>;
 

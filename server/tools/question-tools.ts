@@ -52,7 +52,7 @@ export const askUserTool: TQuestionTool = {
 
 const ZSecretArgs = z.strictObject({
   name: ZQuestionId,
-  prompt: z.string().min(1).max(2000),
+  prompt: ZQuestion.shape.question,
   header: z.string().min(1).max(12).optional(),
   timeoutSeconds: z.number().optional(),
 });
@@ -79,7 +79,7 @@ export const requestSecretTool: TQuestionTool = {
 const ZStructuredArgs = z.strictObject({
   schema: z.unknown(),
   title: z.string().min(1).max(12).optional(),
-  message: z.string().min(1).max(2000).optional(),
+  message: ZQuestion.shape.question.optional(),
   timeoutSeconds: z.number().optional(),
 });
 
@@ -110,7 +110,7 @@ export const requestInputTool: TQuestionTool = {
   },
 };
 
-const ZUrlArgs = z.strictObject({ url: z.string().max(2048), reason: z.string().min(1).max(2000).optional(), timeoutSeconds: z.number().optional() });
+const ZUrlArgs = z.strictObject({ url: z.string().max(2048), reason: ZQuestion.shape.question.optional(), timeoutSeconds: z.number().optional() });
 
 /** Literal URL confirmation: shown exactly as given; confirmed or declined. */
 export const confirmUrlTool: TQuestionTool = {

@@ -400,7 +400,7 @@ describe(`confirm_url (${testDbKind()})`, () => {
       expect(env.status, url).toBe("completed");
       expect(toolResults(env)[0]?.output, url).toEqual({ error: expect.any(String) });
     }
-    for (const args of [{ url: "https://example.com/", reason: "" }, { url: "https://example.com/", reason: "r".repeat(2001) }]) {
+    for (const args of [{ url: "https://example.com/", reason: "" }, { url: "https://example.com/", reason: "r".repeat(4001) }]) {
       const env = await invoke(app, alice.apiKey, toolScript("confirm_url", args, "Skipped."));
       expect(env.status, JSON.stringify(env)).toBe("completed");
       expect(toolResults(env)[0]?.output).toEqual({ error: expect.any(String) });

@@ -25,11 +25,11 @@ export const ZApprovalListItem = z.looseObject({
 });
 export const ZApprovalList = z.object({ approvals: z.array(ZApprovalListItem) });
 
-/** `?wait=MS`: a whole number of milliseconds (0: answer at once); the server bounds it. */
+/** `?wait=MS`: a whole number of milliseconds (0: answer at once), of any size; the server waits at most its boundary timeout. */
 export function parseWait(raw: string | null): number {
   if (raw === null || raw === "") return 0;
-  if (!/^\d{1,9}$/.test(raw)) throw new DomainError("invalid_request", "wait must be a whole number of milliseconds.");
-  return Number(raw);
+  if (!/^\d+$/.test(raw)) throw new DomainError("invalid_request", "wait must be a whole number of milliseconds.");
+  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
 }
 
 /** `?status=`: `pending` (default) or `decided`. */

@@ -14,7 +14,7 @@ import { waitAnswer, ZWaitParams } from "../../services/questions/wait-answer";
 import { describeIssues, readJson } from "./body";
 import { HTTP_STATUS, sendJson, toDomainError } from "./errors";
 
-const ZIdOnly = zod.strictObject({ id: zod.string().min(1).max(200) });
+const ZIdOnly = zod.strictObject({ id: zod.string().min(1) });
 const ZEmpty = zod.strictObject({});
 
 const ZRequested = zod.object({ id: zod.string(), expiresAtMs: zod.number().int() });

@@ -3,14 +3,15 @@ import { ZDecisionOptions } from "../../core/decision";
 import { DOMAIN_ERROR_CODES } from "../../core/errors";
 import { ZAttachmentInputs } from "../../core/media";
 
-const ZId = z.string().min(1).max(200);
+/** Ids name objects the server minted; any other string is simply unknown (an `error` frame like any unknown id), so no length cap here (the frame's 1 MiB bounds it). */
+const ZId = z.string().min(1);
 
 /** The first frame on `/v1/live`. */
 export const ZLiveConnect = z.strictObject({ type: z.literal("connect"), sessionId: ZId.optional() });
 
 /** Every later client frame on `/v1/live`. */
 export const ZLiveClientFrame = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).max(64).optional(), attachments: ZAttachmentInputs.optional() }),
+  z.strictObject({ type: z.literal("response.create"), input: z.union([z.string().min(1), z.record(z.string(), z.unknown())]), requestId: z.string().max(200).optional(), metadata: z.record(z.string(), z.unknown()).optional(), agent: z.string().min(1).optional(), attachments: ZAttachmentInputs.optional() }),
   z.strictObject({ type: z.literal("response.cancel"), responseId: ZId }),
   z.strictObject({ type: z.literal("response.steer"), responseId: ZId, text: z.string().trim().min(1).max(10_000) }),
   z.strictObject({ type: z.literal("approval.decision"), responseId: ZId, approvalId: ZId, decision: z.enum(["approve", "deny"]), ...ZDecisionOptions }),

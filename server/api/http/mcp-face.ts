@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
+import { ZOption, ZQuestion } from "../../core/questions/schema";
 import { RISKS } from "../../core/vocabulary";
 import type { TRunDeps } from "../../host/deps";
 import { permissionPrompt, requestAndAwait } from "../../services/external-approvals";
@@ -57,9 +58,10 @@ function serverFor(deps: TRunDeps, actor: TActor): McpServer {
     {
       description: "Ask a person one question and wait for the answer. Answers {status, answer}.",
       inputSchema: {
-        question: z.string().min(1).max(2000),
-        options: z.array(z.string().min(1).max(200)).min(2).max(4).optional(),
-        header: z.string().min(1).max(12).optional(),
+        // The Gateway question's own limits (one rule for every face): question, header, option label.
+        question: ZQuestion.shape.question,
+        options: z.array(ZOption.shape.label).min(2).max(4).optional(),
+        header: ZQuestion.shape.header.optional(),
         timeoutSeconds: ZWaitSeconds,
       },
     },
@@ -71,7 +73,7 @@ function serverFor(deps: TRunDeps, actor: TActor): McpServer {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
           const left = deadline - Date.now();
-          const result = await waitAnswer(deps, actor, { id, timeoutMs: Math.min(600_000, Math.max(1000, left)) });
+          const result = await waitAnswer(deps, actor, { id, timeoutMs: Math.max(1000, left) });
           if (result.status === "answered") return text({ status: "answered", answer: result.answers.answer?.[0] ?? "" });
           if (result.status !== "pending" || Date.now() >= deadline) return text({ status: result.status });
         }

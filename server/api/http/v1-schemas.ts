@@ -6,13 +6,14 @@ import { ZGrantRecord } from "../../services/grants";
 
 /** The request and response bodies of the `/v1` routes: what the handlers parse and send, and what the API document shows. */
 
-const ZId = z.string().min(1).max(200);
+/** Ids name objects the server minted; any other string is simply unknown (404), so no length cap here (the body's 1 MiB bounds it). */
+const ZId = z.string().min(1);
 
 /** `POST /v1/responses`. */
 export const ZCreateResponseBody = z.strictObject({
   input: z.union([z.string().min(1, "input must not be empty"), z.record(z.string(), z.unknown())]),
   sessionId: ZId.optional(),
-  agent: z.string().min(1).max(64).optional(),
+  agent: z.string().min(1).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   stream: z.boolean().optional(),
   attachments: ZAttachmentInputs.optional().describe("Files for the run: new bytes (`name`, `mediaType`, base64 `data`) or media attached before (`mediaId`). Limits and the type allowlist: 413 / 415 / 422."),

@@ -53,7 +53,8 @@ import {
   ZVoted,
 } from "./v1-schemas";
 
-const ZId = z.string().min(1).max(200);
+/** Ids name objects the server minted; any other string is simply unknown (404), so no length cap here (the request line's size bounds it). */
+const ZId = z.string().min(1);
 /** A JSON-RPC 2.0 message (or a batch) of the MCP face. */
 const ZMcpMessage = z.union([z.looseObject({ jsonrpc: z.literal("2.0") }), z.array(z.looseObject({ jsonrpc: z.literal("2.0") }))]);
 /** What `POST /v1/slack/interactions` answers Slack (its message text; the outcome itself goes to `response_url`). */

@@ -19,7 +19,8 @@ export const QUESTION_ERROR_REASONS = [
 ] as const;
 export type TQuestionErrorReason = (typeof QUESTION_ERROR_REASONS)[number];
 
-export const ZQuestionId = z.string().regex(/^[a-z][a-z0-9_]*$/, "must match ^[a-z][a-z0-9_]*$").max(64);
+/** The contract sets the pattern and no length (the body's 1 MiB bounds it). */
+export const ZQuestionId = z.string().regex(/^[a-z][a-z0-9_]*$/, "must match ^[a-z][a-z0-9_]*$");
 
 /** An absolute http(s) URL without credentials, kept exactly as given. */
 export const ZLiteralUrl = z
@@ -64,7 +65,7 @@ export type TFormField = z.infer<typeof ZFormField>;
 
 export const ZOption = z.strictObject({
   label: z.string().min(1).max(64),
-  value: z.string().min(1).max(200).optional(),
+  value: z.string().min(1).optional(),
   description: z.string().max(500).optional(),
 });
 
@@ -108,7 +109,8 @@ export const ZQuestions = z
   });
 
 /** Answers in both directions: a flat map of question (or `question.field`) id to values. */
-export const ZAnswers = z.record(z.string().min(1).max(200), z.array(z.string().max(10_000)).max(50));
+/** Keys and values are as long as the body allows; no question takes more than 50 values (4 options, 50 enum values). */
+export const ZAnswers = z.record(z.string().min(1), z.array(z.string()).max(50));
 export type TAnswers = z.infer<typeof ZAnswers>;
 
 export const ZResolutionId = z.string().min(1).max(128);

@@ -11,14 +11,17 @@ import { transact } from "../../host/transact";
 import { insertQuestion, toRecords } from "../../../db/repositories/question-records";
 
 export const ZGatewayQuestionId = z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/, "id must be 1–128 letters, digits or _:.-");
-export const ZTimeoutMs = z.number().int().min(1000, "timeoutMs must be at least 1000").max(7 * 24 * 3_600_000);
+/** Any expiry from 1 s is accepted; a longer one than MAX_QUESTION_TIMEOUT_MS is shortened to it, and `expiresAtMs` says so. */
+export const ZTimeoutMs = z.number().int().min(1000, "timeoutMs must be at least 1000");
+/** A pending question stays at most 7 days: an unanswered one stays a stored row and an item in people's inboxes. */
+export const MAX_QUESTION_TIMEOUT_MS = 7 * 24 * 3_600_000;
 
 /** `question.request` params. */
 export const ZRequestParams = z.strictObject({
   id: ZGatewayQuestionId.optional(),
   questions: ZQuestions,
-  sessionId: z.string().min(1).max(200).optional(),
-  responseId: z.string().min(1).max(200).optional(),
+  sessionId: z.string().min(1).optional(),
+  responseId: z.string().min(1).optional(),
   timeoutMs: ZTimeoutMs.optional(),
 });
 
@@ -48,7 +51,7 @@ export async function requestQuestion(
       kind: "gateway",
       questions: params.questions,
       creator: { userId: actor.userId, sessionId: params.sessionId ?? null, responseId: params.responseId ?? null, callId: null },
-      timeoutMs: params.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS,
+      timeoutMs: Math.min(params.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS, MAX_QUESTION_TIMEOUT_MS),
     });
     if (!inserted) throw new QuestionError("QUESTION_ID_IN_USE", "The question could not be registered; try again.");
     // Broadcast with the record on the response it names (as `question.resolved` is).

@@ -18,8 +18,8 @@ import { type TQuestionRow, toRecords, visibleQuestion } from "../../../db/repos
 
 /** `question.resolve` params: answers, or `cancel: true`. */
 export const ZResolveParams = z.union([
-  z.strictObject({ id: z.string().min(1).max(200), answers: ZAnswers, resolvedBy: z.string().min(1).max(200).optional(), resolutionId: ZResolutionId.optional() }),
-  z.strictObject({ id: z.string().min(1).max(200), cancel: z.literal(true), resolvedBy: z.string().min(1).max(200).optional() }),
+  z.strictObject({ id: z.string().min(1), answers: ZAnswers, resolvedBy: z.string().min(1).optional(), resolutionId: ZResolutionId.optional() }),
+  z.strictObject({ id: z.string().min(1), cancel: z.literal(true), resolvedBy: z.string().min(1).optional() }),
 ]);
 
 export type TResolveInput = z.infer<typeof ZResolveParams> & {

@@ -8,10 +8,14 @@ import { questionTopic, waitFor } from "../../host/wait-for";
 import { visibleQuestion } from "../../../db/repositories/question-records";
 
 export const ZWaitParams = z.strictObject({
-  id: z.string().min(1).max(200),
-  timeoutMs: z.number().int().min(1000, "timeoutMs must be at least 1000").max(600_000).optional(),
+  id: z.string().min(1),
+  /** Any wait from 1 s is accepted; one call waits at most MAX_WAIT_MS and then answers `pending` (the client waits again). */
+  timeoutMs: z.number().int().min(1000, "timeoutMs must be at least 1000").optional(),
   includeResolutionId: z.boolean().optional(),
 });
+
+/** The longest one waiter call holds its request open (10 min): a bound on open connections, not on the question. */
+export const MAX_WAIT_MS = 600_000;
 
 export type TWaitResult =
   | { status: "pending" }
@@ -25,7 +29,7 @@ export type TWaitResult =
  */
 export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typeof ZWaitParams>): Promise<TWaitResult> {
   await visibleQuestion(deps.db, actor, params.id);
-  const deadline = Date.now() + (params.timeoutMs ?? 30_000);
+  const deadline = Date.now() + Math.min(params.timeoutMs ?? 30_000, MAX_WAIT_MS);
   const settled = await waitFor(
     questionTopic(deps.bus, params.id),
     async (): Promise<TWaitResult | null> => {

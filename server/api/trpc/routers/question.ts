@@ -9,7 +9,7 @@ import { authenticatedProcedure, publicProcedure, router } from "../init";
 import { questionContext } from "../../../services/read/question-context";
 import { pageInput } from "./page-input";
 
-const ZQuestionRef = z.strictObject({ id: z.string().min(1).max(200) });
+const ZQuestionRef = z.strictObject({ id: z.string().min(1) });
 
 /**
  * The signed-in caller, or else whoever the answer-link cookie of this very question stands for
