@@ -40,7 +40,7 @@ export type {
 };
 
 /** The plugin API this SDK describes; a manifest's `pluginApi` range must include the host's. */
-export const PLUGIN_API_VERSION = "1.1.0";
+export const PLUGIN_API_VERSION = "1.2.0";
 
 /** The runtime id of this host: a manifest's `runtimes` must name it, and middleware targets it. */
 export const HOST_RUNTIME = "countersign";

@@ -6,6 +6,7 @@ import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError, refused } from "../core/errors";
 import type { TDeps } from "../host/deps";
+import { nativeEditTarget } from "../host/tool-surface";
 import { confineToolCwd, sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
@@ -51,7 +52,8 @@ function editableTool(agent: TAgentConfig | undefined, toolName: string): THostT
  */
 export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName: string, edited: Record<string, unknown>): Promise<TEdit | null> {
   const agent = deps.agents.find(agentName);
-  const tool = editableTool(agent, approval.toolName);
+  // A native call's tool is checked with the argument schema its plugin gave for the call (none: not editable).
+  const tool = editableTool(agent, approval.toolName) ?? (agent?.nativeTools?.includes(approval.toolName) ? await nativeEditTarget(deps.db, approval) : null);
   if (!agent || !tool) {
     throw refused("validation_failed", { code: "notEditable", params: { tool: approval.toolName } });
   }

@@ -96,7 +96,7 @@ describe("plugins refused at boot, with the reason", () => {
 
   it("an incompatible plugin API range is refused before its code loads, naming both versions", async () => {
     const dir = variant("future", (m) => (m.pluginApi = "^2.0.0"), "throw new Error('code was loaded');\nexport default {};\n");
-    await expect(boot([{ path: dir, enabled: true }])).rejects.toThrow("needs plugin API ^2.0.0; this host provides plugin API 1.1.0");
+    await expect(boot([{ path: dir, enabled: true }])).rejects.toThrow("needs plugin API ^2.0.0; this host provides plugin API 1.2.0");
   });
 
   it("a plugin that targets other runtimes only is refused", async () => {
