@@ -7,7 +7,7 @@ import { testDbKind } from "../../db/testing";
 import { pluginSourcesFromEnv } from "../../server/plugins/loader";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { startFakeModel, type TFakeModel, type TFakeRequest } from "./fake-openai";
-import { decide, invoke, lineCount, ok200, workspaceOf } from "./helpers";
+import { decide, getResponse, invoke, lineCount, ok200, waitUntil, workspaceOf } from "./helpers";
 
 /**
  * Issue 17, plugin API 1.2: a native loop's calls get what the host's own tools get. An approver
@@ -118,6 +118,31 @@ describe(`an approver edits a native call's arguments against the plugin's schem
     expect(done.status).toBe("completed");
     expect(readFileSync(join(workspace, "sub", "notes.txt"), "utf8")).toBe("edited in sub\n");
     expect(lineCount(workspace, "notes.txt")).toBe(0);
+  });
+
+  it("the console's decision (tRPC approvals.decide) takes an edit through the same validation", async () => {
+    fake.reply(toolCall("append_note", { text: "console draft" }), toolCall("append_note", { text: "console draft" }), text("noted"));
+    const waiting = await invoke(app, member.apiKey, "Note 'console draft'.", { agent: "native-loop" });
+    const id = (waiting.requiredAction as { id: string }).id;
+    const trpc = (path: string, init: { input: unknown; mutation?: boolean }) =>
+      init.mutation
+        ? fetch(`${app.url}/api/trpc/${path}`, { method: "POST", headers: { authorization: `Bearer ${approver.apiKey}`, "content-type": "application/json" }, body: JSON.stringify(init.input) })
+        : fetch(`${app.url}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(init.input))}`, { headers: { authorization: `Bearer ${approver.apiKey}` } });
+    const listed = (await (await trpc("approvals.list", { input: { status: "pending", ids: [id] } })).json()) as { result: { data: Array<{ id: string; bindingHash: string }> } };
+    const bindingHash = listed.result.data.find((a) => a.id === id)?.bindingHash;
+    expect(bindingHash).toBeTruthy();
+    const refused = await trpc("approvals.decide", { mutation: true, input: { approvalId: id, decision: "approve", bindingHash, arguments: { text: ["not", "a", "string"] } } });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(await refused.json())).toContain("The edited arguments are not valid for append_note:");
+    const decided = await trpc("approvals.decide", { mutation: true, input: { approvalId: id, decision: "approve", bindingHash, arguments: { text: "console final" } } });
+    expect(decided.status).toBe(200);
+    expect(((await decided.json()) as { result: { data: { edited: boolean } } }).result.data.edited).toBe(true);
+    const done = await waitUntil(async () => {
+      const body = (await (await getResponse(app, member.apiKey, waiting.id as string, waiting.sessionId as string)).json()) as { status: string };
+      return body.status === "completed" ? body : null;
+    }, 20_000, "the run to complete");
+    expect(done.status).toBe("completed");
+    expect(readFileSync(join(workspaceOf(app, waiting.sessionId as string), "notes.txt"), "utf8")).toBe("console final\n");
   });
 
   it("a call whose plugin gave no schema cannot be edited (422 naming the tool)", async () => {
