@@ -158,29 +158,44 @@ describe(`an approver edits a native call's arguments against the plugin's schem
 });
 
 describe(`a native tool marked client runs on the connected client (${testDbKind()})`, () => {
-  it("the run asks the client through the client-tool request; its output is what the loop feeds the model, and nothing runs in the loop", async () => {
+  it("approved by a person, the call becomes the client-tool request; the client's output is what the loop feeds the model, and nothing runs in the loop", async () => {
     const from = fake.requests.length;
-    fake.reply(toolCall("page_title", {}), toolCall("page_title", {}), text("The page is Countersign."));
-    const waiting = await invoke(app, member.apiKey, "What page am I on?", { agent: "native-loop" });
+    // Three attempts: the approval, the client tool, then the answer.
+    fake.reply(toolCall("page_title", {}), toolCall("page_title", {}), toolCall("page_title", {}), text("The page is Countersign."));
+    const asked = await invoke(app, member.apiKey, "What page am I on?", { agent: "native-loop" });
+    expect(asked.status).toBe("requires_action");
+    expect(asked.requiredAction).toMatchObject({ type: "human_approval", action: "native:page_title", arguments: {} });
+    const waiting = await ok200(await decide(app, approver.apiKey, (asked.requiredAction as { id: string }).id, "approve"));
     expect(waiting.status).toBe("requires_action");
     const action = waiting.requiredAction as { type: string; id: string; name: string; arguments: unknown };
     expect(action).toMatchObject({ type: "client_tool", name: "page_title", arguments: {} });
     expect(action.id).toMatch(/^client_tool_/);
-    // Nobody else's result is taken; a second submission is refused once the first was used.
     const done = await ok200(await app.api(`/v1/client-tools/${action.id}`, { key: member.apiKey, body: { output: { title: "Countersign" } } }));
     expect(done.status).toBe("completed");
     expect(done.clientToolId).toBe(action.id);
     expect(done.outputText).toBe("The page is Countersign.");
     expect(toolMessages(fake, from)).toEqual([{ title: "Countersign" }]);
-    expect(fake.requests.length - from).toBe(3);
+    expect(fake.requests.length - from).toBe(4);
+    // The result is used once.
     const again = await app.api(`/v1/client-tools/${action.id}`, { key: member.apiKey, body: { output: { title: "other" } } });
     expect(again.status).toBe(409);
     const trajectory = await trajectoryOf(done.id as string);
+    expect(trajectory.filter((e) => e.type === "approval.requested")).toHaveLength(1);
     expect(trajectory.filter((e) => e.type === "client_tool.requested")).toHaveLength(1);
     expect(trajectory.find((e) => e.type === "client_tool.submitted")?.data).toMatchObject({ name: "page_title", output: { title: "Countersign" } });
     expect(trajectory.filter((e) => e.type === "native_tool.decision").map((e) => e.data)).toEqual([expect.objectContaining({ toolName: "page_title", allow: true })]);
     expect(trajectory.find((e) => e.type === "harness.tool_surface.finalized")?.data).toMatchObject({ client: ["page_title"] });
     expect(done.output).toEqual(expect.arrayContaining([expect.objectContaining({ type: "tool_result", name: "page_title", output: { title: "Countersign" } })]));
+  });
+
+  it("denied, the client is never asked and the model reads the reply", async () => {
+    const from = fake.requests.length;
+    fake.reply(toolCall("page_title", {}), toolCall("page_title", {}), text("I may not look."));
+    const asked = await invoke(app, member.apiKey, "What page am I on?", { agent: "native-loop" });
+    const done = await ok200(await app.api(`/v1/approvals/${(asked.requiredAction as { id: string }).id}`, { key: approver.apiKey, body: { decision: "deny", message: "Not the page." } }));
+    expect(done.status).toBe("completed");
+    expect(toolMessages(fake, from)).toEqual([{ refused: "denied", message: "Not the page." }]);
+    expect((await trajectoryOf(done.id as string)).filter((e) => e.type === "client_tool.requested")).toHaveLength(0);
   });
 
   it("a client tool the toolExecutionAllow list excludes is refused and the client is never asked", async () => {

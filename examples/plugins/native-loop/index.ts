@@ -73,7 +73,9 @@ function execute(name: string, args: Record<string, unknown>, cwd: string): unkn
     appendFileSync(file, `${String(args.text)}\n`);
     return { appended: String(args.text), lines: readFileSync(file, "utf8").split("\n").filter(Boolean).length };
   }
-  return { notes: existsSync(file) ? readFileSync(file, "utf8") : "" };
+  if (name === "read_notes") return { notes: existsSync(file) ? readFileSync(file, "utf8") : "" };
+  // page_title is client-executed: the host hands the loop the client's output instead.
+  return { error: `The tool ${name} does not run in this loop.` };
 }
 
 /** The capabilities of this process's previous attempt, kept only to show that they fail closed once it settled. */
@@ -182,10 +184,10 @@ const plugin: TCountersignPlugin = {
       name: "native-loop",
       harness: "native-loop",
       model: process.env.COUNTERSIGN_EXAMPLE_MODEL?.trim() || "example",
-      description: "The native-loop example plugin's agent: keeps notes in the session workspace; appending one needs a person.",
+      description: "The native-loop example plugin's agent: keeps notes in the session workspace; appending one, or reading the title of the user's page, needs a person.",
       tools: [],
       nativeTools: TOOLS.map((t) => t.name),
-      approval: { append_note: "always", read_notes: "never", page_title: "never" },
+      approval: { append_note: "always", read_notes: "never", page_title: "always" },
       ...(baseURL ? { endpoint: { baseURL, ...(process.env.COUNTERSIGN_EXAMPLE_MODEL_KEY_ENV ? { apiKeyEnv: process.env.COUNTERSIGN_EXAMPLE_MODEL_KEY_ENV } : {}) } } : {}),
     });
   },
