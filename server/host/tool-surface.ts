@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { responseSteps } from "../../db/schema";
@@ -123,17 +123,35 @@ function approvalTarget(name: string, options: { argsSchema?: z.ZodType; cwd?: s
 const schemaKey = (callId: string) => `native-schema:${callId}`;
 
 /**
- * The tool an approver's edit of a native call is validated with, exactly as a host tool's
- * (server/services/decision-options.ts): the schema the plugin gave for the call, read from the
- * run's step. Null when the approval is not a native call or its plugin gave no schema.
+ * The argument schemas the plugins gave for the native calls among `approvals` (stored with each
+ * call's decision), by approval id: what an edit is validated with and the console's form is built from.
  */
-export async function nativeEditTarget(db: Db, approval: { responseId: string; callId: string; toolName: string; action: string; cwd: string | null }): Promise<THostTool | null> {
-  if (approval.action !== `native:${approval.toolName}`) return null;
-  const [row] = await db
-    .select({ result: responseSteps.result })
+export async function nativeParametersOf(
+  db: Db,
+  approvals: ReadonlyArray<{ id: string; responseId: string; callId: string; toolName: string; action: string }>,
+): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  const native = approvals.filter((a) => a.action === `native:${a.toolName}`);
+  if (native.length === 0) return found;
+  const rows = await db
+    .select({ responseId: responseSteps.responseId, key: responseSteps.key, result: responseSteps.result })
     .from(responseSteps)
-    .where(and(eq(responseSteps.responseId, approval.responseId), eq(responseSteps.key, schemaKey(approval.callId)), eq(responseSteps.status, "completed")));
-  const argsSchema = argsSchemaFromJson((row?.result as { parameters?: unknown } | undefined)?.parameters);
+    .where(and(eq(responseSteps.status, "completed"), or(...native.map((a) => and(eq(responseSteps.responseId, a.responseId), eq(responseSteps.key, schemaKey(a.callId)))))));
+  const byStep = new Map(rows.map((r) => [`${r.responseId} ${r.key}`, (r.result as { parameters?: unknown } | null)?.parameters]));
+  for (const a of native) {
+    const parameters = byStep.get(`${a.responseId} ${schemaKey(a.callId)}`);
+    if (parameters !== null && typeof parameters === "object" && !Array.isArray(parameters)) found.set(a.id, parameters as Record<string, unknown>);
+  }
+  return found;
+}
+
+/**
+ * The tool an approver's edit of a native call is validated with, exactly as a host tool's
+ * (server/services/decision-options.ts): the schema the plugin gave for the call. Null when the
+ * approval is not a native call or its plugin gave no schema.
+ */
+export async function nativeEditTarget(db: Db, approval: { id: string; responseId: string; callId: string; toolName: string; action: string; cwd: string | null }): Promise<THostTool | null> {
+  const argsSchema = argsSchemaFromJson((await nativeParametersOf(db, [approval])).get(approval.id));
   return argsSchema ? approvalTarget(approval.toolName, { argsSchema, cwd: approval.cwd }) : null;
 }
 

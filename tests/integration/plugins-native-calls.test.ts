@@ -128,9 +128,16 @@ describe(`an approver edits a native call's arguments against the plugin's schem
       init.mutation
         ? fetch(`${app.url}/api/trpc/${path}`, { method: "POST", headers: { authorization: `Bearer ${approver.apiKey}`, "content-type": "application/json" }, body: JSON.stringify(init.input) })
         : fetch(`${app.url}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(init.input))}`, { headers: { authorization: `Bearer ${approver.apiKey}` } });
-    const listed = (await (await trpc("approvals.list", { input: { status: "pending", ids: [id] } })).json()) as { result: { data: Array<{ id: string; bindingHash: string }> } };
-    const bindingHash = listed.result.data.find((a) => a.id === id)?.bindingHash;
+    type TListed = { id: string; bindingHash: string; options: { editable: boolean; argumentsSchema: unknown } };
+    const listed = (await (await trpc("approvals.list", { input: { status: "pending", ids: [id] } })).json()) as { result: { data: TListed[] } };
+    const row = listed.result.data.find((a) => a.id === id);
+    const bindingHash = row?.bindingHash;
     expect(bindingHash).toBeTruthy();
+    // The console's edit form is built from the schema the plugin gave for the call (here and in the inbox).
+    const schema = { type: "object", properties: { text: { type: "string" }, cwd: { type: "string" } }, required: ["text"], additionalProperties: false };
+    expect(row?.options).toMatchObject({ editable: true, argumentsSchema: schema });
+    const inbox = (await (await trpc("inbox.list", { input: { status: "pending" } })).json()) as { result: { data: { rows: TListed[] } } };
+    expect(inbox.result.data.rows.find((a) => a.id === id)?.options).toMatchObject({ editable: true, argumentsSchema: schema });
     const refused = await trpc("approvals.decide", { mutation: true, input: { approvalId: id, decision: "approve", bindingHash, arguments: { text: ["not", "a", "string"] } } });
     expect(refused.status).toBe(422);
     expect(JSON.stringify(await refused.json())).toContain("The edited arguments are not valid for append_note:");
@@ -152,6 +159,10 @@ describe(`an approver edits a native call's arguments against the plugin's schem
     const edit = await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "approve", arguments: { text: "final" } } });
     expect(edit.status).toBe(422);
     expect(((await edit.json()) as { detail: string }).detail).toBe("The arguments of append_note cannot be edited here; approve or deny it as asked.");
+    // The console offers no edit form for it either.
+    const listed = await fetch(`${app.url}/api/trpc/approvals.list?input=${encodeURIComponent(JSON.stringify({ status: "pending", ids: [id] }))}`, { headers: { authorization: `Bearer ${approver.apiKey}` } });
+    const rows = ((await listed.json()) as { result: { data: Array<{ id: string; options: unknown }> } }).result.data;
+    expect(rows.find((a) => a.id === id)?.options).toMatchObject({ editable: false, argumentsSchema: null });
     expect((await ok200(await decide(app, approver.apiKey, id, "approve"))).status).toBe("completed");
     expect(readFileSync(join(workspaceOf(app, waiting.sessionId as string), "notes.txt"), "utf8")).toBe("draft\n");
   });
