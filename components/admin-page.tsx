@@ -8,6 +8,7 @@ import { DevicesPanel } from "./admin/devices-panel";
 import { KeysPanel } from "./admin/keys-panel";
 import { UsersPanel } from "./admin/users-panel";
 import { useMe } from "./app-shell";
+import { PageHead } from "./list-kit/page-head";
 
 type TTab = "users" | "keys" | "agents" | "devices";
 
@@ -26,19 +27,13 @@ export function AdminPage() {
   const [tab, setTab] = useState<TTab>(readsWorkspace ? "users" : "keys");
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">
-            {me?.role === "admin" ? t("ledeAdmin") : t("ledeOther")}
-          </p>
-        </div>
+      <PageHead title={t("title")} lede={me?.role === "admin" ? t("ledeAdmin") : t("ledeOther")}>
         {me?.role === "admin" || me?.role === "auditor" ? (
           <Link href="/admin/trail" className="btn btn-quiet" data-testid="open-admin-trail">
             {tt("open")}
           </Link>
         ) : null}
-      </div>
+      </PageHead>
       <div className="tabs" role="tablist" aria-label={t("sections")}>
         {tabs.map((x) => (
           <button key={x.id} type="button" role="tab" id={`tab-${x.id}`} aria-selected={tab === x.id} aria-controls={`panel-${x.id}`} onClick={() => setTab(x.id)}>

@@ -13,6 +13,7 @@ import { TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import type en from "@/messages/en.json";
 import { ADMIN_ACTIONS, ADMIN_CHANNELS, type TAdminChannel } from "@/server/core/admin-trail";
+import { PageHead } from "./list-kit/page-head";
 
 type TActionKey = keyof (typeof en)["adminTrail"]["actions"];
 /** Message keys cannot hold dots: `user.role_changed` is labelled by `actions.user_role_changed`. */
@@ -49,11 +50,7 @@ export function AdminTrail() {
     r.actorUserId ? (r.actorName ?? r.actorUserId) : r.channel === "cli" ? t("cliActor", { osUser: r.osUser ?? "?" }) : t("systemActor");
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-        </div>
+      <PageHead title={t("title")} lede={t("lede")}>
         <div className="actions">
           <Link href="/admin" className="btn btn-quiet">
             {t("backToAdmin")}
@@ -62,7 +59,7 @@ export function AdminTrail() {
             {t("export")}
           </a>
         </div>
-      </div>
+      </PageHead>
       <FilterBar testId="trail-filters">
         <SelectFilter
           label={t("actor")}

@@ -24,6 +24,7 @@ import { ShortcutsHelp } from "./shortcuts-help";
 import { useTRPC } from "./trpc-provider";
 import { useKeptDecisions } from "./use-kept-decisions";
 import { LiveIndicator } from "./use-live-changes";
+import { PageHead } from "./list-kit/page-head";
 
 /**
  * The approvals inbox: one line per pending request and the selected one in full beside it;
@@ -117,19 +118,20 @@ export function ApprovalsInbox() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-          {questionCount > 0 ? (
+      <PageHead
+        title={t("title")}
+        lede={t("lede")}
+        below={
+          questionCount > 0 ? (
             // One line under the title, not a banner: the list keeps the screen.
             <p className="notice-questions small" data-testid="questions-waiting">
               {t.rich("questionsWaiting", { n: questionCount, strong: (c) => <strong>{c}</strong> })} <Link href="/questions">{t("openQuestions")}</Link>
             </p>
-          ) : null}
-        </div>
+          ) : null
+        }
+      >
         <LiveIndicator live={live} />
-      </div>
+      </PageHead>
       <p className="visually-hidden" aria-live="polite">
         {decisions.announcement}
       </p>

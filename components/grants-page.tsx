@@ -15,6 +15,7 @@ import { useTRPC } from "./trpc-provider";
 import { TwoStepAction } from "./two-step-action";
 import { useUserNames } from "./use-user-names";
 import { useErrorSentence } from "./use-error-sentence";
+import { PageHead } from "./list-kit/page-head";
 
 /**
  * Standing grants: which exact operations run without a prompt, for whom, until when, how often
@@ -37,11 +38,7 @@ export function GrantsPage() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-        </div>
+      <PageHead title={t("title")} lede={t("lede")}>
         <div className="filter">
           <label htmlFor="grant-status">{t("show")}</label>
           <select id="grant-status" className="input input-compact" value={status} onChange={(e) => setStatus(e.target.value as "active" | "all")}>
@@ -49,7 +46,7 @@ export function GrantsPage() {
             <option value="all">{t("showAll")}</option>
           </select>
         </div>
-      </div>
+      </PageHead>
       {readOnly ? (
         <p className="notice" data-testid="read-only">
           {t("readOnly")}

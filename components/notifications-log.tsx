@@ -14,6 +14,7 @@ import { ListSkeleton, ListStates } from "./list-kit/list-states";
 import { LoadOlder } from "./list-kit/load-older";
 import { TimeAgo } from "./time-labels";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
+import { PageHead } from "./list-kit/page-head";
 
 type TStatus = TNotificationStatus;
 
@@ -39,12 +40,7 @@ export function NotificationsLog() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-        </div>
-      </div>
+      <PageHead title={t("title")} lede={t("lede")} />
       {!allowed || trpcErrorCode(list.error) === "FORBIDDEN" ? (
         <p className="empty">{t("forbidden")}</p>
       ) : (

@@ -14,6 +14,7 @@ import { kindLabel } from "./question-model";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
+import { PageHead } from "./list-kit/page-head";
 
 function QuestionText({ r }: { r: TRecord }) {
   const t = useTranslations("questions");
@@ -79,13 +80,9 @@ export function QuestionsList() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-        </div>
+      <PageHead title={t("title")} lede={t("lede")}>
         <LiveIndicator live={live} />
-      </div>
+      </PageHead>
 
       <section aria-labelledby="pending-questions-title" className="section">
         <h2 id="pending-questions-title">

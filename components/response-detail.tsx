@@ -10,6 +10,7 @@ import { JsonView } from "./json-view";
 import { AttachmentList, OutputItems } from "./output-items";
 import { RequiredAction } from "./required-action";
 import { ResponseTimeline } from "./response-timeline";
+import { SideQuestionForm } from "./side-question-form";
 import { SteerForm } from "./steer-form";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { TrajectoryAudit } from "./trajectory-audit";
@@ -178,6 +179,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       </div>
 
       {terminal || !data.canAct ? null : <SteerForm responseId={env.id} />}
+      {data.canAskSideQuestions ? <SideQuestionForm responseId={env.id} /> : null}
 
       {data.attachments.length > 0 ? (
         <section className="section" aria-labelledby="given-files-title" data-testid="given-files">

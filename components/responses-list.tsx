@@ -17,6 +17,7 @@ import { LoadOlder } from "./list-kit/load-older";
 import { TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
+import { PageHead } from "./list-kit/page-head";
 
 
 /** The filters the response and session lists share (agent, user, time range, search). */
@@ -78,13 +79,9 @@ export function ResponsesList() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-        </div>
+      <PageHead title={t("title")} lede={t("lede")}>
         <LiveIndicator live={live} />
-      </div>
+      </PageHead>
       <ListFilterBar f={f} searchLabel={col("search")} searchPlaceholder={t("searchPlaceholder")}>
         <ToggleGroup label={col("status")} values={RESPONSE_STATUSES} selected={statuses} onChange={setStatuses} labelOf={vocab.responseStatus} testId="filter-status" />
       </ListFilterBar>

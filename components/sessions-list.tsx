@@ -15,6 +15,7 @@ import { TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { SESSION_STATES, type TSessionState } from "@/server/core/vocabulary";
+import { PageHead } from "./list-kit/page-head";
 
 /** Agent sessions, newest first: filtered server-side (agent, user, time, active or idle, id), keyset-paginated, live. */
 export function SessionsList() {
@@ -33,13 +34,9 @@ export function SessionsList() {
   const rows = list.data?.pages.flatMap((p) => p.rows) ?? [];
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lede")}</p>
-        </div>
+      <PageHead title={t("title")} lede={t("lede")}>
         <LiveIndicator live={live} />
-      </div>
+      </PageHead>
       <ListFilterBar f={f} searchLabel={t("searchLabel")} searchPlaceholder="sess_…">
         <SelectFilter
           label={t("state")}

@@ -8,6 +8,7 @@ import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
 import { ListSkeleton } from "./list-kit/list-states";
 import { useTRPC } from "./trpc-provider";
+import { PageHead } from "./list-kit/page-head";
 
 const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
 const RANGES = ["7", "30", "90"];
@@ -72,12 +73,7 @@ export function UsagePage() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t.rich("lead", { own: me?.role === "member" ? "yes" : "no", zone: () => <span data-testid="usage-zone">{timeZone}</span> })}</p>
-        </div>
-      </div>
+      <PageHead title={t("title")} lede={t.rich("lead", { own: me?.role === "member" ? "yes" : "no", zone: () => <span data-testid="usage-zone">{timeZone}</span> })} />
       <div className="filter-bar">
         <SelectFilter label={t("range")} value={days} onChange={setDays} options={RANGES.map((n) => ({ value: n, label: t("last", { n }) }))} anyLabel={null} testId="usage-range" />
         <SelectFilter label={t("agent")} value={agent} onChange={setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} anyLabel={t("any")} testId="usage-agent" />

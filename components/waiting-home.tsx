@@ -12,6 +12,7 @@ import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { useUserNames } from "./use-user-names";
+import { PageHead } from "./list-kit/page-head";
 
 const KINDS: TWaitingKind[] = ["approval", "question", "client_tool", "device", "steering"];
 
@@ -42,13 +43,9 @@ export function WaitingHome() {
 
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>{t("title")}</h1>
-          <p className="muted">{t("lead")}</p>
-        </div>
+      <PageHead title={t("title")} lede={t("lead")}>
         <LiveIndicator live={live} />
-      </div>
+      </PageHead>
 
       <ul className="kind-cards" aria-label={t("perKind")}>
         {KINDS.map((kind) => {

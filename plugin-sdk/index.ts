@@ -22,6 +22,7 @@ import type {
   TToolSurfaceCapabilities,
 } from "../server/host/tool-surface";
 import type { TModelEndpoint } from "../server/agents/types";
+import type { TSideQuestionAnswer, TSideQuestionCapabilities, TSideQuestionParams, TSideQuestionTranscript } from "../server/host/side-question-types";
 
 export type { TConversationEntry, TModelTurn, TBeforeDispatch, TTurnStream, THostCapabilities, TToolResultMiddleware, TToolResultMiddlewareOptions, TPluginManifest };
 // Plugin API 1.1: native-loop harnesses and their tool-surface capabilities.
@@ -38,6 +39,11 @@ export type {
   TToolSurfaceCapabilities,
   TModelEndpoint,
 };
+
+// Plugin API 1.2: side questions.
+export type { TSideQuestionAnswer, TSideQuestionCapabilities, TSideQuestionParams, TSideQuestionTranscript };
+/** The side-question parameters under the name the harness contracts use. */
+export type AgentHarnessSideQuestionParamsV2 = TSideQuestionParams;
 
 /** The plugin API this SDK describes; a manifest's `pluginApi` range must include the host's. */
 export const PLUGIN_API_VERSION = "1.2.0";
@@ -91,6 +97,14 @@ export type TPluginHarness = {
    * the run owner's profile (another person's is refused with a 403). Omitted: allowed (API 1.1).
    */
   supportsCrossProfileSteering?: boolean;
+  /**
+   * Plugin API 1.2: answers a person's side question about one of this harness's runs (`POST
+   * /v1/responses/{id}/side_questions`, tRPC `responses.askSideQuestion`) without steering the
+   * run or changing its transcript. `params.transcript` is a frozen copy of the run so far;
+   * `params.hostCapabilities` is bound to this side question and fails closed once it settled.
+   * Omitted: side questions to this harness's runs are refused (409).
+   */
+  sideQuestion?: (params: TSideQuestionParams) => Promise<TSideQuestionAnswer>;
 };
 
 /** An agent a plugin contributes, served like a built-in one (`"agent": name` on `/v1/responses`). */

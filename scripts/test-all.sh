@@ -28,25 +28,46 @@ npx tsc --noEmit
 npx biome lint .
 
 mkdir -p test-results
-echo "== unit + integration tests on PGlite"
-TEST_DB=pglite npx vitest run --project unit --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json
-
-if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
-  TEST_DB=postgres npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json
-  echo "== replicas: 3 server processes on one PostgreSQL"
-  TEST_DB=postgres npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json
-  echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
-  TEST_DB=postgres npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json
-else
-  echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
+# Two lanes run side by side: every test file opens its own database (an in-memory PGlite, or a
+# throw-away database on the PostgreSQL server), so the PGlite pass and the PostgreSQL passes share
+# no state. Each lane's lines carry its name; the script fails if either lane fails, after both end.
+lane_pglite() {
+  echo "== unit + integration tests on PGlite"
+  TEST_DB=pglite npx vitest run --project unit --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json
+}
+lane_postgres() {
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
+    TEST_DB=postgres npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json
+    echo "== replicas: 3 server processes on one PostgreSQL"
+    TEST_DB=postgres npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json
+    echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
+    TEST_DB=postgres npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json
+  else
+    echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
+  fi
+  echo "== benchmarks, --quick (small sizes: proves every benchmark still runs; speed is judged by npm run bench, not here)"
+  npm run bench -- --quick
+  echo "== production build for the end-to-end tests"
+  npx next build
+}
+STARTED=$SECONDS
+( lane_pglite 2>&1 | sed -u 's/^/[pglite] /' ) &
+PGLITE_PID=$!
+( lane_postgres 2>&1 | sed -u 's/^/[postgres] /' ) &
+POSTGRES_PID=$!
+FAILED=""
+wait "$PGLITE_PID" || FAILED="$FAILED pglite"
+echo "== lane pglite ended after $((SECONDS - STARTED)) s"
+wait "$POSTGRES_PID" || FAILED="$FAILED postgres"
+echo "== lane postgres ended after $((SECONDS - STARTED)) s"
+if [ -n "$FAILED" ]; then
+  echo "== failed lanes:$FAILED"
+  node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/vitest-replicas.json test-results/vitest-faults.json || true
+  exit 1
 fi
 
-echo "== benchmarks, --quick (small sizes: proves every benchmark still runs; speed is judged by npm run bench, not here)"
-npm run bench -- --quick
-
-echo "== build and end-to-end tests (Playwright, system Chromium)"
-npx next build
+echo "== end-to-end tests (Playwright, system Chromium)"
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json
 
 node scripts/test-summary.mjs test-results/vitest-pglite.json test-results/vitest-postgres.json test-results/vitest-replicas.json test-results/vitest-faults.json test-results/playwright.json

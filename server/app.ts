@@ -62,6 +62,8 @@ import { mediaPolicyFromEnv, type TMediaPolicy } from "./core/media";
 export type TAppOptions = {
   db: DbHandle;
   dataDir: string;
+  /** The server's clock for deadlines it checks itself (expiry of links, pairings, questions); tests move it forward. */
+  now?: () => Date;
   port?: number;
   host?: string;
   publicUrl?: string;
@@ -201,7 +203,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     dbKind: options.db.kind,
     bus,
     log,
-    now: () => new Date(),
+    now: options.now ?? (() => new Date()),
     secretKey: loadSecretKey(options.dataDir),
     receipts: new ReceiptStore(),
     sandbox,

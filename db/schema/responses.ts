@@ -4,6 +4,7 @@ import type { TEnvelope, TOutputItem, TUsage } from "../../server/core/envelope"
 import type { TAttachmentFact } from "../../server/core/media";
 import type { TAgentPolicy } from "../../server/core/agent-policy";
 import type { TPendingRef } from "../../server/core/pending";
+import type { TCredential } from "../../server/core/credential";
 import { RESPONSE_STATUSES, STEP_STATUSES, TRANSPORTS } from "../../server/core/vocabulary";
 import { users } from "./auth";
 
@@ -68,6 +69,8 @@ export const responses = pgTable(
     agentPolicy: jsonb("agent_policy").$type<TAgentPolicy | null>(),
     /** Time the run's attempts spent executing, summed at each suspension: the execution deadline counts this, not waits for people. */
     activeMs: integer("active_ms").notNull().default(0),
+    /** The credential that started the run (an API key or a console session, by id): its source. Revoking it revokes the run's retained source authority. Null: started by the server itself. */
+    sourceCredential: jsonb("source_credential").$type<TCredential | null>(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp("completed_at", { withTimezone: true }),

@@ -2,13 +2,17 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { apiKeys, loginSessions, users } from "../../db/schema";
 import { DomainError } from "../core/errors";
+import type { TCredential } from "../core/credential";
 import type { TRole } from "../core/vocabulary";
 
+export type { TCredential };
+
 /**
- * What a connection was admitted with: the API key (by id, never the secret) or the console login
- * session (by id), plus the user and role it had then. Long-lived connections keep it to re-check.
+ * The safety net behind the bus: every open connection (and every watched run source) re-checks
+ * its credential this often even when no change was announced (a NOTIFY lost while PostgreSQL
+ * restarted, a replica that died between its commit and its NOTIFY).
  */
-export type TCredential = { via: "api_key"; keyId: string; userId: string; role: TRole } | { via: "cookie"; sessionId: string; userId: string; role: TRole };
+export const CREDENTIAL_RECHECK_MS = 30_000;
 
 /** A stable key of one credential (several connections may share it). */
 export const credentialKey = (credential: TCredential): string => (credential.via === "api_key" ? `key:${credential.keyId}` : `session:${credential.sessionId}`);

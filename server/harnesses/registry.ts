@@ -1,6 +1,7 @@
 import { DomainError } from "../core/errors";
 import type { TAgentConfig } from "../agents/types";
 import type { Attempt } from "../host/attempt";
+import type { TSideQuestionHandler } from "../host/side-question-types";
 import { runModelLoop } from "./model-loop";
 import { openAICompatibleDriver, parseModelInput } from "./openai-compatible";
 import { parseScriptedInput, scriptedDriver, scriptedFallbackDriver } from "./scripted";
@@ -26,6 +27,8 @@ export type THarness = {
   run: (attempt: Attempt) => Promise<void>;
   /** `false`: steering messages and question answers are accepted only from the run owner's profile. Omitted: allowed. */
   supportsCrossProfileSteering?: boolean;
+  /** Answers side questions about a run (server/host/side-questions.ts). Omitted: the harness answers none. */
+  sideQuestion?: TSideQuestionHandler;
 };
 
 /** The built-in harnesses: `scripted` plays `input.script`; `openai-compatible` asks the agent's model endpoint. */

@@ -1,3 +1,4 @@
+import type { TCredential } from "../core/credential";
 import type { TAnswers } from "../core/questions/schema";
 import type { TDeps, TRunStarter } from "./deps";
 
@@ -7,7 +8,7 @@ import type { TDeps, TRunStarter } from "./deps";
  */
 export type TAuthorityServices = {
   /** Creates and starts a run as `ownerId` (the ordinary `/v1/responses` path: agent, input checks, session). */
-  spawnRun: (ownerId: string, body: { agent: string; input: unknown; metadata: Record<string, unknown> }) => Promise<{ responseId: string; sessionId: string }>;
+  spawnRun: (ownerId: string, body: { agent: string; input: unknown; metadata: Record<string, unknown> }, source: TCredential | null) => Promise<{ responseId: string; sessionId: string }>;
   /** Answers a question as `ownerId` with a receipt; `assertCurrent` is checked right before the commit. */
   resolveQuestion: (ownerId: string, input: { id: string; answers: TAnswers; resolutionId: string; assertCurrent: () => boolean }) => Promise<unknown>;
   /** Waits for a question's outcome with the receipt of its committed answer (`includeResolutionId`). */
@@ -17,7 +18,7 @@ export type TAuthorityServices = {
 /** The attempt as the authority capabilities see it (server/host/attempt.ts's Attempt). */
 export type TAuthorityAttempt = {
   readonly deps: TDeps;
-  readonly response: { id: string; sessionId: string; userId: string; agent: string };
+  readonly response: { id: string; sessionId: string; userId: string; agent: string; sourceCredential?: TCredential | null };
   readonly signal: AbortSignal;
   readonly runtime: { host: TRunStarter; services?: () => TAuthorityServices | undefined };
   step: <T>(key: string, fn: (record: { event: (type: string, data: Record<string, unknown>) => void }) => Promise<T>) => Promise<T>;

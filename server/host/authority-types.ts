@@ -60,8 +60,9 @@ export type TQuestionDispatcher = {
  * grants no tool authority: bind it to the resources the run admitted, call `assertCurrent()`
  * before each further side effect, stop them when `signal` aborts, and `release()` once they
  * settled (idempotent). It ends when the run's source is revoked: the run is cancelled (by a
- * person or its deadline), fails, or its attempt is torn down by a shutdown; a run that
- * completes keeps its retained source until released.
+ * person or its deadline), fails, or its attempt is torn down by a shutdown, or the credential
+ * that started the run ends (its API key revoked, its console session signed out, its owner
+ * disabled or deleted); a run that completes keeps its retained source until released.
  */
 export type TRetainedSourceAuthority = {
   /** Throws a sentence once the source was revoked or this handle released. */

@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { responses } from "../../db/schema";
 import type { TCreatorAuthority } from "../../db/schema/questions";
+import { CREDENTIAL_RECHECK_MS, credentialRefusal } from "../auth/credential-status";
+import type { TCredential } from "../core/credential";
 import { DomainError } from "../core/errors";
 import { isTerminal } from "../core/vocabulary";
 import { newId } from "../core/ids";
@@ -33,33 +35,58 @@ function note(deps: TDeps, responseId: string, type: string, data: Record<string
 
 // --- The run's source --------------------------------------------------------------------------
 
+/** The run as its source sees it: the owner, and the credential that started it (null: the server itself). */
+type TSourceRun = { id: string; userId: string; sourceCredential?: TCredential | null };
+
 /**
  * The source of one run in this process: current until the run is cancelled (a person, its
- * deadline), fails, or its attempt is torn down by a shutdown. Shared by every retained handle of
- * the run (across its attempts), watched while any is held.
+ * deadline), fails, or its attempt is torn down by a shutdown, or until the credential that
+ * started the run ends (its API key revoked, its console session signed out or revoked, its user
+ * disabled or deleted: announced on the bus by any replica, re-checked every
+ * CREDENTIAL_RECHECK_MS as a safety net). Shared by every retained handle and source-bound
+ * question of the run (across its attempts), watched while any is held.
  */
 class RunSource {
   readonly controller = new AbortController();
   revokedBecause: string | null = null;
+  /** Revoked because its credential ended: later retains of the run get this revoked source too. */
+  credentialEnded = false;
   holders = 0;
-  private unwatch: (() => void) | null = null;
+  questions = 0;
+  private unwatch: Array<() => void> = [];
 
   constructor(
     private readonly deps: TDeps,
-    readonly responseId: string,
+    private readonly run: TSourceRun,
   ) {
+    const responseId = run.id;
     // A settled run announces its terminal frame; a replica's settlement arrives as a hint (then the row is read).
-    this.unwatch = deps.bus.subscribeFrames(responseId, (frame) => {
-      if (isHint(frame)) {
-        void this.readStatus().catch((error: unknown) => deps.log.warn({ err: error, responseId }, "could not read a run's status for its retained source"));
-        return;
-      }
-      if (frame.type === "response.completed" && typeof frame.status === "string") this.onStatus(frame.status);
-    });
+    this.unwatch.push(
+      deps.bus.subscribeFrames(responseId, (frame) => {
+        if (isHint(frame)) {
+          void this.readStatus().catch((error: unknown) => deps.log.warn({ err: error, responseId }, "could not read a run's status for its retained source"));
+          return;
+        }
+        if (frame.type === "response.completed" && typeof frame.status === "string") this.onStatus(frame.status);
+      }),
+    );
+    const credential = run.sourceCredential;
+    if (credential) {
+      // The same announcement that ends the owner's sockets and streams (a key revoked, a sign-out, a disabled user).
+      this.unwatch.push(deps.bus.subscribeCredentials(({ userId }) => userId === run.userId && void this.checkCredential(credential)));
+      const timer = setInterval(() => void this.checkCredential(credential), CREDENTIAL_RECHECK_MS);
+      timer.unref();
+      this.unwatch.push(() => clearInterval(timer));
+      void this.checkCredential(credential);
+    }
+  }
+
+  get responseId(): string {
+    return this.run.id;
   }
 
   private async readStatus(): Promise<void> {
-    const [row] = await this.deps.db.select({ status: responses.status }).from(responses).where(eq(responses.id, this.responseId));
+    const [row] = await this.deps.db.select({ status: responses.status }).from(responses).where(eq(responses.id, this.run.id));
     if (row) this.onStatus(row.status);
   }
 
@@ -67,31 +94,59 @@ class RunSource {
     if (status !== "completed" && isTerminal(status as never)) this.revoke(`the run was ${status}`);
   }
 
+  /** A credential that is gone revokes the source; a changed role does not (the run stays its owner's). */
+  private async checkCredential(credential: TCredential): Promise<void> {
+    if (this.revokedBecause !== null) return;
+    let refusal: DomainError | null;
+    try {
+      refusal = await credentialRefusal(this.deps.db, credential, this.deps.now());
+    } catch (error) {
+      // Unreachable database: checked again at the next announcement or sweep.
+      this.deps.log.warn({ err: error, responseId: this.run.id }, "could not re-check a run source's credential");
+      return;
+    }
+    if (refusal?.code !== "unauthenticated") return;
+    this.credentialEnded = true;
+    this.revoke(`the credential that started the run ended: ${refusal.message.replace(/\.$/, "")}`);
+  }
+
   revoke(because: string): void {
     if (this.revokedBecause !== null) return;
     this.revokedBecause = because;
     this.controller.abort(new DomainError("conflict", `The run's source was revoked: ${because}.`));
-    if (this.holders > 0) note(this.deps, this.responseId, "authority.revoked", { reason: because, retained: this.holders });
+    if (this.holders > 0 || this.questions > 0) note(this.deps, this.run.id, "authority.revoked", { reason: because, retained: this.holders, questions: this.questions });
     this.stop();
   }
 
+  /** Drops one hold; the last one stops the watch. */
+  drop(): void {
+    if (this.holders === 0 && this.questions === 0 && this.revokedBecause === null) this.stop();
+  }
+
   stop(): void {
-    this.unwatch?.();
-    this.unwatch = null;
-    if (sources.get(this.responseId) === this) sources.delete(this.responseId);
+    for (const unwatch of this.unwatch) unwatch();
+    this.unwatch = [];
+    // A source whose credential ended stays known: the run is never current again here.
+    if (sources.get(this.run.id) === this && !this.credentialEnded) sources.delete(this.run.id);
   }
 }
 
 const sources = new Map<string, RunSource>();
 
-/** Retains the run's source: one handle, released once (idempotent). */
-function retainSource(deps: TDeps, responseId: string, attemptSignal: AbortSignal): TRetainedSourceAuthority {
-  let source = sources.get(responseId);
-  if (!source || source.revokedBecause !== null) {
-    source = new RunSource(deps, responseId);
-    sources.set(responseId, source);
+/** The run's source in this process: the current one, a new one after a revocation by the run's end, or the one whose credential ended. */
+function sourceOf(deps: TDeps, run: TSourceRun): RunSource {
+  let source = sources.get(run.id);
+  if (!source || (source.revokedBecause !== null && !source.credentialEnded)) {
+    source = new RunSource(deps, run);
+    sources.set(run.id, source);
   }
-  const held = source;
+  return source;
+}
+
+/** Retains the run's source: one handle, released once (idempotent). */
+function retainSource(deps: TDeps, run: TSourceRun, attemptSignal: AbortSignal): TRetainedSourceAuthority {
+  const responseId = run.id;
+  const held = sourceOf(deps, run);
   // The attempt's cancellation (a person, its deadline, a shutdown) revokes the source at once.
   const onAbort = () => held.revoke(`the run was cancelled (${(attemptSignal.reason as Error | undefined)?.message ?? "aborted"})`);
   if (attemptSignal.aborted) onAbort();
@@ -111,7 +166,23 @@ function retainSource(deps: TDeps, responseId: string, attemptSignal: AbortSigna
       attemptSignal.removeEventListener("abort", onAbort);
       held.holders--;
       if (held.revokedBecause === null) note(deps, responseId, "authority.released", { holders: held.holders });
-      if (held.holders === 0 && held.revokedBecause === null) held.stop();
+      held.drop();
+    },
+  };
+}
+
+/** Holds the run's source while a source-bound question is pending: its answers also need the run's source current. */
+function holdForQuestion(deps: TDeps, run: TSourceRun): { current: () => boolean; drop: () => void } {
+  const held = sourceOf(deps, run);
+  held.questions++;
+  let dropped = false;
+  return {
+    current: () => !dropped && held.revokedBecause === null,
+    drop: () => {
+      if (dropped) return;
+      dropped = true;
+      held.questions--;
+      held.drop();
     },
   };
 }
@@ -177,7 +248,7 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
   const retain = (): TRetainedSourceAuthority => {
     gate();
     attempt.assertNotCancelled();
-    return retainSource(deps, response.id, attempt.signal);
+    return retainSource(deps, response, attempt.signal);
   };
   const services = (): TAuthorityServices => {
     const s = attempt.runtime.services?.();
@@ -261,8 +332,10 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
         // Checked after every await of the preparation, right before the question is registered.
         if (!holds(authority)) throw new DomainError("conflict", "The source of this question is no longer current; it was not asked.");
         const id = newId("ask");
-        // Held before the question exists: an answer racing the registration always finds it.
-        if (authority.kind === "source-bound") questionSources.set(id, authority.assertCurrent);
+        // Held before the question exists: an answer racing the registration always finds it. A
+        // source-bound answer also needs the run's own source current (its credential not ended).
+        const runSource = authority.kind === "source-bound" ? holdForQuestion(deps, response) : null;
+        if (authority.kind === "source-bound" && runSource) questionSources.set(id, () => runSource.current() && authority.assertCurrent());
         const callId = `plugin_question_${++asked}`;
         try {
           const outcome = await askDuringTool(
@@ -272,6 +345,7 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
           return outcome;
         } finally {
           questionSources.delete(id);
+          runSource?.drop();
         }
       },
       submit: async (request) => {
@@ -363,13 +437,15 @@ async function recoverReceipt(s: TAuthorityServices, ownerId: string, questionId
  * owner's profile: another person's message or answer is refused (403) before it is queued or
  * committed. Omitted, cross-profile steering stays allowed.
  */
-export function assertProfileMaySteer(host: TRunStarter, run: { agent: string; userId: string }, actorUserId: string, what: "steer" | "answer"): void {
+export function assertProfileMaySteer(host: TRunStarter, run: { agent: string; userId: string }, actorUserId: string, what: "steer" | "answer" | "side_question"): void {
   if (actorUserId === run.userId) return;
   if (host.crossProfileSteering?.(run.agent) !== false) return;
   throw new DomainError(
     "forbidden",
-    what === "steer"
-      ? `The harness of agent ${run.agent} does not accept steering from another profile: only the person who started this run can steer it.`
-      : `The harness of agent ${run.agent} does not accept answers from another profile: only the person who started this run can answer its questions.`,
+    {
+      steer: `The harness of agent ${run.agent} does not accept steering from another profile: only the person who started this run can steer it.`,
+      answer: `The harness of agent ${run.agent} does not accept answers from another profile: only the person who started this run can answer its questions.`,
+      side_question: `The harness of agent ${run.agent} does not accept side questions from another profile: only the person who started this run can ask them.`,
+    }[what],
   );
 }

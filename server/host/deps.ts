@@ -86,6 +86,8 @@ export type TRunStarter = {
   startClaimed: (run: TClaimedRun) => void;
   /** False when the agent's harness keeps steering and answers in the run owner's profile (`supportsCrossProfileSteering: false`). */
   crossProfileSteering?: (agent: string) => boolean;
+  /** True when the agent's harness answers side questions (plugin API 1.2). */
+  answersSideQuestions?: (agent: string) => boolean;
 };
 
 /** The dependencies of services that settle pending actions and so may resume runs here. */

@@ -67,6 +67,12 @@ export class Host implements TRunStarter {
     return !config || this.harnesses.find(config.harness)?.supportsCrossProfileSteering !== false;
   }
 
+  /** Does the agent's harness answer side questions (a plugin's `sideQuestion` handler)? */
+  answersSideQuestions(agent: string): boolean {
+    const config = this.deps.agents.find(agent);
+    return config !== undefined && typeof this.harnesses.find(config.harness)?.sideQuestion === "function";
+  }
+
   /** `parts`: registries the composition root filled before the host exists (plugins register into them at boot). */
   constructor(
     private readonly deps: TDeps,

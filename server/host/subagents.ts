@@ -52,7 +52,7 @@ export function createSubagentCapabilities(attempt: TAuthorityAttempt, use: { ga
           agent: request.agent,
           input: request.input,
           metadata: { parentResponseId: response.id, parentSessionId: response.sessionId, spawnedBy: "subagent" },
-        });
+        }, response.sourceCredential ?? null);
         record.event("subagent.spawned", { spawn: index, agent: request.agent, childResponseId: child.responseId, childSessionId: child.sessionId, requester: response.userId });
         await recordEvents(deps, child.responseId, [
           { type: "subagent.parent", data: { parentResponseId: response.id, parentSessionId: response.sessionId, requester: response.userId }, frame: false },

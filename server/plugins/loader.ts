@@ -140,11 +140,13 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
       if (!harness || typeof harness.id !== "string" || !CANONICAL.test(harness.id)) refuse(`registerHarness: id ${JSON.stringify(harness?.id)} is not a canonical id.`);
       if ((typeof harness.createDriver === "function") === (typeof harness.run === "function")) refuse(`registerHarness(${harness.id}): give exactly one of createDriver (the host runs the tools) and run (a native loop) as a function.`);
       if (host.harnesses.find(harness.id)) refuse(`registerHarness: a harness with id ${harness.id} already exists.`);
+      if (harness.sideQuestion !== undefined && typeof harness.sideQuestion !== "function") refuse(`registerHarness(${harness.id}): sideQuestion must be a function.`);
       const unregister = host.harnesses.register({
         id: harness.id,
         source: manifest.id,
         ...(harness.supportsCrossProfileSteering === false ? { supportsCrossProfileSteering: false } : {}),
         native: typeof harness.run === "function",
+        ...(harness.sideQuestion ? { sideQuestion: harness.sideQuestion } : {}),
         parseInput: (input) => {
           const verdict = harness.parseInput ? harness.parseInput(input) : { ok: true as const };
           return verdict.ok ? { ok: true, value: {} } : { ok: false, message: verdict.message };

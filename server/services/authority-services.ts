@@ -23,8 +23,9 @@ export function createAuthorityServices(deps: TDeps & { host: Host }): TAuthorit
     return actor;
   };
   return {
-    spawnRun: async (ownerId, body) => {
-      const invoked = await invokeResponse(deps, await owner(ownerId), { agent: body.agent, input: body.input, metadata: body.metadata }, { via: "system", isSourceCurrent: () => true });
+    spawnRun: async (ownerId, body, source) => {
+      // A child run keeps its parent's source: ending that credential revokes both.
+      const invoked = await invokeResponse(deps, await owner(ownerId), { agent: body.agent, input: body.input, metadata: body.metadata }, { via: "system", isSourceCurrent: () => true, credential: source });
       return { responseId: invoked.responseId, sessionId: invoked.sessionId };
     },
     resolveQuestion: async (ownerId, input) =>

@@ -9,6 +9,7 @@ import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { transact } from "../host/transact";
 import type { TTransport } from "../core/vocabulary";
+import type { TCredential } from "../core/credential";
 import { isSessionIdMintedFor } from "../core/session-ids";
 import { pendingRunQuestion, routeTextAnswer } from "./questions/route-text-answer";
 import { prepareWorkspace } from "../host/workspace";
@@ -25,7 +26,7 @@ export async function invokeResponse(
   deps: TDeps & { host: Host },
   actor: TActor,
   body: TInvokeInput,
-  source: { via: TTransport; isSourceCurrent: () => boolean } = { via: "http", isSourceCurrent: () => true },
+  source: { via: TTransport; isSourceCurrent: () => boolean; credential?: TCredential | null } = { via: "http", isSourceCurrent: () => true },
 ): Promise<TInvoked> {
   if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot invoke agents.");
   const agentName = body.agent ?? deps.agents.defaultAgent;
@@ -74,6 +75,8 @@ export async function invokeResponse(
       clientToolTtlMs: script.value.clientToolTtlMs ?? agent.clientToolTtlMs,
       // The run keeps this policy to its end, whatever a configuration reload changes meanwhile.
       agentPolicy: agentPolicyOf(agent),
+      // The run's source: revoking this key or ending this console session revokes its retained authority.
+      sourceCredential: source.credential ?? null,
       leaseOwner: deps.host.id,
       leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
     }).returning();

@@ -17,6 +17,11 @@ import type { TExecReviewer } from "../reviewer";
 export type TTestUser = { userId: string; apiKey: string; email: string; password: string };
 
 export type TTestApp = TApp & {
+  /**
+   * The server's clock (deadlines it checks itself): `advance(ms)` moves it forward, as if that
+   * much time had passed, so a test reaches "expired" without writing rows; `reset()` undoes it.
+   */
+  clock: { advance: (ms: number) => void; reset: () => void };
   dataDir: string;
   /** The app's database handle (tests of an unreachable database close it). */
   dbHandle: DbHandle;
@@ -64,12 +69,22 @@ export async function startTestApp(
       logged += line;
     },
   };
-  const app = await createApp({ db, dataDir, log: pino({ level: "debug" }, sink), ...(agentsFile ? { agentsFile: loadAgentsFile(agentsFile) } : { agents: new AgentRegistry([...configuredAgents(), ...agents]) }), ...appOptions });
+  let clockOffsetMs = 0;
+  const now = () => new Date(Date.now() + clockOffsetMs);
+  const app = await createApp({ db, dataDir, now, log: pino({ level: "debug" }, sink), ...(agentsFile ? { agentsFile: loadAgentsFile(agentsFile) } : { agents: new AgentRegistry([...configuredAgents(), ...agents]) }), ...appOptions });
   return {
     ...app,
     dataDir,
     dbHandle: db,
     logs: () => logged,
+    clock: {
+      advance: (ms) => {
+        clockOffsetMs += ms;
+      },
+      reset: () => {
+        clockOffsetMs = 0;
+      },
+    },
     user: async (role = "member", name) => {
       const password = `pw-${Math.random().toString(36).slice(2)}-long`;
       const created = await addUser(app.deps.db, app.deps.auth, { name: name ?? `${role} ${++userCounter} ${Date.now()}`, role, password });

@@ -3,8 +3,12 @@ import { compileSchema, typedValues } from "../core/questions/structured";
 import { type TQuestion, URL_CONFIRM, ZLiteralUrl, ZQuestion, ZQuestionId } from "../core/questions/schema";
 import type { TQuestionTool, TSettledQuestion } from "./types";
 
-/** `timeoutSeconds` is clamped to 30–3600 (default 600). */
-const timeoutMsOf = (seconds: number | undefined): number => Math.min(3600, Math.max(30, Math.trunc(seconds ?? 600))) * 1000;
+/**
+ * `timeoutSeconds` is clamped to 1–3600 (default 600), the range the MCP face's tools take: at
+ * least the contract's smallest wait (1 s), at most an hour, so a question never holds its run
+ * and its session (one pending question each) longer than that; a later answer is a new question.
+ */
+const timeoutMsOf = (seconds: number | undefined): number => Math.min(3600, Math.max(1, Math.trunc(seconds ?? 600))) * 1000;
 
 const ZAskArgs = z.strictObject({
   questions: z

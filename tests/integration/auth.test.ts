@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { apiKeys, approvals, clientToolRequests } from "../../db/schema";
+import { approvals, clientToolRequests } from "../../db/schema";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { decide, expectError, getResponse, invoke, invokeApproval, LiveClient, lineCount, ok200, script, tableCounts } from "./helpers";
+import { trpcGet, trpcPost } from "./security-helpers";
 
 let app: TTestApp;
 let alice: TTestUser;
@@ -38,9 +39,13 @@ describe(`authentication (${testDbKind()})`, () => {
       ["POST", "/v1/approvals/approval_x", { decision: "approve" }],
       ["POST", "/v1/client-tools/client_tool_x", { output: {} }],
     ];
-    const before = await tableCounts(app);
+    // The revoked key is revoked the way an admin does it: through the admin API.
     const revoked = await app.user("member");
-    await app.deps.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.userId, revoked.userId));
+    const admin = await app.user("admin");
+    const keys = ((await trpcGet(app, { key: admin.apiKey }, "admin.apiKeys")).body as { result: { data: Array<{ id: string; userId: string }> } }).result.data;
+    const revokedKey = keys.find((k) => k.userId === revoked.userId);
+    expect((await trpcPost(app, { key: admin.apiKey }, "admin.revokeApiKey", { keyId: revokedKey?.id })).status).toBe(200);
+    const before = await tableCounts(app);
     const variants: Array<Record<string, string>> = [
       {},
       { authorization: "Bearer cs_wrong" },

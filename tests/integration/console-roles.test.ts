@@ -13,7 +13,7 @@ import { execTurn, invoke, invokeApproval, script } from "./helpers";
  * who owns the fixtures; `other` is a second member; `anon` sends no credentials. Server-side
  * checks only: nothing here depends on which buttons the console shows.
  */
-type TOutcome = "ok" | 401 | 403 | 404;
+type TOutcome = "ok" | 401 | 403 | 404 | 409;
 type TCaller = "anon" | "owner" | "other" | "operator" | "auditor" | "admin";
 const CALLERS: TCaller[] = ["anon", "owner", "other", "operator", "auditor", "admin"];
 
@@ -68,6 +68,8 @@ const MATRIX: TRow[] = [
   { path: "responses.sessionUsage", kind: "query", expect: OWNER_READ, input: (f) => ({ sessionId: f.sessionId }) },
   { path: "responses.steer", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ responseId: f.responseId, text: "please hurry" }) },
   { path: "responses.cancel", kind: "mutation", expect: OWNER_ACT, fresh: true, input: (f) => ({ responseId: f.responseId }) },
+  // Authorized like steering; the fixture's scripted harness answers no side questions, so those let through get its 409 (tests/integration/plugins-side.test.ts asks one that does).
+  { path: "responses.askSideQuestion", kind: "mutation", expect: [401, 409, 404, 409, 403, 409], input: (f) => ({ responseId: f.responseId, question: "what now?" }) },
   { path: "responses.onFrames", kind: "subscription", expect: OWNER_READ, input: (f) => ({ responseId: f.responseId }) },
   { path: "users.names", kind: "query", expect: ALL_OK, input: (f) => ({ ids: [f.userId] }) },
   { path: "settings.get", kind: "query", expect: ALL_OK },

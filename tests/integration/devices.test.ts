@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PAIRING_TTL_MS } from "../../server/devices/store";
 import { testDbKind } from "../../db/testing";
 import type { TRequiredAction } from "../../server/core/envelope";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -37,6 +38,7 @@ beforeAll(async () => {
   main = await DeviceProcess.paired(app, admin.apiKey, "kitchen", ["--allow", "uptime=uptime", "--allow", "disk=df -h .", "--deny-pattern", "[;&|`$]"]);
   started.push(main.device);
 });
+afterEach(() => app?.clock.reset());
 afterAll(async () => {
   await Promise.all(started.map((d) => d.stop()));
   await app?.close();
@@ -116,7 +118,8 @@ describe(`paired devices: pairing (${testDbKind()})`, () => {
 
   it("an expired or unknown token fails with a clear error and the device exits non-zero", async () => {
     const pairing = await createPairing(app, admin.apiKey, "late");
-    await rows(app, `update devices set pairing_expires_at = now() - interval '1 second' where id = '${pairing.deviceId}'`);
+    // The token outlives its ten minutes on the server's clock.
+    app.clock.advance(PAIRING_TTL_MS + 1000);
     const expired = track(DeviceProcess.start(app.url, ["--pair", pairing.token, "--allow", "uptime=uptime"]));
     expect(await expired.exited).toBe(1);
     expect(expired.stderr).toMatch(/pairing failed: This pairing token has expired/);

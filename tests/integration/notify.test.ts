@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -52,6 +52,7 @@ beforeAll(async () => {
     app.user("member", "Mia Member"),
   ]);
 });
+afterEach(() => app?.clock.reset());
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
@@ -164,7 +165,8 @@ describe(`Notifications (${testDbKind()})`, () => {
   });
 
   it("bad links change nothing: unknown, malformed, expired and wrong-kind tokens get clear errors", async () => {
-    const { approval } = await invokeApproval(app, owner.apiKey, "echo later");
+    // The approval waits an hour: its link (15 minutes) expires first.
+    const { approval } = await invokeApproval(app, owner.apiKey, "echo later", { approvalTtlMs: 60 * 60 * 1000 });
     const [mail] = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 2 ? mailsFor(approval.id) : null), 10_000, "mails");
     const token = linkToken(mail as TSinkMail);
     const before = { ...(await tableCounts(app)), used: (await rows(app, "select id from link_tokens where used_at is not null")).length };
@@ -178,7 +180,8 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect(wrongKind.status).toBe(400);
     expect(wrongKind.body.error?.message).toMatch(/for an approval/);
 
-    await rows(app, `update link_tokens set expires_at = now() - interval '1 second' where approval_id_placeholder is null and subject_id = '${approval.id}'`.replace("approval_id_placeholder is null and ", ""));
+    // The link outlives its time (15 minutes by default) on the server's clock.
+    app.clock.advance(15 * 60 * 1000 + 1000);
     const expired = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve" });
     expect(expired.status).toBe(409);
     expect(expired.body.error?.data.domainCode).toBe("expired");

@@ -90,6 +90,9 @@ describe(`plain text typed into the session answers the run's question under the
 
   it("a creator run that is no longer waiting: text is refused (409, no turn), gateway answers get QUESTION_REQUESTER_INACTIVE; once it waits again, text works", async () => {
     const { env, id } = await asked(askScript([COLOR], { after: "ok" }));
+    // No public path leaves a question pending under a run that stopped waiting (a run's end
+    // cancels its questions); only a crash between two commits or a hand-edited row could, and
+    // the refusals below are the guard for exactly that. So this state is written directly.
     await rows(app, `update responses set status = 'failed' where id = '${env.id}'`);
     const counts = await questionCounts(app);
     const refused = await expectError(await say(alice.apiKey, env.sessionId, "Red"), 409, "conflict");

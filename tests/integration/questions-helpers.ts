@@ -112,14 +112,6 @@ export async function tablesContaining(app: TTestApp, needle: string): Promise<s
   return hits;
 }
 
-/** Puts a pending question's deadline in the past (as if `waitedSeconds` had passed); the sweep then expires it. */
-export async function backdate(app: TTestApp, questionId: string, waitedSeconds = 30): Promise<void> {
-  await rows(
-    app,
-    `update questions set created_at = now() - interval '${waitedSeconds + 1} seconds', expires_at = now() - interval '1 second' where id = '${questionId}' and status = 'pending'`,
-  );
-}
-
 /** The latest envelope of a response, polled until `pred` holds. */
 export async function pollEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, pred: (e: TBody) => boolean, timeoutMs = 10_000): Promise<TBody> {
   let last: TBody | null = null;

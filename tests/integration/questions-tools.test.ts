@@ -4,7 +4,7 @@ import { deriveQuestionId } from "../../server/core/questions/schema";
 import { compileSchema, snapshotBounded } from "../../server/core/questions/structured";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { invoke, LiveClient, readSse, rows, script, type TBody } from "./helpers";
-import { askScript, backdate, gateway, gwErr, gwOk, pollEnvelope, questionCounts, questionRow, toolResults, toolScript, trpcMutation } from "./questions-helpers";
+import { askScript, gateway, gwErr, gwOk, pollEnvelope, questionCounts, questionRow, toolResults, toolScript, trpcMutation } from "./questions-helpers";
 
 let app: TTestApp;
 let alice: TTestUser;
@@ -83,10 +83,10 @@ describe(`ask_user (${testDbKind()})`, () => {
     expect(toolResults(done)[0]?.output).toEqual({ status: "answered", answers });
   });
 
-  it("timeoutSeconds is clamped to 30–3600", async () => {
+  it("timeoutSeconds is clamped to 1–3600", async () => {
     for (const [given, expected] of [
-      [1, 30],
-      [-5, 30],
+      [0.5, 1],
+      [-5, 1],
       [45.9, 45],
       [99_999, 3600],
     ] as const) {
@@ -95,20 +95,20 @@ describe(`ask_user (${testDbKind()})`, () => {
       const waited = (new Date(row?.expires_at as string).getTime() - new Date(row?.created_at as string).getTime()) / 1000;
       expect(Math.round(waited), `timeoutSeconds ${given}`).toBe(expected);
       expect(Date.parse(action.expiresAt)).toBe(new Date(row?.expires_at as string).getTime());
-      await gwOk(app, alice.apiKey, "question.resolve", { id: action.id, cancel: true });
+      // A one-second question may already have expired; either way the run goes on.
+      if (expected > 1) await gwOk(app, alice.apiKey, "question.resolve", { id: action.id, cancel: true });
       expect((await completed(env)).status).toBe("completed");
     }
   });
 
   it("nobody answers by the deadline: the agent gets a clear 'nobody answered' result and the run goes on", async () => {
-    const { env, action } = await asked(askScript([COLOR], { timeoutSeconds: 30, after: "I'll pick for you." }));
-    await backdate(app, action.id, 30);
+    const { env, action } = await asked(askScript([COLOR], { timeoutSeconds: 1, after: "I'll pick for you." }));
     const done = await completed(env);
     expect(done.status).toBe("completed");
     expect(done.outputText).toBe("Let me ask. I'll pick for you.");
     const [result] = toolResults(done);
     expect(result).toMatchObject({ callId: "call_0_0", name: "ask_user", output: { status: "expired" } });
-    expect((result!.output as { message: string }).message).toMatch(/^Nobody answered within 30 seconds\./);
+    expect((result!.output as { message: string }).message).toMatch(/^Nobody answered within 1 second\./);
     expect(await gwOk(app, alice.apiKey, "question.get", { id: action.id })).toMatchObject({ question: { status: "expired", answeredBy: null } });
     await gwErr(app, alice.apiKey, "question.resolve", { id: action.id, answers: { color: ["Red"] } }, "QUESTION_ALREADY_TERMINAL");
   });
@@ -302,8 +302,7 @@ describe(`request_input (${testDbKind()})`, () => {
     await gwOk(app, alice.apiKey, "question.resolve", { id: declined.action.id, cancel: true });
     expect(toolResults(await completed(declined.env))[0]?.output).toEqual({ outcome: "declined" });
 
-    const expired = await asked(toolScript("request_input", { schema: SCHEMA, timeoutSeconds: 30 }));
-    await backdate(app, expired.action.id, 30);
+    const expired = await asked(toolScript("request_input", { schema: SCHEMA, timeoutSeconds: 1 }));
     const output = toolResults(await completed(expired.env))[0]?.output as { outcome: string; reason: string };
     expect(output.outcome).toBe("cancelled");
     expect(output.reason).toMatch(/Nobody answered/);

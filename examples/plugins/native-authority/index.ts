@@ -1,5 +1,5 @@
 /**
- * A minimal native harness exercising the host's authority capabilities (plugin API 1.1), loaded
+ * A minimal native harness exercising the host's authority capabilities (plugin API 1.1) and side questions (1.2), loaded
  * only through the plugins configuration (never imported by the host). Its input is a script,
  * `{ "steps": [...] }`, played in its first turn; the turn's text is the JSON list of what each
  * step returned. Steps:
@@ -17,14 +17,29 @@
  * - `{ "asyncWork": true }`: async work with two resources (one released before the result).
  * - `{ "keep": name }` / `{ "late": name }`: keeps this attempt's capabilities, and later calls
  *   them after that attempt settled (they fail closed).
+ *
+ * Both harnesses answer side questions (plugin API 1.2) with a JSON text describing what the
+ * handler saw (run, asker, transcript, whether the transcript is frozen). The question `keep`
+ * keeps that side question's capabilities; `late` then calls them (they fail closed); `fail`
+ * makes the handler throw.
  */
-import type { TCountersignPlugin, THarnessAttemptParams, THarnessDriver, THostCapabilities, TRetainedSourceAuthority } from "../../../plugin-sdk";
+import type {
+  AgentHarnessSideQuestionParamsV2,
+  TCountersignPlugin,
+  THarnessAttemptParams,
+  THarnessDriver,
+  THostCapabilities,
+  TRetainedSourceAuthority,
+  TSideQuestionAnswer,
+  TSideQuestionCapabilities,
+} from "../../../plugin-sdk";
 
 type TStep = Record<string, unknown>;
 
 const sources = new Map<string, boolean>();
 const retained = new Map<string, TRetainedSourceAuthority>();
 const kept = new Map<string, THostCapabilities>();
+let keptSide: TSideQuestionCapabilities | null = null;
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -134,6 +149,45 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
   return { unknownStep: Object.keys(step) };
 }
 
+/** Answers a side question from the run's transcript; it never steers the run. */
+async function sideQuestion({ question, run, askedBy, transcript, hostCapabilities, signal }: AgentHarnessSideQuestionParamsV2): Promise<TSideQuestionAnswer> {
+  if (question === "fail") throw new Error("the side channel is down");
+  if (question === "keep") {
+    keptSide = hostCapabilities;
+    return { text: JSON.stringify({ kept: hostCapabilities.sideQuestionId }) };
+  }
+  if (question === "late") {
+    try {
+      keptSide?.trajectory.recordEvent("side.late", {});
+      return { text: JSON.stringify({ late: "ran" }) };
+    } catch (error) {
+      return { text: JSON.stringify({ late: message(error) }) };
+    }
+  }
+  let frozen = false;
+  try {
+    (transcript.items as unknown[]).push({ type: "message", text: "sneaked in" });
+  } catch {
+    frozen = true;
+  }
+  hostCapabilities.assertCurrent();
+  hostCapabilities.trajectory.recordEvent("side.seen", { items: transcript.items.length });
+  await hostCapabilities.trajectory.flush();
+  return {
+    text: JSON.stringify({
+      question,
+      runId: run.id,
+      status: run.status,
+      agent: run.agent.name,
+      askedBy: askedBy.id,
+      items: transcript.items.map((item) => item.type),
+      steps: ((transcript.input as { steps?: unknown[] }).steps ?? []).length,
+      frozen,
+      aborted: signal.aborted,
+    }),
+  };
+}
+
 const plugin: TCountersignPlugin = {
   register(api) {
     const parseInput = (input: unknown) => {
@@ -156,9 +210,9 @@ const plugin: TCountersignPlugin = {
       },
     });
     // Steering and answers stay in the run owner's profile.
-    api.registerHarness({ id: "native-authority", supportsCrossProfileSteering: false, parseInput, createDriver });
+    api.registerHarness({ id: "native-authority", supportsCrossProfileSteering: false, parseInput, createDriver, sideQuestion });
     // The same loop, open to other profiles' steering (the flag omitted).
-    api.registerHarness({ id: "native-authority-shared", parseInput, createDriver });
+    api.registerHarness({ id: "native-authority-shared", parseInput, createDriver, sideQuestion });
     api.registerAgent({
       name: "native-authority",
       harness: "native-authority",

@@ -64,7 +64,7 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
   // Past the user's cap on open streams: refused before anything is created or resumed.
   const connection = deps.connections.open(credential);
   try {
-    await streamAgui(deps, req, res, actor, { input, agentName, props: props.data }, connection);
+    await streamAgui(deps, req, res, actor, { input, agentName, props: props.data, credential }, connection);
   } finally {
     connection.release();
   }
@@ -75,7 +75,7 @@ async function streamAgui(
   req: IncomingMessage,
   res: ServerResponse,
   actor: TActor,
-  run: { input: z.infer<typeof RunAgentInputSchema>; agentName: string; props: z.infer<typeof ZForwardedProps> },
+  run: { input: z.infer<typeof RunAgentInputSchema>; agentName: string; props: z.infer<typeof ZForwardedProps>; credential: TCredential },
   connection: TOpenConnection,
 ): Promise<void> {
   const { input, agentName } = run;
@@ -95,7 +95,7 @@ async function streamAgui(
       deps,
       actor,
       { input: runInput, sessionId, agent: agentName, metadata: { agui: { threadId: input.threadId, runId: input.runId } }, attachments: run.props.attachments },
-      { via: "http", isSourceCurrent: () => sourceOpen },
+      { via: "http", isSourceCurrent: () => sourceOpen, credential: run.credential },
     );
     target = { responseId: invoked.responseId, after: invoked.afterSequence === 0 ? -1 : invoked.afterSequence };
   }

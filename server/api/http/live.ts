@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
+import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import type { TFrame } from "../../core/frames";
@@ -68,7 +69,7 @@ export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
             const refusal = toDomainError(error);
             return ws.close(TOO_MANY_STREAMS_CLOSE, closeReason(refusal.message));
           }
-          new LiveConnection(deps, ws, identity.actor, connection, admitFrame, options.pingMs ?? LIVE_PING_MS);
+          new LiveConnection(deps, ws, identity.actor, connection, admitFrame, options.pingMs ?? LIVE_PING_MS, identity.credential);
         });
       } catch (error) {
         deps.log.warn({ err: error }, "WebSocket upgrade failed");
@@ -96,6 +97,8 @@ class LiveConnection {
     private readonly connection: TOpenConnection,
     private readonly admitFrame: () => number = () => 0,
     pingMs = LIVE_PING_MS,
+    /** What the socket was admitted with: the source of the runs it starts. */
+    private readonly credential: TCredential | null = null,
   ) {
     let answered = true;
     ws.on("pong", () => {
@@ -173,7 +176,7 @@ class LiveConnection {
           this.deps,
           this.actor,
           { input: frame.input, sessionId: this.sessionId, metadata: frame.metadata, agent: frame.agent, attachments: frame.attachments },
-          { via: "websocket", isSourceCurrent: () => this.ws.readyState === this.ws.OPEN },
+          { via: "websocket", isSourceCurrent: () => this.ws.readyState === this.ws.OPEN, credential: this.credential },
         );
         if (frame.requestId) this.requestIds.set(invoked.responseId, frame.requestId);
         this.follow(invoked.responseId, invoked.afterSequence === 0 ? -1 : invoked.afterSequence);

@@ -1,16 +1,11 @@
-import { credentialKey, credentialRefusal, type TCredential } from "../../auth/credential-status";
+import { CREDENTIAL_RECHECK_MS, credentialKey, credentialRefusal, type TCredential } from "../../auth/credential-status";
 import { DomainError } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
 
 /** Open streams per user and server process when COUNTERSIGN_MAX_STREAMS_PER_USER is unset. */
 export const DEFAULT_MAX_STREAMS_PER_USER = 256;
 
-/**
- * The safety net behind the bus: every open connection re-checks its credential this often even
- * when no change was announced (a NOTIFY lost while PostgreSQL restarted, a replica that died
- * between its commit and its NOTIFY).
- */
-export const CREDENTIAL_RECHECK_MS = 30_000;
+export { CREDENTIAL_RECHECK_MS };
 
 /** At most this many credential checks at once, so a sweep over many users does not drain the pool. */
 const SWEEP_CONCURRENCY = 8;

@@ -19,6 +19,8 @@ export const ZCreateResponseBody = z.strictObject({
 });
 export const ZClientToolBody = z.strictObject({ output: z.unknown() }).refine((b) => "output" in b, { message: "output is required", path: ["output"] });
 export const ZSteerBody = z.strictObject({ text: z.string().trim().min(1, "text must not be empty").max(10_000) });
+export const ZSideQuestionBody = z.strictObject({ question: z.string().trim().min(1, "question must not be empty").max(10_000) });
+export const ZSideQuestionAnswer = z.object({ id: z.string(), responseId: z.string(), question: z.string(), answer: z.string() });
 export const ZCancelBody = z.strictObject({ reason: z.string().max(500).optional() });
 
 export const ZHealth = z.object({ ok: z.literal(true), database: z.enum(["pglite", "postgres"]) });

@@ -18,6 +18,7 @@ import { readEnvelope } from "../../services/read/responses";
 import { readResponseAttachment } from "../../services/read/attachments";
 import { sendFile } from "./send-file";
 import { steerResponse } from "../../services/steer-response";
+import { askSideQuestion } from "../../services/ask-side-question";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
 import { checkReadiness } from "../../services/readiness";
 import { waitForBoundary } from "../../services/wait-for-boundary";
@@ -45,6 +46,8 @@ import {
   ZNotReady,
   ZOpenApiDocument,
   ZReady,
+  ZSideQuestionAnswer,
+  ZSideQuestionBody,
   ZSteerBody,
   ZSteerQueued,
   ZVoted,
@@ -149,7 +152,7 @@ const routes: TRoute[] = [
       // A stream past the user's cap is refused before any run starts.
       const connection = body.stream ? deps.connections.open(credential) : null;
       try {
-        const invoked = await invokeResponse(deps, actor, body, { via: "http", isSourceCurrent: () => sourceOpen });
+        const invoked = await invokeResponse(deps, actor, body, { via: "http", isSourceCurrent: () => sourceOpen, credential });
         const after = invoked.afterSequence === 0 ? -1 : invoked.afterSequence;
         if (connection) {
           await streamFrames(deps, req, res, { scope: readScope(actor), responseId: invoked.responseId, after, stopAfter: (f) => f.type === "response.completed", connection });
@@ -246,6 +249,33 @@ const routes: TRoute[] = [
       const body = parseBody(ZSteerBody, await readJson(req));
       const steered = await steerResponse(deps, actor, { responseId: params[0] as string, text: body.text, via: "http", authorityKind: "run", assertCurrent: () => true });
       sendJson(res, 202, steered satisfies z.input<typeof ZSteerQueued>);
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/responses\/([^/]+)\/side_questions$/,
+    auth: true,
+    docs: [
+      {
+        operationId: "askSideQuestion",
+        summary: "Ask the agent a side question about a run, without steering it (an extension beyond the API contract)",
+        path: "/v1/responses/{id}/side_questions",
+        description:
+          "The run's harness answers from the run's transcript so far; the run itself is not changed (no message is queued, its transcript and status stay). The question and the answer are recorded in the run's trajectory (`side_question.answered`). Authorized like steering; any status may be asked, a finished run included. A harness without a side-question handler is a 409; no answer within 120 s is a 504.",
+        body: ZSideQuestionBody,
+        responses: { 200: { description: "The answer", json: ZSideQuestionAnswer } },
+        errors: [403, 404, 409, 504],
+      },
+    ],
+    handle: async ({ deps, req, res, params, actor }) => {
+      const body = parseBody(ZSideQuestionBody, await readJson(req));
+      // The asker is the question's source: a client that went away abandons it.
+      const gone = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) gone.abort();
+      });
+      const answered = await askSideQuestion(deps, actor, { responseId: params[0] as string, question: body.question, via: "http", signal: gone.signal });
+      sendJson(res, 200, answered satisfies z.input<typeof ZSideQuestionAnswer>);
     },
   },
   {

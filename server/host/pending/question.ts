@@ -74,7 +74,7 @@ export const questionKind: TPendingKind = {
       const [record] = await toRecords(tx, [row]);
       announceQuestion(announce, row, "expired");
       const waitedSeconds = Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 1000);
-      const settled: TSettledQuestion = { status: "expired", message: `Nobody answered within ${waitedSeconds} seconds. Continue without the answer, or ask again later.` };
+      const settled: TSettledQuestion = { status: "expired", message: `Nobody answered within ${waitedSeconds} ${waitedSeconds === 1 ? "second" : "seconds"}. Continue without the answer, or ask again later.` };
       const events = [{ type: "question.expired", data: { question: record }, frame: true, transport: "system" as const }];
       return { claimed: await settleRunQuestion(deps, host, tx, emit, row, settled, events) };
     }),

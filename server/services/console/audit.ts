@@ -5,7 +5,7 @@ import { canDecide } from "../../core/actor";
 import type { TReadScope } from "../../core/read-scope";
 import { DomainError, notFound } from "../../core/errors";
 import { accessChangeRefusal } from "../../core/session-access";
-import type { TDeps } from "../../host/deps";
+import type { TDeps, TRunStarter } from "../../host/deps";
 import { envelopeNow, readResponse } from "../read/responses";
 
 export type TTrajectoryScope = { responseId: string } | { sessionId: string };
@@ -27,7 +27,7 @@ export async function assertTrajectoryReadable(deps: Pick<TDeps, "db">, scope: T
 }
 
 /** One response for the console, without its trajectory (the audit timeline pages through that). */
-export async function responseSummary(deps: TDeps, scope: TReadScope, responseId: string) {
+export async function responseSummary(deps: TDeps & { host?: TRunStarter }, scope: TReadScope, responseId: string) {
   const { actor } = scope;
   const row = await readResponse(deps, scope, responseId);
   const owner = await userById(deps.db, row.userId);
@@ -38,6 +38,8 @@ export async function responseSummary(deps: TDeps, scope: TReadScope, responseId
     user: owner?.name ?? row.userId,
     /** May the caller cancel or steer it (owner, operator, admin; never an auditor)? */
     canAct: canDecide(actor, row.userId),
+    /** May the caller ask its harness side questions (it answers them, and the caller may steer it)? */
+    canAskSideQuestions: canDecide(actor, row.userId) && deps.host?.answersSideQuestions?.(row.agent) === true && (actor.userId === row.userId || deps.host?.crossProfileSteering?.(row.agent) !== false),
     lastFrameSeq: row.nextFrameSeq - 1,
     eventCount: row.nextSeq,
     cancelReason: row.cancelReason,

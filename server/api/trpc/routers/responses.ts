@@ -4,6 +4,7 @@ import { cancelResponse } from "../../../services/cancel-response";
 import { isTerminalFrame } from "../../../services/follow-frames";
 import { followResponse, recentResponses, responseDetail, sessionUsage } from "../../../services/read/responses";
 import { steerResponse } from "../../../services/steer-response";
+import { askSideQuestion } from "../../../services/ask-side-question";
 import { authenticatedProcedure, router } from "../init";
 
 /** Responses: list, one with its trajectory, cancel, and a live frame feed. */
@@ -14,6 +15,10 @@ export const responsesRouter = router({
   steer: authenticatedProcedure
     .input(z.strictObject({ responseId: z.string().min(1), text: z.string().trim().min(1).max(10_000) }))
     .mutation(async ({ ctx, input }) => steerResponse(ctx.deps, ctx.actor, { responseId: input.responseId, text: input.text, via: "console", authorityKind: "run", assertCurrent: () => true })),
+  /** Asks the run's harness a side question (plugin API 1.2): answered beside the run, recorded in its trajectory only. */
+  askSideQuestion: authenticatedProcedure
+    .input(z.strictObject({ responseId: z.string().min(1), question: z.string().trim().min(1).max(10_000) }))
+    .mutation(async ({ ctx, input, signal }) => askSideQuestion(ctx.deps, ctx.actor, { responseId: input.responseId, question: input.question, via: "console", signal })),
   /** Output-token usage of a session: per response and in total. */
   sessionUsage: authenticatedProcedure.input(z.strictObject({ sessionId: z.string().min(1) })).query(({ ctx, input }) => sessionUsage(ctx.deps, ctx.scope, input.sessionId)),
   cancel: authenticatedProcedure.input(z.strictObject({ responseId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
