@@ -136,6 +136,12 @@ async function applyMiddleware(attempt: Attempt, call: TToolCall, output: unknow
   return { ...base, isError: true, ...(applied.originalError !== undefined ? { originalError: applied.originalError } : {}) };
 }
 
+/**
+ * The tool-result middleware on a result whose failure is read from the result itself (a device
+ * tool's, a native tool's as its harness reports it): the same runner and rules as a host tool's.
+ */
+export const rewriteToolResult = (attempt: Attempt, call: TToolCall, output: unknown): Promise<unknown> => applyMiddleware(attempt, call, output, isFailedResult(output));
+
 /** Records the tool result the agent sees (buffered: it commits with the next commit of the attempt). */
 export async function recordToolResult(
   attempt: Attempt,
@@ -164,7 +170,7 @@ function deviceToolHost(attempt: Attempt, call: TToolCall): TDeviceToolHost {
       if ("reply" in outcome) throw new RepliedInstead(outcome.reply);
     },
     markRunning: () => markRunning(attempt, call, false),
-    finish: async (output, event) => recordToolResult(attempt, call, await applyMiddleware(attempt, call, output, isFailedResult(output)), [event]),
+    finish: async (output, event) => recordToolResult(attempt, call, await rewriteToolResult(attempt, call, output), [event]),
   };
 }
 
@@ -261,7 +267,7 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
 }
 
 /** A client tool: its submitted output once a submission resumed the run; otherwise a request the run suspends on. */
-async function awaitClientTool(attempt: Attempt, call: TToolCall, args: unknown, tool: TClientTool): Promise<unknown> {
+export async function awaitClientTool(attempt: Attempt, call: TToolCall, args: unknown, tool: TClientTool): Promise<unknown> {
   const settlement = attempt.settlementOf(call.id);
   if (settlement?.type === "client_tool") return recordToolResult(attempt, call, settlement.output);
   const r = attempt.response;

@@ -1,10 +1,15 @@
 import { createHash } from "node:crypto";
+import { and, eq, or } from "drizzle-orm";
 import { z } from "zod";
+import type { Db } from "../../db/client";
+import { responseSteps } from "../../db/schema";
 import { canonicalJson } from "../core/binding";
 import { DomainError } from "../core/errors";
-import type { THostTool } from "../tools/types";
+import { argsSchemaFromJson } from "../tools/arguments-json-schema";
+import type { TClientTool, THostTool } from "../tools/types";
+import { withEditNotice } from "./approval-outcome";
 import { type Attempt, AttemptSuspended, type TToolCall } from "./attempt";
-import { passGate } from "./tool-calls";
+import { awaitClientTool, passGate, rewriteToolResult } from "./tool-calls";
 import { confineCwd } from "./workspace";
 
 /** What a native loop asks before it runs one of its own tools. */
@@ -24,16 +29,29 @@ export type TNativeRefusalReason = "invalid_request" | "not_on_surface" | "not_e
  * them) in `cwd` (the confined absolute directory). `replayed`: this identical call was decided in
  * an earlier attempt of the run (it was not asked again); `output` is present when the loop
  * reported the call's result then (`recordToolResult`): use it instead of running the tool again.
+ * `client` (plugin API 1.2): the tool is client-executed; the connected client ran it and `output`
+ * is what it returned: feed that to the model, do not run the tool and record no result.
  */
 export type TNativeToolDecision =
-  | { allow: true; callId: string; toolName: string; args: Record<string, unknown>; cwd: string; replayed?: { output?: unknown } }
+  | { allow: true; callId: string; toolName: string; args: Record<string, unknown>; cwd: string; replayed?: { output?: unknown }; client?: { output: unknown } }
   | { allow: false; callId: string; toolName: string; reason: TNativeRefusalReason; message: string };
 
-/** A decision as its step stores it: the directory workspace-relative (re-resolved whenever it is returned). */
-type TStoredDecision = Extract<TNativeToolDecision, { allow: false }> | (Omit<Extract<TNativeToolDecision, { allow: true }>, "cwd" | "replayed"> & { cwd: string });
+type TAllowed = Extract<TNativeToolDecision, { allow: true }>;
 
-/** A tool definition a native loop may show its model; the host reads only its `name`. */
-export type TSurfaceTool = { name: string };
+/**
+ * A decision as its step stores it: the directory workspace-relative (re-resolved whenever it is
+ * returned); `requestedArguments` when an approver edited the call, `clientTool` when the client runs it.
+ */
+type TStoredAllow = Omit<TAllowed, "cwd" | "replayed" | "client"> & { cwd: string; requestedArguments?: Record<string, unknown>; clientTool?: true };
+type TStoredDecision = Extract<TNativeToolDecision, { allow: false }> | TStoredAllow;
+
+/**
+ * A tool definition a native loop may show its model. The host reads its `name` and (plugin API
+ * 1.2) `parameters`, the JSON Schema of its arguments (an approver's edit is validated against
+ * it; without one the arguments cannot be edited), and `client`: the connected client runs it
+ * (a client-tool request on `/v1`), not the loop.
+ */
+export type TSurfaceTool = { name: string; parameters?: Readonly<Record<string, unknown>>; client?: boolean };
 
 /** The final tool surface of an attempt, as `onPrepared` observes it. */
 export type TPreparedToolSurface = { tools: readonly string[]; executable: readonly string[] };
@@ -60,8 +78,13 @@ export type TToolSurfaceCapabilities = {
    * let propagate; the attempt is run again after the decision.
    */
   runBeforeToolCall: (request: TNativeToolRequest) => Promise<TNativeToolDecision>;
-  /** Records what an allowed call returned (a tool_result item), so a re-run attempt gets it back instead of running the call again. */
-  recordToolResult: (callId: string, output: unknown) => Promise<void>;
+  /**
+   * Records what an allowed call returned (a tool_result item), so a re-run attempt gets it back
+   * instead of running the call again. Returns what to feed the model (plugin API 1.2): the result
+   * after the host's tool-result middleware for runtime `countersign` (and the approver's edit
+   * notice when the arguments were edited), the same as `replayed.output` later.
+   */
+  recordToolResult: (callId: string, output: unknown) => Promise<unknown>;
 };
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -73,21 +96,72 @@ const nativeCallHash = (request: TNativeToolRequest): string =>
     .digest("hex")
     .slice(0, 24);
 
-/** A native tool as the host's policy, grants and approvals see it (`native:<name>`; nothing here runs). */
-function approvalTarget(name: string, cwdNote: (cwd: string | null) => string): THostTool {
+const ZAnyArgs = z.record(z.string(), z.unknown());
+
+/**
+ * A native tool as the host's policy, grants and approvals see it (`native:<name>`; nothing here
+ * runs). `argsSchema` is the plugin's `parameters` when it gave them (what an approver's edit is
+ * validated with); `cwd` is the call's own directory, which an edit of the arguments keeps.
+ */
+function approvalTarget(name: string, options: { argsSchema?: z.ZodType; cwd?: string | null } = {}): THostTool {
   return {
     kind: "host",
     name,
     description: `native tool ${name}`,
-    argsSchema: z.record(z.string(), z.unknown()),
+    argsSchema: options.argsSchema ?? ZAnyArgs,
     action: `native:${name}`,
-    cwdOf: () => null,
-    describe: (a, c) => `Run the native tool ${name} with ${JSON.stringify(a).slice(0, 400)}${cwdNote(c)}`,
+    cwdOf: () => options.cwd ?? null,
+    describe: (a, c) => `Run the native tool ${name} with ${JSON.stringify(a).slice(0, 400)}${c && c !== "." ? ` in ${c}` : ""}`,
     risk: () => "medium",
     execute: async () => {
       throw new Error("native tools run in their harness");
     },
   };
+}
+
+/** The step holding the argument schema a native call was decided under (what its approval's edit is validated with). */
+const schemaKey = (callId: string) => `native-schema:${callId}`;
+
+/**
+ * The argument schemas the plugins gave for the native calls among `approvals` (stored with each
+ * call's decision), by approval id: what an edit is validated with and the console's form is built from.
+ */
+export async function nativeParametersOf(
+  db: Db,
+  approvals: ReadonlyArray<{ id: string; responseId: string; callId: string; toolName: string; action: string }>,
+): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  const native = approvals.filter((a) => a.action === `native:${a.toolName}`);
+  if (native.length === 0) return found;
+  const rows = await db
+    .select({ responseId: responseSteps.responseId, key: responseSteps.key, result: responseSteps.result })
+    .from(responseSteps)
+    .where(and(eq(responseSteps.status, "completed"), or(...native.map((a) => and(eq(responseSteps.responseId, a.responseId), eq(responseSteps.key, schemaKey(a.callId)))))));
+  const byStep = new Map(rows.map((r) => [`${r.responseId} ${r.key}`, (r.result as { parameters?: unknown } | null)?.parameters]));
+  for (const a of native) {
+    const parameters = byStep.get(`${a.responseId} ${schemaKey(a.callId)}`);
+    if (parameters !== null && typeof parameters === "object" && !Array.isArray(parameters)) found.set(a.id, parameters as Record<string, unknown>);
+  }
+  return found;
+}
+
+/**
+ * The tool an approver's edit of a native call is validated with, exactly as a host tool's
+ * (server/services/decision-options.ts): the schema the plugin gave for the call. Null when the
+ * approval is not a native call or its plugin gave no schema.
+ */
+export async function nativeEditTarget(db: Db, approval: { id: string; responseId: string; callId: string; toolName: string; action: string; cwd: string | null }): Promise<THostTool | null> {
+  const argsSchema = argsSchemaFromJson((await nativeParametersOf(db, [approval])).get(approval.id));
+  return argsSchema ? approvalTarget(approval.toolName, { argsSchema, cwd: approval.cwd }) : null;
+}
+
+/**
+ * A client-executed native tool as the host's client-tool requests see it: the arguments the loop
+ * asked with (as decided), any JSON as the client's output (the plugin declares no output schema).
+ */
+export function nativeClientTool(agent: { nativeTools?: readonly string[] } | undefined, name: string): TClientTool | null {
+  if (!agent?.nativeTools?.includes(name)) return null;
+  return { kind: "client", name, description: `native tool ${name}, run by the client`, argsSchema: ZAnyArgs, outputSchema: z.unknown() };
 }
 
 /**
@@ -99,7 +173,12 @@ function approvalTarget(name: string, cwdNote: (cwd: string | null) => string): 
 export function createToolSurface(attempt: Attempt, declared: readonly string[]): TToolSurfaceCapabilities & { close: () => void; suspended: () => boolean } {
   let closed = false;
   let suspended = false;
-  let surface: { tools: Set<string>; executable: Set<string> } = { tools: new Set(declared), executable: new Set(declared) };
+  let surface: { tools: Set<string>; executable: Set<string>; schemas: Map<string, Readonly<Record<string, unknown>>>; client: Set<string> } = {
+    tools: new Set(declared),
+    executable: new Set(declared),
+    schemas: new Map(),
+    client: new Set(),
+  };
   const occurrences = new Map<string, number>();
   const assertOpen = (what: string) => {
     if (closed) throw new DomainError("conflict", `${what}: this attempt has settled; its host capabilities are closed.`);
@@ -111,7 +190,22 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
     if (!stored.allow) return stored;
     const now = confineCwd(attempt.workspaceDir, stored.cwd);
     if (!now.ok) return { allow: false, callId: stored.callId, toolName: stored.toolName, reason: "cwd_refused", message: `${now.message} The tool ${stored.toolName} was not run.` };
-    return { ...stored, cwd: now.absolute, ...(replayed ? { replayed } : {}) };
+    return { allow: true, callId: stored.callId, toolName: stored.toolName, args: stored.args, cwd: now.absolute, ...(replayed ? { replayed } : {}) };
+  };
+
+  /**
+   * A client-executed call after the gate allowed it: the client's recorded output, or the same
+   * client-tool request hosted tools open (`requires_action` on /v1), which the run suspends on.
+   */
+  const runOnClient = async (call: TToolCall, decision: TAllowed): Promise<TNativeToolDecision> => {
+    const done = attempt.stepOf(`tool:${call.id}`);
+    if (done?.status === "completed") return { ...decision, client: { output: done.result } };
+    const tool = nativeClientTool(attempt.agent, call.name);
+    if (!tool) throw new DomainError("invalid_request", `runBeforeToolCall: ${call.name} is not one of the agent's native tools.`);
+    const output = await awaitClientTool(attempt, { ...call, arguments: decision.args }, decision.args, tool);
+    // The client's output is durable before the loop feeds it to its model.
+    await attempt.commit();
+    return { ...decision, client: { output } };
   };
 
   const decide = async (call: TToolCall, request: TNativeToolRequest, decided: () => Promise<TStoredDecision>): Promise<TNativeToolDecision> => {
@@ -158,14 +252,17 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
     const call: TToolCall = { id: `native_${hash}_${occurrence}`, name: request.toolName, arguments: request.args };
     const refuse = (reason: TNativeRefusalReason, message: string): TStoredDecision => ({ allow: false, callId: call.id, toolName: call.name, reason, message });
     try {
-      return await decide(call, request, async () => {
+      const decision = await decide(call, request, async () => {
         if (!surface.tools.has(request.toolName)) return refuse("not_on_surface", `The tool ${request.toolName} is not on this attempt's tool surface; it was not run.`);
         if (!surface.executable.has(request.toolName)) return refuse("not_executable", `The tool ${request.toolName} may not run in this attempt (toolExecutionAllow); it was not run.`);
         // The operation's own directory is confined to the session workspace before anyone is asked.
         const requested = confineCwd(attempt.workspaceDir, request.cwd);
         if (!requested.ok) return refuse("cwd_refused", `${requested.message} The tool ${request.toolName} was not run.`);
         const cwd = request.cwd === undefined ? null : requested.relative;
-        const tool = approvalTarget(request.toolName, (c) => (c && c !== "." ? ` in ${c}` : ""));
+        const tool = approvalTarget(request.toolName);
+        // The schema the plugin gave for this tool commits with the approval, so an approver's edit is validated against it.
+        const parameters = surface.schemas.get(request.toolName);
+        if (parameters && !attempt.stepOf(schemaKey(call.id))) attempt.buffer(schemaKey(call.id), "completed", { parameters });
         // The same gate as the host's own tools: policy and predicates, the exec reviewer, grants and a person.
         const gate = await passGate(attempt, call, request.args, cwd, tool);
         if (gate.kind === "reviewer_denied") return refuse("reviewer_denied", `The exec reviewer denied this call; it was not run. ${gate.verdict.rationale ?? ""}`.trim());
@@ -175,8 +272,18 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
         // An approver's edited directory is confined again (and every returned decision re-resolves it).
         const final = confineCwd(attempt.workspaceDir, runCwd);
         if (!final.ok) return refuse("cwd_refused", `${final.message} The tool ${request.toolName} was not run.`);
-        return { allow: true, callId: call.id, toolName: call.name, args, cwd: final.relative };
+        return {
+          allow: true,
+          callId: call.id,
+          toolName: call.name,
+          args,
+          cwd: final.relative,
+          ...(gate.edit ? { requestedArguments: request.args } : {}),
+          ...(surface.client.has(request.toolName) ? { clientTool: true as const } : {}),
+        };
       });
+      const stored = attempt.stepOf(`native:${call.id}`)?.result as TStoredDecision | undefined;
+      return decision.allow && stored?.allow && stored.clientTool ? await runOnClient(call, decision) : decision;
     } catch (error) {
       if (error instanceof AttemptSuspended) suspended = true;
       throw error;
@@ -193,13 +300,25 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
           throw new DomainError("invalid_request", `finalizeAgentToolAvailability: ${JSON.stringify(name)} is not one of the agent's declared native tools (${declared.join(", ") || "none"}); the surface adds no tools.`);
         }
       }
+      const schemas = new Map<string, Readonly<Record<string, unknown>>>();
+      const client = new Set<string>();
+      for (const tool of options.tools) {
+        if (tool.parameters !== undefined) {
+          if (tool.parameters === null || typeof tool.parameters !== "object" || Array.isArray(tool.parameters) || argsSchemaFromJson(tool.parameters) === null) {
+            throw new DomainError("invalid_request", `finalizeAgentToolAvailability: the parameters of ${tool.name} are not a JSON Schema of an object the host can read.`);
+          }
+          schemas.set(tool.name, tool.parameters);
+        }
+        if (tool.client !== undefined && typeof tool.client !== "boolean") throw new DomainError("invalid_request", `finalizeAgentToolAvailability: client of ${tool.name} must be a boolean.`);
+        if (tool.client) client.add(tool.name);
+      }
       const allow = options.toolExecutionAllow;
       if (allow !== undefined && (!Array.isArray(allow) || allow.some((n) => typeof n !== "string"))) throw new DomainError("invalid_request", "finalizeAgentToolAvailability: toolExecutionAllow must be an array of tool names.");
       // Omitted: every supplied tool may run; [] none. A name not supplied allows nothing.
       const executable = new Set(allow === undefined ? names : names.filter((n) => allow.includes(n)));
-      surface = { tools: new Set(names), executable };
+      surface = { tools: new Set(names), executable, schemas, client };
       const prepared = { tools: Object.freeze([...names]), executable: Object.freeze([...executable]) };
-      attempt.capabilities.trajectory.recordEvent("tool_surface.finalized", { tools: [...prepared.tools], executable: [...prepared.executable] });
+      attempt.capabilities.trajectory.recordEvent("tool_surface.finalized", { tools: [...prepared.tools], executable: [...prepared.executable], client: [...client] });
       options.onPrepared?.(prepared);
       return [...options.tools];
     },
@@ -209,11 +328,20 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
       const decision = attempt.stepOf(`native:${callId}`);
       const stored = decision?.status === "completed" ? (decision.result as TStoredDecision) : null;
       if (!stored?.allow) throw new DomainError("invalid_request", `recordToolResult: ${JSON.stringify(callId)} is not a call the host allowed in this run.`);
-      await attempt.step(`native-result:${callId}`, async (record) => {
-        record.item({ type: "tool_result", callId, name: stored.toolName, output });
-        record.frame("response.tool_result", { callId, name: stored.toolName, output });
-        return { output };
+      if (stored.clientTool) throw new DomainError("invalid_request", `recordToolResult: ${JSON.stringify(callId)} was run by the client; its result is recorded already.`);
+      const key = `native-result:${callId}`;
+      const done = attempt.stepOf(key);
+      if (done?.status === "completed") return (done.result as { output: unknown }).output;
+      // The same middleware and rules as a host tool's result; then the approver's edit notice.
+      const call: TToolCall = { id: callId, name: stored.toolName, arguments: stored.args };
+      const rewritten = await rewriteToolResult(attempt, call, output);
+      const fed = stored.requestedArguments ? withEditNotice(rewritten, stored.requestedArguments, { arguments: stored.args, cwd: stored.cwd, originalArguments: stored.requestedArguments }) : rewritten;
+      await attempt.step(key, async (record) => {
+        record.item({ type: "tool_result", callId, name: stored.toolName, output: fed });
+        record.frame("response.tool_result", { callId, name: stored.toolName, output: fed });
+        return { output: fed };
       });
+      return fed;
     },
     close: () => {
       closed = true;

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { TRunStarter } from "../host/pending/contract";
 import { z } from "zod";
 import { recordEvents } from "../host/transact";
+import { argsSchemaFromJson } from "../tools/arguments-json-schema";
 import type { TAgentConfig } from "../agents/types";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
@@ -41,12 +42,8 @@ const schemas = new WeakMap<object, z.ZodType>();
 function argsSchemaOf(tool: Tool): z.ZodType {
   const cached = schemas.get(tool);
   if (cached) return cached;
-  let schema: z.ZodType = ZAnyObject;
-  try {
-    const converted = z.fromJSONSchema(tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-    // Only an object schema fits MCP arguments; anything else falls back to "an object".
-    if (converted.safeParse([]).success === false && converted.safeParse("x").success === false) schema = converted;
-  } catch {}
+  // Only an object schema fits MCP arguments; anything else falls back to "an object".
+  const schema = argsSchemaFromJson(tool.inputSchema) ?? ZAnyObject;
   schemas.set(tool, schema);
   return schema;
 }

@@ -6,6 +6,7 @@ import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError, refused } from "../core/errors";
 import type { TDeps } from "../host/deps";
+import { nativeEditTarget, nativeParametersOf } from "../host/tool-surface";
 import { confineToolCwd, sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
@@ -51,7 +52,8 @@ function editableTool(agent: TAgentConfig | undefined, toolName: string): THostT
  */
 export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName: string, edited: Record<string, unknown>): Promise<TEdit | null> {
   const agent = deps.agents.find(agentName);
-  const tool = editableTool(agent, approval.toolName);
+  // A native call's tool is checked with the argument schema its plugin gave for the call (none: not editable).
+  const tool = editableTool(agent, approval.toolName) ?? (agent?.nativeTools?.includes(approval.toolName) ? await nativeEditTarget(deps.db, approval) : null);
   if (!agent || !tool) {
     throw refused("validation_failed", { code: "notEditable", params: { tool: approval.toolName } });
   }
@@ -110,16 +112,24 @@ export type TDecisionOptions = {
   grantMaxDays: number;
 };
 
+/** The argument schemas of the native calls among these approvals, by approval id (for {@link decisionOptionsFor}). */
+export const nativeEditSchemas = (deps: Pick<TDeps, "db">, rows: Parameters<typeof nativeParametersOf>[1]) => nativeParametersOf(deps.db, rows);
+
 /** Nothing beside approve/deny as asked (a quorum approval). */
 export const NO_DECISION_OPTIONS: TDecisionOptions = { editable: false, argumentsSchema: null, grantSession: false, grantMaxDays: 0 };
 
-/** What the console offers beside approve/deny for one approval: editing, and the grants the agent allows. */
-export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, toolName: string): TDecisionOptions {
+/**
+ * What the console offers beside approve/deny for one approval: editing, and the grants the agent
+ * allows. A native call is editable when its plugin gave its argument schema (`nativeParameters`,
+ * from {@link nativeEditSchemas}).
+ */
+export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, toolName: string, nativeParameters?: Record<string, unknown>): TDecisionOptions {
   const agent = agents.find(agentName);
   const tool = editableTool(agent, toolName);
+  const native = !tool && nativeParameters && agent?.nativeTools?.includes(toolName) ? nativeParameters : null;
   return {
-    editable: tool !== null,
-    argumentsSchema: tool ? argumentsJsonSchema(tool.argsSchema) : null,
+    editable: tool !== null || native !== null,
+    argumentsSchema: tool ? argumentsJsonSchema(tool.argsSchema) : native,
     grantSession: Boolean(agent?.grants?.session),
     grantMaxDays: agent?.grants?.maxDays ?? 0,
   };

@@ -6,6 +6,7 @@ import type { TTransport } from "../core/vocabulary";
 import type { TRunDeps } from "../host/deps";
 import { resumeWith } from "../host/pending/contract";
 import { expirePending } from "../host/pending/kinds";
+import { nativeClientTool } from "../host/tool-surface";
 import { transact } from "../host/transact";
 
 export type TSubmitResult = { clientToolId: string; responseId: string; sessionId: string; resultSequence: number };
@@ -29,7 +30,9 @@ export async function submitClientToolResult(deps: TRunDeps, actor: TActor, inpu
     }
     if (request.expiresAt.getTime() <= deps.now().getTime()) return { expired: true as const };
     const [response] = await tx.select({ agent: responses.agent }).from(responses).where(eq(responses.id, request.responseId));
-    const tool = deps.agents.find(response?.agent ?? "")?.tools.find((t) => t.name === request.name);
+    const agent = deps.agents.find(response?.agent ?? "");
+    // A native-loop agent's client-executed native tool opens the same request (server/host/tool-surface.ts).
+    const tool = agent?.tools.find((t) => t.name === request.name) ?? nativeClientTool(agent, request.name) ?? undefined;
     if (tool?.kind !== "client") throw new DomainError("conflict", `The client tool ${request.name} is no longer configured.`);
     const parsed = tool.outputSchema.safeParse(input.output);
     if (!parsed.success) {

@@ -19,3 +19,16 @@ export function argumentsJsonSchema(schema: z.ZodType): Record<string, unknown> 
   cache.set(schema, json);
   return json;
 }
+
+/**
+ * The zod schema of arguments given as a JSON Schema (an MCP tool's `inputSchema`, a native tool's
+ * `parameters`): what edits and calls are validated with. Null when zod cannot read it or it does
+ * not describe an object (tool arguments are one).
+ */
+export function argsSchemaFromJson(json: unknown): z.ZodType | null {
+  try {
+    const converted = z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+    if (converted.safeParse([]).success === false && converted.safeParse("x").success === false) return converted;
+  } catch {}
+  return null;
+}

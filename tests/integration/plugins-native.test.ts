@@ -87,7 +87,8 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(done.outputText).toBe("noted");
     expect(lineCount(workspace, "notes.txt")).toBe(1);
     expect(fake.requests.length - from).toBe(3);
-    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "first", lines: 1 })]);
+    // The plugin's tool-result middleware (plugin API 1.2) rewrote the result before the model saw it.
+    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "first", lines: 1, checkedBy: "native-loop" })]);
     // Each decision is in the trajectory; only one person's decision was asked for.
     const trajectory = await trajectoryOf(done.id as string);
     expect(trajectory.filter((e) => e.type === "approval.requested")).toHaveLength(1);
@@ -96,7 +97,7 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(done.output).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: "tool_call", name: "append_note", arguments: { text: "first" } }),
-        expect.objectContaining({ type: "tool_result", name: "append_note", output: { appended: "first", lines: 1 } }),
+        expect.objectContaining({ type: "tool_result", name: "append_note", output: { appended: "first", lines: 1, checkedBy: "native-loop" } }),
       ]),
     );
   });
@@ -116,10 +117,10 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(JSON.parse(messages[0] as string)).toEqual({ refused: "denied", message: "Not today." });
   });
 
-  it("an approver cannot edit a native call's arguments (the host has no schema for them); approved as asked, it runs", async () => {
+  it("an approver cannot edit a native call's arguments when the plugin gave the host no schema for them; approved as asked, it runs", async () => {
     const from = fake.requests.length;
     fake.reply(toolCall("append_note", { text: "draft" }), toolCall("append_note", { text: "draft" }), text("noted"));
-    const waiting = await invoke(app, member.apiKey, "Note 'draft'.", { agent: "native-loop" });
+    const waiting = await invoke(app, member.apiKey, { text: "Note 'draft'.", schemas: false }, { agent: "native-loop" });
     expect(waiting.status).toBe("requires_action");
     const id = (waiting.requiredAction as { id: string }).id;
     const edit = await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "approve", arguments: { text: "final" } } });
@@ -127,7 +128,7 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(((await edit.json()) as { detail: string }).detail).toBe("The arguments of append_note cannot be edited here; approve or deny it as asked.");
     const done = await ok200(await decide(app, approver.apiKey, id, "approve"));
     expect(done.status).toBe("completed");
-    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "draft", lines: 1 })]);
+    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "draft", lines: 1, checkedBy: "native-loop" })]);
   });
 
   it("a native operation's own cwd outside the session workspace is refused with the reason, never run and never asked", async () => {
@@ -150,7 +151,7 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     fake.reply(toolCall("read_notes", { cwd: "./" }), text("read"));
     const done = await invoke(app, member.apiKey, "Read the notes.", { agent: "native-loop" });
     expect(done.status).toBe("completed");
-    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ notes: "" })]);
+    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ notes: "", checkedBy: "native-loop" })]);
     const decision = (await trajectoryOf(done.id as string)).find((e) => e.type === "native_tool.decision");
     expect(decision?.data).toMatchObject({ toolName: "read_notes", allow: true, cwd: "." });
   });
@@ -161,12 +162,12 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     const done = await invoke(app, member.apiKey, { text: "Read the notes.", toolExecutionAllow: [] }, { agent: "native-loop" });
     expect(done.status).toBe("completed");
     const first = fake.requests[from] as TFakeRequest;
-    expect(first.body.tools?.map((t) => t.function.name)).toEqual(["append_note", "read_notes"]);
+    expect(first.body.tools?.map((t) => t.function.name)).toEqual(["append_note", "read_notes", "page_title"]);
     expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([
       { refused: "not_executable", message: "The tool read_notes may not run in this attempt (toolExecutionAllow); it was not run." },
     ]);
     const trajectory = await trajectoryOf(done.id as string);
-    expect(trajectory.find((e) => e.type === "harness.native_loop.prepared")?.data).toMatchObject({ tools: ["append_note", "read_notes"], executable: [] });
+    expect(trajectory.find((e) => e.type === "harness.native_loop.prepared")?.data).toMatchObject({ tools: ["append_note", "read_notes", "page_title"], executable: [] });
     expect(trajectory.find((e) => e.type === "harness.tool_surface.finalized")?.data).toMatchObject({ executable: [] });
     expect(trajectory.filter((e) => e.type === "native_tool.decision").map((e) => e.data.reason)).toEqual(["not_executable"]);
   });
@@ -176,7 +177,7 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     fake.reply(toolCall("read_notes", {}), toolCall("append_note", { text: "x" }), text("done"));
     const done = await invoke(app, member.apiKey, { text: "Read, then note.", toolExecutionAllow: ["read_notes"] }, { agent: "native-loop" });
     expect(done.status).toBe("completed");
-    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([{ notes: "" }, { refused: "not_executable", message: expect.stringContaining("append_note may not run") }]);
+    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([{ notes: "", checkedBy: "native-loop" }, { refused: "not_executable", message: expect.stringContaining("append_note may not run") }]);
   });
 
   it("capabilities called after their attempt settled fail closed with a sentence", async () => {
@@ -289,7 +290,10 @@ describe(`the agents file names a plugin's native-loop harness (${testDbKind()})
     const done = await ok200(await decide(fileApp, operator.apiKey, (waiting.requiredAction as { id: string }).id, "approve"));
     expect(done.status).toBe("completed");
     // The append ran once (its recorded output was replayed in the re-run attempt), then the approved read.
-    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([{ appended: "free", lines: 1 }, { notes: "free\n" }]);
+    expect(toolMessages(fake, from).map((m) => JSON.parse(m))).toEqual([
+      { appended: "free", lines: 1, checkedBy: "native-loop" },
+      { notes: "free\n", checkedBy: "native-loop" },
+    ]);
     expect(lineCount(workspaceOf(fileApp, waiting.sessionId as string), "notes.txt")).toBe(1);
   });
 

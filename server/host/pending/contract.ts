@@ -69,7 +69,12 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
       })
       .where(and(eq(responses.id, responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${input.pending.id}`))
       .returning(),
-    tx.insert(responseSteps).values(values).returning(),
+    // A call may settle a second pending action (a native call approved, then run on the client): the latest settlement is the call's.
+    tx
+      .insert(responseSteps)
+      .values(values)
+      .onConflictDoUpdate({ target: [responseSteps.responseId, responseSteps.key], set: { status: sql`excluded.status`, result: sql`excluded.result`, completedAt: sql`excluded.completed_at` } })
+      .returning(),
     emit(responseId, input.events),
     tx.select().from(responseSteps).where(eq(responseSteps.responseId, responseId)),
     tx

@@ -3,7 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { approvals, responses, users } from "../../../db/schema";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
-import { decisionOptionsFor } from "../decision-options";
+import { decisionOptionsFor, nativeEditSchemas } from "../decision-options";
 
 /** Whoever decided an approval, joined under their own name (the requester is `users`). */
 const decider = alias(users, "decider");
@@ -21,6 +21,7 @@ export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: T
     .where(scope.userId === null ? filters : and(filters, eq(approvals.userId, scope.userId)))
     .orderBy(desc(approvals.createdAt))
     .limit(200);
+  const nativeSchemas = await nativeEditSchemas(deps, rows.map((r) => r.approval));
   return rows.map(({ approval: a, agent, userName, deciderName }) => ({
     id: a.id,
     responseId: a.responseId,
@@ -41,7 +42,7 @@ export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: T
     replyMessage: a.replyMessage,
     grantId: a.grantId,
     /** What the approver may add to a decision for this agent and tool. */
-    options: decisionOptionsFor(deps.agents, agent, a.toolName),
+    options: decisionOptionsFor(deps.agents, agent, a.toolName, nativeSchemas.get(a.id)),
     decidedBy: a.decidedBy,
     /** The decider's display name (null when nobody decided, e.g. expired). */
     decidedByName: deciderName ?? null,

@@ -5,7 +5,7 @@ import type { TActor } from "../../../core/actor";
 import { RISKS } from "../../../core/vocabulary";
 import { votesOf } from "../../../services/approval-votes";
 import { decideMany } from "../../../services/console/bulk-decide";
-import { decisionOptionsFor, NO_DECISION_OPTIONS } from "../../../services/decision-options";
+import { decisionOptionsFor, NO_DECISION_OPTIONS, nativeEditSchemas } from "../../../services/decision-options";
 import { approvalContext, approvalFiles, inboxPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
 import { writerProcedure } from "./console-procedures";
@@ -38,13 +38,14 @@ export const inboxRouter = router({
     .query(async ({ ctx, input }) => {
       const page = await inboxPage(ctx.deps, ctx.scope, input);
       const votes = await votesOf(ctx.deps.db, page.rows.filter((a) => a.requiredApprovals > 1).map((a) => a.id));
+      const nativeSchemas = await nativeEditSchemas(ctx.deps, page.rows);
       return {
         nextCursor: page.nextCursor,
         rows: page.rows.map(({ cursorAt: _, ...a }) => ({
           ...a,
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
           // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
-          options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName),
+          options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName, nativeSchemas.get(a.id)),
           /** Why the caller may not decide this approval (the server's own rule), or null; `refusalCode` is the same as a code for the console's languages. */
           ...refusalOf(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
           /** A reviewer's rationale the server itself wrote, as a code (null: the reviewer's own words, shown as written). */
