@@ -20,8 +20,8 @@ async function raceNext(page: Page, path: string, meanwhile: () => Promise<void>
 }
 
 test("a console set to 简体中文 shows the Admin page's refusals in Chinese: a 409 (the user was deleted meanwhile) and a 403 (the admin lost the role meanwhile)", async ({ browser, baseURL, request }) => {
-  // Four users through the CLI, a sign-in and two reloads: more than the default minute on a loaded machine.
-  test.setTimeout(150_000);
+  // Four users through the CLI, a sign-in and two page loads of the users list: minutes on a loaded machine.
+  test.setTimeout(240_000);
   const stamp = Date.now().toString(36);
   const admin = addUser(`Ada ${stamp}`, "admin");
   const other = addUser(`Oskar ${stamp}`, "admin");
@@ -39,6 +39,7 @@ test("a console set to 简体中文 shows the Admin page's refusals in Chinese: 
 
   // 409: another admin deletes Tao while this admin's role change is on its way.
   const targetRow = page.locator(`[data-testid="user-row"][data-user-id="${target.userId}"]`);
+  await expect(targetRow).toBeVisible({ timeout: 60_000 });
   await raceNext(page, "admin.setRole", () => asOtherAdmin(request, other.apiKey, "admin.deleteUser", { userId: target.userId }));
   await targetRow.getByRole("combobox", { name: `Tao ${stamp} 的角色` }).selectOption("operator");
   await expect(alert).toContainText(`Tao ${stamp} 已被删除；其角色不能再更改。`);
@@ -49,7 +50,7 @@ test("a console set to 简体中文 shows the Admin page's refusals in Chinese: 
   // 403: another admin makes this one an operator while its click on 启用 is on its way.
   await page.reload();
   const pausedRow = page.locator(`[data-testid="user-row"][data-user-id="${paused.userId}"]`);
-  await expect(pausedRow).toHaveAttribute("data-status", "disabled");
+  await expect(pausedRow).toHaveAttribute("data-status", "disabled", { timeout: 60_000 });
   await raceNext(page, "admin.enableUser", () => asOtherAdmin(request, other.apiKey, "admin.setRole", { userId: admin.userId, role: "operator" }));
   await pausedRow.getByRole("button", { name: `启用 Pia ${stamp}` }).click();
   await expect(alert).toHaveText("你的角色不能管理此工作区。");
