@@ -9,7 +9,7 @@ import { describeEvent } from "../components/trajectory-audit";
 import { BUILTIN_AGENTS } from "../server/agents/catalog";
 import type { TTrpcContext } from "../server/api/trpc/context";
 import { publicProcedure, router } from "../server/api/trpc/init";
-import { errorReasonSentence, type TErrorReason, type TErrorReasonCode } from "../server/core/error-reasons";
+import { errorReasonSentence, invalidFieldReason, type TAdminAct, type TAuditorAct, type TErrorReason, type TErrorReasonCode, type TRoleAct } from "../server/core/error-reasons";
 import { DomainError, refused } from "../server/core/errors";
 import { nodeInvokeTool } from "../server/devices/node-invoke-tool";
 import { approvalTarget } from "../server/devices/run-device-tool";
@@ -51,7 +51,48 @@ const EXAMPLES: { [C in TErrorReasonCode]: Extract<TErrorReason, { code: C }> } 
   grantMaxDays: { code: "grantMaxDays", params: { agent: "scripted", max: 30 } },
   grantRevoked: { code: "grantRevoked" },
   responseClosed: { code: "responseClosed", params: { status: "completed", act: "cancel" } },
+  adminOnly: { code: "adminOnly", params: { act: "changeRoles" } },
+  auditorReadOnly: { code: "auditorReadOnly", params: { act: "createKeys" } },
+  rolesOnly: { code: "rolesOnly", params: { act: "readTrail" } },
+  ownAccount: { code: "ownAccount", params: { change: "role" } },
+  lastAdminRole: { code: "lastAdminRole" },
+  lastAdmin: { code: "lastAdmin", params: { name: "Ada" } },
+  userDeleted: { code: "userDeleted", params: { name: "Ada", change: "keys" } },
+  userStatusIs: { code: "userStatusIs", params: { name: "Ada", status: "disabled" } },
+  userChanged: { code: "userChanged", params: { name: "Ada" } },
+  keyRevoked: { code: "keyRevoked" },
+  deviceRevoked: { code: "deviceRevoked", params: { name: "build-box" } },
+  deviceNameTaken: { code: "deviceNameTaken", params: { name: "build-box" } },
+  editReviewDenied: { code: "editReviewDenied", params: { risk: "high", rationale: "It deletes files outside the workspace" }, reviewer: null },
+  invalidField: { code: "invalidField", params: { field: "name", issue: "Too small: expected string to have >=1 characters" } },
+  answerInvalid: { code: "answerInvalid", params: { key: "form.size", message: "form.size must be one of s, l." } },
+  questionSettled: { code: "questionSettled", params: { status: "answered", by: "Ada" } },
+  questionNotFound: { code: "questionNotFound", params: { id: "q_1" } },
 };
+
+/** Every value of each parameter the catalogue words with a select (a value missing here is a type error). */
+const ROLE_ACTS: Record<TRoleAct, true> = { steer: true, cancel: true, revokeGrants: true, answer: true, administer: true, readConfig: true, readWorkspace: true, readTrail: true, change: true, seeDevices: true };
+const ADMIN_ACTS: Record<TAdminAct, true> = { changeRoles: true, disableUsers: true, enableUsers: true, deleteUsers: true, createKeysForOthers: true, pairDevices: true, revokeDevices: true };
+const AUDITOR_ACTS: Record<TAuditorAct, true> = { createKeys: true, revokeKeys: true, requestApprovals: true, askQuestions: true, invokeAgents: true, runAgents: true, changeAccess: true };
+type TParam<C extends TErrorReasonCode, K extends string> = Extract<TErrorReason, { code: C; params: Record<K, unknown> }>["params"][K];
+const ROLES_ONLY_ACTS: Record<TParam<"rolesOnly", "act">, true> = { readTrail: true, exportRange: true, grantFullAccess: true, changeAccess: true };
+const OWN_CHANGES: Record<TParam<"ownAccount", "change">, true> = { role: true, disable: true, enable: true, delete: true };
+const DELETED_CHANGES: Record<TParam<"userDeleted", "change">, true> = { role: true, keys: true, disable: true, enable: true, delete: true };
+const keys = <K extends string>(record: Record<K, true>): K[] => Object.keys(record) as K[];
+
+/** Each select branch of the new codes, so every English sentence is checked against the server's. */
+const VARIANTS: TErrorReason[] = [
+  ...keys(ROLE_ACTS).map((act): TErrorReason => ({ code: "roleCannot", params: { act } })),
+  ...keys(ADMIN_ACTS).map((act): TErrorReason => ({ code: "adminOnly", params: { act } })),
+  ...keys(AUDITOR_ACTS).map((act): TErrorReason => ({ code: "auditorReadOnly", params: { act } })),
+  ...keys(ROLES_ONLY_ACTS).map((act): TErrorReason => ({ code: "rolesOnly", params: { act } })),
+  ...keys(OWN_CHANGES).map((change): TErrorReason => ({ code: "ownAccount", params: { change } })),
+  ...keys(DELETED_CHANGES).map((change): TErrorReason => ({ code: "userDeleted", params: { name: "Ada", change } })),
+  { code: "userStatusIs", params: { name: "Ada", status: "active" } },
+  { code: "questionSettled", params: { status: "expired", by: "" } },
+  { code: "questionSettled", params: { status: "cancelled", by: "Ada" } },
+  { code: "editReviewDenied", params: { risk: "medium", rationale: "The reviewer failed: timeout" }, reviewer: { code: "reviewerFailed", detail: "timeout" } },
+];
 
 describe("the server's refusal codes", () => {
   test.each(Object.values(EXAMPLES))("$code reads in English exactly as the server's detail, and in Chinese", (reason) => {
@@ -59,6 +100,42 @@ describe("the server's refusal codes", () => {
     const chinese = zh.reason(reason);
     expect(chinese).toMatch(/[\u4e00-\u9fff]/);
     expect(chinese).not.toBe(errorReasonSentence(reason));
+  });
+
+  test.each(VARIANTS.map((reason) => [`${reason.code} ${JSON.stringify("params" in reason ? reason.params : {})}`, reason] as const))(
+    "%s: every branch reads in English as the server's detail, and in Chinese",
+    (_name, reason) => {
+      expect(en.reason(reason)).toBe(errorReasonSentence(reason));
+      const chinese = zh.reason(reason);
+      expect(chinese).toMatch(/[\u4e00-\u9fff]/);
+      expect(chinese).not.toContain("{");
+    },
+  );
+
+  test("the Admin page's refusals, a reviewer's denial and a question's state in Chinese", () => {
+    expect(zh.reason({ code: "ownAccount", params: { change: "delete" } })).toBe("你不能删除自己的账户；请让另一位管理员操作。");
+    expect(zh.reason({ code: "lastAdmin", params: { name: "Ada" } })).toBe("Ada 是最后一位管理员；请先让另一位用户成为管理员。");
+    expect(zh.reason({ code: "adminOnly", params: { act: "pairDevices" } })).toBe("只有管理员可以配对设备。");
+    expect(zh.reason({ code: "roleCannot", params: { act: "administer" } })).toBe("你的角色不能管理此工作区。");
+    // The server's own reviewer sentence is worded; a model's rationale is shown as written.
+    const failed: TErrorReason = { code: "editReviewDenied", params: { risk: "high", rationale: "The reviewer failed: timeout" }, reviewer: { code: "reviewerFailed", detail: "timeout" } };
+    expect(zh.reason(failed)).toBe("执行审查器拒绝了编辑后的操作（高风险）：审查器出错：timeout。没有批准任何内容；请求仍在等待中。");
+    expect(zh.reason(EXAMPLES.editReviewDenied)).toBe("执行审查器拒绝了编辑后的操作（高风险）：It deletes files outside the workspace。没有批准任何内容；请求仍在等待中。");
+    expect(zh.reason(EXAMPLES.questionSettled)).toBe("此问题已被回答（处理人：Ada）。");
+    expect(zh.reason({ code: "questionSettled", params: { status: "expired", by: "" } })).toBe("此问题已过期。");
+    expect(en.reason({ code: "questionSettled", params: { status: "expired", by: "" } })).toBe("This question is already expired.");
+  });
+
+  test("a request-shape refusal names the field in Chinese, without zod's English", () => {
+    const issue = (path: PropertyKey[], extra: object = {}) => ({ path, message: "Invalid input", ...extra });
+    expect(invalidFieldReason([issue(["name"]), issue(["userId"])])).toEqual({ code: "invalidField", params: { field: "name", issue: "Invalid input" } });
+    expect(invalidFieldReason([issue(["grant", "days"])])?.params).toMatchObject({ field: "grant.days" });
+    expect(invalidFieldReason([issue([], { code: "unrecognized_keys", keys: ["extra", "more"] })])?.params).toMatchObject({ field: "extra, more" });
+    expect(invalidFieldReason([issue([])])?.params).toMatchObject({ field: "input" });
+    expect(invalidFieldReason([])).toBeNull();
+    const reason = invalidFieldReason([issue(["name"])]);
+    expect(zh.reason(reason)).toBe("字段 name 无效。");
+    expect(en.reason(reason)).toBe("The field name is not valid: Invalid input.");
   });
 
   test("plural and select forms follow their parameters in both languages", () => {

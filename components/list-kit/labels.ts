@@ -151,6 +151,14 @@ export function serverTextIn(t: ReturnType<typeof useTranslations<"serverText">>
           const status = Object.hasOwn(en.vocab.responseStatus, r.params.status) ? vocabT(`responseStatus.${r.params.status as TResponseStatus}`) : r.params.status;
           return t("reason.responseClosed", { ...r.params, status });
         }
+        case "editReviewDenied": {
+          // The risk is the console's own word; a rationale the server wrote is worded too, a model's is shown as written.
+          const risk = Object.hasOwn(en.vocab.risk, r.params.risk) ? vocabT(`risk.${r.params.risk as TRisk}`) : r.params.risk;
+          const rationale = r.reviewer && Object.hasOwn(en.serverText.reviewer, r.reviewer.code) ? t(`reviewer.${r.reviewer.code}`, { detail: r.reviewer.detail ?? "" }) : r.params.rationale;
+          return t("reason.editReviewDenied", { risk, rationale });
+        }
+        case "questionSettled":
+          return t("reason.questionSettled", { ...r.params, named: r.params.by ? "yes" : "no" });
         default:
           return "params" in r ? t(`reason.${r.code}`, r.params as Record<string, string | number>) : t(`reason.${r.code}`);
       }

@@ -40,7 +40,7 @@ export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestion
 /** Loads a question the actor may see; others' questions look missing. */
 export async function visibleQuestion(db: Db, actor: TActor, id: string): Promise<TQuestionRow> {
   const [row] = await db.select().from(questions).where(eq(questions.id, id));
-  if (!row || !canRead(actor, row.userId)) throw new QuestionError("QUESTION_NOT_FOUND", `No question with id ${id} was found.`);
+  if (!row || !canRead(actor, row.userId)) throw new QuestionError("QUESTION_NOT_FOUND", { code: "questionNotFound", params: { id } });
   return row;
 }
 

@@ -5,7 +5,7 @@ import type { TAuth } from "../auth/auth";
 import { addUser, findUser } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { CLI_ORIGIN, type TAdminWho } from "../core/admin-trail";
-import { DomainError } from "../core/errors";
+import { DomainError, refused } from "../core/errors";
 import { readScope } from "../core/read-scope";
 import type { ROLES } from "../core/vocabulary";
 import { parseCommand, USAGE, UsageError } from "./parse";
@@ -73,7 +73,7 @@ export async function runCommand(deps: TCommandDeps, request: TCommandRequest): 
       return result(await changeRole(deps, who, { userId: (await userRef(deps.db, target)).id, role: str("role") as (typeof ROLES)[number] }));
     case "key create": {
       const user = await userRef(deps.db, target);
-      if ((await userForAdmin(deps.db, user.id))?.status === "deleted") throw new DomainError("conflict", `${user.name} was deleted; deleted users get no new API keys.`);
+      if ((await userForAdmin(deps.db, user.id))?.status === "deleted") throw refused("conflict", { code: "userDeleted", params: { name: user.name, change: "keys" } });
       const key = await createKeyFor(deps, who, { userId: user.id, name: str("name") ?? "cli" });
       return result({ userId: key.userId, keyId: key.id, apiKey: key.apiKey });
     }

@@ -1,3 +1,4 @@
+import type { TReviewerSentence } from "./reviewer-sentences";
 import { refusalSentence, type TDecisionRefusal } from "./separation-of-duties";
 
 /**
@@ -8,7 +9,24 @@ import { refusalSentence, type TDecisionRefusal } from "./separation-of-duties";
  */
 export type TErrorReason =
   | TDecisionRefusal
-  | { code: "roleCannot"; params: { act: "steer" | "cancel" | "revokeGrants" | "answer" } }
+  | { code: "roleCannot"; params: { act: TRoleAct } }
+  | { code: "adminOnly"; params: { act: TAdminAct } }
+  | { code: "auditorReadOnly"; params: { act: TAuditorAct } }
+  | { code: "rolesOnly"; params: { act: "readTrail" | "exportRange" | "grantFullAccess" | "changeAccess" } }
+  | { code: "ownAccount"; params: { change: "role" | "disable" | "enable" | "delete" } }
+  | { code: "lastAdminRole" }
+  | { code: "lastAdmin"; params: { name: string } }
+  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" } }
+  | { code: "userStatusIs"; params: { name: string; status: "disabled" | "active" } }
+  | { code: "userChanged"; params: { name: string } }
+  | { code: "keyRevoked" }
+  | { code: "deviceRevoked"; params: { name: string } }
+  | { code: "deviceNameTaken"; params: { name: string } }
+  | { code: "editReviewDenied"; params: { risk: string; rationale: string }; reviewer: { code: TReviewerSentence; detail: string | null } | null }
+  | { code: "invalidField"; params: { field: string; issue: string } }
+  | { code: "answerInvalid"; params: { key: string; message: string } }
+  | { code: "questionSettled"; params: { status: string; by: string } }
+  | { code: "questionNotFound"; params: { id: string } }
   | { code: "bulkNotYours"; params: { n: number }; refusal: TDecisionRefusal }
   | { code: "bulkHighRisk"; params: { n: number } }
   | { code: "alreadyDecided"; params: { status: "approved" | "denied" } }
@@ -29,6 +47,73 @@ export type TErrorReason =
 
 export type TErrorReasonCode = TErrorReason["code"];
 
+/** What a role may not do ("Your role cannot …"): console procedures limited to some roles, and acts of the decide services. */
+export type TRoleAct = "steer" | "cancel" | "revokeGrants" | "answer" | "administer" | "readConfig" | "readWorkspace" | "readTrail" | "change" | "seeDevices";
+/** What only an admin may do ("Only an admin can …"). */
+export type TAdminAct = "changeRoles" | "disableUsers" | "enableUsers" | "deleteUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
+/** What an auditor (read-only) may not do. */
+export type TAuditorAct = "createKeys" | "revokeKeys" | "requestApprovals" | "askQuestions" | "invokeAgents" | "runAgents" | "changeAccess";
+
+const ROLE_ACT: Record<TRoleAct, string> = {
+  steer: "steer responses",
+  cancel: "cancel responses",
+  revokeGrants: "revoke grants",
+  answer: "answer questions",
+  administer: "administer this workspace",
+  readConfig: "read the server configuration",
+  readWorkspace: "read the whole workspace",
+  readTrail: "read the admin trail",
+  change: "change anything (auditors are read-only)",
+  seeDevices: "see paired devices",
+};
+const ADMIN_ACT: Record<TAdminAct, string> = {
+  changeRoles: "change roles",
+  disableUsers: "disable users",
+  enableUsers: "enable users",
+  deleteUsers: "delete users",
+  createKeysForOthers: "create API keys for another user",
+  pairDevices: "pair devices",
+  revokeDevices: "revoke devices",
+};
+const AUDITOR_ACT: Record<TAuditorAct, string> = {
+  createKeys: "Auditors are read-only and cannot create API keys.",
+  revokeKeys: "Auditors are read-only and cannot revoke API keys.",
+  requestApprovals: "Auditors can read approvals but cannot request them.",
+  askQuestions: "Auditors can read questions but cannot ask them.",
+  invokeAgents: "Auditors can read trajectories but cannot invoke agents.",
+  runAgents: "Auditors can read trajectories but cannot run agents.",
+  changeAccess: "Auditors cannot change a session's access.",
+};
+const ROLES_ONLY = {
+  readTrail: "Only admins and auditors can read the admin trail.",
+  exportRange: "Only roles that read everything can export a time range.",
+  grantFullAccess: "Only an operator or an admin can grant Full access; ask one to grant it to this session.",
+  changeAccess: "Only the session's owner, an operator or an admin can change its access.",
+} as const;
+const USER_DELETED = {
+  role: "was deleted; its role no longer changes.",
+  keys: "was deleted; deleted users get no new API keys.",
+  disable: "was deleted; a deleted user cannot be disabled.",
+  enable: "was deleted; a deleted user cannot be enabled.",
+  delete: "is already deleted.",
+} as const;
+
+/** A schema issue as zod reports it (only what naming the field needs). */
+type TInputIssue = { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] };
+
+/**
+ * The `invalidField` reason of a request whose input failed its schema: the first issue's field
+ * (its path; the unexpected keys for an unknown one; `input` for the whole input) and zod's own
+ * English words for it. Null when there is no issue.
+ */
+export function invalidFieldReason(issues: readonly TInputIssue[]): Extract<TErrorReason, { code: "invalidField" }> | null {
+  const first = issues[0];
+  if (!first) return null;
+  const path = first.path.map(String).join(".");
+  const keys = first.code === "unrecognized_keys" && first.keys?.length ? first.keys.map((k) => (path ? `${path}.${k}` : k)).join(", ") : "";
+  return { code: "invalidField", params: { field: keys || path || "input", issue: first.message } };
+}
+
 /** The server's own (English) sentence of a refusal: the `detail` of its error, for API clients and logs. */
 export function errorReasonSentence(reason: TErrorReason): string {
   switch (reason.code) {
@@ -39,7 +124,41 @@ export function errorReasonSentence(reason: TErrorReason): string {
     case "ownRun":
       return refusalSentence(reason);
     case "roleCannot":
-      return `Your role cannot ${{ steer: "steer responses", cancel: "cancel responses", revokeGrants: "revoke grants", answer: "answer questions" }[reason.params.act]}.`;
+      return `Your role cannot ${ROLE_ACT[reason.params.act]}.`;
+    case "adminOnly":
+      return `Only an admin can ${ADMIN_ACT[reason.params.act]}.`;
+    case "auditorReadOnly":
+      return AUDITOR_ACT[reason.params.act];
+    case "rolesOnly":
+      return ROLES_ONLY[reason.params.act];
+    case "ownAccount":
+      return reason.params.change === "role" ? "You cannot change your own role; ask another admin." : `You cannot ${reason.params.change} your own account; ask another admin.`;
+    case "lastAdminRole":
+      return "The last admin keeps the admin role.";
+    case "lastAdmin":
+      return `${reason.params.name} is the last admin; make another user admin first.`;
+    case "userDeleted":
+      return `${reason.params.name} ${USER_DELETED[reason.params.change]}`;
+    case "userStatusIs":
+      return reason.params.status === "disabled" ? `${reason.params.name} is already disabled.` : `${reason.params.name} is not disabled.`;
+    case "userChanged":
+      return `${reason.params.name} changed meanwhile; reload and try again.`;
+    case "keyRevoked":
+      return "This API key is already revoked.";
+    case "deviceRevoked":
+      return `The device ${reason.params.name} is already revoked.`;
+    case "deviceNameTaken":
+      return `A device named ${reason.params.name} is already paired or waiting to be paired; revoke it first.`;
+    case "editReviewDenied":
+      return `The exec reviewer denied the edited operation (${reason.params.risk} risk): ${reason.params.rationale}. Nothing was approved; the request is still pending.`;
+    case "invalidField":
+      return `The field ${reason.params.field} is not valid: ${reason.params.issue}.`;
+    case "answerInvalid":
+      return reason.params.message;
+    case "questionSettled":
+      return `This question is already ${reason.params.status}${reason.params.by ? ` (by ${reason.params.by})` : ""}.`;
+    case "questionNotFound":
+      return `No question with id ${reason.params.id} was found.`;
     case "bulkNotYours":
       return `${reason.params.n === 1 ? "One of these approvals is" : `${reason.params.n} of these approvals are`} not for you to decide, so nothing was decided: ${refusalSentence(reason.refusal)}`;
     case "bulkHighRisk":

@@ -1,4 +1,5 @@
 import type { TActor } from "./actor";
+import type { TErrorReason } from "./error-reasons";
 import { DECIDER_ROLES } from "./vocabulary";
 
 /** A session's access: `full` lets the device commands its agent declared run without a prompt. */
@@ -11,9 +12,9 @@ export type TSessionAccess = (typeof SESSION_ACCESS_LEVELS)[number];
  * An owner may lower its own session to `default`: giving up authority harms no one. Auditors
  * change nothing.
  */
-export function accessChangeRefusal(actor: TActor, ownerId: string, to: TSessionAccess): string | null {
-  if (actor.role === "auditor") return "Auditors cannot change a session's access.";
+export function accessChangeRefusal(actor: TActor, ownerId: string, to: TSessionAccess): TErrorReason | null {
+  if (actor.role === "auditor") return { code: "auditorReadOnly", params: { act: "changeAccess" } };
   if (DECIDER_ROLES.includes(actor.role)) return null;
-  if (to === "full") return "Only an operator or an admin can grant Full access; ask one to grant it to this session.";
-  return actor.userId === ownerId ? null : "Only the session's owner, an operator or an admin can change its access.";
+  if (to === "full") return { code: "rolesOnly", params: { act: "grantFullAccess" } };
+  return actor.userId === ownerId ? null : { code: "rolesOnly", params: { act: "changeAccess" } };
 }

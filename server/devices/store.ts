@@ -6,7 +6,8 @@ import { recordAdminEvent } from "../../db/repositories/audit";
 import { devices } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import type { TAdminOrigin } from "../core/admin-trail";
-import { DomainError, notFound } from "../core/errors";
+import { notFound, refused } from "../core/errors";
+import type { TAdminAct } from "../core/error-reasons";
 import { newId, newSecret } from "../core/ids";
 import { READ_ALL_ROLES } from "../core/vocabulary";
 import type { TDeviceHello } from "./protocol";
@@ -22,8 +23,8 @@ const CREDENTIAL_PREFIX = "csdev_";
 /** SHA-256 is enough: tokens and credentials are 256-bit random secrets. */
 export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
 
-export const requireAdmin = (actor: TActor, what: string): void => {
-  if (actor.role !== "admin") throw new DomainError("forbidden", `Only an admin can ${what}.`);
+export const requireAdmin = (actor: TActor, act: TAdminAct): void => {
+  if (actor.role !== "admin") throw refused("forbidden", { code: "adminOnly", params: { act } });
 };
 
 const isUniqueViolation = (error: unknown): boolean => {
@@ -38,7 +39,7 @@ export async function createPairing(
   origin: TAdminOrigin,
   input: { name: string; now: Date },
 ): Promise<{ deviceId: string; name: string; token: string; expiresAt: string }> {
-  requireAdmin(actor, "pair devices");
+  requireAdmin(actor, "pairDevices");
   const token = `${TOKEN_PREFIX}${newSecret(32)}`;
   const id = newId("dev");
   const expiresAt = new Date(input.now.getTime() + PAIRING_TTL_MS);
@@ -53,7 +54,7 @@ export async function createPairing(
       await recordAdminEvent(tx as unknown as Db, { actor, origin }, { action: "device.pairing_created", targetType: "device", targetId: id, detail: { name: input.name, expiresAt: expiresAt.toISOString() } });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError("conflict", `A device named ${input.name} is already paired or waiting to be paired; revoke it first.`);
+    if (isUniqueViolation(error)) throw refused("conflict", { code: "deviceNameTaken", params: { name: input.name } });
     throw error;
   }
   return { deviceId: id, name: input.name, token, expiresAt: expiresAt.toISOString() };
@@ -108,7 +109,7 @@ export async function authenticateDevice(db: Db, hello: Extract<TDeviceHello, { 
 
 /** Revokes a device (pending or paired), with its trail row; its credential stops working at once. */
 export async function revokeDevice(db: Db, actor: TActor, origin: TAdminOrigin, deviceId: string, now: Date): Promise<TDeviceRow> {
-  requireAdmin(actor, "revoke devices");
+  requireAdmin(actor, "revokeDevices");
   const row = await db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const [revoked] = await tx
@@ -122,7 +123,7 @@ export async function revokeDevice(db: Db, actor: TActor, origin: TAdminOrigin, 
   if (row) return row;
   const [existing] = await db.select().from(devices).where(eq(devices.id, deviceId));
   if (!existing) throw notFound("device", deviceId);
-  throw new DomainError("conflict", `The device ${existing.name} is already revoked.`);
+  throw refused("conflict", { code: "deviceRevoked", params: { name: existing.name } });
 }
 
 /** Every device, newest first (admins, operators and auditors). */
@@ -132,7 +133,7 @@ export async function listDevices(db: Db, actor: TActor): Promise<TDeviceRow[]> 
 
 /** One page of devices, newest first (workspace readers only). */
 export async function listDevicesPage(db: Db, actor: TActor, page: { cursor?: string | null; limit: number }): Promise<TPage<TDeviceRow>> {
-  if (!READ_ALL_ROLES.includes(actor.role)) throw new DomainError("forbidden", "Your role cannot see paired devices.");
+  if (!READ_ALL_ROLES.includes(actor.role)) throw refused("forbidden", { code: "roleCannot", params: { act: "seeDevices" } });
   const cursor = decodeCursor(page.cursor);
   const rows = await db
     .select({ row: devices, cursorAt: exactTimestamp(devices.createdAt) })

@@ -6,6 +6,7 @@ import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError, refused } from "../core/errors";
 import type { TDeps } from "../host/deps";
+import { reviewerSentenceCode } from "../core/reviewer-sentences";
 import { nativeEditTarget, nativeParametersOf } from "../host/tool-surface";
 import { confineToolCwd, sessionWorkspace } from "../host/workspace";
 import { approvalPolicyFor } from "../mcp/policy";
@@ -74,10 +75,8 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   if (reReview) {
     review = await reviewWithFallback(deps.reviewer, reviewRequestFor({ cwd, workspace, agent: agent.name, toolName: tool.name, arguments: args }));
     if (review.decision === "deny") {
-      throw new DomainError(
-        "validation_failed",
-        `The exec reviewer denied the edited operation (${review.risk} risk): ${review.rationale}. Nothing was approved; the request is still pending.`,
-      );
+      const reviewer = reviewerSentenceCode(review.rationale);
+      throw refused("validation_failed", { code: "editReviewDenied", params: { risk: review.risk, rationale: review.rationale }, reviewer });
     }
   }
   return {

@@ -6,7 +6,7 @@ import { agentSessions, approvals, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
 import { bindingHash, canonicalJson } from "../core/binding";
 import { operationHash } from "../core/decision";
-import { DomainError, notFound } from "../core/errors";
+import { DomainError, notFound, refused } from "../core/errors";
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import { requiredApprovalsFor } from "../core/separation-of-duties";
@@ -99,7 +99,7 @@ class KeyTaken extends Error {}
  * `pending` otherwise. `replayed` is true when the idempotency key returned an existing one.
  */
 export async function requestExternalApproval(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody): Promise<{ created: z.infer<typeof ZExternalApprovalCreated>; replayed: boolean }> {
-  if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read approvals but cannot request them.");
+  if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "requestApprovals" } });
   const agentName = body.agent ?? deps.agents.defaultAgent;
   const agent = deps.agents.find(agentName);
   if (!agent) throw new DomainError("validation_failed", `agent: no agent named ${agentName} is configured.`);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { agentSessions, responses } from "../../db/schema";
 import type { TActor } from "../core/actor";
-import { DomainError, notFound } from "../core/errors";
+import { DomainError, notFound, refused } from "../core/errors";
 import { newId } from "../core/ids";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
@@ -28,7 +28,7 @@ export async function invokeResponse(
   body: TInvokeInput,
   source: { via: TTransport; isSourceCurrent: () => boolean; credential?: TCredential | null } = { via: "http", isSourceCurrent: () => true },
 ): Promise<TInvoked> {
-  if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot invoke agents.");
+  if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "invokeAgents" } });
   const agentName = body.agent ?? deps.agents.defaultAgent;
   const agent = deps.agents.find(agentName);
   if (!agent) throw new DomainError("invalid_request", `agent: no agent named ${agentName} is configured.`);

@@ -6,7 +6,7 @@ import { agentSessions } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import { canRead } from "../core/actor";
 import type { TAdminOrigin } from "../core/admin-trail";
-import { DomainError, notFound } from "../core/errors";
+import { notFound, refused } from "../core/errors";
 import { accessChangeRefusal, type TSessionAccess } from "../core/session-access";
 import type { TDeps } from "../host/deps";
 
@@ -20,7 +20,7 @@ export async function setSessionAccess(deps: TDeps, actor: TActor, origin: TAdmi
     const [session] = await tx.select().from(agentSessions).where(eq(agentSessions.id, input.sessionId)).for("update");
     if (!session || !canRead(actor, session.userId)) throw notFound("session", input.sessionId);
     const refusal = accessChangeRefusal(actor, session.userId, input.access);
-    if (refusal) throw new DomainError("forbidden", refusal);
+    if (refusal) throw refused("forbidden", refusal);
     if (session.access === input.access) return { sessionId: session.id, access: input.access };
     await tx.update(agentSessions).set({ access: input.access }).where(eq(agentSessions.id, session.id));
     await recordAdminEvent(tx as unknown as Db, { actor, origin }, {

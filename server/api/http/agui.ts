@@ -8,7 +8,7 @@ import { streamRun } from "../../agui/run";
 import { sessionForThread } from "../../services/agui-threads";
 import type { TCredential } from "../../auth/credential-status";
 import type { TActor } from "../../core/actor";
-import { DomainError } from "../../core/errors";
+import { DomainError, refused } from "../../core/errors";
 import { ZScriptTurn } from "../../harnesses/scripted";
 import { maxBodyBytesFor, ZAttachmentInputs } from "../../core/media";
 import { invokeResponse } from "../../services/invoke-response";
@@ -59,7 +59,7 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
   if (!props.success) throw new DomainError("invalid_request", `Invalid forwardedProps: ${describeIssues(props.error)}.`);
   const agentName = props.data.agent ?? deps.agents.defaultAgent;
   if (!deps.agents.find(agentName)) throw new DomainError("invalid_request", `forwardedProps.agent: no agent named ${agentName} is configured.`);
-  if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read trajectories but cannot run agents.");
+  if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "runAgents" } });
 
   // Past the user's cap on open streams: refused before anything is created or resumed.
   const connection = deps.connections.open(credential);

@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from "@trpc/server";
+import { invalidFieldReason } from "../../core/error-reasons";
 import { DomainError } from "../../core/errors";
 import type { TAdminWho } from "../../core/admin-trail";
 import { readScope } from "../../core/read-scope";
@@ -8,6 +9,12 @@ import { isDatabaseUnavailable, toDomainError } from "../http/errors";
 import type { TTrpcContext } from "./context";
 import { toTrpcError } from "./errors";
 
+/** The reason code of a schema failure of a procedure's input (tRPC's cause is the schema's error). */
+function inputIssueReason(cause: unknown) {
+  const issues = (cause as { issues?: unknown } | undefined)?.issues;
+  return Array.isArray(issues) ? invalidFieldReason(issues) : null;
+}
+
 const t = initTRPC.context<TTrpcContext>().create({
   errorFormatter: ({ shape, error }) => ({
     ...shape,
@@ -16,7 +23,8 @@ const t = initTRPC.context<TTrpcContext>().create({
       stack: undefined,
       domainCode: error.cause instanceof DomainError ? error.cause.code : null,
       // Why, as a code the console words in the viewer's language (`detail`/message stays English).
-      serverText: error.cause instanceof DomainError ? error.cause.serverText : null,
+      // An input that failed its schema is named by its field (zod's own words stay in `message`).
+      serverText: error.cause instanceof DomainError ? error.cause.serverText : error.code === "BAD_REQUEST" ? inputIssueReason(error.cause) : null,
       reason: error.cause instanceof QuestionError ? error.cause.reason : null,
       details: error.cause instanceof QuestionError ? error.cause.details : null,
     },

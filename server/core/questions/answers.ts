@@ -1,6 +1,7 @@
 import { type TAnswers, type TFormField, type TQuestion, URL_CONFIRM, URL_DECLINE, answerKeysOf } from "./schema";
 
-export type TAnswerCheck = { ok: true; answers: TAnswers } | { ok: false; message: string };
+/** A refusal names the answer key it is about (the unknown keys, comma-separated, for unknown ones). */
+export type TAnswerCheck = { ok: true; answers: TAnswers } | { ok: false; message: string; key: string };
 
 const optionValue = (o: { label: string; value?: string }): string => o.value ?? o.label;
 
@@ -100,20 +101,20 @@ function checkQuestion(q: TQuestion, values: string[] | undefined): string | str
 export function checkAnswers(questions: readonly TQuestion[], answers: TAnswers): TAnswerCheck {
   const known = new Set(questions.flatMap(answerKeysOf));
   const unknown = Object.keys(answers).filter((k) => !known.has(k));
-  if (unknown.length > 0) return { ok: false, message: `Unknown answer key${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}.` };
+  if (unknown.length > 0) return { ok: false, message: `Unknown answer key${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}.`, key: unknown.join(", ") };
   const out: TAnswers = {};
   for (const q of questions) {
     if (q.fields) {
       for (const field of q.fields) {
         const key = `${q.questionId}.${field.name}`;
         const checked = checkField(field, key, answers[key]);
-        if (typeof checked === "string") return { ok: false, message: `${checked}.` };
+        if (typeof checked === "string") return { ok: false, message: `${checked}.`, key };
         if (checked) out[key] = checked;
       }
       continue;
     }
     const checked = checkQuestion(q, answers[q.questionId]);
-    if (typeof checked === "string") return { ok: false, message: `${checked}.` };
+    if (typeof checked === "string") return { ok: false, message: `${checked}.`, key: q.questionId };
     out[q.questionId] = checked;
   }
   return { ok: true, answers: out };

@@ -18,7 +18,7 @@ describe("MCP elicitation forms (protocol 2025-11-25)", () => {
     const q = formOf({ size: { type: "string", title: "Size", oneOf: [{ const: "s", title: "Small" }, { const: "l", title: "Large" }], default: "s" } });
     expect(q.fields?.[0]).toMatchObject({ type: "enum", enum: ["s", "l"], enumTitles: ["Small", "Large"], default: "s" });
     expect(answer(q, { size: ["l"] })).toEqual({ ok: true, answers: { "form.size": ["l"] } });
-    expect(answer(q, { size: ["Large"] })).toEqual({ ok: false, message: 'form.size must be one of s, l.' });
+    expect(answer(q, { size: ["Large"] })).toEqual({ ok: false, message: 'form.size must be one of s, l.', key: "form.size" });
     expect(typedValues(q, { "form.size": ["l"] })).toEqual({ size: "l" });
   });
 
@@ -35,10 +35,10 @@ describe("MCP elicitation forms (protocol 2025-11-25)", () => {
     const plain = formOf({ tags: { type: "array", items: { type: "string", enum: ["x", "y", "z"] }, minItems: 1, maxItems: 2 } }, ["tags"]);
     expect(plain.fields?.[0]).toMatchObject({ type: "enum", multiple: true, enum: ["x", "y", "z"], minItems: 1, maxItems: 2 });
     expect(answer(plain, { tags: ["x", "z"] })).toEqual({ ok: true, answers: { "form.tags": ["x", "z"] } });
-    expect(answer(plain, { tags: ["x", "y", "z"] })).toEqual({ ok: false, message: "form.tags takes at most 2 values." });
-    expect(answer(plain, { tags: ["x", "x"] })).toEqual({ ok: false, message: "form.tags has repeated values." });
-    expect(answer(plain, { tags: ["w"] })).toEqual({ ok: false, message: 'form.tags: "w" is not one of x, y, z.' });
-    expect(answer(plain, {})).toEqual({ ok: false, message: "form.tags is required." });
+    expect(answer(plain, { tags: ["x", "y", "z"] })).toEqual({ ok: false, message: "form.tags takes at most 2 values.", key: "form.tags" });
+    expect(answer(plain, { tags: ["x", "x"] })).toEqual({ ok: false, message: "form.tags has repeated values.", key: "form.tags" });
+    expect(answer(plain, { tags: ["w"] })).toEqual({ ok: false, message: 'form.tags: "w" is not one of x, y, z.', key: "form.tags" });
+    expect(answer(plain, {})).toEqual({ ok: false, message: "form.tags is required.", key: "form.tags" });
     expect(typedValues(plain, { "form.tags": ["x", "z"] })).toEqual({ tags: ["x", "z"] });
 
     const titled = formOf({ pets: { type: "array", items: { anyOf: [{ const: "cat", title: "Cat" }, { const: "dog", title: "Dog" }] }, default: ["dog"] } });
@@ -59,18 +59,18 @@ describe("MCP elicitation forms (protocol 2025-11-25)", () => {
     });
     expect(q.fields?.map((f) => f.format)).toEqual(["email", "uri", "date", "date-time"]);
     expect(answer(q, { mail: ["ada@example.com"], site: ["https://example.com/x"], day: ["2026-12-01"], at: ["2026-12-01T09:30:00Z"] }).ok).toBe(true);
-    expect(answer(q, { mail: ["ada at example"] })).toEqual({ ok: false, message: "form.mail must be an email address." });
-    expect(answer(q, { site: ["not a uri"] })).toEqual({ ok: false, message: "form.site must be an absolute URI such as https://example.com/." });
-    expect(answer(q, { day: ["2026-02-30"] })).toEqual({ ok: false, message: "form.day must be a date (YYYY-MM-DD)." });
-    expect(answer(q, { at: ["2026-12-01 09:30"] })).toEqual({ ok: false, message: "form.at must be a date and time with a time zone (e.g. 2026-12-01T09:30:00Z)." });
+    expect(answer(q, { mail: ["ada at example"] })).toEqual({ ok: false, message: "form.mail must be an email address.", key: "form.mail" });
+    expect(answer(q, { site: ["not a uri"] })).toEqual({ ok: false, message: "form.site must be an absolute URI such as https://example.com/.", key: "form.site" });
+    expect(answer(q, { day: ["2026-02-30"] })).toEqual({ ok: false, message: "form.day must be a date (YYYY-MM-DD).", key: "form.day" });
+    expect(answer(q, { at: ["2026-12-01 09:30"] })).toEqual({ ok: false, message: "form.at must be a date and time with a time zone (e.g. 2026-12-01T09:30:00Z).", key: "form.at" });
   });
 
   test("length and range constraints are kept and checked", () => {
     const q = formOf({ code: { type: "string", minLength: 3, maxLength: 5 }, n: { type: "integer", minimum: 1, maximum: 9 } });
     expect(q.fields).toMatchObject([{ minLength: 3, maxLength: 5 }, { minimum: 1, maximum: 9 }]);
-    expect(answer(q, { code: ["ab"] })).toEqual({ ok: false, message: "form.code must be at least 3 characters." });
-    expect(answer(q, { code: ["abcdef"] })).toEqual({ ok: false, message: "form.code must be at most 5 characters." });
-    expect(answer(q, { n: ["10"] })).toEqual({ ok: false, message: "form.n must be at most 9." });
+    expect(answer(q, { code: ["ab"] })).toEqual({ ok: false, message: "form.code must be at least 3 characters.", key: "form.code" });
+    expect(answer(q, { code: ["abcdef"] })).toEqual({ ok: false, message: "form.code must be at most 5 characters.", key: "form.code" });
+    expect(answer(q, { n: ["10"] })).toEqual({ ok: false, message: "form.n must be at most 9.", key: "form.n" });
     expect(answer(q, { code: ["abcd"], n: ["3"] })).toEqual({ ok: true, answers: { "form.code": ["abcd"], "form.n": ["3"] } });
   });
 

@@ -3,14 +3,14 @@ import { adminTrailActors, adminTrailRows, recordAdminEvent, type TAdminTrailFil
 import { decodeCursor, type TPage, toPage } from "../../../db/repositories/keyset";
 import type { TActor } from "../../core/actor";
 import { TRAIL_READER_ROLES, type TAdminWho } from "../../core/admin-trail";
-import { DomainError } from "../../core/errors";
+import { refused } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
 
 export type { TAdminTrailFilter, TAdminTrailRow };
 
 /** Admins and auditors read the admin trail (the CLI, `null`, too); everyone else gets 403. Nobody edits it. */
 function assertTrailReader(actor: TActor | null): void {
-  if (actor && !(TRAIL_READER_ROLES as readonly string[]).includes(actor.role)) throw new DomainError("forbidden", "Only admins and auditors can read the admin trail.");
+  if (actor && !(TRAIL_READER_ROLES as readonly string[]).includes(actor.role)) throw refused("forbidden", { code: "rolesOnly", params: { act: "readTrail" } });
 }
 
 /** A trail row as the console, the export and the CLI show it (the keyset position left out). */

@@ -5,7 +5,7 @@ import { lockActiveAdmins, userForAdmin } from "../../../db/repositories/user-st
 import { createApiKey } from "../../auth/api-keys";
 import type { TActor } from "../../core/actor";
 import type { TAdminWho } from "../../core/admin-trail";
-import { DomainError, notFound } from "../../core/errors";
+import { DomainError, notFound, refused } from "../../core/errors";
 import type { TRole } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 
@@ -18,15 +18,15 @@ type TAdminDeps = Pick<TDeps, "db" | "bus" | "log" | "now">;
  */
 export async function changeRole(deps: TAdminDeps, who: TAdminWho, input: { userId: string; role: TRole }): Promise<{ userId: string; name: string; role: TRole }> {
   const actor = who.actor;
-  if (actor && actor.role !== "admin") throw new DomainError("forbidden", "Only an admin can change roles.");
-  if (actor && input.userId === actor.userId) throw new DomainError("conflict", "You cannot change your own role; ask another admin.");
+  if (actor && actor.role !== "admin") throw refused("forbidden", { code: "adminOnly", params: { act: "changeRoles" } });
+  if (actor && input.userId === actor.userId) throw refused("conflict", { code: "ownAccount", params: { change: "role" } });
   const user = await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const admins = await lockActiveAdmins(tx);
     const target = await userForAdmin(tx, input.userId);
     if (!target) throw notFound("user", input.userId);
-    if (target.status === "deleted") throw new DomainError("conflict", `${target.name} was deleted; its role no longer changes.`);
-    if (admins.includes(target.id) && input.role !== "admin" && admins.length <= 1) throw new DomainError("conflict", "The last admin keeps the admin role.");
+    if (target.status === "deleted") throw refused("conflict", { code: "userDeleted", params: { name: target.name, change: "role" } });
+    if (admins.includes(target.id) && input.role !== "admin" && admins.length <= 1) throw refused("conflict", { code: "lastAdminRole" });
     if (target.role === input.role) return target;
     await setUserRole(tx, target.id, input.role);
     await recordAdminEvent(tx, who, { action: "user.role_changed", targetType: "user", targetId: target.id, detail: { name: target.name, from: target.role, to: input.role } });
@@ -47,15 +47,15 @@ export async function createKeyFor(
   input: { userId?: string; name: string },
 ): Promise<{ id: string; apiKey: string; userId: string; name: string }> {
   const actor: TActor | null = who.actor;
-  if (actor?.role === "auditor") throw new DomainError("forbidden", "Auditors are read-only and cannot create API keys.");
+  if (actor?.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "createKeys" } });
   const userId = input.userId ?? actor?.userId;
   if (!userId) throw new DomainError("invalid_request", "Name the user the key is for.");
-  if (actor && userId !== actor.userId && actor.role !== "admin") throw new DomainError("forbidden", "Only an admin can create API keys for another user.");
+  if (actor && userId !== actor.userId && actor.role !== "admin") throw refused("forbidden", { code: "adminOnly", params: { act: "createKeysForOthers" } });
   const created = await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const owner = await userForAdmin(tx, userId);
     if (!owner) throw notFound("user", userId);
-    if (owner.status === "deleted") throw new DomainError("conflict", `${owner.name} was deleted; deleted users get no new API keys.`);
+    if (owner.status === "deleted") throw refused("conflict", { code: "userDeleted", params: { name: owner.name, change: "keys" } });
     const key = await createApiKey(tx, userId, input.name);
     await recordAdminEvent(tx, who, { action: "api_key.created", targetType: "api_key", targetId: key.id, detail: { userId, name: input.name } });
     return key;
@@ -69,11 +69,11 @@ export async function revokeKeyFor(deps: TAdminDeps, who: TAdminWho, keyId: stri
   const actor = who.actor;
   const key = await apiKeyById(deps.db, keyId);
   if (!key || (actor && key.userId !== actor.userId && actor.role !== "admin" && actor.role !== "auditor")) throw notFound("API key", keyId);
-  if (actor?.role === "auditor") throw new DomainError("forbidden", "Auditors are read-only and cannot revoke API keys.");
+  if (actor?.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "revokeKeys" } });
   if (actor && key.userId !== actor.userId && actor.role !== "admin") throw notFound("API key", keyId);
   await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
-    if (!(await revokeApiKey(tx, key.id, deps.now()))) throw new DomainError("conflict", "This API key is already revoked.");
+    if (!(await revokeApiKey(tx, key.id, deps.now()))) throw refused("conflict", { code: "keyRevoked" });
     await recordAdminEvent(tx, who, { action: "api_key.revoked", targetType: "api_key", targetId: key.id, detail: { userId: key.userId } });
   });
   // Sockets and streams opened with this key end at once, on every replica.

@@ -3,7 +3,7 @@ import { userById } from "../../../db/repositories/console-admin";
 import { latestAccessGrants } from "../../../db/repositories/session-access";
 import { canDecide } from "../../core/actor";
 import type { TReadScope } from "../../core/read-scope";
-import { DomainError, notFound } from "../../core/errors";
+import { notFound, refused } from "../../core/errors";
 import { accessChangeRefusal } from "../../core/session-access";
 import type { TDeps, TRunStarter } from "../../host/deps";
 import { envelopeNow, readResponse } from "../read/responses";
@@ -15,7 +15,7 @@ export type TTrajectoryRange = { range: { from: Date; to: Date } };
 /** Refuses (404, as if missing) a trajectory the actor may not read; members read only their own. */
 export async function assertTrajectoryReadable(deps: Pick<TDeps, "db">, scope: TReadScope, of: TTrajectoryScope | TTrajectoryRange): Promise<void> {
   if ("range" in of) {
-    if (scope.userId !== null) throw new DomainError("forbidden", "Only roles that read everything can export a time range.");
+    if (scope.userId !== null) throw refused("forbidden", { code: "rolesOnly", params: { act: "exportRange" } });
     return;
   }
   if ("responseId" in of) {

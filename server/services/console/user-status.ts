@@ -2,7 +2,8 @@ import type { Db } from "../../../db/client";
 import { recordAdminEvent } from "../../../db/repositories/audit";
 import { lockActiveAdmins, markDeleted, markDisabled, markEnabled, type TUserStatus, userForAdmin } from "../../../db/repositories/user-status";
 import type { TAdminAction, TAdminWho } from "../../core/admin-trail";
-import { DomainError, notFound } from "../../core/errors";
+import type { TErrorReason } from "../../core/error-reasons";
+import { notFound, refused } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
 
 /** What the user admin use cases need: they announce credential changes on the bus. */
@@ -14,10 +15,10 @@ const RESULT: Record<TChange, TUserStatus> = { disable: "disabled", enable: "act
 const ACTION: Record<TChange, TAdminAction> = { disable: "user.disabled", enable: "user.enabled", delete: "user.deleted" };
 
 /** Why a change does not apply to a user in this status, or null when it does. */
-function refusalFor(change: TChange, name: string, status: TUserStatus): string | null {
-  if (status === "deleted") return change === "delete" ? `${name} is already deleted.` : `${name} was deleted; a deleted user cannot be ${change}d.`;
-  if (change === "disable" && status === "disabled") return `${name} is already disabled.`;
-  if (change === "enable" && status === "active") return `${name} is not disabled.`;
+function refusalFor(change: TChange, name: string, status: TUserStatus): TErrorReason | null {
+  if (status === "deleted") return { code: "userDeleted", params: { name, change } };
+  if (change === "disable" && status === "disabled") return { code: "userStatusIs", params: { name, status: "disabled" } };
+  if (change === "enable" && status === "active") return { code: "userStatusIs", params: { name, status: "active" } };
   return null;
 }
 
@@ -30,8 +31,8 @@ function refusalFor(change: TChange, name: string, status: TUserStatus): string 
 async function changeUserStatus(deps: TUserAdminDeps, who: TAdminWho, userId: string, change: TChange): Promise<{ userId: string; name: string; status: TUserStatus }> {
   // `actor` null is the CLI, acting with the data directory's authority (recorded as no user, with its OS user).
   const actor = who.actor;
-  if (actor && actor.role !== "admin") throw new DomainError("forbidden", `Only an admin can ${change} users.`);
-  if (actor?.userId === userId) throw new DomainError("conflict", `You cannot ${change} your own account; ask another admin.`);
+  if (actor && actor.role !== "admin") throw refused("forbidden", { code: "adminOnly", params: { act: `${change}Users` } });
+  if (actor?.userId === userId) throw refused("conflict", { code: "ownAccount", params: { change } });
   const now = deps.now();
   const user = await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
@@ -39,12 +40,12 @@ async function changeUserStatus(deps: TUserAdminDeps, who: TAdminWho, userId: st
     const target = await userForAdmin(tx, userId);
     if (!target) throw notFound("user", userId);
     const refusal = refusalFor(change, target.name, target.status);
-    if (refusal) throw new DomainError("conflict", refusal);
+    if (refusal) throw refused("conflict", refusal);
     if (change !== "enable" && admins.includes(target.id) && admins.length <= 1) {
-      throw new DomainError("conflict", `${target.name} is the last admin; make another user admin first.`);
+      throw refused("conflict", { code: "lastAdmin", params: { name: target.name } });
     }
     const apply = change === "disable" ? markDisabled : change === "enable" ? markEnabled : markDeleted;
-    if (!(await apply(tx, target.id, now))) throw new DomainError("conflict", `${target.name} changed meanwhile; reload and try again.`);
+    if (!(await apply(tx, target.id, now))) throw refused("conflict", { code: "userChanged", params: { name: target.name } });
     await recordAdminEvent(tx, who, { action: ACTION[change], targetType: "user", targetId: target.id, detail: { name: target.name, role: target.role } });
     return target;
   });

@@ -4,7 +4,7 @@ import { agentSessions, responses } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
 import { ZQuestions } from "../../core/questions/schema";
-import { DomainError } from "../../core/errors";
+import { refused } from "../../core/errors";
 import type { TTransport } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 import { transact } from "../../host/transact";
@@ -35,7 +35,7 @@ export async function requestQuestion(
   params: z.infer<typeof ZRequestParams>,
   via: TTransport = "http",
 ): Promise<{ id: string; expiresAtMs: number }> {
-  if (actor.role === "auditor") throw new DomainError("forbidden", "Auditors can read questions but cannot ask them.");
+  if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "askQuestions" } });
   if (params.sessionId) {
     const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, params.sessionId));
     if (!session || session.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No session with id ${params.sessionId} was found.`);

@@ -36,7 +36,7 @@ export type TResolveResult = { status: "answered"; answers: TAnswers } | { statu
 /** The details a losing answerer sees: who settled the question, and when. */
 async function terminalError(deps: TDeps, row: TQuestionRow): Promise<QuestionError> {
   const [record] = await toRecords(deps.db, [row]);
-  return new QuestionError("QUESTION_ALREADY_TERMINAL", `This question is already ${row.status}${record?.answeredBy?.name ? ` (by ${record.answeredBy.name})` : ""}.`, {
+  return new QuestionError("QUESTION_ALREADY_TERMINAL", { code: "questionSettled", params: { status: row.status, by: record?.answeredBy?.name ?? "" } }, {
     status: row.status,
     answeredBy: record?.answeredBy ?? null,
     answeredAt: record?.answeredAt ?? null,
@@ -64,7 +64,7 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
   let answers: TAnswers = {};
   if (!cancel) {
     const checked = checkAnswers(row.questions, input.answers);
-    if (!checked.ok) throw new QuestionError("QUESTION_INVALID_ANSWER", checked.message);
+    if (!checked.ok) throw new QuestionError("QUESTION_INVALID_ANSWER", { code: "answerInvalid", params: { key: checked.key, message: checked.message } });
     answers = checked.answers;
   }
   const resolutionId = !cancel && "resolutionId" in input ? input.resolutionId : undefined;
