@@ -43,9 +43,5 @@ export const ZStreamFrame = z.discriminatedUnion("type", [
 export type TStreamFrame = z.infer<typeof ZStreamFrame>;
 
 /** `{"detail","code"}`: every `/v1` error body, and the `code`/`detail` of a `/v1/live` error frame. */
-export const ZErrorBody = z.object({
-  detail: z.string(),
-  code: z.enum(DOMAIN_ERROR_CODES),
-  reason: z.string().optional().describe("Why, as a stable code (e.g. `lastAdmin`, `ownRun`), when the refusal has one; `detail` is its English sentence"),
-});
+export const ZErrorBody = z.object({ detail: z.string(), code: z.enum(DOMAIN_ERROR_CODES) });
 export type TErrorBody = z.infer<typeof ZErrorBody>;

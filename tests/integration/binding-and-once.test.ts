@@ -128,7 +128,7 @@ describe(`rule 2: a decision is consumed exactly once (${testDbKind()})`, () => 
       expect(httpLosses.length + wsErrors.length).toBe(19);
       for (const loss of httpLosses) {
         expect(loss.status).toBe(409);
-        expect(JSON.parse(loss.text)).toEqual({ detail: expect.any(String), code: "already_decided", reason: "alreadyDecided" });
+        expect(JSON.parse(loss.text)).toEqual({ detail: expect.any(String), code: "already_decided" });
       }
       for (const e of wsErrors) expect(e.code).toBe("already_decided");
       if (httpWins[0]) {

@@ -34,23 +34,18 @@ export const script = (turns: TScriptTurn[], extra: { approvalTtlMs?: number; cl
 /** Turn with one `exec` call (needs approval). */
 export const execTurn = (command: string, text?: string): TScriptTurn => ({ ...(text ? { text } : {}), toolCalls: [{ name: "exec", arguments: { command } }] });
 
-/**
- * Asserts the exact error shape `{"detail": string, "code": string}` with the given status and
- * code, plus `reason` (a refusal's reason code) when the refusal has one; `reason` given: it must be that one.
- */
-export async function expectError(res: Response, status: number, code: string, reason?: string): Promise<{ detail: string; code: string; reason?: string }> {
+/** Asserts the exact error shape `{"detail": string, "code": string}` with the given status and code. */
+export async function expectError(res: Response, status: number, code: string): Promise<{ detail: string; code: string }> {
   const text = await res.text();
   expect(res.status, `expected ${status} ${code}, got ${res.status} ${text}`).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   const body = JSON.parse(text) as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(reason !== undefined || "reason" in body ? ["code", "detail", "reason"] : ["code", "detail"]);
-  if (reason !== undefined) expect(body.reason).toBe(reason);
-  else if ("reason" in body) expect(body.reason).toMatch(/^[a-z][A-Za-z]+$/);
+  expect(Object.keys(body).sort()).toEqual(["code", "detail"]);
   expect(typeof body.detail).toBe("string");
   expect((body.detail as string).length).toBeGreaterThan(0);
   expect(body.code).toBe(code);
   expect(text).not.toMatch(/\n\s+at /); // never a stack trace
-  return body as { detail: string; code: string; reason?: string };
+  return body as { detail: string; code: string };
 }
 
 /** Reads a JSON 200 body, failing with the body text otherwise. */

@@ -99,14 +99,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload);
 }
 
-/**
- * Sends `{"detail","code"}` with the status of the error's code, and `reason` (the code of the
- * refusal, the one the console words in the viewer's language) when the refusal has one.
- */
+/** Sends `{"detail","code"}` with the status of the error's code. */
 export function sendError(res: ServerResponse, error: unknown): void {
   const domain = toDomainError(error);
-  const body: TErrorBody = { detail: domain.message, code: domain.code };
-  sendJson(res, HTTP_STATUS[domain.code], domain.serverText ? { ...body, reason: domain.serverText.code } : body);
+  sendJson(res, HTTP_STATUS[domain.code], { detail: domain.message, code: domain.code } satisfies TErrorBody);
 }
 
 /** Refuses a WebSocket upgrade before the handshake: a plain HTTP answer with a JSON body and `Retry-After`, then the socket closes. */
