@@ -27,6 +27,7 @@ export type TErrorReason =
   | { code: "answerInvalid"; params: { key: string; message: string } }
   | { code: "questionSettled"; params: { status: string; by: string } }
   | { code: "questionNotFound"; params: { id: string } }
+  | { code: "notFound"; params: { what: TNotFoundKind; id: string } }
   | { code: "bulkNotYours"; params: { n: number }; refusal: TDecisionRefusal }
   | { code: "bulkHighRisk"; params: { n: number } }
   | { code: "alreadyDecided"; params: { status: "approved" | "denied" } }
@@ -46,6 +47,21 @@ export type TErrorReason =
   | { code: "responseClosed"; params: { status: string; act: "cancel" | "steer" } };
 
 export type TErrorReasonCode = TErrorReason["code"];
+
+/** What a 404 names (it never says whether the object exists for someone else). */
+export type TNotFoundKind = "apiKey" | "approval" | "attachment" | "clientToolRequest" | "device" | "grant" | "interrupt" | "response" | "session" | "user";
+const NOT_FOUND_KIND: Record<TNotFoundKind, string> = {
+  apiKey: "API key",
+  approval: "approval",
+  attachment: "attachment",
+  clientToolRequest: "client-tool request",
+  device: "device",
+  grant: "grant",
+  interrupt: "interrupt",
+  response: "response",
+  session: "session",
+  user: "user",
+};
 
 /** What a role may not do ("Your role cannot …"): console procedures limited to some roles, and acts of the decide services. */
 export type TRoleAct = "steer" | "cancel" | "revokeGrants" | "answer" | "administer" | "readConfig" | "readWorkspace" | "readTrail" | "change" | "seeDevices";
@@ -159,6 +175,8 @@ export function errorReasonSentence(reason: TErrorReason): string {
       return `This question is already ${reason.params.status}${reason.params.by ? ` (by ${reason.params.by})` : ""}.`;
     case "questionNotFound":
       return `No question with id ${reason.params.id} was found.`;
+    case "notFound":
+      return `No ${NOT_FOUND_KIND[reason.params.what]} with id ${reason.params.id} was found.`;
     case "bulkNotYours":
       return `${reason.params.n === 1 ? "One of these approvals is" : `${reason.params.n} of these approvals are`} not for you to decide, so nothing was decided: ${refusalSentence(reason.refusal)}`;
     case "bulkHighRisk":

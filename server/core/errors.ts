@@ -1,4 +1,4 @@
-import { errorReasonSentence, type TErrorReason } from "./error-reasons";
+import { errorReasonSentence, type TErrorReason, type TNotFoundKind } from "./error-reasons";
 
 /** The closed set of domain error codes; each transport maps them to its own status table. */
 export const DOMAIN_ERROR_CODES = [
@@ -45,5 +45,4 @@ export class DomainError extends Error {
 export const refused = (code: TDomainErrorCode, reason: TErrorReason): DomainError => new DomainError(code, errorReasonSentence(reason), reason);
 
 /** Shorthand for the common 404 that must not reveal whether the object exists for someone else. */
-export const notFound = (what: string, id: string): DomainError =>
-  new DomainError("not_found", `No ${what} with id ${id} was found.`);
+export const notFound = (what: TNotFoundKind, id: string): DomainError => refused("not_found", { code: "notFound", params: { what, id } });

@@ -19,7 +19,7 @@ export type TSubmitResult = { clientToolId: string; responseId: string; sessionI
 export async function submitClientToolResult(deps: TRunDeps, actor: TActor, input: { requestId: string; output: unknown; via: TTransport }): Promise<TSubmitResult> {
   const outcome = await transact(deps, async (tx, emit, announce) => {
     const [request] = await tx.select().from(clientToolRequests).where(eq(clientToolRequests.id, input.requestId)).for("update");
-    if (!request || !canRead(actor, request.userId)) throw notFound("client-tool request", input.requestId);
+    if (!request || !canRead(actor, request.userId)) throw notFound("clientToolRequest", input.requestId);
     if (!canDecide(actor, request.userId) || (actor.userId !== request.userId && request.privateInput)) {
       throw new DomainError("forbidden", "Only the user the request belongs to can submit this result.");
     }

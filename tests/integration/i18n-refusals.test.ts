@@ -161,6 +161,11 @@ describe(`refusals carry a reason code the console words in the viewer's languag
     const missing = await get(member, "question.get", { id: "q_nothing_here" });
     expect(missing.status).toBe(404);
     expect(missing.serverText).toEqual({ code: "questionNotFound", params: { id: "q_nothing_here" } });
+    // Every other 404 names its kind and id by one code, worded per kind.
+    const noResponse = await get(member, "audit.response", { responseId: "resp_nothing_here" });
+    expect(noResponse.status).toBe(404);
+    expect(noResponse.message).toBe("No response with id resp_nothing_here was found.");
+    expect(noResponse.serverText).toEqual({ code: "notFound", params: { what: "response", id: "resp_nothing_here" } });
   });
 
   it("a /v1 error body stays exactly the contract's {detail, code}: the reason code is the console's (tRPC), never an extra field", async () => {

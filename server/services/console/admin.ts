@@ -68,9 +68,9 @@ export async function createKeyFor(
 export async function revokeKeyFor(deps: TAdminDeps, who: TAdminWho, keyId: string): Promise<{ id: string; revoked: true }> {
   const actor = who.actor;
   const key = await apiKeyById(deps.db, keyId);
-  if (!key || (actor && key.userId !== actor.userId && actor.role !== "admin" && actor.role !== "auditor")) throw notFound("API key", keyId);
+  if (!key || (actor && key.userId !== actor.userId && actor.role !== "admin" && actor.role !== "auditor")) throw notFound("apiKey", keyId);
   if (actor?.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "revokeKeys" } });
-  if (actor && key.userId !== actor.userId && actor.role !== "admin") throw notFound("API key", keyId);
+  if (actor && key.userId !== actor.userId && actor.role !== "admin") throw notFound("apiKey", keyId);
   await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     if (!(await revokeApiKey(tx, key.id, deps.now()))) throw refused("conflict", { code: "keyRevoked" });
