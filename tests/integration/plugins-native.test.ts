@@ -211,7 +211,7 @@ describe(`the OpenAI Agents SDK wrapped as a plugin: its approvals are Countersi
     expect(done.outputText).toBe("deployed site-a");
     expect(toolMessages(fake, from)).toEqual(["deployed site-a (deployment #1)"]);
     // The model (through the SDK) saw the tool's schema.
-    expect(fake.requests[from]?.body.tools?.map((t) => t.function.name)).toEqual(["deploy", "status"]);
+    expect(fake.requests[from]?.body.tools?.map((t) => t.function.name)).toEqual(["deploy", "status", "page_title", "ask_user"]);
   });
 
   it("deny: the SDK rejects the call with the approver's reply; the tool does not run", async () => {
