@@ -43,6 +43,8 @@ const V1: Record<string, TRow> = {
   "GET /v1/responses/{id}/attachments/{attachmentId}": [200,     200,      404,         200,         401,    200],
   "POST /v1/responses/{id}/cancel":                  [200,      200,      404,         403,         401,    200],
   "POST /v1/responses/{id}/steer":                   [202,      202,      404,         403,         401,    202],
+  // Asked like steering; the scripted harness answers no side questions: 409 for every role that may ask.
+  "POST /v1/responses/{id}/side_questions":          [409,      409,      404,         403,         401,    409],
   "POST /v1/approvals/{id}":                         [200,      200,      404,         403,         401,    403],
   "POST /v1/approvals/{id} (the caller's own run)":  [200,      200,      403,         403,         401,    403],
   // External approvals (bring your own agent): the owner's, requested over POST /v1/approvals.
@@ -83,6 +85,7 @@ const TRPC: Record<string, TRow> = {
   "responses.list":                                  [200,      200,      200,         200,         401,    200],
   "responses.get":                                   [200,      200,      404,         200,         401,    200],
   "responses.steer":                                 [200,      200,      404,         403,         401,    200],
+  "responses.askSideQuestion":                       [409,      409,      404,         403,         401,    409],
   "responses.sessionUsage":                          [200,      200,      404,         200,         401,    200],
   "responses.cancel":                                [200,      200,      404,         403,         401,    200],
   "responses.onFrames":                              [200,      200,      404,         200,         401,    200],
@@ -256,6 +259,7 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   "GET /v1/responses/{id}/attachments/{attachmentId}": (r) => v1(r, "GET", replyAttachmentUrl),
   "POST /v1/responses/{id}/cancel": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/cancel`, {}),
   "POST /v1/responses/{id}/steer": async (r) => v1(r, "POST", `/v1/responses/${(await suspended()).id}/steer`, { text: "also check the logs" }),
+  "POST /v1/responses/{id}/side_questions": async (r) => v1(r, "POST", `/v1/responses/${completed.id}/side_questions`, { question: "what now?" }),
   "POST /v1/approvals/{id}": async (r) => v1(r, "POST", `/v1/approvals/${(await suspended()).approvalId}`, { decision: "approve" }),
   // Auditors cannot start runs (and `none` has no user): they are asked about the owner's.
   "POST /v1/approvals/{id} (the caller's own run)": async (r) =>
@@ -331,6 +335,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "responses.list": (r) => trpcStatus(trpcGet(app, caller(r), "responses.list")),
   "responses.get": (r) => trpcStatus(trpcGet(app, caller(r), "responses.get", { responseId: completed.id })),
   "responses.steer": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.steer", { responseId: (await suspended()).id, text: "steer" })),
+  "responses.askSideQuestion": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.askSideQuestion", { responseId: completed.id, question: "what now?" })),
   "responses.sessionUsage": (r) => trpcStatus(trpcGet(app, caller(r), "responses.sessionUsage", { sessionId: completed.sessionId })),
   "responses.cancel": async (r) => trpcStatus(trpcPost(app, caller(r), "responses.cancel", { responseId: (await suspended()).id })),
   "responses.onFrames": (r) => trpcSubscribe(app, caller(r), "responses.onFrames", { responseId: completed.id }),
@@ -435,6 +440,7 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "GET /v1/responses/{id}/attachments/{attachmentId}": "/v1/responses/x/attachments/y",
       "POST /v1/responses/{id}/cancel": "/v1/responses/x/cancel",
       "POST /v1/responses/{id}/steer": "/v1/responses/x/steer",
+      "POST /v1/responses/{id}/side_questions": "/v1/responses/x/side_questions",
       "POST /v1/approvals/{id}": "/v1/approvals/x",
       "POST /v1/approvals": "/v1/approvals",
       "POST /v1/mcp (initialize)": "/v1/mcp",
