@@ -9,7 +9,7 @@ import { describeEvent } from "../components/trajectory-audit";
 import { BUILTIN_AGENTS } from "../server/agents/catalog";
 import type { TTrpcContext } from "../server/api/trpc/context";
 import { publicProcedure, router } from "../server/api/trpc/init";
-import { errorReasonSentence, invalidFieldReason, type TAdminAct, type TAuditorAct, type TErrorReason, type TErrorReasonCode, type TNotFoundKind, type TRoleAct } from "../server/core/error-reasons";
+import { errorReasonSentence, invalidFieldReason, type TAdminAct, type TAuditorAct, type TErrorReason, type TCwdRefusal, type TErrorReasonCode, type TNotFoundKind, type TRoleAct } from "../server/core/error-reasons";
 import { DomainError, refused } from "../server/core/errors";
 import { nodeInvokeTool } from "../server/devices/node-invoke-tool";
 import { approvalTarget } from "../server/devices/run-device-tool";
@@ -69,6 +69,8 @@ const EXAMPLES: { [C in TErrorReasonCode]: Extract<TErrorReason, { code: C }> } 
   questionSettled: { code: "questionSettled", params: { status: "answered", by: "Ada" } },
   questionNotFound: { code: "questionNotFound", params: { id: "q_1" } },
   notFound: { code: "notFound", params: { what: "approval", id: "approval_1" } },
+  editCwdRefused: { code: "editCwdRefused", params: { why: "outside", cwd: '"../elsewhere"' } },
+  roleChanged: { code: "roleChanged", params: { from: "operator", to: "member" } },
 };
 
 /** Every value of each parameter the catalogue words with a select (a value missing here is a type error). */
@@ -80,6 +82,7 @@ const ROLES_ONLY_ACTS: Record<TParam<"rolesOnly", "act">, true> = { readTrail: t
 const OWN_CHANGES: Record<TParam<"ownAccount", "change">, true> = { role: true, disable: true, enable: true, delete: true };
 const DELETED_CHANGES: Record<TParam<"userDeleted", "change">, true> = { role: true, keys: true, disable: true, enable: true, delete: true };
 const NOT_FOUND_KINDS: Record<TNotFoundKind, true> = { apiKey: true, approval: true, attachment: true, clientToolRequest: true, device: true, grant: true, interrupt: true, response: true, session: true, user: true };
+const CWD_REFUSALS: Record<TCwdRefusal, true> = { noWorkspace: true, nul: true, missing: true, outside: true, notDirectory: true };
 const keys = <K extends string>(record: Record<K, true>): K[] => Object.keys(record) as K[];
 
 /** Each select branch of the new codes, so every English sentence is checked against the server's. */
@@ -90,6 +93,7 @@ const VARIANTS: TErrorReason[] = [
   ...keys(ROLES_ONLY_ACTS).map((act): TErrorReason => ({ code: "rolesOnly", params: { act } })),
   ...keys(OWN_CHANGES).map((change): TErrorReason => ({ code: "ownAccount", params: { change } })),
   ...keys(DELETED_CHANGES).map((change): TErrorReason => ({ code: "userDeleted", params: { name: "Ada", change } })),
+  ...keys(CWD_REFUSALS).map((why): TErrorReason => ({ code: "editCwdRefused", params: { why, cwd: '"sub/dir"' } })),
   ...keys(NOT_FOUND_KINDS).map((what): TErrorReason => ({ code: "notFound", params: { what, id: "x_1" } })),
   { code: "userStatusIs", params: { name: "Ada", status: "active" } },
   { code: "questionSettled", params: { status: "expired", by: "" } },

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { apiKeys, loginSessions, users } from "../../db/schema";
-import { DomainError } from "../core/errors";
+import { DomainError, refused } from "../core/errors";
 import type { TCredential } from "../core/credential";
 import type { TRole } from "../core/vocabulary";
 
@@ -50,6 +50,6 @@ export async function credentialRefusal(db: Db, credential: TCredential, now = n
   if (row.deletedAt) return gone("The user was deleted.");
   if (row.disabledAt) return gone("The user was disabled.");
   if (row.revoked) return gone(credential.via === "api_key" ? "The API key was revoked." : "The console session ended (signed out or expired).");
-  if (row.role !== credential.role) return new DomainError("forbidden", `The user's role changed from ${credential.role} to ${row.role}; reconnect to continue with the new role.`);
+  if (row.role !== credential.role) return refused("forbidden", { code: "roleChanged", params: { from: credential.role, to: row.role } });
   return null;
 }

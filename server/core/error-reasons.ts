@@ -28,6 +28,8 @@ export type TErrorReason =
   | { code: "questionSettled"; params: { status: string; by: string } }
   | { code: "questionNotFound"; params: { id: string } }
   | { code: "notFound"; params: { what: TNotFoundKind; id: string } }
+  | { code: "editCwdRefused"; params: { why: TCwdRefusal; cwd: string } }
+  | { code: "roleChanged"; params: { from: string; to: string } }
   | { code: "bulkNotYours"; params: { n: number }; refusal: TDecisionRefusal }
   | { code: "bulkHighRisk"; params: { n: number } }
   | { code: "alreadyDecided"; params: { status: "approved" | "denied" } }
@@ -47,6 +49,25 @@ export type TErrorReason =
   | { code: "responseClosed"; params: { status: string; act: "cancel" | "steer" } };
 
 export type TErrorReasonCode = TErrorReason["code"];
+
+/** Why a working directory was refused (`cwd` as the caller wrote it, JSON-quoted). */
+export type TCwdRefusal = "noWorkspace" | "nul" | "missing" | "outside" | "notDirectory";
+
+/** The sentence refusing a working directory: one wording for the agent's tool result and a person's edit. */
+export function cwdRefusalSentence(why: TCwdRefusal, cwd: string): string {
+  switch (why) {
+    case "noWorkspace":
+      return "The session workspace does not exist.";
+    case "nul":
+      return "The working directory contains a NUL character.";
+    case "missing":
+      return `The working directory ${cwd} does not exist in the session workspace.`;
+    case "outside":
+      return `The working directory ${cwd} is outside the session workspace; commands run only inside it.`;
+    case "notDirectory":
+      return `The working directory ${cwd} is not a directory.`;
+  }
+}
 
 /** What a 404 names (it never says whether the object exists for someone else). */
 export type TNotFoundKind = "apiKey" | "approval" | "attachment" | "clientToolRequest" | "device" | "grant" | "interrupt" | "response" | "session" | "user";
@@ -177,6 +198,10 @@ export function errorReasonSentence(reason: TErrorReason): string {
       return `No question with id ${reason.params.id} was found.`;
     case "notFound":
       return `No ${NOT_FOUND_KIND[reason.params.what]} with id ${reason.params.id} was found.`;
+    case "editCwdRefused":
+      return `${cwdRefusalSentence(reason.params.why, reason.params.cwd)} Nothing was approved.`;
+    case "roleChanged":
+      return `The user's role changed from ${reason.params.from} to ${reason.params.to}; reconnect to continue with the new role.`;
     case "bulkNotYours":
       return `${reason.params.n === 1 ? "One of these approvals is" : `${reason.params.n} of these approvals are`} not for you to decide, so nothing was decided: ${refusalSentence(reason.refusal)}`;
     case "bulkHighRisk":

@@ -2,6 +2,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, realpathSync, statSync } f
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { eq } from "drizzle-orm";
 import { agentSessions } from "../../db/schema";
+import { cwdRefusalSentence, type TCwdRefusal } from "../core/error-reasons";
 import type { TExecSandbox } from "../tools/exec-sandbox";
 import type { TDeps } from "./deps";
 
@@ -37,7 +38,10 @@ export function prepareWorkspace(dir: string, sandbox: Pick<TExecSandbox, "runAs
 }
 
 /** A working directory inside the workspace: `relative` is what people and clients see ("." or "sub/dir"). */
-export type TConfinedCwd = { ok: true; relative: string; absolute: string } | { ok: false; message: string };
+export type TConfinedCwd = { ok: true; relative: string; absolute: string } | TCwdRefused;
+/** A refused working directory: the sentence, and why with the path as written (for a reason code). */
+type TCwdRefused = { ok: false; message: string; why: TCwdRefusal; cwd: string };
+const refuse = (why: TCwdRefusal, cwd: string): TCwdRefused => ({ ok: false, message: cwdRefusalSentence(why, cwd), why, cwd });
 
 const inside = (root: string, path: string): boolean => path === root || path.startsWith(root + sep);
 
@@ -51,10 +55,10 @@ export function confineCwd(workspaceDir: string, requested: string | null | unde
   try {
     root = realpathSync(workspaceDir);
   } catch {
-    return { ok: false, message: "The session workspace does not exist." };
+    return refuse("noWorkspace", JSON.stringify(requested ?? "."));
   }
   const wanted = requested === null || requested === undefined || requested === "" ? "." : requested;
-  if (wanted.includes("\0")) return { ok: false, message: "The working directory contains a NUL character." };
+  if (wanted.includes("\0")) return refuse("nul", JSON.stringify(wanted));
   const lexical = isAbsolute(wanted) ? resolve(wanted) : resolve(root, wanted);
   const shown = JSON.stringify(wanted);
   let real: string;
@@ -63,11 +67,11 @@ export function confineCwd(workspaceDir: string, requested: string | null | unde
   } catch {
     // Do not reveal whether an outside path exists: outside is refused the same either way.
     return inside(root, lexical) || inside(workspaceDir, lexical)
-      ? { ok: false, message: `The working directory ${shown} does not exist in the session workspace.` }
-      : { ok: false, message: `The working directory ${shown} is outside the session workspace; commands run only inside it.` };
+      ? refuse("missing", shown)
+      : refuse("outside", shown);
   }
-  if (!inside(root, real)) return { ok: false, message: `The working directory ${shown} is outside the session workspace; commands run only inside it.` };
-  if (!statSync(real).isDirectory()) return { ok: false, message: `The working directory ${shown} is not a directory.` };
+  if (!inside(root, real)) return refuse("outside", shown);
+  if (!statSync(real).isDirectory()) return refuse("notDirectory", shown);
   return { ok: true, relative: relative(root, real) || ".", absolute: real };
 }
 
@@ -75,7 +79,7 @@ export function confineCwd(workspaceDir: string, requested: string | null | unde
  * The working directory a tool call asks for, confined to the workspace and as the approval binds
  * it (workspace-relative), or the sentence refusing it; null for tools that run in no directory.
  */
-export function confineToolCwd(tool: { cwdOf: (args: unknown) => string | null }, args: unknown, workspaceDir: string): { ok: true; cwd: string | null } | { ok: false; message: string } {
+export function confineToolCwd(tool: { cwdOf: (args: unknown) => string | null }, args: unknown, workspaceDir: string): { ok: true; cwd: string | null } | TCwdRefused {
   const requested = tool.cwdOf(args);
   if (requested === null) return { ok: true, cwd: null };
   const confined = confineCwd(workspaceDir, requested);

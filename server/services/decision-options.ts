@@ -67,7 +67,7 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   const workspace = await sessionWorkspace(deps, approval.sessionId);
   // An external approval's operation runs on the caller's machine: no server working directory is bound.
   const confined = approval.external ? { ok: true as const, cwd: null } : confineToolCwd(tool, args, workspace);
-  if (!confined.ok) throw new DomainError("validation_failed", `${confined.message} Nothing was approved.`);
+  if (!confined.ok) throw refused("validation_failed", { code: "editCwdRefused", params: { why: confined.why, cwd: confined.cwd } });
   const cwd = confined.cwd;
   if (canonicalJson(args) === canonicalJson(approval.arguments) && cwd === approval.cwd) return null;
   const reReview = agent.reviewEdits ?? approvalPolicyFor(agent, tool) === "review";

@@ -145,6 +145,13 @@ describe(`refusals carry a reason code the console words in the viewer's languag
     expect(refusal.serverText).toEqual({ code: "editReviewDenied", params: { risk: "high", rationale: "It deletes files" }, reviewer: null });
     expect(refusal.message).toBe("The exec reviewer denied the edited operation (high risk): It deletes files. Nothing was approved; the request is still pending.");
     expect((await approvalRow(app, approval.id))?.status).toBe("pending");
+
+    // An edit whose working directory leaves the session workspace: its own code, why and the path as written.
+    const outside = await post(operator, "approvals.decide", { approvalId: approval.id, decision: "approve", bindingHash: row?.bindingHash, arguments: { command: "ls", cwd: "/etc" } });
+    expect(outside.status).toBe(422);
+    expect(outside.serverText).toEqual({ code: "editCwdRefused", params: { why: "outside", cwd: '"/etc"' } });
+    expect(outside.message).toBe('The working directory "/etc" is outside the session workspace; commands run only inside it. Nothing was approved.');
+    expect((await approvalRow(app, approval.id))?.status).toBe("pending");
   });
 
   it("the answer page's question errors: an invalid answer, a settled question, an unknown one", async () => {
