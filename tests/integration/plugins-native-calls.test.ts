@@ -1,12 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { pluginSourcesFromEnv } from "../../server/plugins/loader";
-import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { startFakeModel, type TFakeModel, type TFakeRequest } from "./fake-openai";
+import type { TTestApp, TTestUser } from "../../server/testing/test-app";
+import type { TFakeModel } from "./fake-openai";
+import { startPluginApp, text, toolCall, toolMessages as lastToolMessages, trajectoryOf as runTrajectory } from "./plugin-model-helpers";
 import { decide, getResponse, invoke, lineCount, ok200, waitUntil, workspaceOf } from "./helpers";
 
 /**
@@ -17,52 +15,24 @@ import { decide, getResponse, invoke, lineCount, ok200, waitUntil, workspaceOf }
  * The example plugin is loaded from its folder through a plugins file and driven through /v1.
  */
 const NATIVE = resolve("examples/plugins/native-loop");
-const scratch = mkdtempSync(join(tmpdir(), "countersign-native-calls-"));
 
-const completion =
-  (message: Record<string, unknown>, finish: "stop" | "tool_calls") =>
-  async (res: ServerResponse, _req: TFakeRequest): Promise<void> => {
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion", created: 1, model: "fake", choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
-    );
-  };
-let calls = 0;
-const toolCall = (name: string, args: Record<string, unknown>) =>
-  completion({ role: "assistant", content: null, tool_calls: [{ id: `call_${++calls}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] }, "tool_calls");
-const text = (content: string) => completion({ role: "assistant", content }, "stop");
-
-/** The tool messages of the last request the model received (the whole loop's history), after index `from`. */
-const toolMessages = (fake: TFakeModel, from: number): unknown[] =>
-  (fake.requests.length > from ? (fake.requests[fake.requests.length - 1] as TFakeRequest).body.messages : []).filter((m) => m.role === "tool").map((m) => JSON.parse(String(m.content)));
+const toolMessages = (fake: TFakeModel, from: number): unknown[] => lastToolMessages(fake, from).map((m) => JSON.parse(m));
 
 let app: TTestApp;
 let fake: TFakeModel;
+let close: () => Promise<void>;
 let member: TTestUser;
 let approver: TTestUser;
 
-async function trajectoryOf(id: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
-  const res = await app.api(`/api/export/trajectory?responseId=${id}`, { key: member.apiKey });
-  expect(res.status).toBe(200);
-  return (await res.text())
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-}
+const trajectoryOf = (id: string) => runTrajectory(app, member.apiKey, id);
 
 beforeAll(async () => {
-  fake = await startFakeModel();
-  process.env.COUNTERSIGN_EXAMPLE_MODEL_URL = fake.url;
-  process.env.COUNTERSIGN_EXAMPLE_MODEL = "fake-native";
-  const file = join(scratch, "plugins.json");
-  writeFileSync(file, JSON.stringify({ plugins: [{ path: NATIVE, enabled: true }] }));
-  app = await startTestApp({ plugins: pluginSourcesFromEnv({ COUNTERSIGN_PLUGINS_FILE: file }) });
+  ({ app, fake, close } = await startPluginApp([NATIVE], "fake-native"));
   member = await app.user("member");
   approver = await app.user("operator");
 }, 180_000);
 afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-  rmSync(scratch, { recursive: true, force: true });
+  await close?.();
 });
 
 describe(`an approver edits a native call's arguments against the plugin's schema (${testDbKind()})`, () => {

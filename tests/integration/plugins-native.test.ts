@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import pino from "pino";
@@ -9,9 +8,10 @@ import { HOST_TOOL_CATALOG } from "../../server/agents/catalog";
 import { AgentRegistry } from "../../server/agents/registry";
 import { createToolResultMiddlewareRegistry } from "../../server/core/runtime";
 import { HarnessRegistry } from "../../server/harnesses/registry";
-import { loadPlugins, pluginSourcesFromEnv } from "../../server/plugins/loader";
+import { loadPlugins, } from "../../server/plugins/loader";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { startFakeModel, type TFakeModel, type TFakeRequest } from "./fake-openai";
+import type { TFakeModel, TFakeRequest } from "./fake-openai";
+import { startPluginApp, text, toolCall, toolMessages, trajectoryOf as runTrajectory } from "./plugin-model-helpers";
 import { decide, invoke, lineCount, ok200, workspaceOf } from "./helpers";
 
 /**
@@ -23,51 +23,22 @@ const NATIVE = resolve("examples/plugins/native-loop");
 const AGENTS_SDK = resolve("examples/plugins/openai-agents");
 const scratch = mkdtempSync(join(tmpdir(), "countersign-plugins-native-"));
 
-/** A non-streamed chat completion (what the OpenAI client and the Agents SDK ask for here). */
-const completion =
-  (message: Record<string, unknown>, finish: "stop" | "tool_calls") =>
-  async (res: ServerResponse, _req: TFakeRequest): Promise<void> => {
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion", created: 1, model: "fake", choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
-    );
-  };
-let calls = 0;
-const toolCall = (name: string, args: Record<string, unknown>) =>
-  completion({ role: "assistant", content: null, tool_calls: [{ id: `call_${++calls}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] }, "tool_calls");
-const text = (content: string) => completion({ role: "assistant", content }, "stop");
-
-/** The tool messages of the last request the model received (the whole loop's history), after index `from`. */
-const toolMessages = (fake: TFakeModel, from: number): string[] =>
-  (fake.requests.length > from ? (fake.requests[fake.requests.length - 1] as TFakeRequest).body.messages : []).filter((m) => m.role === "tool").map((m) => String(m.content));
 
 let app: TTestApp;
 let fake: TFakeModel;
+let close: () => Promise<void>;
 let member: TTestUser;
 let approver: TTestUser;
 
-async function trajectoryOf(id: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
-  const res = await app.api(`/api/export/trajectory?responseId=${id}`, { key: member.apiKey });
-  expect(res.status).toBe(200);
-  return (await res.text())
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-}
+const trajectoryOf = (id: string) => runTrajectory(app, member.apiKey, id);
 
 beforeAll(async () => {
-  fake = await startFakeModel();
-  // The example plugins read their endpoint from the environment when they register.
-  process.env.COUNTERSIGN_EXAMPLE_MODEL_URL = fake.url;
-  process.env.COUNTERSIGN_EXAMPLE_MODEL = "fake-native";
-  const file = join(scratch, "plugins.json");
-  writeFileSync(file, JSON.stringify({ plugins: [{ path: NATIVE, enabled: true }, { path: AGENTS_SDK, enabled: true }] }));
-  app = await startTestApp({ plugins: pluginSourcesFromEnv({ COUNTERSIGN_PLUGINS_FILE: file }) });
+  ({ app, fake, close } = await startPluginApp([NATIVE, AGENTS_SDK], "fake-native"));
   member = await app.user("member");
   approver = await app.user("operator");
 }, 180_000);
 afterAll(async () => {
-  await app?.close();
-  await fake?.close();
+  await close?.();
   rmSync(scratch, { recursive: true, force: true });
 });
 
