@@ -2,7 +2,8 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { type FormEvent, useId, useState } from "react";
+import { useState } from "react";
+import { TextSendForm } from "./text-send-form";
 import { useTRPC } from "./trpc-provider";
 
 /**
@@ -13,7 +14,6 @@ import { useTRPC } from "./trpc-provider";
 export function SideQuestionForm({ responseId }: { responseId: string }) {
   const trpc = useTRPC();
   const t = useTranslations("sideQuestion");
-  const id = useId();
   const [question, setQuestion] = useState("");
   const [answers, setAnswers] = useState<Array<{ id: string; question: string; answer: string }>>([]);
   const ask = useMutation(
@@ -24,33 +24,20 @@ export function SideQuestionForm({ responseId }: { responseId: string }) {
       },
     }),
   );
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (!question.trim()) return;
-    ask.mutate({ responseId, question: question.trim() });
-  };
   return (
-    <form className="card steer-form" onSubmit={submit} data-testid="side-question-form">
-      <label htmlFor={id}>
-        <strong>{t("label")}</strong> <span className="muted small">{t("hint")}</span>
-      </label>
-      <div className="steer-row">
-        <textarea
-          id={id}
-          className="input"
-          rows={2}
-          maxLength={10_000}
-          value={question}
-          onChange={(e) => setQuestion(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) submit(e);
-          }}
-          placeholder={t("placeholder")}
-        />
-        <button type="submit" className="btn" disabled={ask.isPending || !question.trim()}>
-          {ask.isPending ? t("asking") : t("ask")}
-        </button>
-      </div>
+    <TextSendForm
+      testId="side-question-form"
+      label={t("label")}
+      hint={t("hint")}
+      placeholder={t("placeholder")}
+      value={question}
+      onChange={setQuestion}
+      onSend={(text) => ask.mutate({ responseId, question: text })}
+      pending={ask.isPending}
+      sendLabel={t("ask")}
+      pendingLabel={t("asking")}
+      error={ask.error}
+    >
       {answers.length > 0 ? (
         <dl className="small" data-testid="side-question-answers">
           {answers.map((a) => (
@@ -61,11 +48,6 @@ export function SideQuestionForm({ responseId }: { responseId: string }) {
           ))}
         </dl>
       ) : null}
-      {ask.error ? (
-        <p role="alert" className="error-box">
-          {ask.error.message}
-        </p>
-      ) : null}
-    </form>
+    </TextSendForm>
   );
 }
