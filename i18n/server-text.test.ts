@@ -71,6 +71,7 @@ const EXAMPLES: { [C in TErrorReasonCode]: Extract<TErrorReason, { code: C }> } 
   notFound: { code: "notFound", params: { what: "approval", id: "approval_1" } },
   editCwdRefused: { code: "editCwdRefused", params: { why: "outside", cwd: '"../elsewhere"' } },
   roleChanged: { code: "roleChanged", params: { from: "operator", to: "member" } },
+  notWaitingAction: { code: "notWaitingAction" },
 };
 
 /** Every value of each parameter the catalogue words with a select (a value missing here is a type error). */

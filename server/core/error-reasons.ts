@@ -38,6 +38,7 @@ export type TErrorReason =
   | { code: "otherResponse" }
   | { code: "bindingChanged" }
   | { code: "notWaiting" }
+  | { code: "notWaitingAction" }
   | { code: "alreadyVoted" }
   | { code: "quorumAsAsked"; params: { n: number } }
   | { code: "notEditable"; params: { tool: string } }
@@ -218,6 +219,8 @@ export function errorReasonSentence(reason: TErrorReason): string {
       return "The pending operation no longer matches what was approved; the decision was not applied.";
     case "notWaiting":
       return "The response is no longer waiting for this approval.";
+    case "notWaitingAction":
+      return "The response is no longer waiting for this action.";
     case "alreadyVoted":
       return "You already voted on this approval; each person votes once, and it needs approvals from other people.";
     case "quorumAsAsked":

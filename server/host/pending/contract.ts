@@ -4,7 +4,7 @@ import { finishResponse, type TResponseRow } from "../../../db/repositories/resp
 import { agentSessions, responseSteps, responses, steeringMessages } from "../../../db/schema";
 import type { TSettledQuestion } from "../../tools/types";
 import type { TApprovalBinding } from "../../core/binding";
-import { DomainError } from "../../core/errors";
+import { refused } from "../../core/errors";
 import type { TNewEvent } from "../../core/frames";
 import { newId } from "../../core/ids";
 import type { TPendingRef } from "../../core/pending";
@@ -88,7 +88,7 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
       .where(eq(responses.id, responseId)),
   ]);
   const row = settledValue(claimed)[0];
-  if (!row) throw new DomainError("conflict", "The response is no longer waiting for this action.");
+  if (!row) throw refused("conflict", { code: "notWaitingAction" });
   const frames = settledValue(appended);
   const steps = [...new Map([...settledValue(stored), ...settledValue(inserted)].map((s) => [s.key, s])).values()];
   const [waiting] = settledValue(queued);
