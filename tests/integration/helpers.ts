@@ -95,6 +95,17 @@ export async function waitUntil<T>(fn: () => T | Promise<T>, timeoutMs = 10_000,
   }
 }
 
+/** The response once it no longer waits or runs (completed, failed, cancelled, …), read as its owner reads it. */
+export const settledResponse = (app: TTestApp, key: string, env: { id: string; sessionId: string }, timeoutMs = 60_000): Promise<TBody> =>
+  waitUntil(
+    async () => {
+      const body = await ok200(await getResponse(app, key, env.id, env.sessionId));
+      return body.status !== "requires_action" && body.status !== "in_progress" ? body : null;
+    },
+    timeoutMs,
+    `response ${env.id} to settle`,
+  );
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Lines in a file of the workspace, 0 when it does not exist. */

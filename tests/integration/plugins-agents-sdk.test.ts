@@ -5,7 +5,7 @@ import { testDbKind } from "../../db/testing";
 import type { TTestApp, TTestUser } from "../../server/testing/test-app";
 import type { TFakeModel } from "./fake-openai";
 import { startPluginApp, text, toolCall, toolMessages, trajectoryOf as runTrajectory } from "./plugin-model-helpers";
-import { type TBody, getResponse, invoke, ok200, waitUntil } from "./helpers";
+import { type TBody, invoke, ok200, settledResponse } from "./helpers";
 
 /**
  * Issue 17 point 4: the OpenAI Agents SDK wrapped as a plugin (examples/plugins/openai-agents),
@@ -23,15 +23,7 @@ let close: () => Promise<void>;
 let member: TTestUser;
 
 const gateway = (method: string, key: string, body: unknown) => app.api(`/v1/gateway/${method}`, { key, body });
-const settled = (env: TBody) =>
-  waitUntil(
-    async () => {
-      const body = await ok200(await getResponse(app, member.apiKey, env.id, env.sessionId));
-      return body.status !== "requires_action" && body.status !== "in_progress" ? body : null;
-    },
-    60_000,
-    `response ${env.id} to settle`,
-  );
+const settled = (env: TBody) => settledResponse(app, member.apiKey, env);
 const trajectoryOf = (id: string) => runTrajectory(app, member.apiKey, id);
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { type TBody, expectError, getResponse, invoke, ok200, waitUntil } from "./helpers";
+import { type TBody, expectError, getResponse, invoke, ok200, waitUntil, settledResponse } from "./helpers";
 
 const EXAMPLE = resolve("examples/plugins/native-authority");
 const AGENT = { agent: "native-authority" };
@@ -25,15 +25,7 @@ describe(`the host's authority capabilities, through the native-authority plugin
   const run = (steps: TStep[], key = owner.apiKey) => invoke(app, key, { steps }, AGENT);
   /** The JSON list of step results a completed run answered with. */
   const results = (env: TBody): Array<Record<string, unknown>> => JSON.parse(env.outputText ?? "[]") as Array<Record<string, unknown>>;
-  const settled = (env: TBody) =>
-    waitUntil(
-      async () => {
-        const body = await ok200(await getResponse(app, owner.apiKey, env.id, env.sessionId));
-        return body.status !== "requires_action" && body.status !== "in_progress" ? body : null;
-      },
-      60_000,
-      `response ${env.id} to settle`,
-    );
+  const settled = (env: TBody) => settledResponse(app, owner.apiKey, env);
   const gateway = (method: string, key: string, body: unknown) => app.api(`/v1/gateway/${method}`, { key, body });
   const trajectoryTypes = async (responseId: string, key = owner.apiKey): Promise<Array<{ type: string; data: Record<string, unknown> }>> => {
     const text = await (await app.api(`/api/export/trajectory?responseId=${responseId}`, { key })).text();

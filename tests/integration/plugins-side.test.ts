@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { type TBody, expectError, getResponse, invoke, ok200, script, waitUntil } from "./helpers";
+import { type TBody, expectError, getResponse, invoke, ok200, script, waitUntil, settledResponse } from "./helpers";
 import { signIn, trpcGet, trpcPost } from "./security-helpers";
 
 /**
@@ -50,15 +50,7 @@ describe(`side questions and source revocation, through the native-authority plu
       .map((line) => JSON.parse(line) as TEvent);
   };
   const gateway = (method: string, key: string, body: unknown) => app.api(`/v1/gateway/${method}`, { key, body });
-  const settled = (env: TBody) =>
-    waitUntil(
-      async () => {
-        const body = await ok200(await getResponse(app, owner.apiKey, env.id, env.sessionId));
-        return body.status !== "requires_action" && body.status !== "in_progress" ? body : null;
-      },
-      60_000,
-      `response ${env.id} to settle`,
-    );
+  const settled = (env: TBody) => settledResponse(app, owner.apiKey, env);
   /** What a plugin-side check of a retained handle says now (from another run of the plugin). */
   const check = async (name: string) => results(await run([{ check: name }]))[0] as Record<string, unknown>;
 
