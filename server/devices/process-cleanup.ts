@@ -134,12 +134,16 @@ export class ProcessCleanup {
     await Promise.all([...this.live.values()].filter((e) => e.runId === runId).map((e) => this.kill(e)));
   }
 
-  /** Ends a token after its command exited (or failed to start): reaps leftovers of its tree, then forgets it. */
-  async finalize(marker: string): Promise<void> {
+  /**
+   * Ends a token after its command exited (or failed to start): reaps leftovers of its tree, then
+   * forgets it. `treeEnded`: the spawner saw the command's PID namespace end with it, so nothing of
+   * the tree is left and the scan of /proc (milliseconds of the event loop each) is skipped.
+   */
+  async finalize(marker: string, options: { treeEnded?: boolean } = {}): Promise<void> {
     const entry = this.live.get(marker);
     if (!entry) return;
     try {
-      if (!entry.remote && treeAlive(entry)) await this.kill(entry);
+      if (!entry.remote && !options.treeEnded && treeAlive(entry)) await this.kill(entry);
     } finally {
       this.live.delete(marker);
       // The group ids may be reused by unrelated processes from now on; the marker alone stays safe.
@@ -180,6 +184,7 @@ export async function runCommandForRun(
     void token.terminate();
   };
   input.signal?.addEventListener("abort", onAbort, { once: true });
+  let treeEnded = false;
   try {
     onPrepared?.(token);
     token.assertCurrent();
@@ -191,9 +196,10 @@ export async function runCommandForRun(
         input.onSpawn?.(info);
       },
     });
+    treeEnded = result.treeEnded;
     return { ...result, marker: token.marker };
   } finally {
     input.signal?.removeEventListener("abort", onAbort);
-    await registry.finalize(token.marker);
+    await registry.finalize(token.marker, { treeEnded });
   }
 }

@@ -118,9 +118,25 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
     expect(r.stdout).toBe("ok\n");
     expect(r.exitCode).toBe(0);
     expect(listMarkedProcesses(marker)).toEqual([]);
+    // Only a PID namespace that ended with the command lets the caller skip its own marker scan.
+    expect(r.treeEnded).toBe(mode === "bwrap");
   });
 
   if (mode === "bwrap") {
+    it("a command stopped by its timeout is not reported as ended with its namespace (the caller still scans)", async () => {
+      workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${mode}`), sandbox);
+      const r = await runCommand({
+        command: "sleep 30",
+        cwd: workspace,
+        timeoutMs: 300,
+        env: execEnvironment(workspace),
+        spawner,
+        confinement: { sandbox, workspaceDir: workspace, network: false },
+      });
+      expect(r.timedOut).toBe(true);
+      expect(r.treeEnded).toBe(false);
+    });
+
     it("has no network unless the agent allows it", async () => {
       const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo unreachable`;
       expect((await run(probe)).stdout).toContain("unreachable");

@@ -36,6 +36,8 @@ export type TRunCommandResult = {
   durationMs: number;
   /** The fork's own time: spawn() to the command's exit, in the spawner; null when nothing was spawned. */
   spawnToExitMs: number | null;
+  /** The command's PID namespace ended with it: nothing of its tree is left (see TSpawnOutcome). */
+  treeEnded: boolean;
 };
 
 const MARKER_VAR = "COUNTERSIGN_PROCESS_MARKER";
@@ -61,6 +63,7 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
     signal: null,
     durationMs: 0,
     spawnToExitMs: null,
+    treeEnded: false,
   };
   const elapsed = () => performance.now() - started;
 
@@ -96,6 +99,7 @@ export async function runCommand(input: TRunCommandInput): Promise<TRunCommandRe
       signal: outcome.signal,
       durationMs: elapsed(),
       spawnToExitMs: outcome.spawnToExitMs,
+      treeEnded: outcome.treeEnded,
     };
   } finally {
     input.signal?.removeEventListener("abort", onAbort);

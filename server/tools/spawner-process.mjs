@@ -12,8 +12,9 @@
  * Messages in: {type:"run", id, file, args, cwd, env, uid?, gid?, pidNamespace?, timeoutMs, maxOutputBytes},
  * {type:"cancel", id}. Out: {type:"ready"}, {type:"spawned", id, pid}, {type:"output", id,
  * stream, chunk} (never more than maxOutputBytes per stream), {type:"exited", id, exitCode, signal,
- * spawnToExitMs} as soon as the command exits, {type:"done", id, timedOut, truncated, startError}
- * once its pipes are closed and its group is reaped.
+ * spawnToExitMs} as soon as the command exits, {type:"done", id, timedOut, truncated, startError,
+ * treeEnded} once its pipes are closed and its group is reaped (treeEnded: the command's PID
+ * namespace ended with it, so nothing of its tree is left anywhere).
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -34,7 +35,7 @@ function send(message) {
 
 function run(request) {
   const { id, file, args, cwd, env, uid, gid, pidNamespace, timeoutMs, maxOutputBytes } = request;
-  const state = { timedOut: false, truncated: false, startError: null };
+  const state = { timedOut: false, truncated: false, startError: null, treeEnded: false };
   const started = performance.now();
   let child;
   try {
@@ -90,6 +91,7 @@ function run(request) {
     // bubblewrap takes that path no more (--die-with-parent ends the namespace asynchronously), so
     // it is reaped like any other group.
     const nothingLeft = pidNamespace === true && exitedByItself && !termSent;
+    state.treeEnded = nothingLeft;
     if (pgid !== undefined && !nothingLeft) {
       // Background processes outlive bash; the command owns its whole group, so reap leftovers.
       // One scan when nothing is left (the common case): a scan of /proc costs milliseconds under load.

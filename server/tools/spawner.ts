@@ -31,6 +31,12 @@ export type TSpawnOutcome = {
   spawnToExitMs: number | null;
   /** Why the command could not start (e.g. ENOENT); null when it started. */
   startError: string | null;
+  /**
+   * Nothing of the command's tree is left anywhere: it ran in its own PID namespace and ended by
+   * itself, so the kernel ended the namespace with it. False: leftovers are possible (the caller's
+   * marker scan looks for processes that left the group).
+   */
+  treeEnded: boolean;
   stdout: Buffer;
   stderr: Buffer;
 };
@@ -82,7 +88,7 @@ type TMessage =
   | { type: "spawned"; id: string; pid: number }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; chunk: Uint8Array }
   | ({ type: "exited"; id: string } & TExit)
-  | ({ type: "done"; id: string } & Pick<TSpawnOutcome, "timedOut" | "truncated" | "startError">);
+  | ({ type: "done"; id: string } & Pick<TSpawnOutcome, "timedOut" | "truncated" | "startError" | "treeEnded">);
 
 const SCRIPT = fileURLToPath(new URL("./spawner-process.mjs", import.meta.url));
 /** How long a fresh spawner may take to say it is ready at boot: Node starts in well under a second, a loaded machine may take seconds. */
@@ -140,7 +146,7 @@ export async function startSpawner(options: { log?: TLog } = {}): Promise<TSpawn
         const exit = p.exit ?? { exitCode: null, signal: null, spawnToExitMs: null };
         const waitMs = performance.now() - p.sentAt;
         options.log?.debug({ pid: p.pid, exitCode: exit.exitCode, spawnToExitMs: exit.spawnToExitMs, waitMs }, "command finished");
-        p.resolve({ ...exit, timedOut: m.timedOut, truncated: m.truncated, startError: m.startError, stdout: Buffer.concat(p.out), stderr: Buffer.concat(p.err) });
+        p.resolve({ ...exit, timedOut: m.timedOut, truncated: m.truncated, startError: m.startError, treeEnded: m.treeEnded === true, stdout: Buffer.concat(p.out), stderr: Buffer.concat(p.err) });
       }
     });
     c.on("error", () => {}); // a failed fork also emits 'exit'; send errors reach the send callback
