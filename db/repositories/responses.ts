@@ -69,7 +69,7 @@ export function finishResponse(
   tx: Db,
   row: TResponseRow,
   status: "completed" | "denied" | "cancelled" | "failed",
-  extra: { error?: { code: string; message: string }; cancelReason?: string } = {},
+  extra: { error?: { code: string; message: string }; cancelReason?: string; outputChanged?: boolean } = {},
 ): { envelope: TEnvelope; stored: Promise<unknown> } {
   const envelope = envelopeOf({ ...row, error: extra.error ?? row.error }, status);
   // Sent right away; the caller may send its other writes before awaiting this one.
@@ -82,6 +82,8 @@ export function finishResponse(
       cancelReason: extra.cancelReason ?? null,
       pendingAction: null,
       activeMs: row.activeMs,
+      // The output and usage of a last step not stored yet go with the terminal row.
+      ...(extra.outputChanged ? { output: row.output, usage: row.usage } : {}),
       completedAt: sql`now()`,
       leaseOwner: null,
       leaseExpiresAt: null,

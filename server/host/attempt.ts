@@ -44,6 +44,13 @@ export type TToolCall = { id: string; name: string; arguments: unknown };
 type TStepRow = typeof responseSteps.$inferSelect;
 type TStepWrite = { key: string; status: "running" | "completed"; result: unknown };
 
+/**
+ * How a commit that ends the run writes its end with the last flush: given the row with the
+ * flushed output and usage, and the sequences its first event will get, the terminal row's write
+ * (which stores the output and usage too) and the events that close the trajectory.
+ */
+type TEnding = (row: TResponseRow, next: { seq: number; frameSeq: number }) => { stored: PromiseLike<unknown>; events: TNewEvent[] };
+
 /** The transaction a commit runs in, with the run's row as this commit left it. */
 export type TCommit = {
   tx: Db;
@@ -245,7 +252,7 @@ export class Attempt {
    * host holds (renewing its lease); `extra` runs inside it (a suspension, the final envelope). A
    * settled or adopted run ends the attempt (AttemptTerminated). Commits of one attempt never overlap.
    */
-  commit<T>(extra?: (c: TCommit) => Promise<T>): Promise<T | undefined> {
+  commit<T>(extra?: (c: TCommit) => Promise<T>, options: { flushFirst?: boolean } = {}): Promise<T | undefined> {
     const run = this.chain.then(() =>
       transact(this.deps, async (tx, emit, announce) => {
         const [row] = await tx
@@ -267,7 +274,7 @@ export class Attempt {
         };
         const next = () => ({ seq: row.nextSeq + appended.events, frameSeq: row.nextFrameSeq + appended.frames });
         const c: TCommit = { tx, emit: counted, announce, row, next, flush: async () => this.flushInto(c) };
-        await c.flush();
+        if (options.flushFirst !== false) await c.flush();
         const value = extra ? await extra(c) : undefined;
         await c.flush();
         return value;
@@ -280,21 +287,30 @@ export class Attempt {
     });
   }
 
-  private async flushInto(c: TCommit): Promise<void> {
+  /** Commits the steering messages the buffered turns used (or rejects them), before anything else of the step. */
+  private async flushSteering(c: TCommit): Promise<void> {
+    for (const write of this.steeringWrites.splice(0)) await write(c.tx, c.emit, c.row.id);
+  }
+
+  /**
+   * Writes what is buffered. With `ending`, the run's end goes with it: the terminal row's write
+   * carries the output and usage, and the closing events follow the buffered ones in the same
+   * append, so the last step and the end are one batch (one wait for the database).
+   */
+  private async flushInto(c: TCommit, ending?: TEnding): Promise<void> {
     const writes = this.writes.splice(0);
     const events = this.events.splice(0);
     const items = this.items.splice(0);
-    const steering = this.steeringWrites.splice(0);
     const usage = this.usageDelta;
     this.usageDelta = { inputTokens: 0, outputTokens: 0 };
-    for (const write of steering) await write(c.tx, c.emit, c.row.id);
+    await this.flushSteering(c);
     // The output, the steps and the events are independent writes: sent as one batch on the
     // transaction's connection, so the commit waits for the database once, not three times.
     const batch: Array<PromiseLike<unknown>> = [];
     if (items.length > 0 || usage.inputTokens > 0 || usage.outputTokens > 0) {
       const total = { inputTokens: c.row.usage.inputTokens + usage.inputTokens, outputTokens: c.row.usage.outputTokens + usage.outputTokens };
       const output = [...c.row.output, ...items];
-      batch.push(c.tx.update(responses).set({ output, usage: total }).where(eq(responses.id, c.row.id)));
+      if (!ending) batch.push(c.tx.update(responses).set({ output, usage: total }).where(eq(responses.id, c.row.id)));
       c.row = { ...c.row, output, usage: total };
     }
     if (writes.length > 0) {
@@ -311,8 +327,25 @@ export class Attempt {
           }),
       );
     }
-    if (events.length > 0) batch.push(c.emit(c.row.id, events));
+    let closing: { events: TNewEvent[]; firstFrame: number } | null = null;
+    if (ending) {
+      const next = c.next();
+      const first = { seq: next.seq + events.length, frameSeq: next.frameSeq + events.filter((e) => e.frame).length };
+      const end = ending(c.row, first);
+      batch.push(end.stored);
+      events.push(...end.events);
+      closing = { events: end.events, firstFrame: first.frameSeq };
+    }
+    const appended = events.length > 0 ? c.emit(c.row.id, events) : null;
+    if (appended) batch.push(appended);
     await Promise.all(batch);
+    if (closing && appended) {
+      // The closing events were built with the sequences they would get; the append must agree.
+      const frames = await appended;
+      const endFrames = closing.events.filter((e) => e.frame).length;
+      const got = frames[frames.length - endFrames]?.sequence;
+      if (endFrames > 0 && got !== closing.firstFrame) throw new Error(`The closing events of ${c.row.id} were built for frame ${closing.firstFrame}, but the first got ${got}.`);
+    }
   }
 
   /**
@@ -346,24 +379,27 @@ export class Attempt {
   }
 
   private async finish(status: "completed" | "failed", error?: { code: string; message: string }): Promise<void> {
-    await this.commit(async (c) => {
-      await this.runtime.steering.cancelQueued(c.tx, c.emit, c.row.id);
-      this.runtime.onSettling?.();
-      await c.flush();
-      // The envelope, the boundary frame and the transcript anchor are built before anything is
-      // sent, then written as one batch: the terminal row and the events in one wait for the database.
-      const finished = finishResponse(c.tx, { ...c.row, activeMs: this.activeMs }, status, error ? { error } : {});
-      const closing: TNewEvent[] = [...(error ? [{ type: "error", data: { error }, frame: true }] : []), { type: "response.completed", data: { ...finished.envelope, responseId: c.row.id }, frame: true }];
-      // The anchor follows the closing events directly: it names the last event before it and the first closing frame.
-      const next = c.next();
-      const lastSeq = next.seq + closing.length - 1;
-      const lastFrame = next.frameSeq;
-      // The transcript anchor commits with the envelope: the next turn never reads a half-written one.
-      const anchor: TNewEvent = { type: "transcript.anchor", data: { status, lastSeq, lastFrame, outputItems: c.row.output.length }, frame: false };
-      const [, frames] = await Promise.all([finished.stored, c.emit(c.row.id, [...closing, anchor])]);
-      if (frames[0]?.sequence !== lastFrame) throw new Error(`The transcript anchor of ${c.row.id} names frame ${lastFrame}, but the first closing frame got ${frames[0]?.sequence}.`);
-      c.announce({ k: "inbox", change: { kind: "response", responseId: c.row.id } });
-    });
+    // One batch after the lease check: the last steps, the output, the terminal row and every
+    // event (the buffered ones, cancelled steering, the closing frames, the anchor).
+    await this.commit(
+      async (c) => {
+        // What the last turns used is committed first; whatever is still queued then is cancelled.
+        await this.flushSteering(c);
+        this.events.push(...(await this.runtime.steering.cancelQueued(c.tx, c.row.id)));
+        this.runtime.onSettling?.();
+        // The envelope, the boundary frame and the transcript anchor are built before anything is sent.
+        await this.flushInto(c, (row, next) => {
+          const finished = finishResponse(c.tx, { ...row, activeMs: this.activeMs }, status, { ...(error ? { error } : {}), outputChanged: true });
+          const closing: TNewEvent[] = [...(error ? [{ type: "error", data: { error }, frame: true }] : []), { type: "response.completed", data: { ...finished.envelope, responseId: row.id }, frame: true }];
+          // The anchor follows the closing events directly: it names the last event before it and the first closing frame.
+          // The transcript anchor commits with the envelope: the next turn never reads a half-written one.
+          const anchor: TNewEvent = { type: "transcript.anchor", data: { status, lastSeq: next.seq + closing.length - 1, lastFrame: next.frameSeq, outputItems: row.output.length }, frame: false };
+          return { stored: finished.stored, events: [...closing, anchor] };
+        });
+        c.announce({ k: "inbox", change: { kind: "response", responseId: c.row.id } });
+      },
+      { flushFirst: false },
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { responses, steeringMessages } from "../../db/schema";
-import type { TFrame } from "../core/frames";
+import type { TFrame, TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import { createInjectionGuard, isAssertionCurrent, type TAssertCurrent, type TInjectionAuthorityKind, type TInjectionSettlement } from "../core/runtime";
 import type { TTransport } from "../core/vocabulary";
@@ -83,7 +83,7 @@ export class SteeringDesk {
       if (verdict === "current" || (verdict === "unheld" && row.authorityKind === "run")) taken.push({ id: row.id, text: row.text });
       else rejected.push({ id: row.id, reason: verdict === "revoked" ? REVOKED : "The source of this message is not held by this replica; source-bound input is never dispatched unchecked." });
     }
-    await this.reject(tx, emit, responseId, turn, rejected);
+    await emit(responseId, await this.reject(tx, turn, rejected));
     return taken;
   }
 
@@ -99,12 +99,13 @@ export class SteeringDesk {
 
   /** Commits the dispatched messages to `turn` and rejects the revoked ones, inside the step's transaction. */
   async commitTaken(tx: Db, emit: TEmit, responseId: string, turn: number, dispatched: readonly TTakenSteering[], revoked: readonly TTakenSteering[]): Promise<void> {
-    await this.reject(
-      tx,
-      emit,
+    await emit(
       responseId,
-      turn,
-      revoked.map((r) => ({ id: r.id, reason: REVOKED })),
+      await this.reject(
+        tx,
+        turn,
+        revoked.map((r) => ({ id: r.id, reason: REVOKED })),
+      ),
     );
     if (dispatched.length === 0) return;
     const ids = dispatched.map((d) => d.id);
@@ -120,16 +121,20 @@ export class SteeringDesk {
     );
   }
 
-  /** Cancels whatever is still queued when the response settles (admission is frozen there). */
-  async cancelQueued(tx: Db, emit: TEmit, responseId: string): Promise<void> {
+  /**
+   * Cancels whatever is still queued when the response settles (admission is frozen there), and
+   * returns the events that say so, for the caller to append before its terminal frame.
+   */
+  async cancelQueued(tx: Db, responseId: string): Promise<TNewEvent[]> {
     // A message found revoked before dispatch stays rejected, even when its turn never committed.
     const revoked = [...this.sources].filter(([id, source]) => source.responseId === responseId && this.guard.isRevoked(id)).map(([id]) => id);
-    await this.reject(tx, emit, responseId, null, revoked.map((id) => ({ id, reason: REVOKED })));
-    await cancelQueuedSteering(this.deps, tx, emit, responseId);
+    const rejected = await this.reject(tx, null, revoked.map((id) => ({ id, reason: REVOKED })));
+    return [...rejected, ...(await cancelQueuedSteering(this.deps, tx, responseId))];
   }
 
-  private async reject(tx: Db, emit: TEmit, responseId: string, turn: number | null, rejected: ReadonlyArray<{ id: string; reason: string }>): Promise<void> {
-    const events = [];
+  /** Rejects queued messages for good; returns the events that say so. */
+  private async reject(tx: Db, turn: number | null, rejected: ReadonlyArray<{ id: string; reason: string }>): Promise<TNewEvent[]> {
+    const events: TNewEvent[] = [];
     for (const { id, reason } of rejected) {
       const [row] = await tx
         .update(steeringMessages)
@@ -138,7 +143,7 @@ export class SteeringDesk {
         .returning({ id: steeringMessages.id });
       if (row) events.push({ type: "steer.rejected", data: { steerId: id, ...(turn === null ? {} : { turn }), reason }, frame: true });
     }
-    if (events.length > 0) await emit(responseId, events);
+    return events;
   }
 
   /** Keeps a message's assertion in this process and watches its response's frames for the stored outcome. */
@@ -185,14 +190,15 @@ export class SteeringDesk {
 
 /**
  * Cancels the still-queued steering messages of a response that is settling, inside the
- * caller's transaction (before its terminal frame). Every path that settles a response calls it.
+ * caller's transaction, and returns the events that say so, which the caller appends before its
+ * terminal frame. Every path that settles a response calls it.
  */
-export async function cancelQueuedSteering(deps: Pick<TDeps, "now">, tx: Db, emit: TEmit, responseId: string): Promise<void> {
+export async function cancelQueuedSteering(deps: Pick<TDeps, "now">, tx: Db, responseId: string): Promise<TNewEvent[]> {
   const rows = await tx
     .update(steeringMessages)
     .set({ status: "cancelled", reason: "The response settled before this message was used.", settledAt: deps.now() })
     .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")))
     .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt });
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-  if (rows.length > 0) await emit(responseId, rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true })));
+  return rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true }));
 }

@@ -27,13 +27,17 @@ export async function cancelResponse(
     // Nothing pending of any kind can be decided, submitted or answered after this commit.
     await cancelPendingOf(tx, emit, announce, row, { userId: actor.userId, via: input.via }, deps.now());
     const reason = input.reason ?? "Cancelled by the user.";
-    await cancelQueuedSteering(deps, tx, emit, row.id);
+    const steering = await cancelQueuedSteering(deps, tx, row.id);
     const { envelope: env, stored } = finishResponse(tx, row, "cancelled", { cancelReason: reason });
-    await stored;
-    const [frame] = await emit(row.id, [
-      { type: "response.cancelled", data: { reason }, frame: false, actorUserId: actor.userId, transport: input.via },
-      { type: "response.completed", data: { ...env, responseId: row.id }, frame: true },
+    const [, frames] = await Promise.all([
+      stored,
+      emit(row.id, [
+        ...steering,
+        { type: "response.cancelled", data: { reason }, frame: false, actorUserId: actor.userId, transport: input.via },
+        { type: "response.completed", data: { ...env, responseId: row.id }, frame: true },
+      ]),
     ]);
+    const frame = frames[frames.length - 1];
     // The attempt running it, on whichever replica, stops.
     announce({ k: "wake", responseId: row.id, reason: "cancel" });
     announce({ k: "inbox", change: { kind: "response", responseId: row.id } });

@@ -117,13 +117,17 @@ export async function endWaitingRun(
   status: "completed" | "denied" | "failed" | "cancelled",
   extra: { error?: { code: string; message: string }; cancelReason?: string; events?: readonly TNewEvent[] } = {},
 ): Promise<number> {
-  await cancelQueuedSteering(deps, tx, emit, row.id);
+  const steering = await cancelQueuedSteering(deps, tx, row.id);
   const { envelope, stored } = finishResponse(tx, row, status, extra);
-  await stored;
-  const frames = await emit(row.id, [
-    ...(extra.events ?? []),
-    ...(extra.error && status === "failed" ? [{ type: "error", data: { error: extra.error }, frame: true }] : []),
-    { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true },
+  // The terminal row and every event in one wait for the database.
+  const [, frames] = await Promise.all([
+    stored,
+    emit(row.id, [
+      ...steering,
+      ...(extra.events ?? []),
+      ...(extra.error && status === "failed" ? [{ type: "error", data: { error: extra.error }, frame: true }] : []),
+      { type: "response.completed", data: { ...envelope, responseId: row.id }, frame: true },
+    ]),
   ]);
   announce({ k: "inbox", change: { kind: "response", responseId: row.id } });
   return frames[frames.length - 1]?.sequence ?? 0;
