@@ -1,7 +1,12 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { prepareWorkspace, secureDataDir } from "../../server/host/workspace";
+import { detectExecSandbox, execEnvironment } from "../../server/tools/exec-sandbox";
 import { runCommand } from "../../server/tools/run-command";
 import { startSpawner } from "../../server/tools/spawner";
+import { machineCpuMs } from "./lib/cpu";
 import { now, percentile } from "./lib/stats";
 
 /** The timings the server logged for each exec it ran (debug line "command finished", server/tools/spawner.ts). */
@@ -71,4 +76,45 @@ export async function forkMicro(n: number, asLargeAsMb: number): Promise<{ rssMb
     here: { wall: p50(here, 0), blocked: p50(here, 1) },
     spawner: { wall: p50(via, 0), blocked: p50(via, 1) },
   };
+}
+
+/**
+ * What one approved `true` costs the machine in the sandbox the server picks here (`auto`: bubblewrap
+ * when it runs), against the same command unconfined, both through a spawner and one after the
+ * other, `n` each, alternating: the machine's CPU time per exec (every process and the kernel's
+ * own threads: namespaces are set up and torn down in the kernel) and the wall time p50.
+ */
+export async function sandboxCost(n: number): Promise<{ mode: string; confined: { cpuMs: number; wallMs: number }; plain: { cpuMs: number; wallMs: number } }> {
+  const sandbox = detectExecSandbox(undefined, undefined);
+  const spawner = await startSpawner();
+  const dataDir = mkdtempSync(join(tmpdir(), "countersign-bench-sandbox-"));
+  try {
+    secureDataDir(dataDir);
+    const workspace = prepareWorkspace(join(dataDir, "workspaces", "bench"), sandbox);
+    const env = execEnvironment(workspace);
+    const one = (confined: boolean) =>
+      runCommand({ command: "true", cwd: workspace, env, timeoutMs: 10_000, spawner, ...(confined ? { confinement: { sandbox, workspaceDir: workspace, network: false } } : {}) });
+    const series = async (confined: boolean) => {
+      const wall: number[] = [];
+      const cpu0 = machineCpuMs();
+      for (let i = 0; i < n; i++) {
+        const t0 = now();
+        const r = await one(confined);
+        if (r.exitCode !== 0) throw new Error(`sandbox bench: true exited ${r.exitCode}: ${r.stderr}`);
+        wall.push(now() - t0);
+      }
+      return { cpuMs: (machineCpuMs() - cpu0) / n, wallMs: percentile(wall, 50) };
+    };
+    for (let i = 0; i < 5; i++) await Promise.all([one(true), one(false)]);
+    const runs = { confined: [] as Array<{ cpuMs: number; wallMs: number }>, plain: [] as Array<{ cpuMs: number; wallMs: number }> };
+    for (let round = 0; round < 2; round++) {
+      runs.confined.push(await series(true));
+      runs.plain.push(await series(false));
+    }
+    const mean = (xs: Array<{ cpuMs: number; wallMs: number }>) => ({ cpuMs: xs.reduce((a, x) => a + x.cpuMs, 0) / xs.length, wallMs: xs.reduce((a, x) => a + x.wallMs, 0) / xs.length });
+    return { mode: sandbox.mode, confined: mean(runs.confined), plain: mean(runs.plain) };
+  } finally {
+    await spawner.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
