@@ -230,8 +230,10 @@ export class Attempt {
       this.totalOutputTokens += outputTokens;
       this.events.push({ type: "response.usage", data: { outputTokens, totalOutputTokens: this.totalOutputTokens }, frame: true });
     }
-    if (steering) {
-      const { claim, used } = steering as { claim: TSteeringClaim; used: boolean };
+    const claimed = steering as { claim: TSteeringClaim; used: boolean } | null;
+    // A claim that took nothing has nothing to commit.
+    if (claimed && (claimed.claim.dispatched.length > 0 || claimed.claim.revoked.length > 0)) {
+      const { claim, used } = claimed;
       // A message commits with the turn that used it; a turn that never came uses nothing (it stays queued).
       this.steeringWrites.push((tx, emit, responseId) => this.runtime.steering.commitTaken(tx, emit, responseId, claim.turn, used ? claim.dispatched : [], claim.revoked));
     }
@@ -252,14 +254,19 @@ export class Attempt {
    * host holds (renewing its lease); `extra` runs inside it (a suspension, the final envelope). A
    * settled or adopted run ends the attempt (AttemptTerminated). Commits of one attempt never overlap.
    */
-  commit<T>(extra?: (c: TCommit) => Promise<T>, options: { flushFirst?: boolean } = {}): Promise<T | undefined> {
+  commit<T>(extra?: (c: TCommit) => Promise<T>, options: { flushFirst?: boolean; besideLock?: (tx: Db) => void } = {}): Promise<T | undefined> {
     const run = this.chain.then(() =>
       transact(this.deps, async (tx, emit, announce) => {
-        const [row] = await tx
+        const locked = tx
           .update(responses)
           .set({ updatedAt: sql`now()`, leaseExpiresAt: sql`now() + ${`${this.deps.config.leaseMs} milliseconds`}::interval` })
           .where(and(eq(responses.id, this.response.id), eq(responses.status, "in_progress")))
-          .returning();
+          .returning()
+          .then((rows) => rows);
+        // Statements sent right behind the lock, in the same wait for the database: when the lock
+        // finds the run settled or adopted, the transaction rolls them back with everything else.
+        options.besideLock?.(tx);
+        const [row] = await locked;
         if (!row) throw new AttemptTerminated();
         // The row stays locked until the commit, and every event of it is appended through this
         // emit, so the next sequences are known here without reading them back.
@@ -381,11 +388,12 @@ export class Attempt {
   private async finish(status: "completed" | "failed", error?: { code: string; message: string }): Promise<void> {
     // One batch after the lease check: the last steps, the output, the terminal row and every
     // event (the buffered ones, cancelled steering, the closing frames, the anchor).
+    let cancelled: Promise<TNewEvent[]> | null = null;
     await this.commit(
       async (c) => {
         // What the last turns used is committed first; whatever is still queued then is cancelled.
         await this.flushSteering(c);
-        this.events.push(...(await this.runtime.steering.cancelQueued(c.tx, c.row.id)));
+        this.events.push(...(await (cancelled ?? this.runtime.steering.cancelQueued(c.tx, c.row.id))));
         this.runtime.onSettling?.();
         // The envelope, the boundary frame and the transcript anchor are built before anything is sent.
         await this.flushInto(c, (row, next) => {
@@ -398,7 +406,15 @@ export class Attempt {
         });
         c.announce({ k: "inbox", change: { kind: "response", responseId: c.row.id } });
       },
-      { flushFirst: false },
+      {
+        flushFirst: false,
+        // With no steering of the last turns to commit, queued steering is cancelled beside the lock.
+        besideLock: (tx) => {
+          if (this.steeringWrites.length > 0) return;
+          cancelled = this.runtime.steering.cancelQueued(tx, this.response.id);
+          cancelled.catch(() => {}); // a failed lock rolls it back; its own error surfaces where it is awaited
+        },
+      },
     );
   }
 
