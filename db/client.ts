@@ -13,6 +13,9 @@ import * as schema from "./schema";
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DbKind = "pglite" | "postgres";
 
+/** The rows of a `db.execute` result: postgres.js returns them as the result itself, PGlite under `rows`. */
+export const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
+
 export type DbHandle = {
   db: Db;
   kind: DbKind;

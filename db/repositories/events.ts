@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { type TFrame, type TNewEvent, toFrame } from "../../server/core/frames";
-import type { Db } from "../client";
+import { type Db, rowsOf } from "../client";
 import { responseEvents } from "../schema";
 
 /**
@@ -27,7 +27,7 @@ export async function appendEvents(tx: Db, responseId: string, events: readonly 
       order by v.o
     )
     select session_id, frame_base from c`)) as unknown;
-  const [counters] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ session_id: string; frame_base: number }>;
+  const [counters] = rowsOf<{ session_id: string; frame_base: number }>(result);
   if (!counters) throw new Error(`appendEvents: response ${responseId} does not exist`);
   const { session_id: sessionId, frame_base: frameBase } = counters;
   return rows.flatMap((r) => (r.f === null ? [] : [toFrame({ type: r.t, frameSeq: frameBase + r.f, responseId, sessionId, data: r.d })]));

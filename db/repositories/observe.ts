@@ -1,13 +1,12 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import type { Db } from "../client";
+import { type Db, rowsOf } from "../client";
 import { approvals, clientToolRequests, questions, responses } from "../schema";
 
 /** Rows of a grouped count: the labels and `n`. */
 type TCounted<K extends string> = Array<Record<K, string> & { n: number }>;
 
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 
 /** Pending approvals by agent and risk: one grouped query over the pending partial index. */
 export async function pendingApprovalCounts(db: Db): Promise<TCounted<"agent" | "risk">> {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../../db/client";
+import { type Db, rowsOf } from "../../../db/client";
 import { type TScope, type TWaitingItem, type TWaitingKind, WAITING_KINDS, waitingSteering } from "../../../db/repositories/console-waiting";
 import type { TResponseRow } from "../../../db/repositories/responses";
 import type { TRequiredAction } from "../../core/envelope";
@@ -65,6 +65,6 @@ export async function expireDue(deps: TDeps, host: TRunStarter, limit = 200): Pr
     sql` union all `,
   );
   const result = (await deps.db.execute(sql`${query} limit ${limit}`)) as unknown;
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ type: TPendingType; id: string }>;
+  const rows = rowsOf<{ type: TPendingType; id: string }>(result);
   for (const row of rows) if (row.type in PENDING_KINDS) await expirePending(deps, host, row);
 }
