@@ -15,14 +15,18 @@ export type TAnnounce = (announcement: TAnnouncement) => void;
  * Runs `fn` in one transaction with an `emit` that appends trajectory events in that same
  * transaction and an `announce` for other changes. Everything is published only after the
  * commit, never before; peers (replicas) are told by one NOTIFY sent inside the transaction,
- * which PostgreSQL delivers on commit only, so announcing adds no commit of its own. The
- * lifecycle facts the announcements name go into the notification outbox in the same transaction.
+ * which PostgreSQL delivers on commit only, so announcing adds no commit of its own. The NOTIFY
+ * leaves with the COMMIT (one wait for the database, not two); its own outcome is checked once
+ * the commit returned, because PostgreSQL answers the COMMIT of a transaction a failed NOTIFY
+ * aborted with a rollback, not an error. The lifecycle facts the announcements name go into the
+ * notification outbox in the same transaction.
  */
 export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick<TDeps, "notify" | "now">>, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
   const batch: TAnnouncement[] = [];
   const announce: TAnnounce = (a) => {
     batch.push(a);
   };
+  let notified: Promise<void> | null = null;
   const result = await deps.db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
     const emit: TEmit = async (responseId, events) => {
@@ -33,9 +37,13 @@ export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick
     const value = await fn(tx, emit, announce);
     // Lifecycle webhooks (approval/question resolved, response completed/failed) commit with their change.
     if (deps.notify) await enqueueLifecycle(tx, deps.notify.config, deps.notify.publicUrl, batch, deps.now?.() ?? new Date());
-    await notifyPeers(tx, deps.bus, batch);
+    notified = notifyPeers(tx, deps.bus, batch);
+    // Awaited below, after the commit; never an unhandled rejection meanwhile.
+    notified.catch(() => {});
     return value;
   });
+  // A NOTIFY that failed rolled the transaction back: nothing was committed, so nothing is published.
+  if (notified) await notified;
   deps.bus.deliverLocally(batch);
   return result;
 }
