@@ -16,7 +16,7 @@ import type { TAuthorityServices } from "./authority-port";
 import type { TDeps } from "./deps";
 import type { TClaimedRun, TRunStarter, TSettlement } from "./pending/contract";
 import { resolvedKey } from "./pending/contract";
-import type { SteeringDesk, TTakenSteering } from "./steering";
+import { cancelQueuedSteering, type SteeringDesk, type TTakenSteering } from "./steering";
 import { recordEvents, type TAnnounce, type TEmit, transact } from "./transact";
 
 export { AttemptSuspended, AttemptTerminated } from "./attempt-errors";
@@ -408,11 +408,13 @@ export class Attempt {
       },
       {
         flushFirst: false,
-        // With no steering of the last turns to commit, queued steering is cancelled beside the lock.
+        // With no steering of the last turns to commit and none to reject, queued steering is
+        // cancelled beside the lock: one statement, queued behind it before any reply can arrive,
+        // so a failed lock rolls it back with the transaction.
         besideLock: (tx) => {
-          if (this.steeringWrites.length > 0) return;
-          cancelled = this.runtime.steering.cancelQueued(tx, this.response.id);
-          cancelled.catch(() => {}); // a failed lock rolls it back; its own error surfaces where it is awaited
+          if (this.steeringWrites.length > 0 || this.runtime.steering.hasRevoked(this.response.id)) return;
+          cancelled = cancelQueuedSteering(this.deps, tx, this.response.id);
+          cancelled.catch(() => {}); // its own error surfaces where it is awaited
         },
       },
     );

@@ -127,9 +127,21 @@ export class SteeringDesk {
    */
   async cancelQueued(tx: Db, responseId: string): Promise<TNewEvent[]> {
     // A message found revoked before dispatch stays rejected, even when its turn never committed.
-    const revoked = [...this.sources].filter(([id, source]) => source.responseId === responseId && this.guard.isRevoked(id)).map(([id]) => id);
+    const revoked = this.revokedOf(responseId);
     const rejected = await this.reject(tx, null, revoked.map((id) => ({ id, reason: REVOKED })));
     return [...rejected, ...(await cancelQueuedSteering(this.deps, tx, responseId))];
+  }
+
+  /**
+   * Whether settling `responseId` needs more than the one cancelling statement: a message held
+   * here whose source was revoked is rejected first, one statement each.
+   */
+  hasRevoked(responseId: string): boolean {
+    return this.revokedOf(responseId).length > 0;
+  }
+
+  private revokedOf(responseId: string): string[] {
+    return [...this.sources].filter(([id, source]) => source.responseId === responseId && this.guard.isRevoked(id)).map(([id]) => id);
   }
 
   /** Rejects queued messages for good; returns the events that say so. */
