@@ -2,22 +2,22 @@ import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
 import type { TResponseStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
-import { prepared } from "../prepared";
+import { jsonOrNull, prepared, rawSlot, slot } from "../prepared";
 import { type approvals, type clientToolRequests, responses } from "../schema";
 
 export type TResponseRow = typeof responses.$inferSelect;
 
 export async function getResponse(db: Db, responseId: string): Promise<TResponseRow | null> {
-  const statement = prepared(db, "get_response", (root) =>
-    root
-      .select()
-      .from(responses)
-      .where(eq(responses.id, sql.placeholder("id")))
-      .prepare("get_response"),
-  );
-  const [row] = statement ? await statement.execute({ id: responseId }) : await db.select().from(responses).where(eq(responses.id, responseId));
+  const [row] = await responseById(db, { id: responseId });
   return row ?? null;
 }
+
+const responseById = prepared<{ id: string }, TResponseRow[]>("get_response", (db) =>
+  db
+    .select()
+    .from(responses)
+    .where(eq(responses.id, sql.placeholder("id"))),
+);
 
 export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredAction => ({
   type: "human_approval",
@@ -72,26 +72,70 @@ export function finishResponse(
   extra: { error?: { code: string; message: string }; cancelReason?: string; outputChanged?: boolean } = {},
 ): { envelope: TEnvelope; stored: Promise<unknown> } {
   const envelope = envelopeOf({ ...row, error: extra.error ?? row.error }, status);
-  // Sent right away; the caller may send its other writes before awaiting this one.
-  const stored = tx
+  const values = { id: row.id, status, envelope, error: jsonOrNull(extra.error ?? row.error), cancelReason: extra.cancelReason ?? null, activeMs: row.activeMs };
+  // Sent right away; the caller may send its other writes before awaiting this one. The output
+  // and usage of a last step not stored yet go with the terminal row.
+  const stored = (extra.outputChanged ? finishWithOutput(tx, { ...values, output: row.output, usage: row.usage }) : finish(tx, values)).then(() => undefined);
+  return { envelope, stored };
+}
+
+type TFinishValues = { id: string; status: TResponseStatus; envelope: TEnvelope; error: string | null; cancelReason: string | null; activeMs: number };
+
+const finishing = (db: Db, withOutput: boolean) =>
+  db
     .update(responses)
     .set({
-      status,
-      envelope,
-      error: extra.error ?? row.error,
-      cancelReason: extra.cancelReason ?? null,
+      status: slot("status", responses.status),
+      envelope: slot("envelope", responses.envelope),
+      error: rawSlot("error"),
+      cancelReason: rawSlot("cancelReason"),
       pendingAction: null,
-      activeMs: row.activeMs,
-      // The output and usage of a last step not stored yet go with the terminal row.
-      ...(extra.outputChanged ? { output: row.output, usage: row.usage } : {}),
+      activeMs: rawSlot("activeMs"),
+      ...(withOutput ? { output: slot("output", responses.output), usage: slot("usage", responses.usage) } : {}),
       completedAt: sql`now()`,
       leaseOwner: null,
       leaseExpiresAt: null,
     })
-    .where(eq(responses.id, row.id))
-    .then(() => undefined);
-  return { envelope, stored };
-}
+    .where(eq(responses.id, sql.placeholder("id")));
+
+const finish = prepared<TFinishValues, unknown>("finish_response", (db) => finishing(db, false));
+const finishWithOutput = prepared<TFinishValues & Pick<TResponseRow, "output" | "usage">, unknown>("finish_response_output", (db) => finishing(db, true));
+
+/** Stores a running response's output and usage so far. */
+export const storeOutput = prepared<Pick<TResponseRow, "id" | "output" | "usage">, unknown>("store_output", (db) =>
+  db
+    .update(responses)
+    .set({ output: slot("output", responses.output), usage: slot("usage", responses.usage) })
+    .where(eq(responses.id, sql.placeholder("id"))),
+);
+
+/** The lease placeholder's value: the lease runs `leaseMs` from the statement's own clock. */
+export const leaseFor = (leaseMs: number): string => `${leaseMs} milliseconds`;
+const leaseUntil = () => sql`now() + ${sql.placeholder("lease")}::interval`;
+
+/**
+ * Locks a still-executing response for a commit of its attempt and renews its lease: the row as
+ * locked, or none once the run settled or was adopted.
+ */
+export const lockExecuting = prepared<{ id: string; lease: string }, TResponseRow[]>("lock_executing", (db) =>
+  db
+    .update(responses)
+    .set({ updatedAt: sql`now()`, leaseExpiresAt: leaseUntil() })
+    .where(and(eq(responses.id, sql.placeholder("id")), eq(responses.status, "in_progress")))
+    .returning(),
+);
+
+/**
+ * Takes a run out of `requires_action` for `owner`'s host when it still waits on exactly the
+ * pending action `pendingId`: the claimed row, or none.
+ */
+export const claimWaiting = prepared<{ id: string; pendingId: string; owner: string; lease: string }, TResponseRow[]>("claim_waiting", (db) =>
+  db
+    .update(responses)
+    .set({ status: "in_progress", pendingAction: null, leaseOwner: rawSlot("owner"), leaseExpiresAt: leaseUntil() })
+    .where(and(eq(responses.id, sql.placeholder("id")), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${sql.placeholder("pendingId")}`))
+    .returning(),
+);
 
 /** Claims (or renews) the execution lease of an executing response for `owner`. */
 export async function claimLease(db: Db, responseId: string, owner: string, leaseMs: number): Promise<TResponseRow | null> {

@@ -28,17 +28,17 @@ export type TKeyActor = TActor & { keyId: string };
  */
 export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor | null> {
   if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
-  const query = (on: Db) =>
-    on
-      .select({ userId: users.id, role: users.role, name: users.name, email: users.email, keyId: apiKeys.id })
-      .from(apiKeys)
-      .innerJoin(users, eq(users.id, apiKeys.userId))
-      .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));
-  const statement = prepared(db, "actor_for_api_key", (root) => query(root).prepare("actor_for_api_key"));
-  const params = { hash: hashKey(apiKey) };
-  const [row] = statement ? await statement.execute(params) : await query(db).prepare("actor_for_api_key_tx").execute(params);
+  const [row] = await actorForKeyHash(db, { hash: hashKey(apiKey) });
   return row ?? null;
 }
+
+const actorForKeyHash = prepared<{ hash: string }, TKeyActor[]>("actor_for_api_key", (db) =>
+  db
+    .select({ userId: users.id, role: users.role, name: users.name, email: users.email, keyId: apiKeys.id })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt))),
+);
 
 /** The actor owning the unrevoked key `keyId` of an active user, or null (an answer-link grant names its key by id). */
 export async function actorForKeyId(db: Db, keyId: string): Promise<TActor | null> {

@@ -1,8 +1,9 @@
 import type { Context } from "@opentelemetry/api";
-import { and, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { envelopeOf, finishResponse, type TResponseRow } from "../../db/repositories/responses";
-import { responseSteps, responses } from "../../db/schema";
+import { envelopeOf, finishResponse, leaseFor, lockExecuting, storeOutput, type TResponseRow } from "../../db/repositories/responses";
+import { type TStepRow, upsertSteps } from "../../db/repositories/steps";
+import { responses } from "../../db/schema";
 import type { TAgentConfig } from "../agents/types";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
 import type { TNewEvent } from "../core/frames";
@@ -41,7 +42,6 @@ export type TSteeringClaim = { turn: number; texts: string[]; dispatched: TTaken
 
 export type TToolCall = { id: string; name: string; arguments: unknown };
 
-type TStepRow = typeof responseSteps.$inferSelect;
 type TStepWrite = { key: string; status: "running" | "completed"; result: unknown };
 
 /**
@@ -257,12 +257,7 @@ export class Attempt {
   commit<T>(extra?: (c: TCommit) => Promise<T>, options: { flushFirst?: boolean; besideLock?: (tx: Db) => void } = {}): Promise<T | undefined> {
     const run = this.chain.then(() =>
       transact(this.deps, async (tx, emit, announce) => {
-        const locked = tx
-          .update(responses)
-          .set({ updatedAt: sql`now()`, leaseExpiresAt: sql`now() + ${`${this.deps.config.leaseMs} milliseconds`}::interval` })
-          .where(and(eq(responses.id, this.response.id), eq(responses.status, "in_progress")))
-          .returning()
-          .then((rows) => rows);
+        const locked = lockExecuting(tx, { id: this.response.id, lease: leaseFor(this.deps.config.leaseMs) });
         // Statements sent right behind the lock, in the same wait for the database: when the lock
         // finds the run settled or adopted, the transaction rolls them back with everything else.
         options.besideLock?.(tx);
@@ -317,22 +312,14 @@ export class Attempt {
     if (items.length > 0 || usage.inputTokens > 0 || usage.outputTokens > 0) {
       const total = { inputTokens: c.row.usage.inputTokens + usage.inputTokens, outputTokens: c.row.usage.outputTokens + usage.outputTokens };
       const output = [...c.row.output, ...items];
-      if (!ending) batch.push(c.tx.update(responses).set({ output, usage: total }).where(eq(responses.id, c.row.id)));
+      if (!ending) batch.push(storeOutput(c.tx, { id: c.row.id, output, usage: total }));
       c.row = { ...c.row, output, usage: total };
     }
     if (writes.length > 0) {
       const now = new Date();
       // The last write of a key wins (a running marker, then its result).
       const byKey = new Map(writes.map((w) => [w.key, w]));
-      batch.push(
-        c.tx
-          .insert(responseSteps)
-          .values([...byKey.values()].map((w) => ({ responseId: c.row.id, key: w.key, status: w.status, result: w.result ?? null, completedAt: w.status === "completed" ? now : null })))
-          .onConflictDoUpdate({
-            target: [responseSteps.responseId, responseSteps.key],
-            set: { status: sql`excluded.status`, result: sql`excluded.result`, completedAt: sql`excluded.completed_at` },
-          }),
-      );
+      batch.push(upsertSteps(c.tx, [...byKey.values()].map((w) => ({ responseId: c.row.id, key: w.key, status: w.status, result: w.result ?? null, completedAt: w.status === "completed" ? now : null }))));
     }
     let closing: { events: TNewEvent[]; firstFrame: number } | null = null;
     if (ending) {

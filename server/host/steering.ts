@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { prepared, slot } from "../../db/prepared";
 import { responses, steeringMessages } from "../../db/schema";
 import type { TFrame, TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
@@ -206,11 +207,15 @@ export class SteeringDesk {
  * terminal frame. Every path that settles a response calls it.
  */
 export async function cancelQueuedSteering(deps: Pick<TDeps, "now">, tx: Db, responseId: string): Promise<TNewEvent[]> {
-  const rows = await tx
-    .update(steeringMessages)
-    .set({ status: "cancelled", reason: "The response settled before this message was used.", settledAt: deps.now() })
-    .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued")))
-    .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt });
+  const rows = await cancelQueued(tx, { id: responseId, at: deps.now() });
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   return rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true }));
 }
+
+const cancelQueued = prepared<{ id: string; at: Date }, Array<{ id: string; createdAt: Date }>>("cancel_queued_steering", (db) =>
+  db
+    .update(steeringMessages)
+    .set({ status: "cancelled", reason: "The response settled before this message was used.", settledAt: slot("at", steeringMessages.settledAt) })
+    .where(and(eq(steeringMessages.responseId, sql.placeholder("id")), eq(steeringMessages.status, "queued")))
+    .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt }),
+);

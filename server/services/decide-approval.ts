@@ -1,5 +1,6 @@
 import type { TAgentPolicy } from "../core/agent-policy";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { prepared, rawSlot, slot } from "../../db/prepared";
 import { approvals, grants, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
 import { approvalBindingHash } from "../core/binding";
@@ -58,12 +59,16 @@ export type TDecideResult = {
 
 type TFound = { approval: TApprovalRow; agent: string; agentPolicy: TAgentPolicy | null; pending: TPendingRef | null };
 
-const loadApproval = (db: TDeps["db"], approvalId: string) =>
+const approvalWithRun = (db: TDeps["db"]) =>
   db
     .select({ approval: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy, pending: responses.pendingAction })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
-    .where(eq(approvals.id, approvalId));
+    .where(eq(approvals.id, sql.placeholder("id")));
+
+/** The approval with what its run says about it; `loadApprovalForUpdate` locks both rows. */
+const loadApproval = prepared<{ id: string }, TFound[]>("load_approval", approvalWithRun);
+const loadApprovalForUpdate = prepared<{ id: string }, TFound[]>("load_approval_for_update", (db) => approvalWithRun(db).for("update"));
 
 /** Everything a decision is checked against before it may change anything; throws the refusal. */
 function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: TFound | undefined): "expired" | null {
@@ -89,7 +94,7 @@ function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: T
 /** An edit is prepared (schema, confinement, maybe the reviewer) before the decision's transaction, never inside it. */
 async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): Promise<TEdit | null> {
   if (input.arguments === undefined) return null;
-  const [found] = await loadApproval(deps.db, input.approvalId);
+  const [found] = await loadApproval(deps.db, { id: input.approvalId });
   if (checkDecision(deps, actor, input, found) === "expired" || !found) return null;
   const edit = await prepareEdit(deps, found.approval, found.agent, input.arguments);
   // An edit must not turn a single approval into an operation that would have needed a quorum.
@@ -139,7 +144,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
   let continues = input.decision === "approve" || reply !== null;
 
   const result = await transact(deps, async (tx, emit, announce) => {
-    const [found] = await loadApproval(tx, input.approvalId).for("update");
+    const [found] = await loadApprovalForUpdate(tx, { id: input.approvalId });
     if (checkDecision(deps, actor, input, found) === "expired" || !found) return { expired: true as const };
     const { approval } = found;
     const terms = input.grant !== undefined ? grantTerms({ find: (name) => deps.agents.forRun(name, found.agentPolicy) }, found.agent, input.grant, deps.now()) : null;
@@ -158,19 +163,24 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
         return { found, pending: tally };
       }
     }
-    const decided = tx
-      .update(approvals)
-      .set({
-        status: input.decision === "approve" ? "approved" : "denied",
-        decidedBy: actor.userId,
-        decidedVia: input.via,
-        decidedAt: deps.now(),
-        ...(edit ? editedColumns(approval, edit) : {}),
-        ...(reply !== null ? { replyMessage: reply } : {}),
-        ...(grantId ? { grantId } : {}),
-      })
-      .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending"), eq(approvals.bindingHash, current)))
-      .returning({ id: approvals.id });
+    const decision = { id: approval.id, status: input.decision === "approve" ? ("approved" as const) : ("denied" as const), by: actor.userId, via: input.via, at: deps.now(), bindingHash: current };
+    // A plain decision (no edit, reply or grant: the common one) is a statement built once.
+    const decided =
+      !edit && reply === null && !grantId
+        ? decidePlain(tx, decision)
+        : tx
+            .update(approvals)
+            .set({
+              status: decision.status,
+              decidedBy: decision.by,
+              decidedVia: decision.via,
+              decidedAt: decision.at,
+              ...(edit ? editedColumns(approval, edit) : {}),
+              ...(reply !== null ? { replyMessage: reply } : {}),
+              ...(grantId ? { grantId } : {}),
+            })
+            .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending"), eq(approvals.bindingHash, current)))
+            .returning({ id: approvals.id });
     // The decided approval as the update above stores it (the row is locked: nothing else changes it).
     const won: TApprovalRow = { ...approval, ...(edit ? editedColumns(approval, edit) : {}) };
     announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
@@ -266,6 +276,15 @@ const approvedOperationOf = (a: TApprovalRow): TApprovedOperation => ({
 });
 
 /** The approval re-bound to the edited operation; the requested one is kept beside it. */
+/** Settles a still-pending approval whose binding is unchanged: the row's id, or none. */
+const decidePlain = prepared<{ id: string; status: "approved" | "denied"; by: string; via: TTransport; at: Date; bindingHash: string }, Array<{ id: string }>>("decide_approval", (db) =>
+  db
+    .update(approvals)
+    .set({ status: rawSlot("status"), decidedBy: rawSlot("by"), decidedVia: rawSlot("via"), decidedAt: slot("at", approvals.decidedAt) })
+    .where(and(eq(approvals.id, sql.placeholder("id")), eq(approvals.status, "pending"), eq(approvals.bindingHash, sql.placeholder("bindingHash"))))
+    .returning({ id: approvals.id }),
+);
+
 const editedColumns = (approval: TApprovalRow, edit: TEdit) => ({
   originalArguments: approval.arguments,
   originalBindingHash: approval.bindingHash,

@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { finishResponse, type TResponseRow } from "../../../db/repositories/responses";
-import { agentSessions, responseSteps, responses, steeringMessages } from "../../../db/schema";
+import { prepared } from "../../../db/prepared";
+import { claimWaiting, finishResponse, leaseFor, type TResponseRow } from "../../../db/repositories/responses";
+import { stepsOf, type TStepWrite, upsertSteps } from "../../../db/repositories/steps";
+import { agentSessions, responses, steeringMessages } from "../../../db/schema";
 import type { TSettledQuestion } from "../../tools/types";
 import type { TApprovalBinding } from "../../core/binding";
 import { refused } from "../../core/errors";
@@ -52,40 +54,20 @@ type TResumeInput = {
 export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRunStarter, tx: Db, emit: TEmit, responseId: string, input: TResumeInput): Promise<{ run: TClaimedRun; sequence: number }> {
   const claim = newId("claim");
   const now = deps.now();
-  const values = [{ responseId, key: resolvedKey(input.pending.callId), status: "completed" as const, result: input.settlement, completedAt: now }];
-  if (input.runsTool) values.push({ responseId, key: `tool:${input.pending.callId}`, status: "running" as never, result: { claim } satisfies TRunClaim as never, completedAt: null as never });
+  const values: TStepWrite[] = [{ responseId, key: resolvedKey(input.pending.callId), status: "completed", result: input.settlement, completedAt: now }];
+  if (input.runsTool) values.push({ responseId, key: `tool:${input.pending.callId}`, status: "running", result: { claim } satisfies TRunClaim, completedAt: null });
   // One batch on the transaction's connection (one wait for the database instead of six): none of
   // these needs another's result. The run must still wait on exactly this action, or the caller's
   // transaction rolls all of it back; that is checked first, whatever else failed beside it. The
   // steps read may run before or after the insert: the inserted rows replace their keys either way.
   const [claimed, inserted, appended, stored, queued, session] = await Promise.allSettled([
-    tx
-      .update(responses)
-      .set({
-        status: "in_progress",
-        pendingAction: null,
-        leaseOwner: host.id,
-        leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
-      })
-      .where(and(eq(responses.id, responseId), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${input.pending.id}`))
-      .returning(),
+    claimWaiting(tx, { id: responseId, pendingId: input.pending.id, owner: host.id, lease: leaseFor(deps.config.leaseMs) }),
     // A call may settle a second pending action (a native call approved, then run on the client): the latest settlement is the call's.
-    tx
-      .insert(responseSteps)
-      .values(values)
-      .onConflictDoUpdate({ target: [responseSteps.responseId, responseSteps.key], set: { status: sql`excluded.status`, result: sql`excluded.result`, completedAt: sql`excluded.completed_at` } })
-      .returning(),
+    upsertSteps(tx, values),
     emit(responseId, input.events),
-    tx.select().from(responseSteps).where(eq(responseSteps.responseId, responseId)),
-    tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(steeringMessages)
-      .where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued"))),
-    tx
-      .select({ workspaceDir: agentSessions.workspaceDir })
-      .from(agentSessions)
-      .innerJoin(responses, eq(responses.sessionId, agentSessions.id))
-      .where(eq(responses.id, responseId)),
+    stepsOf(tx, { id: responseId }),
+    queuedSteering(tx, { id: responseId }),
+    workspaceOf(tx, { id: responseId }),
   ]);
   const row = settledValue(claimed)[0];
   if (!row) throw refused("conflict", { code: "notWaitingAction" });
@@ -97,6 +79,21 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
   // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
   return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
 }
+
+const queuedSteering = prepared<{ id: string }, Array<{ n: number }>>("queued_steering", (db) =>
+  db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(steeringMessages)
+    .where(and(eq(steeringMessages.responseId, sql.placeholder("id")), eq(steeringMessages.status, "queued"))),
+);
+
+const workspaceOf = prepared<{ id: string }, Array<{ workspaceDir: string }>>("workspace_of", (db) =>
+  db
+    .select({ workspaceDir: agentSessions.workspaceDir })
+    .from(agentSessions)
+    .innerJoin(responses, eq(responses.sessionId, agentSessions.id))
+    .where(eq(responses.id, sql.placeholder("id"))),
+);
 
 /** The value of a settled batch member, or its error thrown. */
 export function settledValue<T>(result: PromiseSettledResult<T>): T {
