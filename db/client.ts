@@ -35,24 +35,61 @@ const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url))
  * connection is one wait, and statements sent together in a transaction go out as one batch.
  * postgres.js keeps the prepared statements per connection; connections are replaced after
  * 30–60 minutes (its `max_lifetime`), which bounds what accumulates from SQL with varying shapes.
+ * Transactions are `pipelinedTransaction`s.
  */
-function preparing<T extends postgres.Sql>(sql: T): T {
+function preparing<T extends postgres.Sql>(sql: T, track?: (query: Promise<unknown>) => void): T {
   return new Proxy(sql, {
     get(target, property) {
       if (property === "unsafe") {
-        return (query: string, parameters?: unknown[], queryOptions?: Record<string, unknown>) => target.unsafe(query, parameters as never, { ...queryOptions, prepare: true });
-      }
-      if (property === "begin" || property === "savepoint") {
-        const original = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => {
-          const fn = args.pop() as (inner: postgres.Sql) => unknown;
-          return original.call(target, ...args, (inner: postgres.Sql) => fn(preparing(inner)));
+        return (query: string, parameters?: unknown[], queryOptions?: Record<string, unknown>) => {
+          const pending = target.unsafe(query, parameters as never, { ...queryOptions, prepare: true });
+          track?.(pending);
+          return pending;
         };
       }
+      if (property === "begin") {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (inner: postgres.Sql) => unknown;
+          return pipelinedTransaction(target, typeof args[0] === "string" ? args[0] : "", fn);
+        };
+      }
+      if (property === "savepoint") throw new Error("Nested transactions (savepoints) are not used by Countersign.");
       const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * One transaction on a reserved connection whose BEGIN is not waited for: it leaves with the first
+ * statements, one wait fewer per transaction than postgres.js's `begin`, which waits for it. As
+ * there, a statement that failed fails the transaction even when the caller caught its error, and
+ * a COMMIT that PostgreSQL answers with ROLLBACK (the transaction had been aborted) is an error.
+ */
+async function pipelinedTransaction(pool: postgres.Sql, mode: string, fn: (inner: postgres.Sql) => unknown): Promise<unknown> {
+  const connection = await pool.reserve();
+  let failure: { error: unknown } | null = null;
+  const track = (query: Promise<unknown>) => {
+    query.catch((error: unknown) => {
+      failure ??= { error };
+    });
+  };
+  try {
+    track(connection.unsafe(`begin ${mode.replace(/[^a-z ]/gi, "")}`));
+    let result: unknown;
+    try {
+      result = await fn(preparing(connection, track));
+      if (failure) throw (failure as { error: unknown }).error;
+    } catch (error) {
+      await connection.unsafe("rollback").catch(() => {});
+      throw failure && error instanceof postgres.PostgresError && error.code === "25P02" ? (failure as { error: unknown }).error : error;
+    }
+    const committed = await connection.unsafe("commit");
+    if (committed.command === "ROLLBACK") throw failure ? (failure as { error: unknown }).error : new Error("The database rolled the transaction back instead of committing it.");
+    return result;
+  } finally {
+    connection.release();
+  }
 }
 
 /**
