@@ -10,6 +10,20 @@ export const APPROVAL_SCRIPT = {
   input: { script: [{ toolCalls: [{ name: "exec", arguments: { command: "true" } }] }, { toolCalls: [{ name: "echo", arguments: { text: "done" } }] }] },
 };
 
+/**
+ * The agent of the engine-only round trip: `echo` needs a person's approval when its text is
+ * "approve me", so the approved tool runs in the server and no process starts (no sandbox).
+ */
+export const ENGINE_AGENT = {
+  name: "bench-engine",
+  harness: "scripted",
+  tools: { echo: { approval: "never", predicates: [{ match: [{ argument: "text", regex: "^approve me$" }], approval: "always" }] } },
+};
+const ENGINE_SCRIPT = {
+  agent: ENGINE_AGENT.name,
+  input: { script: [{ toolCalls: [{ name: "echo", arguments: { text: "approve me" } }] }, { toolCalls: [{ name: "echo", arguments: { text: "done" } }] }] },
+};
+
 export type TSuspended = { id: string; sessionId: string; approvalId: string };
 
 type TEnvelope = { id: string; sessionId: string; status: string; requiredAction?: { id: string } | null };
@@ -77,6 +91,20 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   });
   const decided = await runLoad({ concurrency: 16, total: pool.length, task: (i) => approveOne(many, (pool[i] as TSuspended).approvalId) });
   const cpu = meter.per(pool.length);
+
+  // The same round trip when the approved tool starts no process: what the engine alone sustains.
+  const enginePool: TSuspended[] = [];
+  await runLoad({ concurrency: 16, total: nMany, task: async () => void enginePool.push(await suspendOne(many, ENGINE_SCRIPT)) });
+  const engineMeter = cpuMeter({ server: () => processCpuMs(server.pid), postgres: () => (db === "postgres" ? postgresCpuMs() : Number.NaN), machine: machineCpuMs });
+  const engine = await runLoad({ concurrency: 16, total: enginePool.length, task: (i) => approveOne(many, (enginePool[i] as TSuspended).approvalId) });
+  const engineCpu = engineMeter.per(enginePool.length);
+  const engineMs: number[] = [];
+  for (let i = 0; i < size(ctx, 200, 10); i++) {
+    const s = await suspendOne(one, ENGINE_SCRIPT);
+    const t0 = now();
+    await approveOne(one, s.approvalId);
+    engineMs.push(now() - t0);
+  }
   one.close();
   many.close();
 
@@ -106,6 +134,11 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     { bench, db, measure: `sandbox: the machine's CPU per approved \`true\` (${sandbox.mode}; ${nFork} × 2, through a spawner)`, value: sandbox.confined.cpuMs, unit: "ms", limit: sandbox.plain.cpuMs, limitLabel: "the same unconfined" },
     { bench, db, measure: "sandbox: wall time per approved `true`, p50", value: sandbox.confined.wallMs, unit: "ms", limit: sandbox.plain.wallMs, limitLabel: "the same unconfined" },
     { bench, db, measure: `throughput ceiling from the sandbox alone (${cores} cores ÷ its CPU per exec; a server costing nothing)`, value: sandboxCeiling, unit: "/s", limit: limit.perSecond, limitLabel: "raw decide, 16 callers" },
+    { bench, db, measure: "engine only (the approved tool is `echo`: no process, no sandbox): p50, 1 client", value: percentile(engineMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
+    { bench, db, measure: "engine only: throughput, 16 sessions", value: engine.perSecond, unit: "/s", limit: limit.perSecond, limitLabel: "raw decide, 16 callers" },
+    { bench, db, measure: "engine only: CPU per round trip at 16 sessions: the server process", value: engineCpu.server, unit: "ms" },
+    ...(db === "postgres" ? [{ bench, db, measure: "engine only: CPU per round trip at 16 sessions: PostgreSQL", value: engineCpu.postgres, unit: "ms" }] : []),
+    { bench, db, measure: "engine only: CPU per round trip at 16 sessions: the whole machine", value: engineCpu.machine, unit: "ms" },
     { bench, db, measure: "p99 at 16 sessions", value: percentile(decided.latencies, 99), unit: "ms", limit: limit.concurrentP99, limitLabel: "raw decide p99, 16 callers" },
     { bench, db, measure: "deny p50 (HTTP + auth + decide commit, no resume)", value: percentile(denyMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
     { bench, db, measure: `inside it: exec \`true\` spawn → exit p50 (in the spawner; ${execs.spawnToExitMs.length} execs)`, value: percentile(execs.spawnToExitMs, 50), unit: "ms" },

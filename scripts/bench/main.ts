@@ -8,7 +8,7 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { benchApprovals, approveOne, suspendOne, type TSuspended } from "./approvals";
+import { approveOne, benchApprovals, ENGINE_AGENT, suspendOne, type TSuspended } from "./approvals";
 import { benchCapacity } from "./capacity";
 import { benchCommits } from "./commits";
 import { benchConsole } from "./console";
@@ -88,7 +88,10 @@ async function step(name: string, kind: TKind, fn: () => Promise<TOutcome | TRow
 /** Items 1, 2, 6, 5 share one server process (and the bare baseline process) per database. */
 async function serverGroup(ctx: TCtx): Promise<void> {
   const fresh = await freshDatabase(ctx);
-  const [server, bare] = await Promise.all([startServer(fresh), startBare(fresh)]);
+  // Item 1's engine-only round trip uses an agent of its own (the built-in ones stay).
+  const agentsFile = join(fresh.dataDir, "bench-agents.json");
+  writeFileSync(agentsFile, JSON.stringify({ builtins: true, agents: [ENGINE_AGENT] }));
+  const [server, bare] = await Promise.all([startServer(fresh, { COUNTERSIGN_AGENTS_FILE: agentsFile }), startBare(fresh)]);
   const b: TBare = bare;
   try {
     let completed: TSuspended[] = [];
