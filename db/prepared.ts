@@ -5,9 +5,10 @@ type TPrepared<R> = { execute: (values?: Record<string, unknown>) => Promise<R> 
 type TPreparable<R> = { prepare: (name: string) => TPrepared<R> };
 
 /**
- * A statement whose SQL is built once (the one way hot statements are prepared). Drizzle builds a statement's text from its query builder on
- * every call, which costs tens to hundreds of microseconds of CPU for a wide row (the hot path of
- * an approval round trip ran it about twenty times). A statement written with `sql.placeholder`
+ * A statement whose SQL is built once: the one way hot statements are prepared. Drizzle builds a
+ * statement's text from its query builder on every call, which costs tens to hundreds of
+ * microseconds of CPU for a wide row (the hot path of an approval round trip ran it about twenty
+ * times). A statement written with `sql.placeholder`
  * for everything that varies is built on its first use and then executed with the values given,
  * on whichever database or transaction the caller passes: drizzle's own prepared query, with its
  * own result mapping, run through that handle's connection.
