@@ -40,7 +40,10 @@ export type TConfinement = {
   network: boolean;
 };
 
-/** How to spawn a command under a confinement: the executable, its arguments and the spawn options. */
+/**
+ * How to spawn a command under a confinement: the executable, its arguments and the spawn options.
+ * `pidNamespace`: bubblewrap in its own PID namespace, writing its info (the init's pid) to fd 3.
+ */
 export type TSpawnPlan = { file: string; args: string[]; cwd: string; uid?: number; gid?: number; pidNamespace?: boolean };
 
 const BWRAP = "/usr/bin/bwrap";
@@ -143,7 +146,8 @@ export function spawnPlan(confinement: TConfinement, command: string, cwd: strin
   const shell = ["/bin/bash", "-c", command];
   const { sandbox } = confinement;
   // bwrapArgs always unshares the PID namespace: the spawner needs no reap scan after a normal exit.
-  if (sandbox.mode === "bwrap") return { file: BWRAP, args: bwrapArgs(confinement, cwd, shell), cwd: confinement.workspaceDir, pidNamespace: true };
+  // --info-fd 3: bubblewrap tells the spawner its namespace init's pid, whose end the spawner awaits.
+  if (sandbox.mode === "bwrap") return { file: BWRAP, args: ["--info-fd", "3", ...bwrapArgs(confinement, cwd, shell)], cwd: confinement.workspaceDir, pidNamespace: true };
   // Node changes directory before it drops to the exec user, so the command starts inside a workspace
   // whose parents (the 0700 data directory) it could not traverse itself.
   if (sandbox.mode === "user" && sandbox.runAs) return { file: shell[0] as string, args: shell.slice(1), cwd, uid: sandbox.runAs.uid, gid: sandbox.runAs.gid };

@@ -15,18 +15,61 @@
  * spawnToExitMs} as soon as the command exits, {type:"done", id, timedOut, truncated, startError,
  * treeEnded} once its pipes are closed and its group is reaped (treeEnded: the command's PID
  * namespace ended with it, so nothing of its tree is left anywhere).
+ *
+ * A `pidNamespace` plan is bubblewrap with `--info-fd 3`: it writes the host pid of the namespace's
+ * init to that pipe, and `done` waits for that init to end before it says treeEnded.
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { readFileSync } from "node:fs";
 import { groupAlive, signalGroup } from "./proc.mjs";
 
 const KILL_GRACE_MS = 500;
 const PIPE_GRACE_MS = 200;
 const POLL_MS = 25;
+/** How often, and how long at most, `done` waits for an ended namespace's init to be gone. */
+const INIT_POLL_MS = 2;
+const INIT_WAIT_MS = 2000;
 
 /** Commands still running, by request id: how to cancel each, and its process group. */
 const running = new Map();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Whether the namespace init `pid` (a member of group `pgid`) is gone: no such process, a zombie,
+ * or a pid already reused outside the group. The kernel makes an init exit only after every other
+ * process of its namespace is gone, so a gone init means a gone namespace.
+ */
+function initGone(pid, pgid) {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return err.code !== "EPERM";
+  }
+  let stat;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return true;
+  }
+  const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return state === "Z" || Number(pgrp) !== pgid;
+}
+
+/**
+ * Waits until the namespace's init is gone. bubblewrap's outer process exits as soon as the
+ * command does, while its init may still be ending the namespace's other processes (it dies of
+ * --die-with-parent a moment later). False when the init's pid is unknown or it outlives the wait.
+ */
+async function namespaceEnded(initPid, pgid) {
+  if (initPid === null) return false;
+  const deadline = performance.now() + INIT_WAIT_MS;
+  while (!initGone(initPid, pgid)) {
+    if (performance.now() > deadline) return false;
+    await sleep(INIT_POLL_MS);
+  }
+  return true;
+}
 
 function send(message) {
   // The server may be gone; the disconnect handler below then stops everything.
@@ -39,7 +82,8 @@ function run(request) {
   const started = performance.now();
   let child;
   try {
-    child = spawn(file, args, { cwd, env, ...(uid !== undefined ? { uid, gid } : {}), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const stdio = pidNamespace ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"];
+    child = spawn(file, args, { cwd, env, ...(uid !== undefined ? { uid, gid } : {}), detached: true, stdio });
   } catch (error) {
     return send({ type: "done", id, ...state, startError: error.message });
   }
@@ -68,6 +112,17 @@ function run(request) {
   };
   forward(child.stdout, "stdout");
   forward(child.stderr, "stderr");
+  // bubblewrap's --info-fd 3: {"child-pid": N, ...}, the namespace init's pid as this process sees it.
+  let initPid = null;
+  if (pidNamespace && child.stdio[3]) {
+    let info = "";
+    child.stdio[3].on("data", (chunk) => {
+      info += chunk.toString("utf8");
+      const match = info.match(/"child-pid"\s*:\s*(\d+)/);
+      if (match) initPid = Number(match[1]);
+    });
+    child.stdio[3].on("error", () => {});
+  }
 
   const terminate = () => {
     if (pgid === undefined || termSent) return;
@@ -85,12 +140,12 @@ function run(request) {
     if (finishing) return;
     finishing = true;
     // A command in its own PID namespace (bubblewrap --unshare-pid) that ended by itself leaves
-    // nothing to reap: bubblewrap exits only after it has waited for the namespace's init, and the
-    // kernel ends every other process of a namespace before its init can be waited for. Only the
-    // namespace's processes and bubblewrap itself were in the group. A terminated or signalled
-    // bubblewrap takes that path no more (--die-with-parent ends the namespace asynchronously), so
-    // it is reaped like any other group.
-    const nothingLeft = pidNamespace === true && exitedByItself && !termSent;
+    // nothing to reap once the namespace's init is gone: the kernel ends every other process of a
+    // namespace before its init exits. bubblewrap's outer process does not wait for that (it exits
+    // with the command, and its init then dies of --die-with-parent), so this waits for the init.
+    // Only the namespace's processes and bubblewrap itself were in the group. A terminated or
+    // signalled bubblewrap takes that path no more, so it is reaped like any other group.
+    const nothingLeft = pidNamespace === true && exitedByItself && !termSent && (await namespaceEnded(initPid, pgid));
     state.treeEnded = nothingLeft;
     if (pgid !== undefined && !nothingLeft) {
       // Background processes outlive bash; the command owns its whole group, so reap leftovers.
@@ -105,6 +160,7 @@ function run(request) {
     for (const t of timers) clearTimeout(t);
     child.stdout.destroy();
     child.stderr.destroy();
+    child.stdio[3]?.destroy();
     send({ type: "done", id, ...state, ...(spawnError ? { startError: spawnError.message } : {}) });
   };
 

@@ -12,8 +12,9 @@ export type TSpawnRequest = {
   uid?: number;
   gid?: number;
   /**
-   * The command runs in its own PID namespace that ends with the forked process (bubblewrap
-   * `--unshare-pid`): when that process exits by itself, its group needs no reap scan.
+   * The command runs in its own PID namespace (bubblewrap `--unshare-pid --info-fd 3`): when the
+   * forked process exits by itself and the namespace's init (whose pid bubblewrap writes to fd 3)
+   * is gone, nothing of the tree is left and its group needs no reap scan.
    */
   pidNamespace?: boolean;
   timeoutMs: number;
