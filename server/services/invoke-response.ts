@@ -39,8 +39,9 @@ export async function invokeResponse(
   // Plain text with attachments is a new turn, never the answer to a pending question.
   if (body.sessionId && typeof body.input === "string" && attachments.length === 0) {
     const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, body.sessionId));
-    if (session?.userId === actor.userId && (await pendingRunQuestion(deps, body.sessionId))) {
-      const routed = await routeTextAnswer(deps, actor, { sessionId: body.sessionId, text: body.input, ...source });
+    const pending = session?.userId === actor.userId ? await pendingRunQuestion(deps, body.sessionId) : null;
+    if (pending) {
+      const routed = await routeTextAnswer(deps, actor, { sessionId: body.sessionId, text: body.input, ...source }, pending);
       return { responseId: routed.responseId, sessionId: routed.sessionId, afterSequence: routed.afterSequence, answeredQuestionId: routed.questionId };
     }
   }

@@ -144,22 +144,28 @@ describe(`plain text typed into the session answers the run's question under the
   });
 
   it("text and an operator's structured answer at once: one commits; a losing text is refused visibly and starts no turn", async () => {
-    for (let round = 0; round < 6; round++) {
+    // Enough rounds to land in each window of the race (the text's first read, its run check, the
+    // claim): the structured answer leaves 0–11 ms after the text, so the rounds spread over the
+    // text's steps. A text that arrives after the answer committed is a new turn of the session.
+    for (let round = 0; round < 120; round++) {
       const { env, id } = await asked(askScript([COLOR], { after: "ok" }));
       const responsesBefore = await responseCount(app);
-      const [text, structured] = await Promise.all([say(alice.apiKey, env.sessionId, "Red by text"), gateway(app, operator.apiKey, "question.resolve", { id, answers: { color: ["Blue"] } })]);
-      const textBody = (await text.json()) as TBody;
-      const textWon = text.status === 200;
-      expect([textWon, structured.body.ok].filter(Boolean), JSON.stringify([textBody, structured.body])).toHaveLength(1);
-      if (!textWon) {
-        expect(text.status).toBe(409);
-        expect(textBody.code).toBe("conflict");
+      const lag = new Promise((resolve) => setTimeout(resolve, round % 12));
+      const [text, structured] = await Promise.all([say(alice.apiKey, env.sessionId, "Red by text"), lag.then(() => gateway(app, operator.apiKey, "question.resolve", { id, answers: { color: ["Blue"] } }))]);
+      const textBody = (await text.json()) as TBody & { questionId?: string };
+      const why = JSON.stringify([round, text.status, textBody, structured.body]);
+      const textAnswered = text.status === 200 && textBody.questionId === id;
+      const textLater = text.status === 200 && textBody.questionId === undefined;
+      if (textAnswered) {
+        expect(structured.body, why).toMatchObject({ ok: false, error: { details: { reason: "QUESTION_ALREADY_TERMINAL", answeredBy: { userId: alice.userId } } } });
       } else {
-        expect(structured.body).toMatchObject({ ok: false, error: { details: { reason: "QUESTION_ALREADY_TERMINAL", answeredBy: { userId: alice.userId } } } });
+        expect(structured.body.ok, why).toBe(true);
+        // The losing text hears the same 409 whichever step it lost at; only a text after the answer is a turn.
+        if (!textLater) expect([text.status, textBody.code], why).toEqual([409, "conflict"]);
       }
-      expect(await responseCount(app)).toBe(responsesBefore);
+      expect(await responseCount(app), why).toBe(responsesBefore + (textLater ? 1 : 0));
       const done = await pollEnvelope(app, alice.apiKey, env, (e) => e.status === "completed");
-      expect(toolResults(done)).toEqual([{ type: "tool_result", callId: "call_0_0", name: "ask_user", output: { status: "answered", answers: { color: [textWon ? "Red by text" : "Blue"] } } }]);
+      expect(toolResults(done)).toEqual([{ type: "tool_result", callId: "call_0_0", name: "ask_user", output: { status: "answered", answers: { color: [textAnswered ? "Red by text" : "Blue"] } } }]);
     }
   });
 });

@@ -34,7 +34,7 @@ export type TResolveInput = z.infer<typeof ZResolveParams> & {
 export type TResolveResult = { status: "answered"; answers: TAnswers } | { status: "cancelled" };
 
 /** The details a losing answerer sees: who settled the question, and when. */
-async function terminalError(deps: TDeps, row: TQuestionRow): Promise<QuestionError> {
+export async function settledQuestionError(deps: TDeps, row: TQuestionRow): Promise<QuestionError> {
   const [record] = await toRecords(deps.db, [row]);
   return new QuestionError("QUESTION_ALREADY_TERMINAL", { code: "questionSettled", params: { status: row.status, by: record?.answeredBy?.name ?? "" } }, {
     status: row.status,
@@ -51,14 +51,14 @@ async function terminalError(deps: TDeps, row: TQuestionRow): Promise<QuestionEr
 export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TResolveInput): Promise<TResolveResult> {
   const row = await visibleQuestion(deps.db, actor, input.id);
   if (!canDecide(actor, row.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "answer" } });
-  if (row.status !== "pending") throw await terminalError(deps, row);
+  if (row.status !== "pending") throw await settledQuestionError(deps, row);
   if (row.responseId) {
     const [run] = await deps.db.select({ agent: responses.agent, userId: responses.userId }).from(responses).where(eq(responses.id, row.responseId));
     if (run) assertProfileMaySteer(deps.host, run, actor.userId, "answer");
   }
   if (row.expiresAt.getTime() <= deps.now().getTime()) {
     await expirePending(deps, deps.host, { type: "question", id: row.id });
-    throw await terminalError(deps, { ...row, status: "expired" });
+    throw await settledQuestionError(deps, { ...row, status: "expired" });
   }
   const cancel = "cancel" in input;
   let answers: TAnswers = {};
@@ -122,7 +122,7 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
     if (reservation) deps.receipts.release(row.id, reservation);
     throw error;
   });
-  if (!outcome) throw await terminalError(deps, (await deps.db.select().from(questions).where(eq(questions.id, row.id)))[0] ?? row);
+  if (!outcome) throw await settledQuestionError(deps, (await deps.db.select().from(questions).where(eq(questions.id, row.id)))[0] ?? row);
   // Committed: the receipt is recorded here (settling the reservation) and, through the bus, by
   // every process's listener (which records the same receipt again, harmlessly).
   if (resolutionId) deps.receipts.record(row.id, resolutionId);

@@ -4,7 +4,7 @@ import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
 import type { TTransport } from "../../core/vocabulary";
 import type { TDeps, TRunDeps } from "../../host/deps";
-import { resolveQuestion } from "./resolve-question";
+import { resolveQuestion, settledQuestionError } from "./resolve-question";
 
 /** The pending run-created question of a session, if any (plain text in the session goes to it). */
 export async function pendingRunQuestion(deps: TDeps, sessionId: string) {
@@ -26,9 +26,9 @@ export async function routeTextAnswer(
   deps: TRunDeps,
   actor: TActor,
   input: { sessionId: string; text: string; via: TTransport; isSourceCurrent: () => boolean },
+  /** The question the caller found pending (read once: a second read could miss it after a racing answer). */
+  row: NonNullable<Awaited<ReturnType<typeof pendingRunQuestion>>>,
 ): Promise<{ responseId: string; sessionId: string; afterSequence: number; questionId: string }> {
-  const row = await pendingRunQuestion(deps, input.sessionId);
-  if (!row) throw new QuestionError("QUESTION_NOT_FOUND", "No question is waiting in this session.");
   const creator = row.creator;
   const refuse = (why: string) => new QuestionError("QUESTION_REQUESTER_INACTIVE", `Your message was not used as an answer: ${why} No new agent turn was started.`);
   if (!creator.responseId || !creator.callId) throw refuse("this question accepts answers on its answer page only.");
@@ -38,7 +38,13 @@ export async function routeTextAnswer(
     throw refuse(`answer "${question?.header ?? "the question"}" on its answer page (/answer/${row.id}); it needs more than a text reply.`);
   }
   const [run] = await deps.db.select({ status: responses.status, nextFrameSeq: responses.nextFrameSeq }).from(responses).where(eq(responses.id, creator.responseId));
-  if (run?.status !== "requires_action") throw refuse("the run that asked is no longer waiting.");
+  if (run?.status !== "requires_action") {
+    // A racing answer that resumed the run: the loser hears that the question is settled, as when it
+    // loses at the claim (the same 409 whichever way it lost).
+    const [now] = await deps.db.select().from(questions).where(eq(questions.id, row.id));
+    if (now && now.status !== "pending") throw await settledQuestionError(deps, now);
+    throw refuse("the run that asked is no longer waiting.");
+  }
   await resolveQuestion(deps, actor, {
     id: row.id,
     answers: { [question.questionId]: [input.text] },
