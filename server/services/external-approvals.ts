@@ -98,7 +98,7 @@ class KeyTaken extends Error {}
  * status at once: `approved` by a standing grant or a `never` policy, `denied` by the reviewer,
  * `pending` otherwise. `replayed` is true when the idempotency key returned an existing one.
  */
-export async function requestExternalApproval(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody): Promise<{ created: z.infer<typeof ZExternalApprovalCreated>; replayed: boolean }> {
+export async function requestExternalApproval(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody): Promise<{ approval: TExternalApproval; replayed: boolean }> {
   if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "requestApprovals" } });
   const agentName = body.agent ?? deps.agents.defaultAgent;
   const agent = deps.agents.find(agentName);
@@ -107,7 +107,7 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
   if (size > MAX_EXTERNAL_ARGUMENTS_BYTES) throw new DomainError("payload_too_large", `arguments are ${size} bytes as JSON; at most ${MAX_EXTERNAL_ARGUMENTS_BYTES} are accepted.`);
   if (body.idempotencyKey !== undefined) {
     const existing = await byKey(deps, actor.userId, body.idempotencyKey);
-    if (existing) return { created: replayOf(existing, body), replayed: true };
+    if (existing) return { approval: replayOf(existing, body), replayed: true };
   }
   const tool = toolFor(deps, agentName, body.action);
   const parsed = tool.argsSchema.safeParse(body.arguments);
@@ -216,12 +216,12 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
       announce({ k: "inbox", change: { kind: "approval", responseId, id: approvalId } });
       return approval;
     });
-    return { created: createdOf(row), replayed: false };
+    return { approval: externalView(row), replayed: false };
   } catch (error) {
     if (!(error instanceof KeyTaken) || body.idempotencyKey === undefined) throw error;
     const existing = await byKey(deps, actor.userId, body.idempotencyKey);
     if (!existing) throw error;
-    return { created: replayOf(existing, body), replayed: true };
+    return { approval: replayOf(existing, body), replayed: true };
   }
 }
 
@@ -233,14 +233,18 @@ async function byKey(deps: TRunDeps, userId: string, key: string): Promise<TAppr
   return row ?? null;
 }
 
-/** The approval an idempotency key already names; a different operation under the same key is refused. */
-function replayOf(existing: TApprovalRow, body: TExternalApprovalBody) {
+/**
+ * The approval an idempotency key already names, as `GET` shows it now: after an approver's edit,
+ * the edited arguments and their binding hash (a retry must never run the original ones). A
+ * different operation under the same key is refused.
+ */
+function replayOf(existing: TApprovalRow, body: TExternalApprovalBody): TExternalApproval {
   const requested = existing.originalArguments ?? existing.arguments;
   const sameAction = existing.action === body.action || existing.toolName === body.action;
   if (!sameAction || canonicalJson(requested) !== canonicalJson(body.arguments)) {
     throw new DomainError("conflict", `The idempotency key ${body.idempotencyKey} was already used for a different operation; use a new key.`);
   }
-  return createdOf(existing);
+  return externalView(existing);
 }
 
 /** One external approval the caller may read (404 otherwise, as for an unknown id). */
@@ -321,10 +325,10 @@ export async function consumeExternalApproval(deps: TRunDeps, actor: TActor, id:
  * and `approval_prompt`): an approved one is consumed at once, since the tool's answer is its one use.
  */
 export async function requestAndAwait(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody, timeoutMs: number): Promise<TExternalApproval> {
-  const { created } = await requestExternalApproval(deps, actor, body);
+  const { approval } = await requestExternalApproval(deps, actor, body);
   const deadline = Date.now() + timeoutMs;
-  let view = await getExternalApproval(deps, actor, created.id, 0);
-  while (view.status === "pending" && Date.now() < deadline) view = await getExternalApproval(deps, actor, created.id, deadline - Date.now());
+  let view = approval;
+  while (view.status === "pending" && Date.now() < deadline) view = await getExternalApproval(deps, actor, approval.id, deadline - Date.now());
   if (view.status !== "approved") return view;
   return view.consumed ? view : consumeExternalApproval(deps, actor, view.id, view.bindingHash);
 }

@@ -53,7 +53,8 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
   it("create → pending; a waiter gets the decision made over /v1; consume works once, a replay or a wrong hash is 409", async () => {
     const before = Date.now();
     const created = await create(alice.apiKey, exec("make deploy", { message: "Deploy the site?" }));
-    expect(Object.keys(created).sort()).toEqual(["bindingHash", "expiresAtMs", "id", "status"]);
+    // The created approval as GET shows it.
+    expect(created).toMatchObject({ action: "tool:exec", arguments: { command: "make deploy" }, edited: false, consumed: false, decidedBy: null });
     expect(created.id).toMatch(/^approval_[0-9a-f]{32}$/);
     expect(created.status).toBe("pending");
     expect(created.bindingHash).toMatch(/^[0-9a-f]{64}$/);
@@ -111,13 +112,17 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
     await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "not_approved");
   });
 
-  it("an approval edited by the approver is consumed with the edited operation's hash only", async () => {
-    const created = await create(alice.apiKey, exec("make deploy ENV=prod"));
+  it("an approval edited by the approver is consumed with the edited operation's hash only; a retried create tells the edit", async () => {
+    const idempotencyKey = `edit-${Date.now()}`;
+    const created = await create(alice.apiKey, exec("make deploy ENV=prod", { idempotencyKey }));
     const res = await decide(operator.apiKey, created.id, { decision: "approve", arguments: { command: "make deploy ENV=staging" } });
     expect(res.status, await res.clone().text()).toBe(200);
     const edited = await view(alice.apiKey, created.id);
     expect(edited).toMatchObject({ status: "approved", edited: true, arguments: { command: "make deploy ENV=staging" }, originalArguments: { command: "make deploy ENV=prod" } });
     expect(edited.bindingHash).not.toBe(created.bindingHash);
+    // The caller retries its create (it lost the first answer): the same approval, as it is now.
+    const retried = (await create(alice.apiKey, exec("make deploy ENV=prod", { idempotencyKey }), 200)) as TView;
+    expect(retried).toEqual(edited);
     await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "binding_changed");
     expect((await consume(alice.apiKey, created.id, edited.bindingHash)).status).toBe(200);
   });

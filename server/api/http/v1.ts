@@ -12,7 +12,7 @@ import { decideApproval } from "../../services/decide-approval";
 import { isTerminalFrame } from "../../services/follow-frames";
 import { listGrants, revokeGrant, ZGrantRecord } from "../../services/grants";
 import { invokeResponse } from "../../services/invoke-response";
-import { consumeExternalApproval, getExternalApproval, requestExternalApproval, ZExternalApproval, ZExternalApprovalBody, ZExternalApprovalCreated } from "../../services/external-approvals";
+import { consumeExternalApproval, getExternalApproval, requestExternalApproval, ZExternalApproval, ZExternalApprovalBody } from "../../services/external-approvals";
 import { listApprovals } from "../../services/read/approvals";
 import { readEnvelope } from "../../services/read/responses";
 import { readResponseAttachment } from "../../services/read/attachments";
@@ -291,14 +291,17 @@ const routes: TRoute[] = [
         description:
           "The agent's policy, the exec reviewer, standing grants, quorum and notifications apply as for hosted runs; the status may already be `approved` (a grant, a `never` policy) or `denied` (the reviewer). An unknown action or arguments its tool refuses are 422; arguments over 64 KiB are 413. The same `idempotencyKey` (per caller) answers 200 with the same approval.",
         body: ZExternalApprovalBody,
-        responses: { 201: { description: "Created", json: ZExternalApprovalCreated }, 200: { description: "The approval this idempotency key already names", json: ZExternalApprovalCreated } },
+        responses: {
+          201: { description: "Created: the approval as `GET /v1/approvals/{id}` shows it", json: ZExternalApproval },
+          200: { description: "The approval this idempotency key already names, as it is now (after an approver's edit: `edited: true`, the edited `arguments` and their `bindingHash`)", json: ZExternalApproval },
+        },
         errors: [403, 404, 409, 422],
       },
     ],
     handle: async ({ deps, req, res, actor }) => {
       const body = parseBody(ZExternalApprovalBody, await readJson(req));
-      const { created, replayed } = await requestExternalApproval(deps, actor, body);
-      sendJson(res, replayed ? 200 : 201, created satisfies z.input<typeof ZExternalApprovalCreated>);
+      const { approval, replayed } = await requestExternalApproval(deps, actor, body);
+      sendJson(res, replayed ? 200 : 201, approval satisfies z.input<typeof ZExternalApproval>);
     },
   },
   {
