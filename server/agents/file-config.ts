@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { SELF_APPROVAL_POLICIES } from "../core/separation-of-duties";
+import { ACTION_NAME_RULE, ACTION_PATTERN } from "../core/actions";
 import { RISKS } from "../core/vocabulary";
 import { nodeInvokeTool } from "../devices/node-invoke-tool";
 import { ZMcpServers } from "../mcp/config";
@@ -9,6 +10,7 @@ import { collectCardDetailsTool, getPageContextTool } from "../tools/client-tool
 import { echoTool, execTool } from "../tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../tools/question-tools";
 import type { TTool } from "../tools/types";
+import { schemaProblem } from "./actions";
 import { BUILTIN_AGENTS, configuredAgents, DEFAULT_AGENT } from "./catalog";
 import { APPROVAL_POLICIES, type TAgentConfig } from "./types";
 
@@ -53,11 +55,44 @@ const ZPredicate = z
     match: z.array(ZMatch).min(1),
     /** The call's risk when it matches (raises or lowers the tool's own estimate). */
     risk: z.enum(RISKS).optional(),
-    /** `always`: a person must approve the call whatever the tool's `approval` says. */
-    approval: z.literal("always").optional(),
+    /** `always`: a person must approve the call; `never`: nobody is asked; whatever the tool's `approval` says. The first matching predicate that sets an approval wins. */
+    approval: z.enum(["always", "never"]).optional(),
   })
   .refine((p) => p.risk !== undefined || p.approval !== undefined, { message: "a predicate sets risk, approval or both" })
-  .meta({ description: "An argument predicate: when it matches, it sets the risk and/or forces approval." });
+  .meta({ description: "An argument predicate: when it matches, it sets the risk and/or who decides." });
+
+const ZApprovers = z
+  .strictObject({
+    roles: z.array(z.enum(["admin", "operator", "member"])).optional(),
+    users: z.array(z.email()).optional(),
+  })
+  .refine((a) => (a.roles?.length ?? 0) + (a.users?.length ?? 0) > 0, { message: "name at least one role or user" });
+
+const ZQuorum = z.strictObject({ high: z.number().int().min(1).max(20) });
+
+const ZActionEntry = z
+  .strictObject({
+    /** Who decides: `always` a person (default), `review` the exec reviewer first, `never` nobody. */
+    approval: z.enum(APPROVAL_POLICIES).default("always"),
+    /** The approval's risk (default medium); a predicate's risk wins, a caller may only raise it. */
+    risk: z.enum(RISKS).default("medium"),
+    /** What the approver reads when the request brings no message; also given to the reviewer. */
+    description: z.string().min(1).max(500).optional(),
+    /** A JSON Schema (2020-12) the arguments must satisfy; a request that does not is 422 naming the field. */
+    schema: z
+      .record(z.string(), z.unknown())
+      .superRefine((schema, ctx) => {
+        const problem = schemaProblem(schema);
+        if (problem) ctx.addIssue({ code: "custom", message: `not a JSON Schema (2020-12): ${problem}` });
+      })
+      .optional(),
+    predicates: z.array(ZPredicate).default([]),
+    /** Who may decide this action's approvals (instead of the agent's approvers). */
+    approvers: ZApprovers.optional(),
+    /** Distinct approvers a high-risk approval of this action needs (instead of the agent's quorum). */
+    quorum: ZQuorum.optional(),
+  })
+  .meta({ description: "An action the caller runs itself and asks about first (POST /v1/approvals, MCP request_approval and approval_prompt)." });
 
 const ZToolEntry = z.strictObject({
   /** Who decides before the tool runs: `always` a person, `review` the exec reviewer first, `never` nobody. */
@@ -94,15 +129,13 @@ const ZAgentEntry = z
     /** Tools a native-loop plugin harness runs itself (docs/plugins.md), with who decides before each call (action `native:<name>`). */
     nativeTools: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, '_', '.' or '-'"), ZToolEntry).optional(),
     /** Who may decide this agent's approvals besides the role rule (unset: any operator or admin). */
-    approvers: z
-      .strictObject({
-        roles: z.array(z.enum(["admin", "operator", "member"])).optional(),
-        users: z.array(z.email()).optional(),
-      })
-      .refine((a) => (a.roles?.length ?? 0) + (a.users?.length ?? 0) > 0, { message: "name at least one role or user" })
-      .optional(),
+    approvers: ZApprovers.optional(),
     selfApproval: z.enum(SELF_APPROVAL_POLICIES).optional(),
-    quorum: z.strictObject({ high: z.number().int().min(1).max(20) }).optional(),
+    quorum: ZQuorum.optional(),
+    /** Actions callers run themselves, by name, `*` (the default for undeclared names) or a pattern such as `coding:*`. */
+    actions: z.record(z.string().regex(ACTION_PATTERN, `must be an action name (${ACTION_NAME_RULE}), * or a pattern with *`), ZActionEntry).optional(),
+    /** `any` (default): any action name may be asked about; `declared`: only the names `actions` lists. */
+    externalActions: z.enum(["any", "declared"]).optional(),
     grants: z.strictObject({ session: z.boolean().optional(), maxDays: z.number().int().min(1).max(365).optional() }).optional(),
     reviewEdits: z.boolean().optional(),
     exec: z.strictObject({ network: z.boolean().optional(), env: z.array(ZEnvName).optional() }).optional(),
@@ -130,6 +163,17 @@ const ZAgentEntry = z
     if ((a.harness === "scripted" || a.harness === "openai-compatible") && a.nativeTools) ctx.addIssue({ code: "custom", path: ["nativeTools"], message: "a built-in harness runs no native tools" });
     for (const name of Object.keys(a.nativeTools ?? {})) {
       if (Object.hasOwn(a.tools, name)) ctx.addIssue({ code: "custom", path: ["nativeTools", name], message: "is also one of the agent's host tools" });
+    }
+    // A host tool keeps its own meaning (its entry under tools): an action of the same name would never apply.
+    const hostNames = new Set(Object.keys(a.tools).flatMap((name) => {
+      const tool = FILE_TOOLS[name];
+      return tool?.kind === "host" ? [tool.name, tool.action] : [];
+    }));
+    for (const name of Object.keys(a.actions ?? {})) {
+      if (hostNames.has(name)) ctx.addIssue({ code: "custom", path: ["actions", name], message: "is one of the agent's host tools; its policy is its entry under tools" });
+    }
+    if (a.externalActions === "declared" && a.actions && Object.hasOwn(a.actions, "*")) {
+      ctx.addIssue({ code: "custom", path: ["actions", "*"], message: 'has no effect with externalActions "declared" (undeclared names are refused); remove one of them' });
     }
   });
 
@@ -165,7 +209,14 @@ export const jsonPath = (path: readonly PropertyKey[]): string =>
 export function describeIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => {
     const values = (issue as { values?: unknown[] }).values;
-    const message = issue.code === "invalid_value" && Array.isArray(values) ? `expected one of ${values.map(String).join("|")}` : issue.message;
+    // A bad record key: its own rule's words, not zod's "Invalid key in record".
+    const keyIssues = issue.code === "invalid_key" ? (issue as { issues?: Array<{ message: string }> }).issues : undefined;
+    const message =
+      issue.code === "invalid_value" && Array.isArray(values)
+        ? `expected one of ${values.map(String).join("|")}`
+        : keyIssues?.length
+          ? keyIssues.map((i) => i.message).join("; ")
+          : issue.message;
     return `${jsonPath(issue.path)}: ${message}`;
   });
 }
@@ -202,6 +253,8 @@ function toAgentConfig(entry: TAgentEntry): TAgentConfig {
     quorum: entry.quorum,
     approvers: entry.approvers,
     ...(Object.keys(predicates).length > 0 ? { predicates } : {}),
+    ...(entry.actions ? { actions: entry.actions } : {}),
+    ...(entry.externalActions ? { externalActions: entry.externalActions } : {}),
   };
 }
 

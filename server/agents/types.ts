@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { TMcpServersSource } from "../mcp/config";
 import type { TTool } from "../tools/types";
-import type { TArgumentPredicate, TApprovers } from "../core/agent-policy";
+import type { TArgumentPredicate, TApprovalPolicy, TApprovers } from "../core/agent-policy";
 import type { TQuorum, TSelfApproval } from "../core/separation-of-duties";
+import type { TRisk } from "../core/vocabulary";
 
 /** What agent_end hooks receive once a response is finalized. */
 export type TAgentEndPayload = { event: { responseId: string; sessionId: string; agent: string }; ctx: { userId: string } };
@@ -29,6 +30,26 @@ export type TModelEndpoint = {
 
 /** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
 export const APPROVAL_POLICIES = ["always", "never", "review"] as const;
+
+/**
+ * The policy of an action a caller runs itself and asks about first (`POST /v1/approvals`, the
+ * MCP face's `request_approval` and `approval_prompt`): who decides, the risk, what the approver
+ * reads, the arguments' JSON Schema, argument predicates, and who may decide (server/agents/actions.ts).
+ */
+export type TActionPolicy = {
+  /** `always` a person (default), `review` the exec reviewer first, `never` nobody. */
+  approval: TApprovalPolicy;
+  risk: TRisk;
+  /** What the approver reads when the request brings no message; also given to the reviewer. */
+  description?: string;
+  /** A JSON Schema (2020-12) the arguments must satisfy (422 naming the field otherwise). */
+  schema?: Record<string, unknown>;
+  predicates?: TArgumentPredicate[];
+  /** Who may decide this action's approvals (instead of the agent's `approvers`). */
+  approvers?: TApprovers;
+  /** Distinct approvers a high-risk approval of this action needs (instead of the agent's `quorum`). */
+  quorum?: TQuorum;
+};
 
 export type TAgentConfig = {
   name: string;
@@ -104,6 +125,14 @@ export type TAgentConfig = {
   predicates?: Record<string, TArgumentPredicate[]>;
   /** Who may decide this agent's approvals (besides the role rule): these roles or these people by email. Unset: any decider. */
   approvers?: TApprovers;
+  /**
+   * Actions callers run themselves, by name, `*` (the default for undeclared names) or a pattern
+   * such as `coding:*` (the most specific match wins). An action no entry names gets the
+   * installation's default: a person approves, risk medium.
+   */
+  actions?: Record<string, TActionPolicy>;
+  /** `any` (default): any action name may be asked about; `declared`: only names `actions` lists (422 otherwise). */
+  externalActions?: "any" | "declared";
 };
 
 export const ZAgentName = z.string().min(1).max(64);

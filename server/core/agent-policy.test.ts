@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { agentPolicyOf, evaluatePredicates } from "./agent-policy";
+import { agentPolicyOf, evaluatePredicateList, evaluatePredicates } from "./agent-policy";
 
 const policy = {
   predicates: {
@@ -18,12 +18,21 @@ test("a path prefix matches whole segments only", () => {
   expect(evaluatePredicates(policy, "exec", { command: "ls", cwd: "/srv" }).risk).toBeUndefined();
 });
 
-test("the first matching risk wins; any matching predicate can force approval; all conditions must hold", () => {
-  expect(evaluatePredicates(policy, "exec", { command: "rm -rf x", cwd: "/srv/docs" })).toEqual({ risk: "low", forceApproval: true });
-  expect(evaluatePredicates(policy, "exec", { command: "git push", cwd: "/srv/app" })).toEqual({ risk: undefined, forceApproval: true });
-  expect(evaluatePredicates(policy, "exec", { command: "git push", cwd: "/home/x" })).toEqual({ risk: undefined, forceApproval: false });
-  expect(evaluatePredicates(policy, "exec", { command: "echo" })).toEqual({ risk: undefined, forceApproval: false });
-  expect(evaluatePredicates(policy, "echo", { command: "rm x" })).toEqual({ risk: undefined, forceApproval: false });
+test("the first matching risk wins; the first matching approval wins; all conditions must hold", () => {
+  expect(evaluatePredicates(policy, "exec", { command: "rm -rf x", cwd: "/srv/docs" })).toEqual({ risk: "low", approval: "always" });
+  expect(evaluatePredicates(policy, "exec", { command: "git push", cwd: "/srv/app" })).toEqual({ approval: "always" });
+  expect(evaluatePredicates(policy, "exec", { command: "git push", cwd: "/home/x" })).toEqual({});
+  expect(evaluatePredicates(policy, "exec", { command: "echo" })).toEqual({});
+  expect(evaluatePredicates(policy, "echo", { command: "rm x" })).toEqual({});
+  // `never` lets a call through without a person: the first predicate that sets an approval decides.
+  const ordered = [
+    { match: [{ argument: "command", regex: "^git status$" }], approval: "never" as const },
+    { match: [{ argument: "command", regex: "^git " }], approval: "always" as const, risk: "high" as const },
+  ];
+  // Risk and approval are each taken from the first matching predicate that sets it.
+  expect(evaluatePredicateList(ordered, { command: "git status" })).toEqual({ approval: "never", risk: "high" });
+  expect(evaluatePredicateList(ordered, { command: "git status --short" })).toEqual({ approval: "always", risk: "high" });
+  expect(evaluatePredicateList(ordered, { command: "ls" })).toEqual({});
 });
 
 test("a run's policy snapshot is plain JSON of the policy fields only", () => {

@@ -11,11 +11,12 @@ export type TApprovalPolicy = "always" | "review" | "never";
 export type TArgumentMatch = { argument: string; regex?: string; prefix?: string };
 
 /**
- * An argument predicate of an agent's tool: when every `match` holds, it sets the call's risk
- * (raise or lower) and/or forces a person's approval. The first matching predicate that sets a
- * risk wins; any matching predicate with `approval: "always"` forces approval.
+ * An argument predicate of an agent's tool or action: when every `match` holds, it sets the call's
+ * risk (raise or lower) and/or who decides: `always` a person, `never` nobody, whatever the tool's
+ * or action's own `approval` says. The first matching predicate that sets a risk wins, and the
+ * first matching predicate that sets an approval wins (so order them from specific to general).
  */
-export type TArgumentPredicate = { match: TArgumentMatch[]; risk?: TRisk; approval?: "always" };
+export type TArgumentPredicate = { match: TArgumentMatch[]; risk?: TRisk; approval?: "always" | "never" };
 
 /** Who may decide an agent's approvals besides the role rule: people of these roles or with these emails. */
 export type TApprovers = { roles?: TRole[]; users?: string[] };
@@ -68,15 +69,21 @@ const matches = (m: TArgumentMatch, args: unknown): boolean => {
   return true;
 };
 
-/** What the agent's argument predicates say about one call of `toolName`: a risk override and whether approval is forced. */
-export function evaluatePredicates(policy: Pick<TAgentPolicy, "predicates">, toolName: string, args: unknown): { risk?: TRisk; forceApproval: boolean } {
-  const list = policy.predicates?.[toolName] ?? [];
-  let risk: TRisk | undefined;
-  let forceApproval = false;
+/** What a list of argument predicates says about one call: a risk override and who decides, each from the first matching predicate that sets it. */
+export type TPredicateOutcome = { risk?: TRisk; approval?: "always" | "never" };
+
+/** Evaluates `list` against the call's arguments (see {@link TArgumentPredicate}). */
+export function evaluatePredicateList(list: readonly TArgumentPredicate[], args: unknown): TPredicateOutcome {
+  const outcome: TPredicateOutcome = {};
   for (const predicate of list) {
     if (!predicate.match.every((m) => matches(m, args))) continue;
-    if (risk === undefined && predicate.risk) risk = predicate.risk;
-    if (predicate.approval === "always") forceApproval = true;
+    if (outcome.risk === undefined && predicate.risk) outcome.risk = predicate.risk;
+    if (outcome.approval === undefined && predicate.approval) outcome.approval = predicate.approval;
   }
-  return { risk, forceApproval };
+  return outcome;
+}
+
+/** What the agent's argument predicates say about one call of `toolName`. */
+export function evaluatePredicates(policy: Pick<TAgentPolicy, "predicates">, toolName: string, args: unknown): TPredicateOutcome {
+  return evaluatePredicateList(policy.predicates?.[toolName] ?? [], args);
 }

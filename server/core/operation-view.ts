@@ -1,4 +1,5 @@
 import { createTwoFilesPatch } from "diff";
+import { CODING_PREFIX } from "./actions";
 
 /**
  * What a person reads before deciding an operation: the complete arguments of an action, rendered
@@ -23,8 +24,6 @@ export type TOperationView = {
   parts: TOperationPart[];
 };
 
-/** Coding-agent actions are `coding:<Tool>` (server/core/coding-tools.ts). */
-const CODING_PREFIX = "coding:";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -47,9 +46,11 @@ function fieldPart(label: string, value: unknown): TOperationPart {
 
 /** A unified diff of one replacement in a file (`--- path` / `+++ path`, three lines of context). */
 export function unifiedDiff(path: string, before: string, after: string): string {
-  return createTwoFilesPatch(path, path, before, after, undefined, undefined, { context: 3 })
+  // Snippets (an edit's old and new strings) rarely end with a newline: no "No newline" marker for that.
+  const bare = !before.endsWith("\n") && !after.endsWith("\n");
+  return createTwoFilesPatch(path, path, bare ? `${before}\n` : before, bare ? `${after}\n` : after, undefined, undefined, { context: 3 })
     .split("\n")
-    .filter((line) => !line.startsWith("====="))
+    .filter((line) => !line.startsWith("=====") && !line.startsWith("Index: "))
     .join("\n")
     .trimEnd();
 }

@@ -48,12 +48,13 @@ export function approvalPolicyFor(agent: Pick<TAgentConfig, "approval">, tool: T
 
 /**
  * The gate before one call of a host tool, the same for a hosted run and an external approval:
- * the agent's policy, raised to `always` when one of its argument predicates says so, and the
- * risk a matching predicate fixes (the operator's word, which wins over the reviewer's estimate).
+ * the agent's policy, unless the first of its argument predicates that sets an approval says
+ * otherwise (`always` or `never`), and the risk a matching predicate fixes (the operator's word,
+ * which wins over the reviewer's estimate).
  */
 export function gateFor(agent: Pick<TAgentConfig, "approval" | "predicates">, tool: THostTool, args: unknown): { policy: TMcpPolicy; fixedRisk?: TRisk } {
   const predicate = evaluatePredicates(agent, tool.name, args);
-  return { policy: predicate.forceApproval ? "always" : approvalPolicyFor(agent, tool), ...(predicate.risk ? { fixedRisk: predicate.risk } : {}) };
+  return { policy: predicate.approval ?? approvalPolicyFor(agent, tool), ...(predicate.risk ? { fixedRisk: predicate.risk } : {}) };
 }
 
 /** The kinds of standing grant the agent allows now (turning one off stops the existing ones too). */

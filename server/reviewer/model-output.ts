@@ -51,6 +51,8 @@ export function reviewUserMessage(request: TReviewRequest): string {
   const context = request.context ?? "";
   const data = {
     tool: request.toolName,
+    ...(request.action !== undefined ? { action: request.action } : {}),
+    ...(request.description !== undefined ? { description: request.description } : {}),
     agent: request.agent,
     cwd: request.cwd,
     command: request.command,

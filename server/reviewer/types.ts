@@ -25,6 +25,10 @@ export type TReviewRequest = {
   toolName: string;
   /** The tool call's raw arguments. */
   arguments: unknown;
+  /** For an action a caller runs itself (an external approval): its name, e.g. `send_email` or `coding:Write`. */
+  action?: string;
+  /** What the action does, as the agent's configuration describes it. */
+  description?: string;
   /** Recent conversation text, already bounded by the caller; reviewers bound it again. */
   context?: string;
 };

@@ -1,7 +1,9 @@
 import { evaluatePredicates } from "../core/agent-policy";
 import type { approvals } from "../../db/schema";
 import type { AgentRegistry } from "../agents/registry";
-import type { TAgentConfig } from "../agents/types";
+import { actionArgumentProblems, actionGate, actionPolicyFor } from "../agents/actions";
+import type { TActionPolicy, TAgentConfig } from "../agents/types";
+import { MAX_ACTION_ARGUMENTS_BYTES } from "../core/actions";
 import { approvalBindingHash, canonicalJson } from "../core/binding";
 import type { TGrantRequest } from "../core/decision";
 import { DomainError, refused } from "../core/errors";
@@ -46,6 +48,51 @@ function editableTool(agent: TAgentConfig | undefined, toolName: string): THostT
   return tool && tool.kind === "host" ? tool : null;
 }
 
+/** The approval columns that say what kind of operation it is. */
+type TApprovalKind = Pick<TApprovalRow, "toolName" | "action" | "external">;
+
+/** The policy of an external approval's action (one the caller runs itself, not a host tool), while the agent still accepts it. */
+function actionOf(agent: TAgentConfig | undefined, approval: TApprovalKind): TActionPolicy | null {
+  if (!agent || !approval.external || editableTool(agent, approval.toolName)) return null;
+  return actionPolicyFor(agent, approval.action);
+}
+
+/**
+ * An approver's edit of an action the caller runs itself: checked by the action's JSON Schema and
+ * the size limit, re-bound, re-reviewed when the action is reviewed. Its risk never drops below
+ * the approval's (the requester may have raised it); the requester's message stays.
+ */
+async function prepareActionEdit(deps: TDeps, approval: TApprovalRow, agent: TAgentConfig, policy: TActionPolicy, edited: Record<string, unknown>): Promise<TEdit | null> {
+  const size = Buffer.byteLength(canonicalJson(edited));
+  const problems = size > MAX_ACTION_ARGUMENTS_BYTES ? [`arguments are ${size} bytes as JSON; at most ${MAX_ACTION_ARGUMENTS_BYTES} are accepted`] : actionArgumentProblems(policy, edited);
+  if (problems.length > 0) throw refused("validation_failed", { code: "editInvalid", params: { tool: approval.action, issues: problems.join("; ") } });
+  if (canonicalJson(edited) === canonicalJson(approval.arguments)) return null;
+  const gate = actionGate(policy, edited);
+  let review: TReviewVerdict | null = null;
+  if (agent.reviewEdits ?? gate.policy === "review") {
+    const workspace = await sessionWorkspace(deps, approval.sessionId);
+    review = await reviewWithFallback(
+      deps.reviewer,
+      reviewRequestFor({ cwd: null, workspace, agent: agent.name, toolName: approval.toolName, arguments: edited, action: approval.action, ...(policy.description ? { description: policy.description } : {}) }),
+    );
+    if (review.decision === "deny") {
+      const reviewer = reviewerSentenceCode(review.rationale);
+      throw refused("validation_failed", { code: "editReviewDenied", params: { risk: review.risk, rationale: review.rationale }, reviewer });
+    }
+  }
+  const risk = gate.fixedRisk ?? review?.risk ?? policy.risk;
+  return {
+    arguments: edited,
+    cwd: null,
+    bindingHash: approvalBindingHash({ ...approval, arguments: edited, cwd: null }),
+    message: approval.message,
+    risk: RISK_ORDER[risk] >= RISK_ORDER[approval.risk] ? risk : approval.risk,
+    review,
+  };
+}
+
+const RISK_ORDER = { low: 0, medium: 1, high: 2 } as const;
+
 /**
  * Validates an approver's edit against the tool's own argument schema, re-binds the approval to
  * the edited operation and, when the agent says so, has the exec reviewer look at it first (a
@@ -53,6 +100,8 @@ function editableTool(agent: TAgentConfig | undefined, toolName: string): THostT
  */
 export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName: string, edited: Record<string, unknown>): Promise<TEdit | null> {
   const agent = deps.agents.find(agentName);
+  const action = actionOf(agent, approval);
+  if (agent && action) return prepareActionEdit(deps, approval, agent, action, edited);
   // A native call's tool is checked with the argument schema its plugin gave for the call (none: not editable).
   const tool = editableTool(agent, approval.toolName) ?? (agent?.nativeTools?.includes(approval.toolName) ? await nativeEditTarget(deps.db, approval) : null);
   if (!agent || !tool) {
@@ -120,15 +169,17 @@ export const NO_DECISION_OPTIONS: TDecisionOptions = { editable: false, argument
 /**
  * What the console offers beside approve/deny for one approval: editing, and the grants the agent
  * allows. A native call is editable when its plugin gave its argument schema (`nativeParameters`,
- * from {@link nativeEditSchemas}).
+ * from {@link nativeEditSchemas}); an action the caller runs itself is, by its JSON Schema when it
+ * has one (else as raw JSON).
  */
-export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, toolName: string, nativeParameters?: Record<string, unknown>): TDecisionOptions {
+export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, approval: TApprovalKind, nativeParameters?: Record<string, unknown>): TDecisionOptions {
   const agent = agents.find(agentName);
-  const tool = editableTool(agent, toolName);
-  const native = !tool && nativeParameters && agent?.nativeTools?.includes(toolName) ? nativeParameters : null;
+  const tool = editableTool(agent, approval.toolName);
+  const action = actionOf(agent, approval);
+  const native = !tool && nativeParameters && agent?.nativeTools?.includes(approval.toolName) ? nativeParameters : null;
   return {
-    editable: tool !== null || native !== null,
-    argumentsSchema: tool ? argumentsJsonSchema(tool.argsSchema) : native,
+    editable: tool !== null || native !== null || action !== null,
+    argumentsSchema: tool ? argumentsJsonSchema(tool.argsSchema) : (native ?? action?.schema ?? null),
     grantSession: Boolean(agent?.grants?.session),
     grantMaxDays: agent?.grants?.maxDays ?? 0,
   };

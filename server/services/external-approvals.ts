@@ -11,6 +11,11 @@ import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import { requiredApprovalsFor } from "../core/separation-of-duties";
 import { RISKS, type TRisk } from "../core/vocabulary";
+import { ACTION_NAME, ACTION_NAME_RULE, codingAction, MAX_ACTION_ARGUMENTS_BYTES } from "../core/actions";
+import { agentPolicyOf, type TApprovalPolicy, type TApprovers } from "../core/agent-policy";
+import type { TQuorum } from "../core/separation-of-duties";
+import { actionArgumentProblems, actionGate, actionPolicyFor } from "../agents/actions";
+import type { TAgentConfig } from "../agents/types";
 import { claimGrant } from "../host/approval-outcome";
 import type { TRunDeps } from "../host/deps";
 import { expirePending } from "../host/pending/kinds";
@@ -32,18 +37,19 @@ import { createSession } from "./invoke-response";
  * arguments it is about to run, and runs the operation itself.
  */
 
-/** Arguments larger than this (canonical JSON) are refused: approvers read them in the console, Slack and mail. */
-export const MAX_EXTERNAL_ARGUMENTS_BYTES = 64 * 1024;
 /** The longest an external approval may wait (as a gateway question). */
 const MAX_EXPIRES_IN_MS = MAX_TTL_MS;
 
 export const ZExternalApprovalBody = z.strictObject({
-  action: z.string().min(1).max(200).describe("A host tool of the agent, by name or action (e.g. `exec`); its policy, reviewer and risk apply"),
-  arguments: z.record(z.string(), z.unknown()).describe("The operation's arguments, checked by the tool's argument schema"),
+  action: z
+    .string()
+    .regex(ACTION_NAME, `action must be ${ACTION_NAME_RULE}`)
+    .describe("What the caller will run: any action name (`send_email`, `payments.refund`, `deploy:prod`), or a host tool of the agent by name or action (e.g. `exec`)"),
+  arguments: z.record(z.string(), z.unknown()).describe("The operation's arguments, checked by the action's JSON Schema or the host tool's argument schema"),
   sessionId: z.string().min(1).optional().describe("One of the caller's sessions (session-scoped grants match it); a new session otherwise"),
   agent: z.string().min(1).max(64).optional().describe("The agent whose policy applies (default: the installation's default agent)"),
-  message: z.string().trim().min(1).max(2000).optional().describe("What the approver reads (default: the tool's own description)"),
-  risk: z.enum(RISKS).optional().describe("Raises the risk (never lowers it below the tool's own assessment)"),
+  message: z.string().trim().min(1).max(2000).optional().describe("What the approver reads (default: the action's description, or the tool's own)"),
+  risk: z.enum(RISKS).optional().describe("Raises the risk (never lowers it below the policy's own assessment)"),
   expiresInMs: z.number().int().min(1000, "expiresInMs must be at least 1000").max(MAX_EXPIRES_IN_MS).optional(),
   idempotencyKey: z.string().min(1).max(200).optional().describe("The same key (per caller) returns the same approval"),
 });
@@ -78,14 +84,65 @@ type TApprovalRow = typeof approvals.$inferSelect;
 const RISK_ORDER: Record<TRisk, number> = { low: 0, medium: 1, high: 2 };
 const higher = (a: TRisk, b: TRisk | undefined): TRisk => (b !== undefined && RISK_ORDER[b] > RISK_ORDER[a] ? b : a);
 
-/** The host tool the action names (by tool name or action); 422 naming it otherwise. */
-function toolFor(deps: TRunDeps, agentName: string, action: string): THostTool {
-  const agent = deps.agents.find(agentName);
-  const tool = agent?.tools.find((t) => t.kind === "host" && (t.name === action || t.action === action));
-  if (tool?.kind !== "host") {
-    throw new DomainError("validation_failed", `Unknown action ${action}: the agent ${agentName} has no tool of that name or action, so no policy applies to it.`);
+/** The host tool the action names (by tool name or action), if any: it keeps its own policy. */
+function hostToolFor(agent: TAgentConfig, action: string): THostTool | null {
+  const tool = agent.tools.find((t) => t.kind === "host" && (t.name === action || t.action === action));
+  return tool?.kind === "host" ? tool : null;
+}
+
+/**
+ * What one external request asks about, whichever it names: a host tool of the agent (its argument
+ * schema, policy, predicates and risk) or an action the caller runs itself (its entry in the
+ * agent's `actions`, `*`, or the default). Checks the arguments (422 naming the field).
+ */
+type TSubject = {
+  /** A host tool of the agent (the others are actions the caller runs itself). */
+  hostTool: boolean;
+  toolName: string;
+  action: string;
+  args: Record<string, unknown>;
+  policy: TApprovalPolicy;
+  fixedRisk?: TRisk;
+  ownRisk: TRisk;
+  description: string;
+  /** The action's own approvers and quorum, kept with the approval's record (the decide service reads them there). */
+  approvers?: TApprovers;
+  quorum?: TQuorum;
+  reviewDescription?: string;
+};
+
+function subjectOf(agent: TAgentConfig, body: TExternalApprovalBody, toolName: string | undefined): TSubject {
+  const tool = toolName === undefined ? hostToolFor(agent, body.action) : null;
+  if (tool) {
+    const parsed = tool.argsSchema.safeParse(body.arguments);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
+      throw new DomainError("validation_failed", `Invalid arguments for ${body.action}: ${issues}.`);
+    }
+    const args = parsed.data as Record<string, unknown>;
+    const { policy, fixedRisk } = gateFor(agent, tool, args);
+    return { hostTool: true, toolName: tool.name, action: tool.action, args, policy, ...(fixedRisk ? { fixedRisk } : {}), ownRisk: tool.risk(args), description: tool.describe(args, null) };
   }
-  return tool;
+  const declared = actionPolicyFor(agent, body.action);
+  if (!declared) {
+    throw new DomainError("validation_failed", `Unknown action ${body.action}: the agent ${agent.name} accepts declared actions only (externalActions "declared"), and ${body.action} is not one of them.`);
+  }
+  const problems = actionArgumentProblems(declared, body.arguments);
+  if (problems.length > 0) throw new DomainError("validation_failed", `Invalid arguments for ${body.action}: ${problems.join("; ")}.`);
+  const { policy, fixedRisk } = actionGate(declared, body.arguments);
+  return {
+    hostTool: false,
+    toolName: toolName ?? body.action,
+    action: body.action,
+    args: body.arguments,
+    policy,
+    ...(fixedRisk ? { fixedRisk } : {}),
+    ownRisk: declared.risk,
+    description: declared.description ?? `Run ${body.action} (an operation the caller runs itself) with the arguments shown.`,
+    ...(declared.approvers ? { approvers: declared.approvers } : {}),
+    ...(declared.quorum ? { quorum: declared.quorum } : {}),
+    ...(declared.description ? { reviewDescription: declared.description } : {}),
+  };
 }
 
 const createdOf = (a: TApprovalRow) => ({ id: a.id, status: a.status, bindingHash: a.bindingHash, expiresAtMs: a.expiresAt.getTime() });
@@ -98,38 +155,47 @@ class KeyTaken extends Error {}
  * status at once: `approved` by a standing grant or a `never` policy, `denied` by the reviewer,
  * `pending` otherwise. `replayed` is true when the idempotency key returned an existing one.
  */
-export async function requestExternalApproval(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody): Promise<{ approval: TExternalApproval; replayed: boolean }> {
+export async function requestExternalApproval(
+  deps: TRunDeps,
+  actor: TActor,
+  body: TExternalApprovalBody,
+  /** A coding tool's own name (`Bash` for the action `coding:Bash`); the action is then never a host tool. */
+  options: { toolName?: string } = {},
+): Promise<{ approval: TExternalApproval; replayed: boolean }> {
   if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "requestApprovals" } });
   const agentName = body.agent ?? deps.agents.defaultAgent;
   const agent = deps.agents.find(agentName);
   if (!agent) throw new DomainError("validation_failed", `agent: no agent named ${agentName} is configured.`);
   const size = Buffer.byteLength(canonicalJson(body.arguments));
-  if (size > MAX_EXTERNAL_ARGUMENTS_BYTES) throw new DomainError("payload_too_large", `arguments are ${size} bytes as JSON; at most ${MAX_EXTERNAL_ARGUMENTS_BYTES} are accepted.`);
+  if (size > MAX_ACTION_ARGUMENTS_BYTES) throw new DomainError("payload_too_large", `arguments are ${size} bytes as JSON; at most ${MAX_ACTION_ARGUMENTS_BYTES} are accepted.`);
   if (body.idempotencyKey !== undefined) {
     const existing = await byKey(deps, actor.userId, body.idempotencyKey);
     if (existing) return { approval: replayOf(existing, body), replayed: true };
   }
-  const tool = toolFor(deps, agentName, body.action);
-  const parsed = tool.argsSchema.safeParse(body.arguments);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
-    throw new DomainError("validation_failed", `Invalid arguments for ${body.action}: ${issues}.`);
-  }
-  const args = parsed.data;
+  const subject = subjectOf(agent, body, options.toolName);
+  const args = subject.args;
   let workspace: string | null = null;
   if (body.sessionId) {
     const [session] = await deps.db.select().from(agentSessions).where(eq(agentSessions.id, body.sessionId));
     if (!session || session.userId !== actor.userId) throw notFound("session", body.sessionId);
     workspace = session.workspaceDir;
   }
-  const { policy, fixedRisk } = gateFor(agent, tool, args);
+  const policy = subject.policy;
   let verdict: TReviewVerdict | null = null;
   if (policy === "review") {
-    const request = reviewRequestFor({ cwd: null, workspace: workspace ?? deps.config.dataDir, agent: agent.name, toolName: tool.name, arguments: args });
+    const request = reviewRequestFor({
+      cwd: null,
+      workspace: workspace ?? deps.config.dataDir,
+      agent: agent.name,
+      toolName: subject.toolName,
+      arguments: args,
+      ...(subject.hostTool ? {} : { action: subject.action }),
+      ...(subject.reviewDescription ? { description: subject.reviewDescription } : {}),
+    });
     verdict = await reviewWithFallback(deps.reviewer, request);
   }
   // As for a hosted call: a predicate's risk wins over the reviewer's; the caller may only raise it.
-  const risk = higher(fixedRisk ?? verdict?.risk ?? tool.risk(args), body.risk);
+  const risk = higher(subject.fixedRisk ?? verdict?.risk ?? subject.ownRisk, body.risk);
   const scopes = grantScopesOf(agent);
   const ttlMs = body.expiresInMs ?? agent.approvalTtlMs;
   try {
@@ -139,18 +205,18 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
       const responseId = newId("resp");
       const approvalId = newId("approval");
       const callId = newId("call");
-      const hash = bindingHash({ userId: actor.userId, sessionId, responseId, callId, action: tool.action, arguments: args, cwd: null });
+      const hash = bindingHash({ userId: actor.userId, sessionId, responseId, callId, action: subject.action, arguments: args, cwd: null });
       // Settled before anyone is asked: the reviewer's denial, a `never` policy, a standing grant.
       let settled: { status: "approved" | "denied"; event: TNewEvent } | null = null;
       if (verdict?.decision === "deny") {
-        settled = { status: "denied", event: { type: "review.verdict", data: { callId, toolName: tool.name, ...verdict }, frame: true } };
+        settled = { status: "denied", event: { type: "review.verdict", data: { callId, toolName: subject.toolName, ...verdict }, frame: true } };
       } else if (policy === "never" || verdict?.decision === "allow-once") {
         settled = { status: "approved", event: { type: "approval.policy", data: { callId, policy, ...(verdict ? { verdict } : {}) }, frame: false } };
       } else if (scopes.length > 0) {
-        const opHash = operationHash({ userId: actor.userId, agent: agent.name, action: tool.action, arguments: args });
+        const opHash = operationHash({ userId: actor.userId, agent: agent.name, action: subject.action, arguments: args });
         const grant = await claimGrant(tx, { userId: actor.userId, agent: agent.name, operationHash: opHash, sessionId, scopes, now });
         if (grant) {
-          const data = { grantId: grant.id, callId, toolName: tool.name, action: tool.action, scope: grant.scope, uses: grant.uses };
+          const data = { grantId: grant.id, callId, toolName: subject.toolName, action: subject.action, scope: grant.scope, uses: grant.uses };
           settled = { status: "approved", event: { type: "grant.used", data, frame: false } };
         }
       }
@@ -162,11 +228,13 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
           userId: actor.userId,
           agent: agent.name,
           status: "requires_action",
-          input: { externalApproval: { action: tool.action, arguments: args } },
+          input: { externalApproval: { action: subject.action, arguments: args } },
           metadata: { external: true },
           approvalTtlMs: ttlMs,
           clientToolTtlMs: agent.clientToolTtlMs,
           pendingAction: { type: "approval", id: approvalId, callId },
+          // Decisions follow this policy (the action's own approvers and quorum, when it names them).
+          agentPolicy: { ...agentPolicyOf(agent), ...(subject.approvers ? { approvers: subject.approvers } : {}), ...(subject.quorum ? { quorum: subject.quorum } : {}) },
         })
         .returning();
       if (!response) throw new Error("response insert returned nothing");
@@ -178,14 +246,14 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
           sessionId,
           userId: actor.userId,
           callId,
-          toolName: tool.name,
-          action: tool.action,
+          toolName: subject.toolName,
+          action: subject.action,
           arguments: args,
           cwd: null,
           bindingHash: hash,
           risk,
-          requiredApprovals: requiredApprovalsFor(agent.quorum, risk),
-          message: body.message ?? tool.describe(args, null),
+          requiredApprovals: requiredApprovalsFor(subject.quorum ?? agent.quorum, risk),
+          message: body.message ?? subject.description,
           reviewer: verdict?.reviewer ?? null,
           reviewerRationale: verdict?.rationale ?? null,
           expiresAt: new Date(now.getTime() + ttlMs),
@@ -209,7 +277,7 @@ export async function requestExternalApproval(deps: TRunDeps, actor: TActor, bod
       const envelope = envelopeOf(response, "requires_action", action);
       await emit(responseId, [
         created,
-        ...(verdict ? [{ type: "review.verdict", data: { callId, toolName: tool.name, ...verdict }, frame: true }] : []),
+        ...(verdict ? [{ type: "review.verdict", data: { callId, toolName: subject.toolName, ...verdict }, frame: true }] : []),
         { type: "approval.requested", data: { approval: action }, frame: true },
         { type: "response.completed", data: { ...envelope, responseId }, frame: true },
       ]);
@@ -324,8 +392,8 @@ export async function consumeExternalApproval(deps: TRunDeps, actor: TActor, id:
  * Requests an external approval and waits for its decision (the MCP face's `request_approval`
  * and `approval_prompt`): an approved one is consumed at once, since the tool's answer is its one use.
  */
-export async function requestAndAwait(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody, timeoutMs: number): Promise<TExternalApproval> {
-  const { approval } = await requestExternalApproval(deps, actor, body);
+export async function requestAndAwait(deps: TRunDeps, actor: TActor, body: TExternalApprovalBody, timeoutMs: number, options: { toolName?: string } = {}): Promise<TExternalApproval> {
+  const { approval } = await requestExternalApproval(deps, actor, body, options);
   const deadline = Date.now() + timeoutMs;
   let view = approval;
   while (view.status === "pending" && Date.now() < deadline) view = await getExternalApproval(deps, actor, approval.id, deadline - Date.now());
@@ -336,27 +404,31 @@ export async function requestAndAwait(deps: TRunDeps, actor: TActor, body: TExte
 export type TPermissionAnswer = { behavior: "allow"; updatedInput: Record<string, unknown> } | { behavior: "deny"; message: string };
 
 /**
- * A coding agent's permission prompt (`{tool_name, input}`): its tool is mapped to a host tool of
- * the agent (`Bash` → `exec` with its command; otherwise a tool of the same name), asked for as an
- * external approval, and answered allow (with the approver's edit) or deny (with the reply).
- * A tool Countersign has no policy for is denied, saying so.
+ * A coding agent's permission prompt (`{tool_name, input}`): the tool is the action
+ * `coding:<tool_name>` of the agent (`coding:Bash`, `coding:Write`, `coding:mcp__github__create_issue`),
+ * configurable like any action (its entry, a pattern such as `coding:*`, `*`, or the default: a
+ * person). The approval binds the complete input, and the approver sees all of it. Allowed: the
+ * input exactly as approved (the approver's edit when there was one), never a field nobody saw.
+ * A name that is not a coding tool's shape, an unknown agent or an input over the size limit is
+ * an error (nothing is created); a refusal by policy is a denial saying why.
  */
 export async function permissionPrompt(deps: TRunDeps, actor: TActor, prompt: { tool_name: string; input: Record<string, unknown> }, options: { agent?: string; timeoutMs: number }): Promise<TPermissionAnswer> {
-  const isBash = prompt.tool_name === "Bash";
-  const body: TExternalApprovalBody = isBash
-    ? { action: "exec", arguments: { command: String(prompt.input.command ?? "") }, ...(options.agent ? { agent: options.agent } : {}) }
-    : { action: prompt.tool_name, arguments: prompt.input, ...(options.agent ? { agent: options.agent } : {}) };
+  const coding = codingAction(prompt.tool_name);
+  if (!coding.ok) throw new DomainError("invalid_request", coding.why);
+  const agentName = options.agent ?? deps.agents.defaultAgent;
+  if (!deps.agents.find(agentName)) throw new DomainError("invalid_request", `agent: no agent named ${agentName} is configured.`);
+  const body: TExternalApprovalBody = { action: coding.action, arguments: prompt.input, ...(options.agent ? { agent: options.agent } : {}) };
   let view: TExternalApproval;
   try {
-    view = await requestAndAwait(deps, actor, body, options.timeoutMs);
+    view = await requestAndAwait(deps, actor, body, options.timeoutMs, { toolName: prompt.tool_name });
   } catch (error) {
-    if (error instanceof DomainError && (error.code === "validation_failed" || error.code === "payload_too_large")) return { behavior: "deny", message: `${error.message} The tool was not allowed.` };
+    // The agent's policy refuses the action or its input: the tool is not allowed, and the agent reads why.
+    if (error instanceof DomainError && error.code === "validation_failed") {
+      return { behavior: "deny", message: `${error.message} The tool was not allowed.` };
+    }
     throw error;
   }
-  if (view.status === "approved") {
-    const args = view.arguments as Record<string, unknown>;
-    return { behavior: "allow", updatedInput: isBash ? { ...prompt.input, command: args.command } : args };
-  }
+  if (view.status === "approved") return { behavior: "allow", updatedInput: view.arguments as Record<string, unknown> };
   const why = view.status === "pending" ? "Nobody decided in time" : view.status === "expired" ? "The approval expired" : "Denied in Countersign";
   return { behavior: "deny", message: view.message ?? `${why}; the tool was not allowed.` };
 }

@@ -164,6 +164,10 @@ describe("the file itself", () => {
     const bad = fileWith("sometimes") as { agents: Array<Record<string, unknown>> };
     (bad.agents[1] as Record<string, unknown>).tools = { exec: { approval: "never" }, shell: {} };
     (bad.agents[2] as Record<string, unknown>).quorum = { high: "two" };
+    // Actions: a schema that is not JSON Schema, a name that is not one, a bad predicate; then (checked
+    // once an agent's fields are valid) a host tool's name and `*` beside "declared".
+    (bad.agents[2] as Record<string, unknown>).actions = { send_email: { schema: { type: "objekt" } }, "send sms": {}, refund: { predicates: [{ match: [{ argument: "amount", regex: "^1" }], approval: "sometimes" }] } };
+    bad.agents.push({ name: "outside", harness: "scripted", tools: { exec: {} }, externalActions: "declared", actions: { exec: {}, "*": {} } });
     let message = "";
     try {
       parseAgentsFile(bad, "agents.json");
@@ -173,6 +177,11 @@ describe("the file itself", () => {
     expect(message).toContain("agents[0].tools.exec.approval: expected one of always|never|review");
     expect(message).toContain("agents[1].tools.shell: unknown tool");
     expect(message).toContain("agents[2].quorum.high:");
+    expect(message).toContain("agents[2].actions.send_email.schema: not a JSON Schema (2020-12):");
+    expect(message).toContain("agents[2].actions.send sms: must be an action name");
+    expect(message).toContain("agents[3].actions.exec: is one of the agent's host tools");
+    expect(message).toContain('agents[3].actions.*: has no effect with externalActions "declared"');
+    expect(message).toContain("agents[2].actions.refund.predicates[0].approval: expected one of always|never");
   });
 
   test("docs/agents.schema.json is generated from the zod schema (npm run agents:schema) and the example validates", () => {

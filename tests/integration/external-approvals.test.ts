@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { createRuleReviewer } from "../../server/reviewer";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { actionsAgentsFile } from "./actions-helpers";
 import { expectError, invokeApproval } from "./helpers";
 import { trpcMutation, trpcQuery } from "./questions-helpers";
 
@@ -14,10 +15,20 @@ let alice: TTestUser;
 let bob: TTestUser;
 let operator: TTestUser;
 let auditor: TTestUser;
+let admin: TTestUser;
+let admin2: TTestUser;
 
 beforeAll(async () => {
-  app = await startTestApp({ reviewer: createRuleReviewer(), boundaryTimeoutMs: 3000 });
-  [alice, bob, operator, auditor] = await Promise.all([app.user("member", "Alice"), app.user("member", "Bob"), app.user("operator", "Olga Operator"), app.user("auditor", "Audrey Auditor")]);
+  // The built-in agents plus agents declaring actions callers run themselves (actions-helpers.ts).
+  app = await startTestApp({ reviewer: createRuleReviewer(), boundaryTimeoutMs: 3000, agentsFile: actionsAgentsFile() });
+  [alice, bob, operator, auditor, admin, admin2] = await Promise.all([
+    app.user("member", "Alice"),
+    app.user("member", "Bob"),
+    app.user("operator", "Olga Operator"),
+    app.user("auditor", "Audrey Auditor"),
+    app.user("admin", "Ada Admin"),
+    app.user("admin", "Abe Admin"),
+  ]);
   // Migrations on a fresh database can take long on a busy machine.
 }, 180_000);
 afterAll(async () => {
@@ -157,7 +168,7 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
   });
 
   it("expires when nobody decides: the waiter sees expired, consume is 409 expired, a decision is 409", async () => {
-    const created = await create(alice.apiKey, exec("make release", { expiresInMs: 1000 }));
+    const created = await create(alice.apiKey, { action: "send_email", arguments: { to: "a@example.com", subject: "Release" }, expiresInMs: 1000 });
     const result = await view(alice.apiKey, created.id, 8000);
     expect(result.status).toBe("expired");
     await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "expired");
@@ -210,8 +221,10 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
     const count = async () => (await listIds(operator.apiKey)).length + (await listIds(operator.apiKey, "decided")).length;
     const before = await count();
     const post = (key: string, body: unknown) => app.api("/v1/approvals", { key, body });
-    const unknown = await expectError(await post(alice.apiKey, { action: "launch_missiles", arguments: {} }), 422, "validation_failed");
-    expect(unknown.detail).toContain("launch_missiles");
+    const spaced = await expectError(await post(alice.apiKey, { action: "send email", arguments: {} }), 400, "invalid_request");
+    expect(spaced.detail).toContain("A–Z a–z 0–9 _ . : / -");
+    await expectError(await post(alice.apiKey, { action: "x".repeat(129), arguments: {} }), 400, "invalid_request");
+    await expectError(await post(alice.apiKey, { action: "send_email", arguments: { body: "x".repeat(70_000) } }), 413, "payload_too_large");
     await expectError(await post(alice.apiKey, { action: "exec", arguments: { command: 42 } }), 422, "validation_failed");
     await expectError(await post(alice.apiKey, { action: "exec", arguments: { command: "x".repeat(70_000) } }), 413, "payload_too_large");
     await expectError(await post(alice.apiKey, { ...exec("ls"), surprise: true }), 400, "invalid_request");
@@ -231,5 +244,85 @@ describe(`External approvals over HTTP (${testDbKind()})`, () => {
     const { approval, env } = await invokeApproval(app, operator.apiKey, "echo hosted");
     await expectError(await consume(operator.apiKey, approval.id, "0".repeat(64)), 409, "conflict");
     expect((await view(operator.apiKey, approval.id)).responseId).toBe(env.id);
+  });
+});
+
+describe(`External approvals of the caller's own actions (${testDbKind()})`, () => {
+  const email = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ action: "send_email", arguments: args, ...extra });
+  const count = async () => (await listIds(operator.apiKey)).length + (await listIds(operator.apiKey, "decided")).length;
+
+  it("any action name: the default policy asks a person (risk medium); approved, consumed once, run by the caller", async () => {
+    for (const action of ["send_email", "payments.refund", "deploy:prod", "crm/contacts.delete"]) {
+      const created = (await create(alice.apiKey, { action, arguments: { id: 7 } })) as TView;
+      expect(created).toMatchObject({ status: "pending", action, risk: "medium", arguments: { id: 7 }, edited: false });
+      expect((await decide(operator.apiKey, created.id, { decision: "approve" })).status).toBe(200);
+      expect((await consume(alice.apiKey, created.id, created.bindingHash)).status).toBe(200);
+    }
+    const listed = (await (await app.api("/v1/approvals?status=decided", { key: operator.apiKey })).json()) as { approvals: Array<{ action: string; toolName: string; message: string }> };
+    expect(listed.approvals.find((a) => a.action === "crm/contacts.delete")).toMatchObject({ toolName: "crm/contacts.delete", message: expect.stringContaining("crm/contacts.delete") });
+  });
+
+  it("a declared action: its schema (422 naming the field, nothing created), its description, a denial with a reply", async () => {
+    const before = await count();
+    const missing = await expectError(await app.api("/v1/approvals", { key: alice.apiKey, body: email({ subject: "Hi" }, { agent: "ops" }) }), 422, "validation_failed");
+    expect(missing.detail).toContain("arguments.to: is required");
+    const extra = await expectError(await app.api("/v1/approvals", { key: alice.apiKey, body: email({ to: "a@example.com", subject: "Hi", cc: "b@example.com" }, { agent: "ops" }) }), 422, "validation_failed");
+    expect(extra.detail).toContain("arguments.cc: is not allowed");
+    const typed = await expectError(await app.api("/v1/approvals", { key: alice.apiKey, body: email({ to: 42, subject: "" }, { agent: "ops" }) }), 422, "validation_failed");
+    expect(typed.detail).toMatch(/arguments\.to: must be string.*arguments\.subject: must NOT have fewer than 1 characters|arguments\.subject.*arguments\.to/);
+    expect(await count()).toBe(before);
+
+    const created = (await create(alice.apiKey, email({ to: "ann@example.com", subject: "Your refund", body: "Done." }, { agent: "ops" }))) as TView;
+    expect(created).toMatchObject({ status: "pending", risk: "medium" });
+    const listed = (await (await app.api("/v1/approvals?status=pending", { key: operator.apiKey })).json()) as { approvals: Array<{ id: string; message: string; agent: string }> };
+    expect(listed.approvals.find((a) => a.id === created.id)).toMatchObject({ agent: "ops", message: "Send an email to a customer" });
+    expect((await decide(operator.apiKey, created.id, { decision: "deny", message: "Wrong customer: use ann.b@example.com." })).status).toBe(200);
+    expect(await view(alice.apiKey, created.id)).toMatchObject({ status: "denied", message: "Wrong customer: use ann.b@example.com." });
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "not_approved");
+  });
+
+  it("an approver's edit is checked by the action's schema, re-bound, and consumed with the edited hash only", async () => {
+    const created = (await create(alice.apiKey, email({ to: "ann@example.com", subject: "Refund" }, { agent: "ops" }))) as TView;
+    const bad = await expectError(await decide(operator.apiKey, created.id, { decision: "approve", arguments: { to: "ann@example.com" } }), 422, "validation_failed");
+    expect(bad.detail).toContain("arguments.subject: is required");
+    expect((await view(alice.apiKey, created.id)).status).toBe("pending");
+    const edited = { to: "ann@example.com", subject: "Refund", body: "Refund of 20 EUR issued." };
+    expect((await decide(operator.apiKey, created.id, { decision: "approve", arguments: edited })).status).toBe(200);
+    const seen = await view(alice.apiKey, created.id);
+    expect(seen).toMatchObject({ status: "approved", edited: true, arguments: edited, originalArguments: { to: "ann@example.com", subject: "Refund" } });
+    await expectError(await consume(alice.apiKey, created.id, created.bindingHash), 409, "binding_changed");
+    expect((await consume(alice.apiKey, created.id, seen.bindingHash)).status).toBe(200);
+  });
+
+  it("predicates (never, risk), per-action approvers and quorum; the `*` default; the reviewer for a reviewed action", async () => {
+    const small = (await create(alice.apiKey, { action: "payments.refund", arguments: { amount: 20, order: "o-1" }, agent: "ops" })) as TView;
+    expect(small).toMatchObject({ status: "approved", risk: "low", decidedVia: "system" });
+    const large = (await create(alice.apiKey, { action: "payments.refund", arguments: { amount: 500, order: "o-2" }, agent: "ops" })) as TView;
+    expect(large).toMatchObject({ status: "pending", risk: "high" });
+    // Only admins decide refunds (the action's approvers), and two of them (its quorum).
+    await expectError(await decide(operator.apiKey, large.id, { decision: "approve" }), 403, "forbidden");
+    expect((await decide(admin.apiKey, large.id, { decision: "approve" })).status).toBe(202);
+    expect((await view(alice.apiKey, large.id)).status).toBe("pending");
+    expect((await decide(admin2.apiKey, large.id, { decision: "approve" })).status).toBe(200);
+    expect((await view(alice.apiKey, large.id)).status).toBe("approved");
+
+    expect(await create(alice.apiKey, { action: "crm.note", arguments: { text: "hi" }, agent: "ops" })).toMatchObject({ status: "pending", risk: "low" });
+
+    const reviewed = (await create(alice.apiKey, { action: "deploy:prod", arguments: { branch: "main" }, agent: "ops" })) as TView;
+    expect(reviewed.status).toBe("pending");
+    const listed = (await (await app.api("/v1/approvals?status=pending", { key: operator.apiKey })).json()) as { approvals: Array<{ id: string; reviewer: string | null }> };
+    expect(listed.approvals.find((a) => a.id === reviewed.id)?.reviewer).toBe("rules");
+    const denied = (await create(alice.apiKey, { action: "deploy:prod", arguments: { command: "rm -rf /srv/data" }, agent: "ops" })) as TView;
+    expect(denied).toMatchObject({ status: "denied", risk: "high" });
+    expect(denied.message).toBeTruthy();
+  });
+
+  it('externalActions "declared": an undeclared name is 422 naming it, nothing created; a declared one is asked', async () => {
+    const before = await count();
+    const refused = await expectError(await app.api("/v1/approvals", { key: alice.apiKey, body: { action: "send_sms", arguments: { to: "+1" }, agent: "strict" } }), 422, "validation_failed");
+    expect(refused.detail).toContain("send_sms");
+    expect(refused.detail).toContain("declared");
+    expect(await count()).toBe(before);
+    expect(await create(alice.apiKey, email({ to: "a@example.com" }, { agent: "strict" }))).toMatchObject({ status: "pending", risk: "medium" });
   });
 });

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { actionsAgentsFile } from "./actions-helpers";
 
 /**
  * Issue 19 point 4: `/v1/mcp`, Countersign as an MCP server, through the official SDK's client:
@@ -15,7 +16,8 @@ let alice: TTestUser;
 let operator: TTestUser;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // The built-in agents plus `coder`, whose coding tools have their own policy (actions-helpers.ts).
+  app = await startTestApp({ agentsFile: actionsAgentsFile() });
   [alice, operator] = await Promise.all([app.user("member", "Alice"), app.user("operator", "Olga Operator")]);
   // Migrations on a fresh database can take long on a busy machine.
 }, 180_000);
@@ -23,9 +25,10 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function connect(key?: string): Promise<Client> {
+async function connect(key?: string, agent?: string): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/v1/mcp`), { requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} } });
+  const url = new URL(`${app.url}/v1/mcp${agent ? `?agent=${encodeURIComponent(agent)}` : ""}`);
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} } });
   await client.connect(transport);
   return client;
 }
@@ -33,17 +36,23 @@ async function connect(key?: string): Promise<Client> {
 type TToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 const parsed = (r: unknown) => JSON.parse((r as TToolResult).content[0]?.text ?? "null") as Record<string, unknown>;
 
-/** The newest pending approval of Alice's, as the operator lists it (waits for it to appear). */
-async function pendingOfAlice(): Promise<{ id: string; arguments: Record<string, unknown> }> {
-  for (let i = 0; i < 100; i++) {
+type TPendingItem = { id: string; user: string; agent: string; action: string; toolName: string; arguments: Record<string, unknown> };
+
+/** Alice's pending approvals, as the operator lists them, once there are `n` (waits for them to appear). */
+async function pendingOfAliceN(n: number): Promise<TPendingItem[]> {
+  let mine: TPendingItem[] = [];
+  for (let i = 0; i < 200; i++) {
     const res = await app.api("/v1/approvals?status=pending", { key: operator.apiKey });
-    const { approvals } = (await res.json()) as { approvals: Array<{ id: string; user: string; arguments: Record<string, unknown> }> };
-    const mine = approvals.find((a) => a.user === "Alice");
-    if (mine) return mine;
+    const { approvals } = (await res.json()) as { approvals: TPendingItem[] };
+    mine = approvals.filter((a) => a.user === "Alice");
+    if (mine.length >= n) return mine;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error("no pending approval of Alice's appeared");
+  throw new Error(`${mine.length} of ${n} pending approvals of Alice's appeared`);
 }
+
+/** The newest pending approval of Alice's (waits for it to appear). */
+const pendingOfAlice = async (): Promise<TPendingItem> => (await pendingOfAliceN(1))[0] as TPendingItem;
 
 describe(`MCP server face /v1/mcp (${testDbKind()})`, () => {
   it("refuses a client without an API key (401) and creates nothing", async () => {
@@ -67,35 +76,71 @@ describe(`MCP server face /v1/mcp (${testDbKind()})`, () => {
       // The tool's answer was its one use: the approval is consumed.
       const view = (await (await app.api(`/v1/approvals/${pending.id}`, { key: alice.apiKey })).json()) as { consumed: boolean };
       expect(view.consumed).toBe(true);
-      // An unknown action is a tool error naming it, and creates nothing.
-      const unknown = (await client.callTool({ name: "request_approval", arguments: { action: "launch_missiles", arguments: {} } })) as TToolResult;
+      // An action name that is not one is a tool error naming the rule, and creates nothing.
+      const unknown = (await client.callTool({ name: "request_approval", arguments: { action: "launch missiles", arguments: {} } })) as TToolResult;
       expect(unknown.isError).toBe(true);
-      expect(unknown.content[0]?.text).toContain("launch_missiles");
+      expect(unknown.content[0]?.text).toContain("A–Z a–z 0–9 _ . : / -");
     } finally {
       await client.close();
     }
   });
 
-  it("approval_prompt: allow with updatedInput, deny with the reply, allow at once by policy, deny an unknown tool", async () => {
-    const client = await connect(alice.apiKey);
+  it("approval_prompt: every coding tool is an action of the named agent; the approver sees the complete input, and allow answers exactly what was approved", async () => {
+    const inputs: Record<string, Record<string, unknown>> = {
+      Bash: { command: "npm test -- --watch=false", description: "Run the tests", timeout: 120000, run_in_background: false, dangerouslyDisableSandbox: true },
+      Write: { file_path: "/repo/src/new.ts", content: "export const answer = 42;\n" },
+      Edit: { file_path: "/repo/src/a.ts", old_string: "const a = 1;", new_string: "const a = 2;", replace_all: false },
+      MultiEdit: { file_path: "/repo/src/b.ts", edits: [{ old_string: "foo", new_string: "bar" }, { old_string: "x", new_string: "y", replace_all: true }] },
+      NotebookEdit: { notebook_path: "/repo/analysis.ipynb", cell_id: "c1", new_source: "print(1)", cell_type: "code", edit_mode: "replace" },
+      Glob: { pattern: "**/*.ts", path: "/repo" },
+      Grep: { pattern: "TODO", path: "/repo", glob: "*.ts", output_mode: "content", "-n": true },
+      WebFetch: { url: "https://example.test/docs", prompt: "Summarize the install steps" },
+      WebSearch: { query: "countersign approvals", allowed_domains: ["example.test"] },
+      Task: { description: "Find callers", prompt: "Find every caller of parseBody", subagent_type: "general-purpose" },
+      mcp__github__create_issue: { owner: "acme", repo: "app", title: "Flaky test", body: "See CI run 42" },
+    };
+    const client = await connect(alice.apiKey, "coder");
     try {
-      const allowCall = client.callTool({ name: "approval_prompt", arguments: { tool_name: "Bash", input: { command: "npm test", description: "Run the tests" } } });
-      const first = await pendingOfAlice();
-      expect(first.arguments).toEqual({ command: "npm test" });
-      expect((await app.api(`/v1/approvals/${first.id}`, { key: operator.apiKey, body: { decision: "approve" } })).status).toBe(200);
-      expect(parsed(await allowCall)).toEqual({ behavior: "allow", updatedInput: { command: "npm test", description: "Run the tests" } });
+      const calls = Object.entries(inputs).map(([tool_name, input]) => client.callTool({ name: "approval_prompt", arguments: { tool_name, input } }));
+      // No tool has a policy of its own but Bash and Read here: each asks a person (the default), none is denied unasked.
+      const pending = await pendingOfAliceN(Object.keys(inputs).length);
+      for (const [tool, input] of Object.entries(inputs)) {
+        const item = pending.find((p) => p.toolName === tool);
+        expect(item, tool).toMatchObject({ agent: "coder", action: `coding:${tool}`, arguments: input });
+      }
+      // The approver edits Bash (the whole input, flags included); the others are approved as asked.
+      const bash = pending.find((p) => p.toolName === "Bash") as TPendingItem;
+      const editedBash = { ...inputs.Bash, command: "npm test -- --watch=false --bail", dangerouslyDisableSandbox: false };
+      expect((await app.api(`/v1/approvals/${bash.id}`, { key: operator.apiKey, body: { decision: "approve", arguments: editedBash } })).status).toBe(200);
+      for (const item of pending.filter((p) => p !== bash)) expect((await app.api(`/v1/approvals/${item.id}`, { key: operator.apiKey, body: { decision: "approve" } })).status).toBe(200);
+      const answers = (await Promise.all(calls)).map(parsed);
+      Object.keys(inputs).forEach((tool, i) => {
+        expect(answers[i], tool).toEqual({ behavior: "allow", updatedInput: tool === "Bash" ? editedBash : inputs[tool] });
+      });
 
+      // The agent's policy: `git status` and reads need nobody; anything else of Bash asks.
+      expect(parsed(await client.callTool({ name: "approval_prompt", arguments: { tool_name: "Bash", input: { command: "git status" } } }))).toEqual({ behavior: "allow", updatedInput: { command: "git status" } });
+      expect(parsed(await client.callTool({ name: "approval_prompt", arguments: { tool_name: "Read", input: { file_path: "/repo/README.md", limit: 20 } } }))).toEqual({
+        behavior: "allow",
+        updatedInput: { file_path: "/repo/README.md", limit: 20 },
+      });
       const denyCall = client.callTool({ name: "approval_prompt", arguments: { tool_name: "Bash", input: { command: "rm -rf /" } } });
-      const second = await pendingOfAlice();
-      expect((await app.api(`/v1/approvals/${second.id}`, { key: operator.apiKey, body: { decision: "deny", message: "Never on this machine." } })).status).toBe(200);
+      const denied = await pendingOfAlice();
+      expect((await app.api(`/v1/approvals/${denied.id}`, { key: operator.apiKey, body: { decision: "deny", message: "Never on this machine." } })).status).toBe(200);
       expect(parsed(await denyCall)).toEqual({ behavior: "deny", message: "Never on this machine." });
 
-      expect(parsed(await client.callTool({ name: "approval_prompt", arguments: { tool_name: "echo", input: { text: "hi" } } }))).toEqual({ behavior: "allow", updatedInput: { text: "hi" } });
-      const unknown = parsed(await client.callTool({ name: "approval_prompt", arguments: { tool_name: "WebFetch", input: { url: "https://example.test" } } }));
-      expect(unknown).toMatchObject({ behavior: "deny", message: expect.stringContaining("WebFetch") });
+      // A name that is no coding tool's is a tool error naming the problem; nothing is created.
+      for (const tool_name of ["rm -rf", "mcp__github", "mcp__git hub__x", "9lives"]) {
+        const bad = (await client.callTool({ name: "approval_prompt", arguments: { tool_name, input: {} } })) as TToolResult;
+        expect(bad.isError, tool_name).toBe(true);
+        expect(bad.content[0]?.text).toContain("is not a coding tool's name");
+      }
+      expect(await pendingOfAliceN(0)).toEqual([]);
     } finally {
       await client.close();
     }
+    // An agent the URL names must exist.
+    await expect(connect(alice.apiKey, "nobody")).rejects.toThrow(/400|no agent named nobody/);
   });
 
   it("ask_user waits for a person's answer", async () => {

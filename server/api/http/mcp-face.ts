@@ -3,6 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import type { TActor } from "../../core/actor";
+import { ACTION_NAME, ACTION_NAME_RULE } from "../../core/actions";
 import { DomainError } from "../../core/errors";
 import { ZOption, ZQuestion } from "../../core/questions/schema";
 import { RISKS } from "../../core/vocabulary";
@@ -28,14 +29,14 @@ const failure = (error: unknown) => {
   return { isError: true, content: [{ type: "text" as const, text: `${error.code}: ${error.message}` }] };
 };
 
-function serverFor(deps: TRunDeps, actor: TActor): McpServer {
+function serverFor(deps: TRunDeps, actor: TActor, agent: string | undefined): McpServer {
   const server = new McpServer({ name: "countersign", version: "1.0.0" });
   server.registerTool(
     "request_approval",
     {
       description: "Ask a person to approve an operation before you run it yourself. Answers {status, arguments, message}: run it only when status is approved, with these arguments (an approver may have edited them).",
       inputSchema: {
-        action: z.string().min(1).max(200).describe("A tool of the agent, e.g. exec"),
+        action: z.string().regex(ACTION_NAME, `action must be ${ACTION_NAME_RULE}`).describe("What you will run: any action name (send_email, deploy:prod) or a host tool of the agent (exec)"),
         arguments: z.record(z.string(), z.unknown()),
         message: z.string().min(1).max(2000).optional(),
         risk: z.enum(RISKS).optional(),
@@ -46,7 +47,7 @@ function serverFor(deps: TRunDeps, actor: TActor): McpServer {
     async (args) => {
       try {
         const { timeoutSeconds, ...body } = args;
-        const view = await requestAndAwait(deps, actor, body, (timeoutSeconds ?? DEFAULT_WAIT_S) * 1000);
+        const view = await requestAndAwait(deps, actor, { ...(agent ? { agent } : {}), ...body }, (timeoutSeconds ?? DEFAULT_WAIT_S) * 1000);
         return text({ id: view.id, status: view.status, arguments: view.arguments, edited: view.edited, ...(view.message ? { message: view.message } : {}) });
       } catch (error) {
         return failure(error);
@@ -85,12 +86,13 @@ function serverFor(deps: TRunDeps, actor: TActor): McpServer {
   server.registerTool(
     "approval_prompt",
     {
-      description: 'Permission prompt for coding agents: {tool_name, input} → {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}. Bash commands are asked as exec.',
+      description:
+        'Permission prompt for coding agents: {tool_name, input} → {"behavior":"allow","updatedInput":…} (exactly the input a person approved, edited if they edited it) or {"behavior":"deny","message":…}. Each tool is the action coding:<tool_name> of the agent.',
       inputSchema: { tool_name: z.string().min(1).max(200), input: z.record(z.string(), z.unknown()), tool_use_id: z.string().optional() },
     },
     async (args) => {
       try {
-        return text(await permissionPrompt(deps, actor, { tool_name: args.tool_name, input: args.input }, { timeoutMs: DEFAULT_WAIT_S * 1000 }));
+        return text(await permissionPrompt(deps, actor, { tool_name: args.tool_name, input: args.input }, { ...(agent ? { agent } : {}), timeoutMs: DEFAULT_WAIT_S * 1000 }));
       } catch (error) {
         return failure(error);
       }
@@ -100,9 +102,9 @@ function serverFor(deps: TRunDeps, actor: TActor): McpServer {
 }
 
 /** One `POST /v1/mcp`: a fresh stateless server and transport answer it, then close. */
-export async function handleMcp(deps: TRunDeps, req: IncomingMessage, res: ServerResponse, actor: TActor): Promise<void> {
+export async function handleMcp(deps: TRunDeps, req: IncomingMessage, res: ServerResponse, actor: TActor, agent?: string): Promise<void> {
   const body = await readJson(req);
-  const server = serverFor(deps, actor);
+  const server = serverFor(deps, actor, agent);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.once("close", () => {
     void transport.close();

@@ -42,7 +42,7 @@ export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: T
     replyMessage: a.replyMessage,
     grantId: a.grantId,
     /** What the approver may add to a decision for this agent and tool. */
-    options: decisionOptionsFor(deps.agents, agent, a.toolName, nativeSchemas.get(a.id)),
+    options: decisionOptionsFor(deps.agents, agent, a, nativeSchemas.get(a.id)),
     decidedBy: a.decidedBy,
     /** The decider's display name (null when nobody decided, e.g. expired). */
     decidedByName: deciderName ?? null,

@@ -45,7 +45,7 @@ export const inboxRouter = router({
           ...a,
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
           // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
-          options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a.toolName, nativeSchemas.get(a.id)),
+          options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a, nativeSchemas.get(a.id)),
           /** Why the caller may not decide this approval (the server's own rule), or null; `refusalCode` is the same as a code for the console's languages. */
           ...refusalOf(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
           /** A reviewer's rationale the server itself wrote, as a code (null: the reviewer's own words, shown as written). */
