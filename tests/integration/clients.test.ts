@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Countersign, CountersignError, type TFrame } from "../../clients/ts/countersign";
+import { Countersign, CountersignError, type TFrame } from "../../clients/ts/src/index";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { execTurn, script } from "./helpers";
@@ -85,7 +85,8 @@ describe(`TypeScript client (${testDbKind()})`, () => {
 
   it("approvals: request, wait, consume once; questions: ask and answer", async () => {
     const created = await client.approvals.request({ action: "exec", arguments: { command: "make deploy" } });
-    expect(created.status).toBe("pending");
+    // The create answers the approval as GET shows it.
+    expect(created).toMatchObject({ status: "pending", arguments: { command: "make deploy" }, edited: false, consumed: false });
     const waiting = client.approvals.wait(created.id, { timeoutMs: 10_000 });
     expect((await approver.approvals.list()).map((a) => a.id)).toContain(created.id);
     await approver.approvals.decide(created.id, { decision: "approve" });
