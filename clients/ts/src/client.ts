@@ -210,13 +210,13 @@ export class Countersign {
    * arguments as `action`: each call is `approvals.obtain({action, arguments})`, then `fn` with the
    * approved arguments (an approver's edit included, unless `acceptEdits: false`).
    */
-  requireApproval<A extends Record<string, unknown>, R>(action: string, fn: (args: A) => R | Promise<R>, options: TRequireOptions<A> = {}): (args: A) => Promise<Awaited<R>> {
+  requireApproval<A extends object, R>(action: string, fn: (args: A) => R | Promise<R>, options: TRequireOptions<A> = {}): (args: A) => Promise<Awaited<R>> {
     const { message, idempotencyKey, acceptEdits, timeoutMs, onRequest, ...request } = options;
     return async (args: A): Promise<Awaited<R>> => {
       const text = typeof message === "function" ? message(args) : message;
       const key = typeof idempotencyKey === "function" ? idempotencyKey(args) : idempotencyKey;
       const approved = await this.approvals.obtain(
-        { ...request, action, arguments: args, ...(text === undefined ? {} : { message: text }), ...(key === undefined ? {} : { idempotencyKey: key }) },
+        { ...request, action, arguments: args as Record<string, unknown>, ...(text === undefined ? {} : { message: text }), ...(key === undefined ? {} : { idempotencyKey: key }) },
         { ...(acceptEdits === undefined ? {} : { acceptEdits }), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onRequest ? { onRequest } : {}) },
       );
       return await fn(approved.arguments as A);
