@@ -14,6 +14,12 @@ command -v chromium >/dev/null 2>&1 || MISSING="$MISSING chromium"
 command -v bwrap >/dev/null 2>&1 || MISSING="$MISSING bubblewrap"
 # A CJK font, so the Chinese pages' screenshots show characters rather than empty boxes.
 [ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || MISSING="$MISSING fonts-wqy-microhei"
+# The Python client is built and installed offline from its wheel (tests/integration/clients.test.ts):
+# Debian's interpreter, its pip, setuptools and wheel build and install it without reaching PyPI
+# (into a scratch venv made with --system-site-packages --without-pip).
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import venv, pip' >/dev/null 2>&1 || MISSING="$MISSING python3 python3-venv python3-pip"
+/usr/bin/python3 -c 'import setuptools' >/dev/null 2>&1 || MISSING="$MISSING python3-setuptools"
+/usr/bin/python3 -c 'import wheel' >/dev/null 2>&1 || MISSING="$MISSING python3-wheel"
 if [ -n "$MISSING" ]; then
   echo "== installing Debian packages:$MISSING"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

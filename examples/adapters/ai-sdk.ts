@@ -13,7 +13,7 @@
  *   await generateText({ model, tools: { deploy }, stopWhen: stepCountIs(3), prompt });
  */
 import type { Tool, ToolExecutionOptions } from "ai";
-import type { Countersign } from "../../clients/ts/countersign";
+import type { Countersign } from "../../clients/ts/src/index";
 import { gated, type TGateOptions } from "./gate";
 
 export type TDenied = { denied: true; message: string };

@@ -4,7 +4,7 @@
  * right before the operation runs, so it runs once and exactly as approved (an approver's edit
  * included). The adapters only translate between an SDK's approval step and this.
  */
-import type { Countersign, TApproval, TApprovalRequest } from "../../clients/ts/countersign";
+import type { Countersign, TApproval, TApprovalRequest } from "../../clients/ts/src/index";
 
 export type TGateOptions = {
   /** How long to wait for a decision (default 15 minutes); still pending then counts as not approved. */

@@ -12,7 +12,7 @@
  * Use one `countersignInterrupt` per node: LangGraph runs a resumed node again from its start.
  */
 import { Command, interrupt } from "@langchain/langgraph";
-import type { Countersign, TApprovalRequest } from "../../clients/ts/countersign";
+import type { Countersign, TApprovalRequest } from "../../clients/ts/src/index";
 import { decide, type TGateOptions } from "./gate";
 
 /** What the node's interrupt carries. */

@@ -14,7 +14,7 @@
  *   const result = await runWithCountersign(agent, "Deploy the site", { client, action: () => "exec" });
  */
 import { type Agent, type RunResult, type RunToolApprovalItem, Runner } from "@openai/agents";
-import type { Countersign } from "../../clients/ts/countersign";
+import type { Countersign } from "../../clients/ts/src/index";
 import { consume, decide, type TGateOptions } from "./gate";
 
 export type TAgentsOptions = TGateOptions & {

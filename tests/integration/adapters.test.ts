@@ -7,7 +7,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Countersign, type TDecisionBody } from "../../clients/ts/countersign";
+import { Countersign, type TDecisionBody } from "../../clients/ts/src/index";
 import { testDbKind } from "../../db/testing";
 import { withCountersign } from "../../examples/adapters/ai-sdk";
 import { countersignInterrupt, invokeWithCountersign } from "../../examples/adapters/langgraph";

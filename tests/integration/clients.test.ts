@@ -1,15 +1,15 @@
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Countersign, CountersignError, type TFrame } from "../../clients/ts/countersign";
+import { Countersign, CountersignError, type TDecisionBody, type TFrame } from "../../clients/ts/src/index";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { driveScenario, installPythonClient, installTsClient, scratch, type TEvent } from "./client-packages";
 import { execTurn, script } from "./helpers";
 
 /**
- * Issue 19 point 3: the TypeScript client end to end (responses over JSON, SSE with resume and
- * WebSocket with resume; approvals; questions), and the Python client run as a child process,
- * each against a running server, with the decisions made through /v1 by another user.
+ * Issue 19 point 3 and issue 30 points 4–5: the TypeScript client end to end from its source
+ * (responses over JSON, SSE with resume and WebSocket with resume; approvals; questions), then both
+ * clients as packages: packed (`npm pack`, a wheel), installed offline in a scratch directory and
+ * run there against a running server, with the decisions made through /v1 by another user.
  */
 let app: TTestApp;
 let alice: TTestUser;
@@ -85,7 +85,8 @@ describe(`TypeScript client (${testDbKind()})`, () => {
 
   it("approvals: request, wait, consume once; questions: ask and answer", async () => {
     const created = await client.approvals.request({ action: "exec", arguments: { command: "make deploy" } });
-    expect(created.status).toBe("pending");
+    // The create answers the approval as GET shows it.
+    expect(created).toMatchObject({ status: "pending", arguments: { command: "make deploy" }, edited: false, consumed: false });
     const waiting = client.approvals.wait(created.id, { timeoutMs: 10_000 });
     expect((await approver.approvals.list()).map((a) => a.id)).toContain(created.id);
     await approver.approvals.decide(created.id, { decision: "approve" });
@@ -108,42 +109,98 @@ describe(`TypeScript client (${testDbKind()})`, () => {
   });
 });
 
-describe(`Python client (${testDbKind()})`, () => {
-  it("require_approval runs only approved (edited) arguments, raises ApprovalDenied with the reply; ask returns the answer", async () => {
-    const child = spawn("python3", ["clients/python/test_countersign.py"], { env: { ...process.env, COUNTERSIGN_URL: app.url, COUNTERSIGN_API_KEY: alice.apiKey }, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += String(d)));
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const events: Array<Record<string, unknown>> = [];
-    let requested = 0;
-    for await (const line of createInterface({ input: child.stdout })) {
-      const event = JSON.parse(line) as Record<string, unknown>;
-      events.push(event);
-      if (event.event === "requested") {
-        requested += 1;
-        expect(event.status).toBe("pending");
-        const id = event.id as string;
-        if (requested === 1) await approver.approvals.decide(id, { decision: "approve", arguments: { command: "make deploy ENV=staging" } });
-        else await approver.approvals.decide(id, { decision: "deny", message: "Not today: the build directory is in use." });
-      }
-      if (event.event === "asking") {
-        let questionId: string | undefined;
-        for (let i = 0; i < 100 && !questionId; i++) {
-          questionId = (await approver.questions.list()).find((q) => q.requester.userId === alice.userId)?.id;
-          if (!questionId) await new Promise((r) => setTimeout(r, 100));
-        }
-        await approver.questions.resolve({ id: questionId as string, answers: { answer: ["staging"] } });
-      }
+/** How the operator decides each step a scenario asks about (the step names are the scenarios'). */
+const REPLY = "Not today: the build directory is in use.";
+const DECISIONS: Record<string, TDecisionBody> = {
+  edit: { decision: "approve", arguments: { command: "make deploy ENV=staging" } },
+  deny: { decision: "deny", message: REPLY },
+  retry: { decision: "approve", arguments: { command: "deploy v2" } },
+  "retry-refused": { decision: "approve", arguments: { command: "deploy v2" } },
+  "async-def": { decision: "approve" },
+  "async-plain": { decision: "approve", arguments: { command: "make lint --fix" } },
+  "async-deny": { decision: "deny", message: REPLY },
+  "async-retry": { decision: "approve", arguments: { command: "deploy v4" } },
+  "sync-client-async-def": { decision: "approve" },
+};
+
+/** Decides a scenario's `requested` steps as DECISIONS says and answers its question. */
+async function operatorFor(event: TEvent): Promise<void> {
+  if (event.event === "requested") {
+    expect(event.status, String(event.step)).toBe("pending");
+    const decision = DECISIONS[String(event.step)];
+    if (!decision) throw new Error(`No decision for step ${String(event.step)}.`);
+    await approver.approvals.decide(event.id as string, decision);
+  }
+  if (event.event === "asking") {
+    let questionId: string | undefined;
+    for (let i = 0; i < 200 && !questionId; i++) {
+      questionId = (await approver.questions.list()).find((q) => q.requester.userId === alice.userId && q.status === "pending")?.id;
+      if (!questionId) await new Promise((r) => setTimeout(r, 100));
     }
-    const code = await exited;
-    expect(code, stderr).toBe(0);
-    const byName = Object.fromEntries(events.map((e) => [e.event, e]));
-    expect(byName.result).toEqual({ event: "result", value: "ran make deploy ENV=staging" });
-    expect(byName.denied).toEqual({ event: "denied", status: "denied", message: "Not today: the build directory is in use." });
-    expect(byName.echo).toEqual({ event: "echo", value: "hi" });
-    expect(byName.replay).toEqual({ event: "replay", status: 409, code: "already_consumed" });
-    expect(byName["unknown-action"]).toMatchObject({ status: 422, code: "validation_failed", detail: expect.stringContaining("launch_missiles") });
-    expect(byName.answer).toEqual({ event: "answer", value: "staging" });
-    expect(byName.done).toEqual({ event: "done", ran: ["make deploy ENV=staging"] });
-  });
+    await approver.questions.resolve({ id: questionId as string, answers: { answer: ["staging"] } });
+  }
+}
+
+const scenarioEnv = () => ({ ...process.env, COUNTERSIGN_URL: app.url, COUNTERSIGN_API_KEY: alice.apiKey });
+
+/** A refused edit ran nothing: the approval is approved with the edit, and still unconsumed. */
+async function expectUnconsumedEdit(event: TEvent | undefined): Promise<void> {
+  expect(event).toMatchObject({ arguments: { command: "deploy v2" }, original: { command: "deploy v1" }, denied: true });
+  expect(await client.approvals.get(event?.id as string)).toMatchObject({ status: "approved", edited: true, consumed: false, arguments: { command: "deploy v2" } });
+}
+
+describe(`TypeScript package, installed from its npm pack tarball (${testDbKind()})`, () => {
+  it("requireApproval runs approved (edited) arguments, a retry runs the edit (or throws with acceptEdits: false), a denial throws its reply", async () => {
+    const dir = scratch("ts-client");
+    try {
+      const { tarball, scenario, project } = await installTsClient(dir.dir);
+      expect(tarball).toMatch(/countersign-client-\d+\.\d+\.\d+\.tgz$/);
+      const { code, stderr, events } = await driveScenario(process.execPath, [scenario], { cwd: project, env: scenarioEnv() }, operatorFor);
+      expect(code, `${stderr}\n${JSON.stringify(events)}`).toBe(0);
+      expect(events.module?.file).toContain(`${project}/node_modules/@countersign/client/dist/index.js`);
+      expect(events.edit).toEqual({ event: "edit", value: "ran make deploy ENV=staging" });
+      expect(events.deny).toEqual({ event: "deny", status: "denied", message: REPLY });
+      expect(events.retried).toEqual({ event: "retried", status: "approved", edited: true, arguments: { command: "deploy v2" } });
+      expect(events.retry).toEqual({ event: "retry", value: "ran deploy v2" });
+      await expectUnconsumedEdit(events["retry-refused"]);
+      expect(events.replay).toEqual({ event: "replay", status: 409, code: "already_consumed" });
+      expect(events.done).toEqual({ event: "done", ran: ["make deploy ENV=staging", "deploy v2"] });
+    } finally {
+      dir.remove();
+    }
+  }, 300_000);
+});
+
+describe(`Python package, installed from its wheel (${testDbKind()})`, () => {
+  it("sync and asyncio clients: require_approval on plain and async functions runs approved (edited) arguments, retries run the edit, ApprovalDenied carries the reply", async () => {
+    const dir = scratch("py-client");
+    try {
+      const { python, wheel, scenario } = await installPythonClient(dir.dir);
+      expect(wheel).toMatch(/countersign-\d+\.\d+\.\d+-py3-none-any\.whl$/);
+      const { code, stderr, events } = await driveScenario(python, [scenario], { cwd: dir.dir, env: scenarioEnv() }, operatorFor);
+      expect(code, `${stderr}\n${JSON.stringify(events)}`).toBe(0);
+      // The installed package, not the source tree.
+      expect(String(events.module?.file)).toMatch(/\/venv\/lib\/python3[.0-9]*\/site-packages\/countersign\/__init__\.py$/);
+      expect(String(events.module?.file).startsWith(dir.dir)).toBe(true);
+      // The synchronous client.
+      expect(events.edit).toEqual({ event: "edit", value: "ran make deploy ENV=staging" });
+      expect(events.deny).toEqual({ event: "deny", status: "denied", message: REPLY });
+      expect(events.echo).toEqual({ event: "echo", value: "hi" });
+      expect(events.replay).toEqual({ event: "replay", status: 409, code: "already_consumed" });
+      expect(events.invalid).toMatchObject({ status: 422, code: "validation_failed", detail: expect.stringContaining("command") });
+      expect(events.retried).toEqual({ event: "retried", status: "approved", edited: true, arguments: { command: "deploy v2" } });
+      expect(events.retry).toEqual({ event: "retry", value: "ran deploy v2" });
+      await expectUnconsumedEdit(events["retry-refused"]);
+      expect(events.answer).toEqual({ event: "answer", value: "staging" });
+      // The asyncio client, and the synchronous one wrapping an async def.
+      expect(events["async-def"]).toEqual({ event: "async-def", value: "async ran make test" });
+      expect(events["async-plain"]).toEqual({ event: "async-plain", value: "plain ran make lint --fix" });
+      expect(events["async-deny"]).toEqual({ event: "async-deny", status: "denied", message: REPLY });
+      expect(events["async-retry"]).toEqual({ event: "async-retry", value: "async ran deploy v4" });
+      expect(events["sync-client-async-def"]).toEqual({ event: "sync-client-async-def", value: "ran make docs", coroutine: true });
+      expect(events.done).toEqual({ event: "done", ran: ["make deploy ENV=staging", "deploy v2", "make test", "make lint --fix", "deploy v4", "make docs"] });
+    } finally {
+      dir.remove();
+    }
+  }, 300_000);
 });

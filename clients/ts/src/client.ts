@@ -1,66 +1,73 @@
 /**
- * A TypeScript client of Countersign's `/v1` API, typed from the very zod schemas the server
- * validates with (type-only imports: nothing of the server is loaded at run time). Needs `fetch`
- * (Node 18+ or a browser) and, for `live()`, the `ws` package in Node.
+ * The Countersign client: `/v1` over `fetch` (Node 20+, browsers, Deno, Bun). `live()` also needs
+ * the optional `ws` package.
  *
- *   const cs = new Countersign({ baseUrl: "http://localhost:3000", apiKey });
- *   const approval = await cs.approvals.request({ action: "exec", arguments: { command: "make deploy" } });
- *   const decided = await cs.approvals.wait(approval.id);
- *   if (decided.status === "approved") { await cs.approvals.consume(decided.id, decided.bindingHash); run(decided.arguments); }
+ *   const cs = new Countersign({ baseUrl: "http://localhost:3000", apiKey });   // or COUNTERSIGN_URL / COUNTERSIGN_API_KEY
+ *   const deploy = cs.requireApproval("deploy", async (args: { service: string }) => ship(args.service));
+ *   await deploy({ service: "api" });   // request → wait → consume → run (the approver's edit, if any)
  */
-import WebSocket from "ws";
-import type { z } from "zod";
-import type { ZDecisionBody } from "../../server/core/decision";
-import type { TEnvelope } from "../../server/core/envelope";
-import type { TStreamFrame } from "../../server/core/wire-frames";
-import type { TLiveServerFrame } from "../../server/api/http/live-frames";
-import type { ZApprovalList } from "../../server/api/http/external-approvals";
-import type { ZCreatedEnvelope, ZCreateResponseBody, ZDecided } from "../../server/api/http/v1-schemas";
-import type { TExternalApproval, TExternalApprovalBody, ZExternalApprovalCreated } from "../../server/services/external-approvals";
-import type { ZRequestParams } from "../../server/services/questions/request-question";
-import type { ZResolveParams } from "../../server/services/questions/resolve-question";
-import type { ZWaitParams } from "../../server/services/questions/wait-answer";
-import type { TQuestionRecord } from "../../server/core/questions/record";
-import type { TAnswers } from "../../server/core/questions/schema";
+import { ApprovalDenied, ApprovalEdited, CountersignError, errorOf } from "./errors.js";
+import { LiveConnection } from "./live.js";
+import type {
+  TApproval,
+  TApprovalListItem,
+  TApprovalRequest,
+  TCreatedEnvelope,
+  TCreateResponseBody,
+  TDecided,
+  TDecisionBody,
+  TEnvelope,
+  TFrame,
+  TQuestionRecord,
+  TQuestionRequest,
+  TQuestionResolve,
+  TQuestionResult,
+  TQuestionWait,
+  TAnswers,
+} from "./types.js";
 
-export type TCreateResponseBody = z.input<typeof ZCreateResponseBody>;
-export type TCreatedEnvelope = z.output<typeof ZCreatedEnvelope>;
-export type TDecisionBody = z.input<typeof ZDecisionBody>;
-export type TDecided = z.output<typeof ZDecided>;
-export type TApprovalRequest = TExternalApprovalBody;
-export type TApprovalCreated = z.output<typeof ZExternalApprovalCreated>;
-export type TApproval = TExternalApproval;
-export type TApprovalListItem = z.output<typeof ZApprovalList>["approvals"][number];
-export type TFrame = TStreamFrame;
-export type TLiveFrame = TStreamFrame | TLiveServerFrame;
-export type TQuestionRequest = z.input<typeof ZRequestParams>;
-export type TQuestionWait = z.input<typeof ZWaitParams>;
-export type TQuestionResolve = z.input<typeof ZResolveParams>;
-export type TQuestionResult = { status: "pending" } | { status: "answered"; answers: TAnswers; resolutionId?: string } | { status: "cancelled" } | { status: "expired" };
+export type TClientOptions = {
+  /** Default: `COUNTERSIGN_URL`, else `http://localhost:3000`. */
+  baseUrl?: string;
+  /** Default: `COUNTERSIGN_API_KEY`. */
+  apiKey?: string;
+  fetch?: typeof fetch;
+};
 
-/** A `/v1` error: the status and the contract's `{detail, code}` (or a gateway error's reason). */
-export class CountersignError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-  ) {
-    super(`${status} ${code}: ${detail}`);
-    this.name = "CountersignError";
-  }
-}
+/** How `approvals.obtain` and `requireApproval` wait and what they accept. */
+export type TObtainOptions = {
+  /** Run an approver's edited arguments (default `true`); `false`: throw `ApprovalEdited` instead, run nothing. */
+  acceptEdits?: boolean;
+  /** How long to wait for a decision (default 15 minutes); still pending then throws `ApprovalDenied` (`status: "pending"`). */
+  timeoutMs?: number;
+  /** Called with the approval as the create answered it (e.g. to log its id). */
+  onRequest?: (approval: TApproval) => void;
+};
 
-export type TClientOptions = { baseUrl: string; apiKey: string; fetch?: typeof fetch };
+/** `requireApproval`'s options: the request's fields, `message` and `idempotencyKey` possibly computed from the call's arguments. */
+export type TRequireOptions<A> = Omit<TApprovalRequest, "action" | "arguments" | "message" | "idempotencyKey"> &
+  TObtainOptions & {
+    message?: string | ((args: A) => string);
+    /** The same key answers the same approval: a retried call waits for it, or runs its (edited) arguments, never asking twice. */
+    idempotencyKey?: string | ((args: A) => string);
+  };
+
+/** An approval consumed for this one run: `arguments` are what to run (the approver's edit, if any). */
+export type TObtained = TApproval & { status: "approved"; consumed: true; arguments: Record<string, unknown> };
+
+const env = (name: string): string | undefined => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] || undefined;
 
 export class Countersign {
   readonly baseUrl: string;
   private readonly apiKey: string;
   private readonly fetchImpl: typeof fetch;
 
-  constructor(options: TClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.apiKey = options.apiKey;
-    this.fetchImpl = options.fetch ?? fetch;
+  constructor(options: TClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? env("COUNTERSIGN_URL") ?? "http://localhost:3000").replace(/\/+$/, "");
+    const apiKey = options.apiKey ?? env("COUNTERSIGN_API_KEY");
+    if (!apiKey) throw new TypeError("An API key is needed: pass apiKey or set COUNTERSIGN_API_KEY.");
+    this.apiKey = apiKey;
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   /** One request; a non-2xx answer throws `CountersignError`. */
@@ -157,14 +164,18 @@ export class Countersign {
 
   /** Approvals: of hosted runs (decide, list) and external ones an agent running elsewhere asks for. */
   readonly approvals = {
-    /** `POST /v1/approvals`: `status` may already be `approved` (grant, policy) or `denied` (reviewer). */
-    request: async (body: TApprovalRequest): Promise<TApprovalCreated> => (await this.request<TApprovalCreated>("POST", "/v1/approvals", body)).body,
+    /**
+     * `POST /v1/approvals`: the approval as `get` shows it. `status` may already be `approved` (grant,
+     * policy) or `denied` (reviewer). With an `idempotencyKey` used before, the approval as it is now
+     * (after an edit: `edited: true`, the edited `arguments` and their `bindingHash`).
+     */
+    request: async (body: TApprovalRequest): Promise<TApproval> => (await this.request<TApproval>("POST", "/v1/approvals", body)).body,
     /** `GET /v1/approvals/{id}?wait=MS`: one long poll (the server bounds the wait). */
     get: async (id: string, options: { waitMs?: number } = {}): Promise<TApproval> =>
       (await this.request<TApproval>("GET", `/v1/approvals/${enc(id)}${options.waitMs ? `?wait=${Math.floor(options.waitMs)}` : ""}`)).body,
     /** Long-polls until the approval is decided, expired or `timeoutMs` passes (then it answers `pending`). */
     wait: async (id: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<TApproval> => {
-      const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
+      const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       for (;;) {
         const left = deadline - Date.now();
         const approval = await this.approvals.get(id, { waitMs: Math.max(0, Math.min(left, options.pollMs ?? 60_000)) });
@@ -173,12 +184,44 @@ export class Countersign {
     },
     /** `POST /v1/approvals/{id}/consume`: 200 once; a replay, another hash, expired or not approved throw (409). */
     consume: async (id: string, bindingHash: string): Promise<TApproval> => (await this.request<TApproval>("POST", `/v1/approvals/${enc(id)}/consume`, { bindingHash })).body,
+    /**
+     * request → wait → consume: the approval, consumed for one run; run its `arguments` (the
+     * approver's edit, if any). Throws `ApprovalDenied` (denied, expired, cancelled, still pending
+     * after `timeoutMs`), `ApprovalEdited` (edited while `acceptEdits` is false; not consumed), or
+     * `CountersignError` (e.g. 409 `already_consumed`: a retry of an operation that already ran).
+     */
+    obtain: async (request: TApprovalRequest, options: TObtainOptions = {}): Promise<TObtained> => {
+      const created = await this.approvals.request(request);
+      options.onRequest?.(created);
+      const approval = created.status === "pending" ? await this.approvals.wait(created.id, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS }) : created;
+      if (approval.status !== "approved") throw new ApprovalDenied(approval);
+      if (approval.edited && options.acceptEdits === false) throw new ApprovalEdited(approval);
+      return (await this.approvals.consume(approval.id, approval.bindingHash)) as TObtained;
+    },
     /** `POST /v1/approvals/{id}`: approve (as asked, edited, with a grant) or deny (with a reply). */
     decide: async (id: string, body: TDecisionBody): Promise<TDecided> => (await this.request<TDecided>("POST", `/v1/approvals/${enc(id)}`, body)).body,
     /** `GET /v1/approvals?status=`: what the caller may see. */
     list: async (status: "pending" | "decided" = "pending"): Promise<TApprovalListItem[]> =>
-      (await this.request<z.output<typeof ZApprovalList>>("GET", `/v1/approvals?status=${status}`)).body.approvals,
+      (await this.request<{ approvals: TApprovalListItem[] }>("GET", `/v1/approvals?status=${status}`)).body.approvals,
   };
+
+  /**
+   * Wraps `fn` so it runs only once a person (or a grant, or the policy) approved the call's
+   * arguments as `action`: each call is `approvals.obtain({action, arguments})`, then `fn` with the
+   * approved arguments (an approver's edit included, unless `acceptEdits: false`).
+   */
+  requireApproval<A extends object, R>(action: string, fn: (args: A) => R | Promise<R>, options: TRequireOptions<A> = {}): (args: A) => Promise<Awaited<R>> {
+    const { message, idempotencyKey, acceptEdits, timeoutMs, onRequest, ...request } = options;
+    return async (args: A): Promise<Awaited<R>> => {
+      const text = typeof message === "function" ? message(args) : message;
+      const key = typeof idempotencyKey === "function" ? idempotencyKey(args) : idempotencyKey;
+      const approved = await this.approvals.obtain(
+        { ...request, action, arguments: args as Record<string, unknown>, ...(text === undefined ? {} : { message: text }), ...(key === undefined ? {} : { idempotencyKey: key }) },
+        { ...(acceptEdits === undefined ? {} : { acceptEdits }), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onRequest ? { onRequest } : {}) },
+      );
+      return await fn(approved.arguments as A);
+    };
+  }
 
   /** Questions through the Gateway methods (`POST /v1/gateway/question.*`). */
   readonly questions = {
@@ -213,120 +256,8 @@ export class Countersign {
   }
 }
 
-/** One `/v1/live` session. Frames go to `onFrame` listeners and into `frames`; `next(pred)` waits for one. */
-export class LiveConnection {
-  readonly frames: TLiveFrame[] = [];
-  sessionId = "";
-  private ws!: WebSocket;
-  private readonly lastSeen = new Map<string, number>();
-  private readonly waiters = new Set<() => void>();
-  private closeInfo: { code: number; reason: string } | null = null;
-
-  private constructor(
-    private readonly wsUrl: string,
-    private readonly apiKey: string,
-  ) {}
-
-  static async open(wsUrl: string, apiKey: string, sessionId?: string): Promise<LiveConnection> {
-    const live = new LiveConnection(wsUrl, apiKey);
-    await live.connect(sessionId);
-    return live;
-  }
-
-  private async connect(sessionId?: string): Promise<void> {
-    const ws = new WebSocket(`${this.wsUrl}/v1/live`, { headers: { authorization: `Bearer ${this.apiKey}` } });
-    this.ws = ws;
-    this.closeInfo = null;
-    ws.on("message", (data) => {
-      const frame = JSON.parse(data.toString()) as TLiveFrame;
-      if ("sequence" in frame && typeof frame.sequence === "number" && "responseId" in frame) {
-        const seen = this.lastSeen.get(frame.responseId) ?? -1;
-        // A resumed subscription never repeats a frame.
-        if (frame.sequence <= seen) return;
-        this.lastSeen.set(frame.responseId, frame.sequence);
-      }
-      this.frames.push(frame);
-      for (const wake of this.waiters) wake();
-    });
-    ws.on("close", (code, reason) => {
-      this.closeInfo = { code, reason: reason.toString() };
-      for (const wake of this.waiters) wake();
-    });
-    ws.on("error", () => {});
-    await new Promise<void>((resolve, reject) => {
-      ws.once("open", () => resolve());
-      ws.once("error", reject);
-    });
-    this.send({ type: "connect", ...(sessionId ? { sessionId } : {}) });
-    const connected = (await this.next((f) => f.type === "session.connected", { from: this.frames.length })) as Extract<TLiveServerFrame, { type: "session.connected" }>;
-    this.sessionId = connected.sessionId;
-  }
-
-  send(frame: Record<string, unknown>): void {
-    this.ws.send(JSON.stringify(frame));
-  }
-
-  /** `response.create` on this session. */
-  create(input: TCreateResponseBody["input"], extra: { requestId?: string; agent?: string; metadata?: Record<string, unknown> } = {}): void {
-    this.send({ type: "response.create", input, ...extra });
-  }
-
-  /** Follows a response from `after` (default: the last sequence this connection saw of it). */
-  subscribe(responseId: string, after?: number): void {
-    this.send({ type: "response.subscribe", responseId, after: after ?? this.lastSeen.get(responseId) ?? -1 });
-  }
-
-  decide(responseId: string, approvalId: string, decision: "approve" | "deny", extra: { message?: string } = {}): void {
-    this.send({ type: "approval.decision", responseId, approvalId, decision, ...extra });
-  }
-
-  /** Reconnects (same session) and re-subscribes every response it followed from its last seen sequence. */
-  async resume(): Promise<void> {
-    if (!this.closeInfo) this.ws.terminate();
-    await this.connect(this.sessionId);
-    for (const [responseId, seq] of this.lastSeen) this.subscribe(responseId, seq);
-  }
-
-  /** The first frame (from index `from`) matching `pred`; rejects when the socket closes or `timeoutMs` passes. */
-  async next(pred: (f: TLiveFrame) => boolean, options: { from?: number; timeoutMs?: number } = {}): Promise<TLiveFrame> {
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-    let index = options.from ?? 0;
-    for (;;) {
-      for (; index < this.frames.length; index++) {
-        const f = this.frames[index] as TLiveFrame;
-        if (pred(f)) return f;
-      }
-      if (this.closeInfo) throw new CountersignError(0, "closed", `The socket closed (${this.closeInfo.code} ${this.closeInfo.reason}).`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new CountersignError(0, "timeout", "No matching frame arrived in time.");
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.waiters.delete(wake);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        this.waiters.add(wake);
-      });
-    }
-  }
-
-  close(): void {
-    if (!this.closeInfo) this.send({ type: "session.close" });
-  }
-
-  /** Drops the connection without saying goodbye (as a network failure would). */
-  drop(): void {
-    this.ws.terminate();
-  }
-}
-
+const DEFAULT_TIMEOUT_MS = 15 * 60_000;
 const enc = encodeURIComponent;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** As the server's follow route: the stream ends at a terminal envelope, not at a `requires_action` boundary. */
 const isTerminal = (f: TFrame): boolean => f.type === "response.completed" && f.status !== "requires_action";
-
-function errorOf(status: number, body: unknown): CountersignError {
-  const b = (body ?? {}) as { detail?: unknown; code?: unknown };
-  return new CountersignError(status, typeof b.code === "string" ? b.code : "http_error", typeof b.detail === "string" ? b.detail : `HTTP ${status}`);
-}
