@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { codingAction } from "./actions";
-import { operationText, operationView } from "./operation-view";
+import { operationText, operationView, partLabel } from "./operation-view";
 
 test("a Bash prompt shows the command, its description and every other flag", () => {
   const view = operationView("coding:Bash", { command: "ls -la", description: "List files", timeout: 5000, run_in_background: true, dangerouslyDisableSandbox: true });
@@ -23,7 +23,7 @@ test("a Write shows the path and the whole content; an Edit a unified diff; a Mu
   expect(edit.parts[1]).toEqual({ kind: "diff", label: "edit", text: "--- /r/a.ts\n+++ /r/a.ts\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c" });
   expect(edit.parts[2]).toEqual({ kind: "text", label: "replace_all", text: "true" });
   const multi = operationView("coding:MultiEdit", { file_path: "/r/b.ts", edits: [{ old_string: "x", new_string: "y" }, { old_string: "p", new_string: "q", replace_all: true }] });
-  expect(multi.parts.map((p) => `${p.kind}:${p.label}`)).toEqual(["text:file_path", "diff:edit 1 of 2", "diff:edit 2 of 2", "text:edit 2: replace_all"]);
+  expect(multi.parts.map((p) => `${p.kind}:${partLabel(p)}`)).toEqual(["text:file_path", "diff:edit 1 of 2", "diff:edit 2 of 2", "text:replace_all (edit 2 of 2)"]);
   // An Edit whose fields are not strings is shown field by field, never dropped.
   expect(operationView("coding:Edit", { file_path: "/r/a.ts", old_string: 1 }).parts.map((p) => p.label)).toEqual(["file_path", "old_string"]);
 });

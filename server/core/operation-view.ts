@@ -12,11 +12,12 @@ import { CODING_PREFIX } from "./actions";
  * as `dangerouslyDisableSandbox` is never hidden behind a friendly summary.
  */
 
-/** One piece of the view: a short value on a line, a literal block (a command, a file's content), or a unified diff. */
-export type TOperationPart =
-  | { kind: "text"; label: string; text: string }
-  | { kind: "code"; label: string; text: string }
-  | { kind: "diff"; label: string; text: string };
+/**
+ * One piece of the view: a short value on a line, a literal block (a command, a file's content),
+ * or a unified diff. `label` is the argument's name (`edit` for an edit's diff); `edit` says which
+ * edit of several a part belongs to (a MultiEdit).
+ */
+export type TOperationPart = { kind: "text" | "code" | "diff"; label: string; text: string; edit?: { index: number; of: number } };
 
 export type TOperationView = {
   /** `Bash`, `Write`, … for a coding tool; the action otherwise. */
@@ -93,8 +94,9 @@ const CODING: Record<string, TRenderer> = {
     const parts: TOperationPart[] = [fieldPart("file_path", path)];
     edits.forEach((edit, i) => {
       const e = edit as Record<string, unknown>;
-      parts.push({ kind: "diff", label: `edit ${i + 1} of ${edits.length}`, text: unifiedDiff(path, e.old_string as string, e.new_string as string) });
-      for (const [key, value] of Object.entries(e)) if (key !== "old_string" && key !== "new_string") parts.push(fieldPart(`edit ${i + 1}: ${key}`, value));
+      const which = { index: i + 1, of: edits.length };
+      parts.push({ kind: "diff", label: "edit", text: unifiedDiff(path, e.old_string as string, e.new_string as string), edit: which });
+      for (const [key, value] of Object.entries(e)) if (key !== "old_string" && key !== "new_string") parts.push({ ...fieldPart(key, value), edit: which });
     });
     return parts;
   },
@@ -141,12 +143,20 @@ export function operationView(action: string, args: unknown): TOperationView {
   return { title: tool ?? action, parts: [...own, ...rest] };
 }
 
+/** A part's label in English (`edit 2 of 3`, `replace_all (edit 2 of 3)`), for text channels. */
+export function partLabel(part: TOperationPart): string {
+  if (!part.edit) return part.label;
+  const which = `edit ${part.edit.index} of ${part.edit.of}`;
+  return part.label === "edit" ? which : `${part.label} (${which})`;
+}
+
 /** The view as plain text (email, logs): a line per short field, indented blocks for the rest. */
 export function operationText(view: TOperationView): string {
   const lines: string[] = [];
   for (const part of view.parts) {
-    if (part.kind === "text") lines.push(`${part.label}: ${part.text}`);
-    else lines.push(`${part.label}:`, ...part.text.split("\n").map((l) => `    ${l}`));
+    const label = partLabel(part);
+    if (part.kind === "text") lines.push(`${label}: ${part.text}`);
+    else lines.push(`${label}:`, ...part.text.split("\n").map((l) => `    ${l}`));
   }
   return lines.join("\n");
 }
