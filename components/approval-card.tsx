@@ -6,7 +6,8 @@ import { useTranslations } from "next-intl";
 import { forwardRef, useId } from "react";
 import type { TInboxRow } from "./api-types";
 import { useMe } from "./app-shell";
-import { ArgsView, abbreviateIn, longStrings, useArgsWords } from "./args-view";
+import { OperationArgs } from "./operation-view";
+import { abbreviateIn, longStrings, useArgsWords } from "./args-view";
 import { RiskBadge } from "./badges";
 import { useServerText } from "./list-kit/labels";
 import { DecisionOptions, type TDecisionExtra, type TOptionsFocus } from "./decision-options";
@@ -129,7 +130,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
             {serverText.rationale(a.reviewerRationale, a.reviewerRationaleCode)}
           </div>
         ) : null}
-        <ArgsView value={a.arguments} />
+        <OperationArgs action={a.action} value={a.arguments} />
         <p className="small what-runs-cwd">
           <span className="label">{t("cwd")}</span> <code>{a.cwd ?? "—"}</code>
         </p>

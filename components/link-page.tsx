@@ -5,7 +5,8 @@ import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import type { TQuestionView } from "./api-types";
-import { ArgsView, abbreviateIn, useArgsWords } from "./args-view";
+import { OperationArgs } from "./operation-view";
+import { abbreviateIn, useArgsWords } from "./args-view";
 import { RiskBadge, StatusBadge } from "./badges";
 import { useServerText } from "./list-kit/labels";
 import { QuestionInput } from "./question-inputs";
@@ -135,7 +136,7 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
           <Countdown iso={subject.expiresAt} />
         </dd>
       </dl>
-      <ArgsView value={subject.arguments} />
+      <OperationArgs action={subject.action} value={subject.arguments} />
       {failure ? (
         <p role="alert" className="error-box">
           {failure} <Link href="/login">{common("signIn")}</Link>

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { demoCredentials, openApproval, SIGNED_OUT, screenshot, signIn, startEchoRun, uniqueMarker } from "./support";
+import { bearer, demoCredentials, openApproval, SIGNED_OUT, screenshot, signIn, startEchoRun, uniqueMarker } from "./support";
 
 test.describe("signed out at first", () => {
   test.use({ storageState: SIGNED_OUT });
@@ -74,4 +74,28 @@ test("an open response page turns completed without reload when the run resumes"
   await expect(page.getByTestId("status").first()).toHaveAttribute("data-status", "completed");
   await expect(page.getByTestId("tool-result").filter({ hasText: marker })).toBeVisible();
   await expect(page.getByTestId("trajectory-event").filter({ hasText: "approval.resolved" })).toContainText("http");
+});
+
+test("a coding agent's edit reads as a unified diff and its command with every flag; approving answers exactly that input", async ({ page, request }) => {
+  const creds = await demoCredentials();
+  const marker = uniqueMarker();
+  const input = { file_path: `/repo/${marker}.ts`, old_string: "const a = 1;\nconst b = 2;", new_string: "const a = 1;\nconst b = 3;", replace_all: false };
+  const created = await request.post("/v1/approvals", { headers: bearer(creds.apiKey), data: { action: "coding:Edit", arguments: input } });
+  expect(created.status(), await created.text()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+
+  await page.goto("/approvals");
+  const card = await openApproval(page, id);
+  const view = card.getByTestId("operation-view");
+  await expect(view.locator('[data-label="file_path"]')).toContainText(input.file_path);
+  await expect(view.locator(".diff-del")).toHaveText("-const b = 2;\n");
+  await expect(view.locator(".diff-add")).toHaveText("+const b = 3;\n");
+  // Every field of the input is shown, the flags too.
+  await expect(view.locator('[data-label="replace_all"]')).toContainText("false");
+  await screenshot(page, "inbox-coding-edit");
+
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(card).toBeHidden();
+  const decided = await request.get(`/v1/approvals/${id}`, { headers: bearer(creds.apiKey) });
+  expect(await decided.json()).toMatchObject({ status: "approved", edited: false, arguments: input });
 });
