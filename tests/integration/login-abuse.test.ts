@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseTrustedProxies } from "../../server/api/http/client-address";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { rows, sleep } from "./helpers";
+import { rows } from "./helpers";
 
 /**
  * Login abuse: the sign-in limiter counts the socket's address (X-Forwarded-For only from a
@@ -111,29 +111,41 @@ describe(`per-account backoff (${testDbKind()})`, () => {
   });
 
   test("five failures make the account wait (even with the right password), doubling; others unaffected; success clears it", async () => {
-    for (let i = 0; i < 5; i++) expect((await viaProxy(freshClient(), alice.email, `wrong-${i}`)).status).toBe(401);
-    const first = await expectRateLimited(await viaProxy(freshClient(), alice.email, "wrong-again"));
-    expect(first).toBeGreaterThanOrEqual(4);
-    expect(first).toBeLessThanOrEqual(5);
-    // The right password does not get through while the account waits, nor does another spelling of the email.
-    await expectRateLimited(await viaProxy(freshClient(), alice.email, alice.password));
-    await expectRateLimited(await viaProxy(freshClient(), ` ${alice.email.toUpperCase()} `, alice.password));
-    // Bob is not affected.
-    expect((await viaProxy(freshClient(), bob.email, bob.password)).status).toBe(200);
+    // The wait the server set, as stored: blocked_until − last_failure_at (Retry-After counts down with the clock).
+    const waitSet = async () => {
+      const [row] = await rows<{ last_failure_at: string | Date; blocked_until: string | Date }>(app, `select last_failure_at, blocked_until from sign_in_failures where account = '${alice.email.toLowerCase()}'`);
+      return (new Date(row?.blocked_until ?? 0).getTime() - new Date(row?.last_failure_at ?? 0).getTime()) / 1000;
+    };
+    try {
+      for (let i = 0; i < 5; i++) expect((await viaProxy(freshClient(), alice.email, `wrong-${i}`)).status).toBe(401);
+      expect(await waitSet()).toBe(5);
+      const first = await expectRateLimited(await viaProxy(freshClient(), alice.email, "wrong-again"));
+      expect(first).toBeGreaterThanOrEqual(1);
+      expect(first).toBeLessThanOrEqual(5);
+      // The right password does not get through while the account waits, nor does another spelling of the email.
+      await expectRateLimited(await viaProxy(freshClient(), alice.email, alice.password));
+      await expectRateLimited(await viaProxy(freshClient(), ` ${alice.email.toUpperCase()} `, alice.password));
+      // Bob is not affected.
+      expect((await viaProxy(freshClient(), bob.email, bob.password)).status).toBe(200);
 
-    await sleep(first * 1000 + 200);
-    expect((await viaProxy(freshClient(), alice.email, "wrong-after-the-wait")).status).toBe(401);
-    const second = await expectRateLimited(await viaProxy(freshClient(), alice.email, alice.password));
-    expect(second).toBeGreaterThan(first);
-    expect(second).toBeLessThanOrEqual(10);
+      // The server's clock moves past the wait (no sleeping: the outcome must not depend on load).
+      app.clock.advance(5_000 + 200);
+      expect((await viaProxy(freshClient(), alice.email, "wrong-after-the-wait")).status).toBe(401);
+      expect(await waitSet()).toBe(10);
+      const second = await expectRateLimited(await viaProxy(freshClient(), alice.email, alice.password));
+      expect(second).toBeGreaterThanOrEqual(1);
+      expect(second).toBeLessThanOrEqual(10);
 
-    await sleep(second * 1000 + 200);
-    const ok = await viaProxy(freshClient(), alice.email, alice.password);
-    expect(ok.status, await ok.text()).toBe(200);
-    expect(await rows(app, `select * from sign_in_failures where account = '${alice.email.toLowerCase()}'`)).toEqual([]);
-    // Cleared: a single mistake is a plain 401 again.
-    expect((await viaProxy(freshClient(), alice.email, "one-typo")).status).toBe(401);
-  }, 40_000);
+      app.clock.advance(10_000 + 200);
+      const ok = await viaProxy(freshClient(), alice.email, alice.password);
+      expect(ok.status, await ok.text()).toBe(200);
+      expect(await rows(app, `select * from sign_in_failures where account = '${alice.email.toLowerCase()}'`)).toEqual([]);
+      // Cleared: a single mistake is a plain 401 again.
+      expect((await viaProxy(freshClient(), alice.email, "one-typo")).status).toBe(401);
+    } finally {
+      app.clock.reset();
+    }
+  });
 
   test("an email without an account backs off exactly like a real one, so the answer tells nothing", async () => {
     const ghost = nobody("ghost");
