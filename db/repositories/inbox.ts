@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
+import type { TAgentPolicy } from "../../server/core/agent-policy";
 import type { TRisk } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { approvals, responseEvents, responses, users } from "../schema";
@@ -20,7 +21,7 @@ export type TInboxFilter = {
 };
 
 /** A page of approvals for the inbox: pending oldest first (triage order), decided newest first. */
-export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typeof approvals.$inferSelect & { agent: string; user: string; cursorAt: string }>> {
+export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typeof approvals.$inferSelect & { agent: string; agentPolicy: TAgentPolicy | null; user: string; cursorAt: string }>> {
   const where: (SQL | undefined)[] = [
     // Literal predicates, so the planner can prove the partial indexes apply.
     filter.status === "pending" ? sql`${approvals.status} = 'pending'` : sql`${approvals.status} <> 'pending'`,
@@ -34,7 +35,7 @@ export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typ
   const cursor = filter.status === "decided" ? decodeCursor(filter.cursor) : null;
   if (cursor) where.push(beforeCursor(approvals.createdAt, approvals.id, cursor));
   const rows = await db
-    .select({ a: approvals, agent: responses.agent, user: users.name, cursorAt: exactTimestamp(approvals.createdAt) })
+    .select({ a: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy, user: users.name, cursorAt: exactTimestamp(approvals.createdAt) })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
     .innerJoin(users, eq(users.id, approvals.userId))
@@ -42,18 +43,22 @@ export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typ
     .orderBy(...(filter.status === "pending" ? [asc(approvals.createdAt), asc(approvals.id)] : [desc(approvals.createdAt), desc(approvals.id)]))
     .limit(filter.limit + 1);
   const page = toPage(
-    rows.map((r) => ({ ...r.a, agent: r.agent, user: r.user, cursorAt: r.cursorAt })),
+    rows.map((r) => ({ ...r.a, agent: r.agent, agentPolicy: r.agentPolicy, user: r.user, cursorAt: r.cursorAt })),
     filter.limit,
   );
   // Pending items are few and always shown whole: no cursor.
   return filter.status === "pending" ? { rows: page.rows, nextCursor: null } : page;
 }
 
-/** Approvals by id with their response's agent (for bulk decisions). */
+/** Approvals by id with their response's agent and the policy its decisions follow (for bulk decisions). */
 export async function approvalsByIds(db: Db, ids: readonly string[]) {
   if (ids.length === 0) return [];
-  const rows = await db.select({ a: approvals, agent: responses.agent }).from(approvals).innerJoin(responses, eq(responses.id, approvals.responseId)).where(inArray(approvals.id, [...ids]));
-  return rows.map((r) => ({ ...r.a, agent: r.agent }));
+  const rows = await db
+    .select({ a: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy })
+    .from(approvals)
+    .innerJoin(responses, eq(responses.id, approvals.responseId))
+    .where(inArray(approvals.id, [...ids]));
+  return rows.map((r) => ({ ...r.a, agent: r.agent, agentPolicy: r.agentPolicy }));
 }
 
 export type TContextTurn = { responseId: string; role: "user" | "assistant" | "tool" | "result"; text: string; at: string };

@@ -299,7 +299,11 @@ describe(`External approvals of the caller's own actions (${testDbKind()})`, () 
     expect(small).toMatchObject({ status: "approved", risk: "low", decidedVia: "system" });
     const large = (await create(alice.apiKey, { action: "payments.refund", arguments: { amount: 500, order: "o-2" }, agent: "ops" })) as TView;
     expect(large).toMatchObject({ status: "pending", risk: "high" });
-    // Only admins decide refunds (the action's approvers), and two of them (its quorum).
+    // Only admins decide refunds (the action's approvers), and two of them (its quorum); the console's inbox says so before anyone clicks.
+    const inbox = async (key: string) =>
+      ((await trpcQuery(app, key, "inbox.list", { status: "pending" })).body.result as { data: { rows: Array<{ id: string; refusalCode: string | null }> } }).data.rows.find((r) => r.id === large.id);
+    expect((await inbox(operator.apiKey))?.refusalCode).toBeTruthy();
+    expect((await inbox(admin.apiKey))?.refusalCode).toBeNull();
     await expectError(await decide(operator.apiKey, large.id, { decision: "approve" }), 403, "forbidden");
     expect((await decide(admin.apiKey, large.id, { decision: "approve" })).status).toBe(202);
     expect((await view(alice.apiKey, large.id)).status).toBe("pending");

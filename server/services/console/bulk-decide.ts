@@ -23,7 +23,7 @@ export async function decideMany(deps: TRunDeps, actor: TActor, input: { items: 
   const visible = rows.filter((r) => canRead(actor, r.userId));
   if (visible.length !== ids.length) throw new DomainError("not_found", "Some of these approvals were not found.");
   const refusals = visible.flatMap((r) => {
-    const reason = decisionRefusalCode(actor, r, deps.agents.decisionPolicyOf(r.agent));
+    const reason = decisionRefusalCode(actor, r, deps.agents.decisionPolicyOf(r.agent, r.agentPolicy));
     return reason === null ? [] : [reason];
   });
   const [first] = refusals;

@@ -41,13 +41,13 @@ export const inboxRouter = router({
       const nativeSchemas = await nativeEditSchemas(ctx.deps, page.rows);
       return {
         nextCursor: page.nextCursor,
-        rows: page.rows.map(({ cursorAt: _, ...a }) => ({
+        rows: page.rows.map(({ cursorAt: _, agentPolicy, ...a }) => ({
           ...a,
           /** What the approver may add to a decision: an edit, and the standing grants the agent allows. */
           // A quorum approval is approved as asked: no edit, no standing grant (the server refuses both).
           options: a.requiredApprovals > 1 ? NO_DECISION_OPTIONS : decisionOptionsFor(ctx.deps.agents, a.agent, a, nativeSchemas.get(a.id)),
           /** Why the caller may not decide this approval (the server's own rule), or null; `refusalCode` is the same as a code for the console's languages. */
-          ...refusalOf(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent)),
+          ...refusalOf(ctx.actor, a, ctx.deps.agents.decisionPolicyOf(a.agent, agentPolicy)),
           /** A reviewer's rationale the server itself wrote, as a code (null: the reviewer's own words, shown as written). */
           reviewerRationaleCode: reviewerSentenceCode(a.reviewerRationale),
           /** A quorum's votes so far, oldest first (empty without a quorum). */
