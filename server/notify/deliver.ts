@@ -8,8 +8,9 @@ import { createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } 
 import type { TNotifyConfig } from "./config";
 import { isLifecyclePayload, lifecycleBody, type TLifecyclePayload } from "./lifecycle";
 import { mintLinkToken, voidLinkTokens } from "./links";
-import { consoleLink, emailMessage, slackMessage, type TNotificationPayload, webhookBody } from "./render";
+import { consoleLink, emailMessage, type TNotificationPayload, webhookBody } from "./render";
 import { backoffMs } from "./route";
+import { slackMessage } from "./slack-render";
 
 type TNotificationRow = typeof notifications.$inferSelect;
 
