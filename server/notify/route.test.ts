@@ -131,6 +131,18 @@ describe("config", () => {
     expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", signingSecretEnv: "NOPE_SIGNING", botToken: "xoxb-token" } } }, {})).toThrow(/NOPE_SIGNING is not set/);
     expect(parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x" } } }).slackApps).toEqual({});
   });
+
+  it("a Slack channel posts either to its incoming webhook (url) or, with a bot token, to a channel id (chat.postMessage, chat.update)", () => {
+    const bot = parseNotifyConfig({ channels: { s: { type: "slack", channel: "C0123456789", botTokenEnv: "BOT" } } }, { BOT: "xoxb-bot-token" });
+    expect(bot.slackBots).toEqual({ s: { botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api", channel: "C0123456789" } });
+    expect(bot.slackApps).toEqual({});
+    expect(parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", botToken: "xoxb-bot-token" } } }).slackBots).toEqual({});
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", channel: "C0123456789" } } })).toThrow(/channels\.s\.botToken: posting to a channel needs a bot token/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", channel: "C0123456789", botToken: "xoxb-bot-token" } } })).toThrow(/channels\.s\.url: give exactly one of url .* and channel/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", botToken: "xoxb-bot-token" } } })).toThrow(/channels\.s\.url: give exactly one/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", channel: "#ops", botToken: "xoxb-bot-token" } } })).toThrow(/channels\.s\.channel: must be a Slack channel id/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", channel: "C0123456789", botTokenEnv: "NOPE_BOT" } } }, {})).toThrow(/NOPE_BOT is not set/);
+  });
 });
 
 describe("Slack request signatures", () => {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { getResponse, ok200, rows, waitUntil } from "./helpers";
+import { decide, getResponse, ok200, rows, waitUntil } from "./helpers";
 import { emailOf } from "./notify-helpers";
 import { approvalRow, consoleDecide, decisionState, SOD_AGENTS, startRun, votesOn } from "./separation-helpers";
 import { slackTextOf, startFakeSlack, type TSlackPost } from "./slack-helpers";
@@ -10,6 +10,9 @@ import { slackTextOf, startFakeSlack, type TSlackPost } from "./slack-helpers";
 const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const BOT_TOKEN = "xoxb-test-bot-token-000";
 const OWN_RUN = 'You started this run; the agent "scripted" requires another person to approve it.';
+/** The Slack channel id the "desk" channel posts to with the bot token (chat.postMessage, then chat.update). */
+const DESK = "C0DESK0001";
+const DESK_AGENT = { ...(SOD_AGENTS[0] as (typeof SOD_AGENTS)[number]), name: "slack-desk", selfApproval: undefined };
 const NOT_ALL_SHOWN = "Not all of this approval's arguments fit in a Slack message, so it cannot be approved from Slack; nothing was decided. Open it in Countersign to see everything and decide there.";
 
 let app: TTestApp;
@@ -17,6 +20,7 @@ let slack: Awaited<ReturnType<typeof startFakeSlack>>;
 let nora: TTestUser; // member: starts runs
 let olga: TTestUser; // operator
 let mia: TTestUser; // member: clicks on its own run
+let otto: TTestUser; // operator
 
 beforeAll(async () => {
   slack = await startFakeSlack({
@@ -27,17 +31,26 @@ beforeAll(async () => {
   });
   const notify = parseNotifyConfig(
     {
-      channels: { chat: { type: "slack", url: `${slack.url}/incoming`, signingSecretEnv: "TEST_SLACK_SIGNING", botTokenEnv: "TEST_SLACK_BOT", apiUrl: `${slack.url}/api` } },
-      rules: [{ agents: ["scripted", "scripted-reviewed", "sod-quorum"], kinds: ["approval"], channels: ["chat"] }],
+      channels: {
+        // A webhook-only channel (with buttons) and one posted to with the bot token.
+        chat: { type: "slack", url: `${slack.url}/incoming`, signingSecretEnv: "TEST_SLACK_SIGNING", botTokenEnv: "TEST_SLACK_BOT", apiUrl: `${slack.url}/api` },
+        desk: { type: "slack", channel: DESK, signingSecretEnv: "TEST_SLACK_SIGNING", botTokenEnv: "TEST_SLACK_BOT", apiUrl: `${slack.url}/api` },
+      },
+      rules: [
+        { agents: ["scripted", "scripted-reviewed", "sod-quorum"], kinds: ["approval"], channels: ["chat"] },
+        { agents: ["slack-desk"], kinds: ["approval"], channels: ["desk"] },
+      ],
       retry: { baseMs: 150, maxAttempts: 3, jitter: false },
       pollMs: 50,
-      timeoutMs: 2000,
+      // Generous: a test holds one chat.postMessage answer while it decides.
+      timeoutMs: 30_000,
     },
     { TEST_SLACK_SIGNING: SIGNING_SECRET, TEST_SLACK_BOT: BOT_TOKEN },
   );
-  app = await startTestApp({ notify, agents: SOD_AGENTS });
-  [nora, olga, mia] = await Promise.all([app.user("member", "Nora Slackowner"), app.user("operator", "Olga Slackop"), app.user("member", "Mia Slackmember"), app.user("operator", "Otto Slackop")]);
+  app = await startTestApp({ notify, agents: [...SOD_AGENTS, DESK_AGENT] });
+  [nora, olga, mia, otto] = await Promise.all([app.user("member", "Nora Slackowner"), app.user("operator", "Olga Slackop"), app.user("member", "Mia Slackmember"), app.user("operator", "Otto Slackop")]);
 });
+afterEach(() => app?.clock.reset());
 afterAll(async () => {
   await app?.close();
   await slack?.close();
@@ -57,6 +70,11 @@ const posted = async (responseUrl: string) => (await waitUntil(() => slack.respo
 const statusOf = async (approvalId: string) => (await approvalRow(app, approvalId))?.status;
 /** "Name (email)", as Slack names a person. */
 const label = (name: string) => `${name} (${emailOf(name)})`;
+/** The chat.update of the message posted about an approval. */
+async function updateOf(approvalId: string) {
+  const { message } = await buttonsFor(approvalId);
+  return waitUntil(() => slack.updates.find((u) => u.channel === message.channel && u.ts === message.ts), 10_000, `chat.update for ${approvalId}`);
+}
 /** Presses Reply and submits the form Slack opened with `text`. */
 async function replyInSlack(slackUser: string, value: string, text: string | null) {
   const click = await slack.click(app, { slackUser, actionId: "countersign_reply", value });
@@ -70,6 +88,8 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     const { env, approval } = await startRun(app, nora, "echo from-slack");
     const { message, buttons } = await buttonsFor(approval.id);
     expect(message.text).toContain(`${app.url}/approvals?focus=${approval.id}`);
+    // A webhook-only channel posts through its URL.
+    expect(message.ts).toBeUndefined();
     expect(Object.keys(buttons).sort()).toEqual(["countersign_approve", "countersign_deny", "countersign_open", "countersign_reply"]);
     expect(buttons.countersign_approve?.text.text).toBe("Approve");
     expect(buttons.countersign_open?.url).toBe(`${app.url}/approvals?focus=${approval.id}`);
@@ -240,4 +260,64 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     expect(denied.body.text).toMatch(/^Denied by Olga Slackop \(olga\.slackop@countersign\.local\) via Slack; it was not run\./);
   });
 
+  it("a channel with a bot token and a channel id: chat.postMessage, then chat.update for every outcome wherever it was decided (console, /v1, Slack reply, cancel, expiry)", async () => {
+    const run = async (what: string) => {
+      const started = await startRun(app, nora, `echo desk-${what}`, "slack-desk");
+      const { message, buttons } = await buttonsFor(started.approval.id);
+      expect(message).toMatchObject({ channel: DESK, ts: expect.stringMatching(/^\d+\.\d+$/) });
+      return { ...started, message, buttons };
+    };
+    const stamp = "at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z";
+    const expectUpdate = async (approvalId: string, first: RegExp, command: string) => {
+      const update = await updateOf(approvalId);
+      expect(update.blocks?.some((b) => b.type === "actions")).toBe(false);
+      expect(update.text).toMatch(first);
+      // Still showing what was decided.
+      expect(slackTextOf(update)).toContain(`*command*\n\`\`\`\necho desk-${command}\n\`\`\``);
+      return update;
+    };
+
+    const inConsole = await run("console");
+    expect((await consoleDecide(app, { key: olga.apiKey }, inConsole.approval.id, "approve")).status).toBe(200);
+    await expectUpdate(inConsole.approval.id, new RegExp(`^Approved by Olga Slackop \\(olga\\.slackop@countersign\\.local\\) via the console ${stamp}\\.`), "console");
+
+    const overHttp = await run("http");
+    expect((await decide(app, otto.apiKey, overHttp.approval.id, "deny")).status).toBe(200);
+    await expectUpdate(overHttp.approval.id, new RegExp(`^Denied by Otto Slackop \\(otto\\.slackop@countersign\\.local\\) via the HTTP API ${stamp}; it was not run\\.`), "http");
+
+    const replied = await run("reply");
+    const { submitted } = await replyInSlack("U_OLGA", replied.buttons.countersign_reply?.value ?? "", "try <!here> ls -la");
+    expect(submitted).toEqual({ status: 200, raw: "" });
+    const update = await expectUpdate(replied.approval.id, new RegExp(`^Denied with a reply by Olga Slackop \\(olga\\.slackop@countersign\\.local\\) via Slack ${stamp}; the agent received the reply and goes on\\.`), "reply");
+    expect(slackTextOf(update)).toContain(">try &lt;!here&gt; ls -la");
+
+    const cancelled = await run("cancel");
+    expect((await app.api(`/v1/responses/${cancelled.env.id}/cancel`, { key: nora.apiKey, body: {} })).status).toBe(200);
+    await expectUpdate(cancelled.approval.id, new RegExp(`^Cancelled by Nora Slackowner \\(nora\\.slackowner@countersign\\.local\\) via the HTTP API ${stamp}: the run was cancelled`), "cancel");
+
+    const expiring = await run("expire");
+    const expiresAt = (await approvalRow(app, expiring.approval.id))?.expiresAt as Date;
+    app.clock.advance(expiresAt.getTime() - Date.now() + 1000);
+    await expectUpdate(expiring.approval.id, new RegExp(`^Expired ${stamp}: nobody decided in time; it was not run\\.`), "expire");
+
+    // One update per message, logged as a delivery of the channel; a webhook-only message is never updated.
+    const ids = [inConsole, overHttp, replied, cancelled, expiring].map((r) => r.approval.id);
+    const updateRows = () => rows<{ subject_id: string; status: string }>(app, `select subject_id, status from notifications where channel = 'desk' and event = 'resolved' and subject_id in (${ids.map((id) => `'${id}'`).join(", ")})`);
+    const logged = await waitUntil(async () => ((await updateRows()).every((r) => r.status === "delivered") ? updateRows() : null), 10_000, "update rows delivered");
+    expect(logged.map((r) => r.subject_id).sort()).toEqual([...ids].sort());
+    expect(slack.updates.every((u) => u.channel === DESK)).toBe(true);
+  });
+  it("a message whose post is answered only after the approval was decided is updated too (whichever comes last enqueues the update)", async () => {
+    const held = slack.holdNextPost();
+    const { approval } = await startRun(app, nora, "echo desk-late", "slack-desk");
+    await held.posted;
+    // Decided while Slack has not answered the post yet: the decision finds no message to update.
+    expect((await consoleDecide(app, { key: olga.apiKey }, approval.id, "deny")).status).toBe(200);
+    expect(await rows(app, `select 1 from slack_messages where subject_id = '${approval.id}'`)).toEqual([]);
+    held.release();
+    const update = await updateOf(approval.id);
+    expect(update.text).toMatch(/^Denied by Olga Slackop \(olga\.slackop@countersign\.local\) via the console at /);
+    const logged = await rows<{ n: number | string }>(app, `select count(*) as n from notifications where subject_id = '${approval.id}' and event = 'resolved'`);
+    expect(Number(logged[0]?.n)).toBe(1);
+  });
 });

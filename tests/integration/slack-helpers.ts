@@ -5,8 +5,11 @@ import type { TTestApp } from "../../server/testing/test-app";
 
 type TSlackBlock = { type: string; block_id?: string; text?: { type: string; text: string }; fields?: Array<{ text: string }>; elements?: Array<{ type: string; action_id: string; value?: string; url?: string; text: { text: string } }> };
 
-/** A Block Kit message as the fake Slack's incoming webhook received it. */
-export type TSlackPost = { text: string; blocks?: TSlackBlock[] };
+/** A Block Kit message as the fake Slack received it: at the incoming webhook, or by `chat.postMessage` (then with its `channel` and `ts`). */
+export type TSlackPost = { text: string; blocks?: TSlackBlock[]; channel?: string; ts?: string };
+
+/** A `chat.update` of a posted message. */
+export type TSlackUpdate = { channel: string; ts: string; text: string; blocks?: TSlackBlock[] };
 
 /** A form opened with `views.open`. */
 export type TOpenedView = { triggerId: string; view: { callback_id: string; private_metadata: string; blocks: TSlackBlock[] } };
@@ -26,15 +29,18 @@ export const slackTextOf = (m: { text: string; blocks?: TSlackBlock[] }): string
 
 /**
  * A fake Slack: an incoming webhook (`/incoming`), the Web API (`/api/…`, bearer token checked):
- * `users.info` (emails from `people`) and `views.open`, and
+ * `users.info` (emails from `people`), `chat.postMessage`, `chat.update` and `views.open`, and
  * `response_url`s (`/respond/<n>`). `click` and `submitView` send interactions to Countersign
  * signed exactly as Slack documents it.
  */
 export async function startFakeSlack(options: { signingSecret: string; botToken: string; people: Record<string, string> }) {
   const messages: TSlackPost[] = [];
+  const updates: TSlackUpdate[] = [];
   const views: TOpenedView[] = [];
   const responses: TResponsePost[] = [];
   const lookups: string[] = [];
+  let tsCounter = 0;
+  const holds: Array<{ resolve: (answer: () => void) => void }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -50,6 +56,23 @@ export async function startFakeSlack(options: { signingSecret: string; botToken:
         return json(200, { ok: true });
       }
       if (url.pathname.startsWith("/api/") && req.headers.authorization !== `Bearer ${options.botToken}`) return json(200, { ok: false, error: "invalid_auth" });
+      if (url.pathname === "/api/chat.postMessage") {
+        const message = JSON.parse(body) as TSlackPost;
+        const ts = `1700000000.${String(++tsCounter).padStart(6, "0")}`;
+        messages.push({ ...message, ts });
+        const answer = () => json(200, { ok: true, channel: message.channel, ts });
+        const hold = holds.shift();
+        // A held post is received (and shown) now, answered only when the test releases it.
+        if (hold) hold.resolve(answer);
+        else answer();
+        return;
+      }
+      if (url.pathname === "/api/chat.update") {
+        const update = JSON.parse(body) as TSlackUpdate;
+        if (!messages.some((m) => m.channel === update.channel && m.ts === update.ts)) return json(200, { ok: false, error: "message_not_found" });
+        updates.push(update);
+        return json(200, { ok: true, channel: update.channel, ts: update.ts });
+      }
       if (url.pathname === "/api/views.open") {
         const opened = JSON.parse(body) as { trigger_id: string; view: TOpenedView["view"] };
         views.push({ triggerId: opened.trigger_id, view: opened.view });
@@ -124,9 +147,25 @@ export async function startFakeSlack(options: { signingSecret: string; botToken:
     return { status: res.status, raw: await res.text() };
   };
 
+  /** Holds the answer to the next chat.postMessage: `posted` resolves once it arrived, `release` answers it. */
+  const holdNextPost = () => {
+    let answer: (() => void) | null = null;
+    const posted = new Promise<void>((resolve) => {
+      holds.push({
+        resolve: (a) => {
+          answer = a;
+          resolve();
+        },
+      });
+    });
+    return { posted, release: () => answer?.() };
+  };
+
   return {
     url: base,
+    holdNextPost,
     messages,
+    updates,
     views,
     responses,
     lookups,
