@@ -116,9 +116,11 @@ describe("config", () => {
       COUNTERSIGN_SLACK_BOT_TOKEN: "xoxb-bot-token",
       COUNTERSIGN_SMTP_PASSWORD: "smtp-password",
     });
-    expect(Object.keys(c.channels)).toEqual(["ops-hook", "lifecycle-hook", "ops-slack", "mail"]);
+    expect(Object.keys(c.channels)).toEqual(["ops-hook", "lifecycle-hook", "ops-slack", "ops-desk", "mail"]);
     expect(c.smtpPassword).toBe("smtp-password");
-    expect(c.slackApps).toEqual({ "ops-slack": { signingSecret: "slack-signing-secret", botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api" } });
+    const app = { signingSecret: "slack-signing-secret", botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api" };
+    expect(c.slackApps).toEqual({ "ops-slack": app, "ops-desk": app });
+    expect(c.slackBots).toEqual({ "ops-desk": { botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api", channel: "C0123456789" } });
   });
 
   it("lifecycle events need a Standard Webhooks secret; Slack buttons need a signing secret and a bot token", () => {
