@@ -95,3 +95,25 @@ export const linkTokens = pgTable(
   },
   (t) => [index("link_tokens_subject_idx").on(t.subjectId)],
 );
+
+/**
+ * A Slack message posted with `chat.postMessage` about an approval (a channel with a channel id):
+ * where it is (`slack_channel`, `ts`), so it can be updated with `chat.update` once the approval
+ * is settled. `update_id` is the outbox row of that update: set once, by whichever comes last of
+ * the post being recorded and the approval being settled, so each message is updated exactly once.
+ */
+export const slackMessages = pgTable(
+  "slack_messages",
+  {
+    /** The outbox row that posted it. */
+    notificationId: text("notification_id").primaryKey(),
+    subjectId: text("subject_id").notNull(),
+    /** The notification config's channel name. */
+    channel: text("channel").notNull(),
+    slackChannel: text("slack_channel").notNull(),
+    ts: text("ts").notNull(),
+    updateId: text("update_id"),
+    postedAt: timestamp("posted_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("slack_messages_subject_idx").on(t.subjectId)],
+);

@@ -5,7 +5,14 @@ const CARD_RUN = /\b\d{13,19}\b/g;
 
 export const REDACTED = "[redacted]";
 
-export type TBounds = { maxDepth: number; maxKeys: number; maxString: number; maxArray: number };
+export type TBounds = {
+  maxDepth: number;
+  maxKeys: number;
+  maxString: number;
+  maxArray: number;
+  /** Told whenever a bound cut something (a string, an array, an object's keys, a level too deep). */
+  onCut?: () => void;
+};
 export const DEFAULT_BOUNDS: TBounds = { maxDepth: 6, maxKeys: 100, maxString: 4000, maxArray: 100 };
 
 /**
@@ -18,18 +25,28 @@ export function boundAndRedact(value: unknown, bounds: TBounds = DEFAULT_BOUNDS,
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (typeof value === "string") {
     const masked = value.replace(CARD_RUN, (d) => `${"*".repeat(d.length - 4)}${d.slice(-4)}`);
-    return masked.length > bounds.maxString ? `${masked.slice(0, bounds.maxString)}… [${masked.length - bounds.maxString} more characters]` : masked;
+    if (masked.length <= bounds.maxString) return masked;
+    bounds.onCut?.();
+    return `${masked.slice(0, bounds.maxString)}… [${masked.length - bounds.maxString} more characters]`;
   }
-  if (typeof value !== "object" || depth >= bounds.maxDepth) return depth >= bounds.maxDepth ? "[too deep]" : undefined;
+  if (depth >= bounds.maxDepth) {
+    bounds.onCut?.();
+    return "[too deep]";
+  }
+  if (typeof value !== "object") return undefined;
   if (Array.isArray(value)) {
     const out = value.slice(0, bounds.maxArray).map((v) => boundAndRedact(v, bounds, depth + 1));
-    if (value.length > bounds.maxArray) out.push(`[${value.length - bounds.maxArray} more items]`);
+    if (value.length > bounds.maxArray) {
+      bounds.onCut?.();
+      out.push(`[${value.length - bounds.maxArray} more items]`);
+    }
     return out;
   }
   const out: Record<string, unknown> = {};
   let count = 0;
   for (const key of Object.keys(value)) {
     if (count++ >= bounds.maxKeys) {
+      bounds.onCut?.();
       out["…"] = `${Object.keys(value).length - bounds.maxKeys} more keys`;
       break;
     }

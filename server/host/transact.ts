@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { appendEvents } from "../../db/repositories/events";
 import type { TFrame, TNewEvent } from "../core/frames";
 import { enqueueLifecycle } from "../notify/lifecycle";
+import { enqueueSlackUpdates } from "../notify/slack-updates";
 import { PEER_CHANNEL, type TAnnouncement } from "./bus";
 import type { TDeps } from "./deps";
 
@@ -18,8 +19,9 @@ export type TAnnounce = (announcement: TAnnouncement) => void;
  * which PostgreSQL delivers on commit only, so announcing adds no commit of its own. The NOTIFY
  * leaves with the COMMIT (one wait for the database, not two); its own outcome is checked once
  * the commit returned, because PostgreSQL answers the COMMIT of a transaction a failed NOTIFY
- * aborted with a rollback, not an error. The lifecycle facts the announcements name go into the
- * notification outbox in the same transaction.
+ * aborted with a rollback, not an error. The lifecycle facts the announcements name, and the
+ * updates of Slack messages about approvals settled, go into the notification outbox in the same
+ * transaction.
  */
 export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick<TDeps, "notify" | "now">>, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
   const batch: TAnnouncement[] = [];
@@ -35,8 +37,13 @@ export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick
       return frames;
     };
     const value = await fn(tx, emit, announce);
-    // Lifecycle webhooks (approval/question resolved, response completed/failed) commit with their change.
-    if (deps.notify) await enqueueLifecycle(tx, deps.notify.config, deps.notify.publicUrl, batch, deps.now?.() ?? new Date());
+    // Lifecycle webhooks (approval/question resolved, response completed/failed) and the updates
+    // of Slack messages about settled approvals commit with their change.
+    if (deps.notify) {
+      const now = deps.now?.() ?? new Date();
+      await enqueueLifecycle(tx, deps.notify.config, deps.notify.publicUrl, batch, now);
+      await enqueueSlackUpdates(tx, deps.notify.config, batch, now);
+    }
     notified = notifyPeers(tx, deps.bus, batch);
     // Awaited below, after the commit; never an unhandled rejection meanwhile.
     notified.catch(() => {});

@@ -36,6 +36,42 @@ export function sendSlack(url: string, message: { text: string; blocks?: unknown
   return post(url, JSON.stringify(message), { "content-type": "application/json", "user-agent": "Countersign-Notifier" }, timeoutMs);
 }
 
+/** The answer of a Slack Web API method: Slack answers HTTP 200 with `ok: false` and an error code on failure. */
+export type TSlackApiResult = TSendResult & { body: Record<string, unknown> | null };
+
+/**
+ * Calls a Slack Web API method (`chat.postMessage`, `chat.update`, `views.open`, …) with the bot
+ * token as Slack documents it: JSON body, `Authorization: Bearer`. Not ok on a non-2xx status
+ * (a 429 names Slack's `Retry-After`) or on `ok: false` (the error is Slack's code, e.g.
+ * `channel_not_found`).
+ */
+export async function callSlackApi(api: { apiUrl: string; botToken: string }, method: string, body: Record<string, unknown>, timeoutMs: number): Promise<TSlackApiResult> {
+  try {
+    const res = await fetch(`${api.apiUrl.replace(/\/+$/, "")}/${method}`, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", authorization: `Bearer ${api.botToken}`, "user-agent": "Countersign-Notifier" },
+      body: JSON.stringify(body),
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text().catch(() => "");
+    if (res.status < 200 || res.status >= 300) {
+      const retry = res.headers.get("retry-after");
+      return { ok: false, statusCode: res.status, error: `Slack ${method}: HTTP ${res.status}${retry ? ` (retry after ${retry} s)` : ""}`, body: null };
+    }
+    let parsed: Record<string, unknown> | null = null;
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return { ok: false, statusCode: res.status, error: `Slack ${method}: the answer is not JSON`, body: null };
+    }
+    if (parsed?.ok !== true) return { ok: false, statusCode: res.status, error: `Slack ${method}: ${typeof parsed?.error === "string" ? parsed.error : "not ok"}`, body: parsed };
+    return { ok: true, statusCode: res.status, error: null, body: parsed };
+  } catch (error) {
+    return { ok: false, statusCode: null, error: `Slack ${method}: ${describeError(error)}`, body: null };
+  }
+}
+
 export type TMailer = { send: (mail: { to: string; subject: string; text: string; html: string }) => Promise<TSendResult>; close: () => void };
 
 /** An SMTP mailer (nodemailer, pooled connection); null without smtp settings. */

@@ -25,16 +25,27 @@ const ZWebhookChannel = z
 const ZSlackChannel = z
   .strictObject({
     type: z.literal("slack"),
-    url: ZHttpUrl,
+    /** An incoming webhook: messages are posted there and cannot be updated after a decision made elsewhere. */
+    url: ZHttpUrl.optional(),
+    /**
+     * A Slack channel id (with a bot token, instead of `url`): messages are posted with
+     * `chat.postMessage` and updated with `chat.update` once the approval is decided, wherever.
+     */
+    channel: z
+      .string()
+      .regex(/^[CGD][A-Z0-9]{6,20}$/, "must be a Slack channel id such as C0123456789 (chat.update needs the id, not the name)")
+      .optional(),
     /** The Slack app's signing secret (or the environment variable holding it): messages get Approve / Deny / Reply buttons. */
     signingSecret: z.string().min(8).optional(),
     signingSecretEnv: ZEnvName.optional(),
-    /** A bot token with `users:read.email`, used to look up the clicking Slack user's email (`users.info`). */
+    /** A bot token: `users:read` and `users:read.email` to look up who clicked (`users.info`); `chat:write` to post to `channel`. */
     botToken: z.string().min(8).optional(),
     botTokenEnv: ZEnvName.optional(),
     /** The Slack Web API base (tests point it at a fake). */
     apiUrl: ZHttpUrl.default("https://slack.com/api"),
   })
+  .refine((c) => Boolean(c.url) !== Boolean(c.channel), { message: "give exactly one of url (an incoming webhook) and channel (a channel id, posted to with the bot token)", path: ["url"] })
+  .refine((c) => !c.channel || Boolean(c.botToken || c.botTokenEnv), { message: "posting to a channel needs a bot token (botToken or botTokenEnv) with chat:write", path: ["botToken"] })
   .refine((c) => !(c.signingSecret && c.signingSecretEnv), { message: "give at most one of signingSecret and signingSecretEnv", path: ["signingSecret"] })
   .refine((c) => !(c.botToken && c.botTokenEnv), { message: "give at most one of botToken and botTokenEnv", path: ["botToken"] })
   .refine((c) => !(c.signingSecret || c.signingSecretEnv) || Boolean(c.botToken || c.botTokenEnv), { message: "buttons need a bot token (botToken or botTokenEnv) to map Slack users to Countersign users", path: ["botToken"] });
@@ -112,12 +123,17 @@ export type TChannelConfig = TNotifyFileConfig["channels"][string];
 /** A Slack channel whose messages carry buttons: how its interactions are verified and its users looked up. */
 export type TSlackApp = { signingSecret: string; botToken: string; apiUrl: string };
 
+/** A Slack channel posted to with the Web API (`chat.postMessage`, then `chat.update` on the outcome). */
+export type TSlackBot = { botToken: string; apiUrl: string; channel: string };
+
 /** The validated configuration with secrets resolved from the environment. */
 export type TNotifyConfig = TNotifyFileConfig & {
   /** HMAC keys of webhook channels, by channel name. */
   webhookSecrets: Record<string, string>;
   /** Interactive Slack channels, by channel name. */
   slackApps: Record<string, TSlackApp>;
+  /** Slack channels with a channel id, by channel name. */
+  slackBots: Record<string, TSlackBot>;
   smtpPassword?: string;
 };
 
@@ -143,17 +159,22 @@ export function parseNotifyConfig(raw: unknown, env: Record<string, string | und
     webhookSecrets[name] = secret;
   }
   const slackApps: Record<string, TSlackApp> = {};
+  const slackBots: Record<string, TSlackBot> = {};
   for (const [name, channel] of Object.entries(config.channels)) {
-    if (channel.type !== "slack" || !(channel.signingSecret || channel.signingSecretEnv)) continue;
-    const signingSecret = channel.signingSecret ?? (channel.signingSecretEnv ? env[channel.signingSecretEnv] : undefined);
+    if (channel.type !== "slack") continue;
+    const interactive = Boolean(channel.signingSecret || channel.signingSecretEnv);
+    if (!interactive && !channel.channel) continue;
     const botToken = channel.botToken ?? (channel.botTokenEnv ? env[channel.botTokenEnv] : undefined);
-    if (!signingSecret) throw new Error(`Invalid ${source}: channels.${name}.signingSecretEnv: the environment variable ${channel.signingSecretEnv} is not set`);
     if (!botToken) throw new Error(`Invalid ${source}: channels.${name}.botTokenEnv: the environment variable ${channel.botTokenEnv} is not set`);
+    if (channel.channel) slackBots[name] = { botToken, apiUrl: channel.apiUrl, channel: channel.channel };
+    if (!interactive) continue;
+    const signingSecret = channel.signingSecret ?? (channel.signingSecretEnv ? env[channel.signingSecretEnv] : undefined);
+    if (!signingSecret) throw new Error(`Invalid ${source}: channels.${name}.signingSecretEnv: the environment variable ${channel.signingSecretEnv} is not set`);
     slackApps[name] = { signingSecret, botToken, apiUrl: channel.apiUrl };
   }
   const smtpPassword = config.smtp?.passEnv ? env[config.smtp.passEnv] : undefined;
   if (config.smtp?.passEnv && !smtpPassword) throw new Error(`Invalid ${source}: smtp.passEnv: the environment variable ${config.smtp.passEnv} is not set`);
-  return { ...config, webhookSecrets, slackApps, smtpPassword };
+  return { ...config, webhookSecrets, slackApps, slackBots, smtpPassword };
 }
 
 /** Reads `COUNTERSIGN_NOTIFY_CONFIG` (a JSON file); null when unset (notifications off). */

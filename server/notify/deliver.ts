@@ -4,12 +4,14 @@ import { actorOf } from "../auth/users";
 import { canDecide, type TActor } from "../core/actor";
 import { decisionRefusal } from "../core/separation-of-duties";
 import type { TDeps } from "../host/deps";
-import { createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } from "./channels";
+import { callSlackApi, createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } from "./channels";
 import type { TNotifyConfig } from "./config";
 import { isLifecyclePayload, lifecycleBody, type TLifecyclePayload } from "./lifecycle";
 import { mintLinkToken, voidLinkTokens } from "./links";
-import { consoleLink, emailMessage, slackMessage, type TNotificationPayload, webhookBody } from "./render";
+import { consoleLink, emailMessage, type TNotificationPayload, webhookBody } from "./render";
 import { backoffMs } from "./route";
+import { slackMessage } from "./slack-render";
+import { isSlackUpdatePayload, recordSlackMessage, sendSlackUpdate } from "./slack-updates";
 
 type TNotificationRow = typeof notifications.$inferSelect;
 
@@ -69,6 +71,27 @@ function sendLifecycle(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow
   return sendWebhook(channel.url, ctx.config.webhookSecrets[row.channel] ?? "", body, { deliveryId: row.id, event: payload.type, now: deps.now(), timeoutMs: ctx.config.timeoutMs });
 }
 
+/**
+ * A Slack message: to the incoming webhook, or with `chat.postMessage` to the channel id, whose
+ * message about an approval is then recorded to be updated when the approval is settled.
+ */
+async function sendSlackMessage(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, payload: TNotificationPayload): Promise<TSendResult> {
+  const message = slackMessage(payload, { buttons: row.channel in ctx.config.slackApps });
+  const bot = ctx.config.slackBots[row.channel];
+  const channel = ctx.config.channels[row.channel];
+  if (!bot) return channel?.type === "slack" && channel.url ? sendSlack(channel.url, message, ctx.config.timeoutMs) : { ok: false, statusCode: null, error: `the channel "${row.channel}" has no url` };
+  const posted = await callSlackApi(bot, "chat.postMessage", { channel: bot.channel, ...message }, ctx.config.timeoutMs);
+  const ts = posted.body?.ts;
+  if (posted.ok && row.subjectKind === "approval" && typeof ts === "string") {
+    const slackChannel = typeof posted.body?.channel === "string" ? posted.body.channel : bot.channel;
+    // The message is out: a failure to record it only means it will not be updated (logged), never a second post.
+    await recordSlackMessage(deps.db, { postId: row.id, approvalId: row.subjectId, channel: row.channel, slackChannel, ts }, deps.now()).catch((error: unknown) =>
+      deps.log.warn({ err: error, notificationId: row.id }, "a Slack message was posted but could not be recorded; it will not be updated"),
+    );
+  }
+  return { ok: posted.ok, statusCode: posted.statusCode, error: posted.error };
+}
+
 async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: TSubjectState): Promise<TSendResult> {
   const channel = ctx.config.channels[row.channel];
   const payload = row.payload as unknown as TNotificationPayload;
@@ -77,7 +100,7 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
     const body = JSON.stringify(webhookBody(row.id, payload));
     return sendWebhook(channel.url, ctx.config.webhookSecrets[row.channel] ?? "", body, { deliveryId: row.id, event: `${row.subjectKind}.${row.event}`, now: deps.now(), timeoutMs: ctx.config.timeoutMs });
   }
-  if (channel.type === "slack") return sendSlack(channel.url, slackMessage(payload, { buttons: row.channel in ctx.config.slackApps }), ctx.config.timeoutMs);
+  if (channel.type === "slack") return sendSlackMessage(deps, ctx, row, payload);
   if (!ctx.mailer) return { ok: false, statusCode: null, error: "no SMTP server is configured" };
   const subjectKind = row.subjectKind;
   if (subjectKind === "response") return { ok: false, statusCode: null, error: "runs are announced by lifecycle webhooks only" };
@@ -107,11 +130,15 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
 async function deliverOne(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow): Promise<void> {
   const started = Date.now();
   const lifecycle = isLifecyclePayload(row.payload) ? row.payload : null;
-  const state = lifecycle ? null : await subjectState(deps, row);
+  const update = isSlackUpdatePayload(row.payload) ? row.payload : null;
+  const state = lifecycle || update ? null : await subjectState(deps, row);
   let result: TSendResult;
   let skipped = false;
   if (lifecycle) {
     result = await sendLifecycle(deps, ctx, row, lifecycle).catch((error: unknown) => ({ ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) }));
+  } else if (update) {
+    // An outcome: the message is updated whatever the approval's state is now.
+    result = await sendSlackUpdate(deps.db, ctx.config, row.channel, update).catch((error: unknown) => ({ ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) }));
   } else if (state?.status !== "pending" || state.expiresAt.getTime() <= deps.now().getTime()) {
     skipped = true;
     const what = row.subjectKind === "approval" ? "approval" : "question";

@@ -19,9 +19,10 @@ type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null;
 
 async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
   const a = await deps.db
-    .select({ approval: approvals, agent: responses.agent })
+    .select({ approval: approvals, agent: responses.agent, requesterName: users.name, requesterEmail: users.email })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
+    .leftJoin(users, eq(users.id, approvals.userId))
     .where(eq(approvals.status, "pending"))
     .orderBy(unplannedFirst(approvals.id), approvals.createdAt)
     .limit(PLAN_BATCH);
@@ -33,7 +34,7 @@ async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
     .orderBy(unplannedFirst(questions.id), questions.createdAt)
     .limit(PLAN_BATCH);
   return [
-    ...a.map(({ approval, agent }) => ({
+    ...a.map(({ approval, agent, requesterName, requesterEmail }) => ({
       kind: "approval" as const,
       id: approval.id,
       responseId: approval.responseId,
@@ -41,7 +42,7 @@ async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
       risk: approval.risk as TRisk,
       createdAt: approval.createdAt,
       expiresAt: approval.expiresAt,
-      view: approvalView({ ...approval, agent }),
+      view: approvalView({ ...approval, agent, requester: requesterName || requesterEmail ? { name: requesterName, email: requesterEmail } : null }),
       bindingHash: approval.bindingHash,
     })),
     ...q.map(({ question, agent }) => ({

@@ -1,16 +1,60 @@
+import { operationText, operationView, type TOperationPart } from "../core/operation-view";
+import { personLabel } from "../core/person";
 import { boundAndRedact, REDACTED } from "../core/redact";
 import type { TRisk } from "../core/vocabulary";
 import type { TNotifyEvent, TSubjectKind } from "./route";
 
 /** An approval as stored, the fields a notification may draw from. */
-export type TApprovalSource = { id: string; agent: string | null; toolName: string; action: string; message: string; arguments: unknown; risk: TRisk; expiresAt: Date };
+export type TApprovalSource = {
+  id: string;
+  agent: string | null;
+  toolName: string;
+  action: string;
+  message: string;
+  arguments: unknown;
+  risk: TRisk;
+  expiresAt: Date;
+  /** The exec reviewer that asked a person, and why (null: no reviewer looked at it). */
+  reviewer?: string | null;
+  reviewerRationale?: string | null;
+  /** Who started the run (or requested the approval over /v1). */
+  requester?: { name: string | null; email: string | null } | null;
+};
 /** A question as stored: only its texts are ever used, never answers or secret values. */
 export type TQuestionSource = { id: string; agent: string | null; questions: ReadonlyArray<{ header: string; question: string; options?: ReadonlyArray<{ label: string }> }>; expiresAt: Date };
 
+/**
+ * The operation as a notification shows it: the operation view of the redacted arguments, each
+ * part scrubbed of secrets and bounded. `complete` is false when anything was cut (then the
+ * message says so and links to the console, and Slack offers no Approve button).
+ */
+export type TShownOperation = { title: string; parts: TOperationPart[]; complete: boolean };
+
+/** The exec reviewer's verdict on an approval: a person is asked only after an `ask`. */
+export type TShownReview = { reviewer: string; decision: "ask"; rationale: string | null };
+
 /** What every channel may show about a subject: secret-free by construction. */
 export type TSubjectView =
-  | { kind: "approval"; id: string; agent: string | null; tool: string; action: string; risk: TRisk; message: string; arguments: unknown; expiresAt: string }
+  | {
+      kind: "approval";
+      id: string;
+      agent: string | null;
+      tool: string;
+      action: string;
+      risk: TRisk;
+      message: string;
+      /** Redacted and bounded as before (webhook receivers read it); people read `operation`. */
+      arguments: unknown;
+      expiresAt: string;
+      /** Absent in payloads stored before it existed: channels then treat the arguments as cut. */
+      operation?: TShownOperation;
+      review?: TShownReview | null;
+      /** "Name (email)" of the requester. */
+      requester?: string | null;
+    }
   | { kind: "question"; id: string; agent: string | null; questions: Array<{ header: string; question: string; options: string[] }>; expiresAt: string };
+
+export type TApprovalView = Extract<TSubjectView, { kind: "approval" }>;
 
 /** The stored payload of a notification (links for email are added at send time). */
 export type TNotificationPayload = { event: TNotifyEvent; subject: TSubjectView; links: { console: string }; bindingHash?: string };
@@ -78,9 +122,77 @@ const short = (text: string, max: number): string => {
   return scrubbed;
 };
 
-/** The secret-free view of an approval: redacted arguments, scrubbed message, never the reviewer's notes. */
-export function approvalView(a: TApprovalSource): TSubjectView {
-  return { kind: "approval", id: a.id, agent: a.agent, tool: a.toolName, action: a.action, risk: a.risk, message: short(a.message, 500), arguments: scrubValue(a.arguments), expiresAt: a.expiresAt.toISOString() };
+/**
+ * How much of an operation a notification carries: each part (an argument, a command, a diff) up
+ * to 3,000 characters, Slack's limit for the text of one section; at most 40 parts, Slack's 50
+ * blocks per message less the message's own. Email shows the same, so every channel shows the same
+ * thing; what is cut is said to be cut, and the console shows everything.
+ */
+export const SHOWN_PART_MAX = 3000;
+export const SHOWN_PARTS_MAX = 40;
+/** Key-based redaction first (secret-named keys, card numbers); strings are already bounded here, structures generously. */
+const SHOWN_BOUNDS = { maxDepth: 8, maxKeys: 100, maxArray: 100, maxString: SHOWN_PART_MAX };
+/** An argument's name: long names are cut like any other text. */
+const LABEL_MAX = 200;
+
+const cutText = (text: string, max: number): string => `${text.slice(0, max)}… [${text.length - max} more characters]`;
+
+/** The operation view of an approval's arguments: redacted, scrubbed, bounded; `complete` tells whether anything was cut. */
+export function shownOperation(action: string, args: unknown): TShownOperation {
+  let complete = true;
+  const redacted = boundAndRedact(args, {
+    ...SHOWN_BOUNDS,
+    onCut: () => {
+      complete = false;
+    },
+  });
+  const view = operationView(action, redacted);
+  const parts = view.parts.slice(0, SHOWN_PARTS_MAX).map((part): TOperationPart => {
+    let label = scrubText(part.label);
+    if (label.length > LABEL_MAX) {
+      label = cutText(label, LABEL_MAX);
+      complete = false;
+    }
+    let text = scrubText(part.text);
+    if (text.length > SHOWN_PART_MAX) {
+      text = cutText(text, SHOWN_PART_MAX);
+      complete = false;
+    }
+    return { ...part, label, text };
+  });
+  if (view.parts.length > SHOWN_PARTS_MAX) complete = false;
+  return { title: scrubText(view.title), parts, complete };
+}
+
+/** The operation of an approval view; a payload stored before views had one is shown from its arguments, as cut. */
+export function operationOf(view: TApprovalView): TShownOperation {
+  if (view.operation) return view.operation;
+  const fallback = shownOperation(view.action, view.arguments);
+  return { ...fallback, complete: false };
+}
+
+/** The secret-free view of an approval: the operation (redacted, bounded), scrubbed message and verdict, the requester. */
+export function approvalView(a: TApprovalSource): TApprovalView {
+  return {
+    kind: "approval",
+    id: a.id,
+    agent: a.agent,
+    tool: a.toolName,
+    action: a.action,
+    risk: a.risk,
+    message: short(a.message, 500),
+    arguments: scrubValue(a.arguments),
+    expiresAt: a.expiresAt.toISOString(),
+    operation: shownOperation(a.action, a.arguments),
+    review: a.reviewer ? { reviewer: a.reviewer, decision: "ask", rationale: a.reviewerRationale ? short(a.reviewerRationale, 2000) : null } : null,
+    requester: a.requester ? personLabel(a.requester) : null,
+  };
+}
+
+/** "Exec reviewer `rules` asked a person: …", as the console words it; "No reviewer looked at it." without one. */
+export function reviewSentence(review: TShownReview | null | undefined): string {
+  if (!review) return "No reviewer looked at it; a person decides.";
+  return `Exec reviewer ${review.reviewer} asked a person${review.rationale ? `: ${review.rationale}` : "."}`;
 }
 
 /** The secret-free view of a question: header, question and option texts only. */
@@ -115,69 +227,39 @@ export function webhookBody(notificationId: string, payload: TNotificationPayloa
   return { id: notificationId, type: `${payload.subject.kind}.${payload.event}`, event: payload.event, subject: payload.subject, links: payload.links, text: headline(payload) };
 }
 
-/** Action ids of the Slack buttons (and the reply field) that `POST /v1/slack/interactions` understands. */
-export const SLACK_ACTIONS = { approve: "countersign_approve", deny: "countersign_deny", reply: "countersign_reply", replyText: "countersign_reply_text", replyBlock: "countersign_reply" } as const;
-
-/** What a Slack button carries: the approval and the binding the message showed. */
-export type TSlackButtonValue = { approvalId: string; bindingHash: string };
-
-type TSlackMessage = { text: string; blocks?: Array<Record<string, unknown>> };
-
-const plain = (text: string) => ({ type: "plain_text", text });
-
-/**
- * A Slack message: text with a link to decide or answer. On an interactive channel an approval
- * also gets Block Kit Approve / Deny buttons and a Reply field with its button (reply instead).
- */
-export function slackMessage(payload: TNotificationPayload, options: { buttons?: boolean } = {}): TSlackMessage {
-  const verb = payload.subject.kind === "approval" ? "Review and decide" : "Answer";
-  const lines = [headline(payload)];
-  if (payload.subject.kind === "approval") lines.push(`Action: ${payload.subject.action} · expires ${payload.subject.expiresAt}`);
-  else for (const q of payload.subject.questions) if (q.options.length) lines.push(`${q.header}: ${q.options.join(" | ")}`);
-  lines.push(`<${payload.links.console}|${verb} in Countersign> (sign-in required)`);
-  const text = lines.join("\n");
-  if (!options.buttons || payload.subject.kind !== "approval" || !payload.bindingHash) return { text };
-  const value = JSON.stringify({ approvalId: payload.subject.id, bindingHash: payload.bindingHash } satisfies TSlackButtonValue);
-  return {
-    text,
-    blocks: [
-      { type: "section", text: { type: "mrkdwn", text } },
-      {
-        type: "input",
-        block_id: SLACK_ACTIONS.replyBlock,
-        optional: true,
-        label: plain("Reply instead (the agent gets this message and goes on)"),
-        element: { type: "plain_text_input", action_id: SLACK_ACTIONS.replyText, multiline: true, max_length: 2000 },
-      },
-      {
-        type: "actions",
-        block_id: "countersign_decide",
-        elements: [
-          { type: "button", action_id: SLACK_ACTIONS.approve, style: "primary", text: plain("Approve"), value },
-          { type: "button", action_id: SLACK_ACTIONS.deny, style: "danger", text: plain("Deny"), value },
-          { type: "button", action_id: SLACK_ACTIONS.reply, text: plain("Reply"), value },
-        ],
-      },
-    ],
-  };
-}
-
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** How an operation's cut arguments are announced, with where to see all of them. */
+export const CUT_SENTENCE = "Some arguments are too long to show here and are cut; the console shows all of them.";
 
 /** An email to one person: a single-use link when they may act, else the console link (sign-in). */
 export function emailMessage(payload: TNotificationPayload, link: { url: string; singleUse: boolean; expiresAt?: Date }): { subject: string; text: string; html: string } {
   const s = payload.subject;
   const subject = headline(payload).slice(0, 150);
   const details: string[] = [];
+  let operationTextPart = "";
+  let operationHtml = "";
   if (s.kind === "approval") {
-    details.push(`Action: ${s.action} (${s.tool})`, `Risk: ${s.risk}`, `Arguments: ${JSON.stringify(s.arguments)}`);
+    const operation = operationOf(s);
+    details.push(`Action: ${s.action} (tool ${s.tool})`, `Risk: ${s.risk}`);
+    if (s.agent) details.push(`Agent: ${s.agent}`);
+    if (s.requester) details.push(`Requested by: ${s.requester}`);
+    details.push(`Message: ${s.message}`, `Reviewer: ${reviewSentence(s.review)}`);
+    const cut = operation.complete ? "" : `${CUT_SENTENCE} ${payload.links.console}`;
+    operationTextPart = ["Arguments:", operationText(operation), ...(cut ? ["", cut] : []), ""].join("\n");
+    operationHtml =
+      `<p><strong>Arguments</strong></p>${operation.parts.map(partHtml).join("")}` +
+      (operation.complete ? "" : `<p><strong>${escapeHtml(CUT_SENTENCE)}</strong> <a href="${escapeHtml(payload.links.console)}">Open in Countersign</a></p>`);
   } else {
     for (const q of s.questions) details.push(`${q.header}: ${q.question}${q.options.length ? ` [${q.options.join(" | ")}]` : ""}`);
   }
   details.push(`Expires: ${s.expiresAt}`, `Reference: ${s.id}`);
   const verb = s.kind === "approval" ? "Approve or deny" : "Answer";
   const how = link.singleUse ? `This link works once${link.expiresAt ? `, until ${link.expiresAt.toISOString()}` : ""}. Do not forward it.` : "Sign-in required.";
-  const text = [headline(payload), "", ...details, "", `${verb}: ${link.url}`, how, ""].join("\n");
-  const html = `<p>${escapeHtml(headline(payload))}</p><ul>${details.map((d) => `<li>${escapeHtml(d)}</li>`).join("")}</ul><p><a href="${escapeHtml(link.url)}">${verb}</a></p><p>${escapeHtml(how)}</p>`;
+  const text = [headline(payload), "", ...details, "", ...(operationTextPart ? [operationTextPart] : []), `${verb}: ${link.url}`, how, ""].join("\n");
+  const html = `<p>${escapeHtml(headline(payload))}</p><ul>${details.map((d) => `<li>${escapeHtml(d)}</li>`).join("")}</ul>${operationHtml}<p><a href="${escapeHtml(link.url)}">${verb}</a></p><p>${escapeHtml(how)}</p>`;
   return { subject, text, html };
 }
+
+/** One part of an operation in HTML: its name, and its value (a command, content, a diff, a number) preformatted, as Slack shows it. */
+const partHtml = (part: TOperationPart): string => `<p>${escapeHtml(part.label)}:</p><pre>${escapeHtml(part.text)}</pre>`;

@@ -116,9 +116,11 @@ describe("config", () => {
       COUNTERSIGN_SLACK_BOT_TOKEN: "xoxb-bot-token",
       COUNTERSIGN_SMTP_PASSWORD: "smtp-password",
     });
-    expect(Object.keys(c.channels)).toEqual(["ops-hook", "lifecycle-hook", "ops-slack", "mail"]);
+    expect(Object.keys(c.channels)).toEqual(["ops-hook", "lifecycle-hook", "ops-slack", "ops-desk", "mail"]);
     expect(c.smtpPassword).toBe("smtp-password");
-    expect(c.slackApps).toEqual({ "ops-slack": { signingSecret: "slack-signing-secret", botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api" } });
+    const app = { signingSecret: "slack-signing-secret", botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api" };
+    expect(c.slackApps).toEqual({ "ops-slack": app, "ops-desk": app });
+    expect(c.slackBots).toEqual({ "ops-desk": { botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api", channel: "C0123456789" } });
   });
 
   it("lifecycle events need a Standard Webhooks secret; Slack buttons need a signing secret and a bot token", () => {
@@ -130,6 +132,18 @@ describe("config", () => {
     expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", signingSecret: "signing-secret" } } })).toThrow(/channels\.s\.botToken: buttons need a bot token/);
     expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", signingSecretEnv: "NOPE_SIGNING", botToken: "xoxb-token" } } }, {})).toThrow(/NOPE_SIGNING is not set/);
     expect(parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x" } } }).slackApps).toEqual({});
+  });
+
+  it("a Slack channel posts either to its incoming webhook (url) or, with a bot token, to a channel id (chat.postMessage, chat.update)", () => {
+    const bot = parseNotifyConfig({ channels: { s: { type: "slack", channel: "C0123456789", botTokenEnv: "BOT" } } }, { BOT: "xoxb-bot-token" });
+    expect(bot.slackBots).toEqual({ s: { botToken: "xoxb-bot-token", apiUrl: "https://slack.com/api", channel: "C0123456789" } });
+    expect(bot.slackApps).toEqual({});
+    expect(parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", botToken: "xoxb-bot-token" } } }).slackBots).toEqual({});
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", channel: "C0123456789" } } })).toThrow(/channels\.s\.botToken: posting to a channel needs a bot token/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", url: "http://x", channel: "C0123456789", botToken: "xoxb-bot-token" } } })).toThrow(/channels\.s\.url: give exactly one of url .* and channel/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", botToken: "xoxb-bot-token" } } })).toThrow(/channels\.s\.url: give exactly one/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", channel: "#ops", botToken: "xoxb-bot-token" } } })).toThrow(/channels\.s\.channel: must be a Slack channel id/);
+    expect(() => parseNotifyConfig({ channels: { s: { type: "slack", channel: "C0123456789", botTokenEnv: "NOPE_BOT" } } }, {})).toThrow(/NOPE_BOT is not set/);
   });
 });
 

@@ -97,9 +97,10 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect((body.links as { console: string }).console).toBe(`${app.url}/approvals?focus=${approvalId}`);
 
     const slack = await waitUntil(() => hooksFor(approvalId, "/slack")[0], 10_000, "slack message");
-    const message = JSON.parse(slack.body) as { text: string };
-    expect(Object.keys(message)).toEqual(["text"]);
+    const message = JSON.parse(slack.body) as { text: string; blocks: Array<{ type: string }> };
     expect(message.text).toContain(`<${app.url}/approvals?focus=${approvalId}|Review and decide in Countersign>`);
+    // A channel without a signing secret gets no buttons, only the link.
+    expect(message.blocks.map((b) => b.type)).not.toContain("actions");
 
     // The delivery log: the webhook row delivered on its third attempt, each attempt recorded.
     const log = await waitUntil(async () => {
@@ -133,6 +134,12 @@ describe(`Notifications (${testDbKind()})`, () => {
     const ottoMail = mails.find((m) => m.to[0] === emailOf("Otto Notify")) as TSinkMail;
     expect(olgaMail.text).toContain(`${app.url}/l/`);
     expect(olgaMail.text).toContain("This link works once");
+    // What is approved: the action, the arguments, the risk, who asked, the reviewer's verdict.
+    const [asked] = await rows<{ risk: string }>(app, `select risk from approvals where id = '${approval.id}'`);
+    expect(olgaMail.text).toContain(`Action: tool:exec (tool exec)\nRisk: ${asked?.risk}\nAgent: scripted\nRequested by: Nora Owner (${emailOf("Nora Owner")})\n`);
+    expect(olgaMail.text).toContain("Reviewer: No reviewer looked at it; a person decides.");
+    expect(olgaMail.text).toContain("Arguments:\ncommand: echo shipped\n");
+    expect(olgaMail.html).toContain("<p>command:</p><pre>echo shipped</pre>");
     const token = linkToken(olgaMail);
     expect(linkToken(ottoMail)).not.toBe(token);
 

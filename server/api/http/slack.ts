@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError } from "../../core/errors";
 import { verifySlackRequest } from "../../notify/slack-verify";
-import { decideBySlack, type TSlackReply, ZSlackBlockActions } from "../../services/decide-by-slack";
+import { SLACK_ACTIONS, slackEscape } from "../../notify/slack-render";
+import { decideBySlack, replyBySlack, type TSlackReply, ZSlackBlockActions, ZSlackViewSubmission } from "../../services/decide-by-slack";
 import { readBodyText } from "./body";
 import type { TV1Deps } from "./deps";
 import { sendJson } from "./errors";
@@ -11,9 +12,13 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** Tells Slack the outcome through the interaction's `response_url` (the message, or an ephemeral note). */
+/**
+ * Tells Slack the outcome through an interaction's `response_url` (the message, or an ephemeral
+ * note), as mrkdwn with everything escaped: names and replies are people's text.
+ */
 async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): Promise<void> {
-  const body = reply.replaceOriginal ? { replace_original: true, text: reply.text } : { response_type: "ephemeral", replace_original: false, text: reply.text };
+  const text = slackEscape(reply.text);
+  const body = reply.replaceOriginal ? { replace_original: true, text } : { response_type: "ephemeral", replace_original: false, text };
   try {
     const res = await fetch(responseUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), redirect: "manual", signal: AbortSignal.timeout(2500) });
     await res.arrayBuffer().catch(() => undefined);
@@ -24,10 +29,12 @@ async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): 
 }
 
 /**
- * `POST /v1/slack/interactions`: a click on a Countersign button in Slack. The raw form body is
- * verified against the signing secrets of the interactive Slack channels (401 with the reason
- * otherwise, nothing parsed), the click decided through the one decide service, Slack answered
- * 200 with the outcome's text, and the outcome then posted to `response_url`.
+ * `POST /v1/slack/interactions`: a click on a Countersign button in Slack (`block_actions`) or a
+ * submitted reply form (`view_submission`). The raw form body is verified against the signing
+ * secrets of the interactive Slack channels (401 with the reason otherwise, nothing parsed), then
+ * decided through the one decide service. A click is answered 200 with the outcome's text, which
+ * is then posted to `response_url`; a form is answered as Slack's API expects: an empty 200 closes
+ * it, `{"response_action":"errors","errors":{…}}` keeps it open with the reason in its field.
  */
 export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const apps = Object.values(deps.notify?.config.slackApps ?? {});
@@ -51,8 +58,22 @@ export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage
     throw new DomainError("invalid_request", "Send the interaction as Slack does: a form field `payload` holding JSON.");
   }
   const type = (parsed as { type?: unknown } | null)?.type;
+  if (type === "view_submission") {
+    const payload = ZSlackViewSubmission.safeParse(parsed);
+    if (!payload.success) throw new DomainError("invalid_request", "The view_submission payload lacks its user or view (callback_id, private_metadata, state).");
+    if (payload.data.view.callback_id !== SLACK_ACTIONS.replyView) {
+      // Not our form: closed, nothing decided.
+      res.writeHead(200).end();
+      return;
+    }
+    const answer = await replyBySlack(deps, app, payload.data);
+    if (answer.close) res.writeHead(200).end();
+    else sendJson(res, 200, { response_action: "errors", errors: answer.errors });
+    if (answer.responseUrl && answer.reply) void respond(deps, answer.responseUrl, answer.reply);
+    return;
+  }
   if (type !== "block_actions") {
-    // Other interaction kinds (shortcuts, view submissions) are acknowledged and ignored.
+    // Other interaction kinds (shortcuts, closed views) are acknowledged and ignored.
     sendJson(res, 200, { text: `Countersign ignores "${String(type)}" interactions.`, replacedMessage: false });
     return;
   }
@@ -61,5 +82,5 @@ export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage
   const reply = await decideBySlack(deps, app, payload.data);
   // Slack wants its answer within 3 seconds: acknowledge first, then update the message.
   sendJson(res, 200, { text: reply.text, replacedMessage: reply.replaceOriginal });
-  void respond(deps, payload.data.response_url, reply);
+  if (reply.post) void respond(deps, payload.data.response_url, reply);
 }

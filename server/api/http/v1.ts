@@ -57,8 +57,10 @@ import {
 const ZId = z.string().min(1);
 /** A JSON-RPC 2.0 message (or a batch) of the MCP face. */
 const ZMcpMessage = z.union([z.looseObject({ jsonrpc: z.literal("2.0") }), z.array(z.looseObject({ jsonrpc: z.literal("2.0") }))]);
-/** What `POST /v1/slack/interactions` answers Slack (its message text; the outcome itself goes to `response_url`). */
+/** What `POST /v1/slack/interactions` answers Slack for a click (its message text; the outcome itself goes to `response_url`). */
 const ZSlackAnswer = z.object({ text: z.string(), replacedMessage: z.boolean() });
+/** Slack's answer to a submitted form that stays open: the reason shown under the field (an empty 200 closes the form). */
+const ZSlackViewErrors = z.object({ response_action: z.literal("errors"), errors: z.record(z.string(), z.string()) });
 /** The version of the `/v1` contract in the API document. */
 const API_VERSION = "1.0.0";
 
@@ -448,11 +450,11 @@ const routes: TRoute[] = [
     docs: [
       {
         operationId: "slackInteraction",
-        summary: "A click on a Slack message's Approve / Deny / Reply button",
+        summary: "A click on a Slack message's Approve / Deny / Reply button, or a submitted reply form",
         path: "/v1/slack/interactions",
         description:
-          "Sent by Slack, form-encoded (`payload=<JSON>`), signed with the channel's signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes). The Slack user is mapped to a Countersign user by email and decides with the console's rules; the outcome replaces the message through its `response_url`. 404 when no interactive Slack channel is configured.",
-        responses: { 200: { description: "The click was taken (or ignored); `text` says what happened", json: ZSlackAnswer } },
+          "Sent by Slack, form-encoded (`payload=<JSON>`), signed with the channel's signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes). The Slack user is mapped to a Countersign user by email and decides with the console's rules; the outcome replaces the message through its `response_url`. Reply opens a form (`views.open`); its `view_submission` is answered as Slack expects: an empty 200 closes it, `{\"response_action\":\"errors\",…}` keeps it open with the reason. 404 when no interactive Slack channel is configured.",
+        responses: { 200: { description: "A click was taken (or ignored; `text` says what happened); a form was closed (empty body) or kept open with its errors", json: z.union([ZSlackAnswer, ZSlackViewErrors]) } },
         errors: [404],
       },
     ],
