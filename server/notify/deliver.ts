@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { approvals, notificationAttempts, notifications, questions, responses } from "../../db/schema";
 import { actorOf } from "../auth/users";
+import type { TAgentPolicy } from "../core/agent-policy";
 import { canDecide, type TActor } from "../core/actor";
 import { decisionRefusal } from "../core/separation-of-duties";
 import type { TDeps } from "../host/deps";
@@ -41,17 +42,17 @@ async function claimDue(deps: TDeps, ctx: TDeliveryContext): Promise<TNotificati
     .returning();
 }
 
-type TSubjectState = { status: string; userId: string; expiresAt: Date; approval?: { requiredApprovals: number; agent: string } };
+type TSubjectState = { status: string; userId: string; expiresAt: Date; approval?: { requiredApprovals: number; agent: string; agentPolicy: TAgentPolicy | null } };
 
 /** The subject's state now: a settled approval or question is not announced any more. */
 async function subjectState(deps: TDeps, row: TNotificationRow): Promise<TSubjectState | null> {
   if (row.subjectKind === "approval") {
     const [a] = await deps.db
-      .select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt, requiredApprovals: approvals.requiredApprovals, agent: responses.agent })
+      .select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt, requiredApprovals: approvals.requiredApprovals, agent: responses.agent, agentPolicy: responses.agentPolicy })
       .from(approvals)
       .innerJoin(responses, eq(responses.id, approvals.responseId))
       .where(eq(approvals.id, row.subjectId));
-    return a ? { status: a.status, userId: a.userId, expiresAt: a.expiresAt, approval: { requiredApprovals: a.requiredApprovals, agent: a.agent } } : null;
+    return a ? { status: a.status, userId: a.userId, expiresAt: a.expiresAt, approval: { requiredApprovals: a.requiredApprovals, agent: a.agent, agentPolicy: a.agentPolicy } } : null;
   }
   const [q] = await deps.db.select({ status: questions.status, userId: questions.userId, expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, row.subjectId));
   return q ?? null;
@@ -59,7 +60,7 @@ async function subjectState(deps: TDeps, row: TNotificationRow): Promise<TSubjec
 
 /** Whether the link would work for this recipient: an approval by the separation-of-duties rule, a question by role. */
 function mayAct(deps: TDeps, actor: TActor, owner: TSubjectState): boolean {
-  if (owner.approval) return decisionRefusal(actor, { userId: owner.userId, requiredApprovals: owner.approval.requiredApprovals }, deps.agents.decisionPolicyOf(owner.approval.agent)) === null;
+  if (owner.approval) return decisionRefusal(actor, { userId: owner.userId, requiredApprovals: owner.approval.requiredApprovals }, deps.agents.decisionPolicyOf(owner.approval.agent, owner.approval.agentPolicy)) === null;
   return canDecide(actor, owner.userId);
 }
 

@@ -1,4 +1,4 @@
-import { operationText, operationView, type TOperationPart } from "../core/operation-view";
+import { operationText, operationView, partLabel, type TOperationPart } from "../core/operation-view";
 import { personLabel } from "../core/person";
 import { boundAndRedact, REDACTED } from "../core/redact";
 import type { TRisk } from "../core/vocabulary";
@@ -148,7 +148,7 @@ export function shownOperation(action: string, args: unknown): TShownOperation {
   });
   const view = operationView(action, redacted);
   const parts = view.parts.slice(0, SHOWN_PARTS_MAX).map((part): TOperationPart => {
-    let label = scrubText(part.label);
+    let label = scrubText(partLabel(part));
     if (label.length > LABEL_MAX) {
       label = cutText(label, LABEL_MAX);
       complete = false;
@@ -158,7 +158,8 @@ export function shownOperation(action: string, args: unknown): TShownOperation {
       text = cutText(text, SHOWN_PART_MAX);
       complete = false;
     }
-    return { ...part, label, text };
+    // The label already says which edit of several a part belongs to (stored views are worded once).
+    return { kind: part.kind, label, text };
   });
   if (view.parts.length > SHOWN_PARTS_MAX) complete = false;
   return { title: scrubText(view.title), parts, complete };
