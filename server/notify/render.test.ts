@@ -114,7 +114,7 @@ describe("Slack messages show what they approve", () => {
     expect(bash).toContain("*dangerouslyDisableSandbox*\n```\ntrue\n```");
     const edit = texts(slackMessage(payloadOf(source({ action: "coding:Edit", toolName: "Edit", arguments: { file_path: "src/a.ts", old_string: "const a = 1;", new_string: "const a = 2;" } }))).blocks);
     expect(edit).toContain("*file_path*\n```\nsrc/a.ts\n```");
-    expect(edit).toMatch(/\*edit\*\n```\nIndex: src\/a\.ts\n--- src\/a\.ts\n\+\+\+ src\/a\.ts\n@@ -1,1 \+1,1 @@\n-const a = 1;\n[^\n]*\n\+const a = 2;\n[^\n]*\n```/);
+    expect(edit).toContain("*edit*\n```\n--- src/a.ts\n+++ src/a.ts\n@@ -1,1 +1,1 @@\n-const a = 1;\n+const a = 2;\n```");
   });
 
   it("text from a requester, an agent or a tool is escaped: no <!channel>, <!here>, <@U…> or masked link survives, code blocks included", () => {
