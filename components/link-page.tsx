@@ -92,7 +92,7 @@ function Outcome({ title, text, failed = false }: { title: string; text: string;
   );
 }
 
-type TApprovalSubject = { id: string; tool: string; action: string; risk: string; message: string; arguments?: unknown; expiresAt: string; agent: string | null };
+type TApprovalSubject = { id: string; tool: string; action: string; risk: string; message: string; arguments?: unknown; expiresAt: string; agent: string | null; complete: boolean };
 
 function ApprovalDecision({ token, subject, onDone }: { token: string; subject: TApprovalSubject; onDone: (text: string) => void }) {
   const trpc = useTRPC();
@@ -143,10 +143,18 @@ function ApprovalDecision({ token, subject, onDone }: { token: string; subject: 
         </p>
       ) : null}
       {/* Sticky, like the console's: Approve never scrolls away from what it approves. */}
+      {subject.complete ? null : (
+        <p className="notice" data-testid="link-incomplete">
+          {t.rich("incomplete", { console: (c) => <Link href={`/approvals?focus=${encodeURIComponent(subject.id)}`}>{c}</Link> })}
+        </p>
+      )}
       <div className="actions decision-bar">
-        <button type="button" className="btn btn-approve" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "approve" })}>
-          {t("approve")}
-        </button>
+        {/* Approving needs the whole operation on the page: a cut one is approved in the console. */}
+        {subject.complete ? (
+          <button type="button" className="btn btn-approve" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "approve" })}>
+            {t("approve")}
+          </button>
+        ) : null}
         <button type="button" className="btn btn-deny" disabled={decide.isPending} onClick={() => decide.mutate({ token, decision: "deny" })}>
           {t("deny")}
         </button>

@@ -6,8 +6,9 @@ import { DomainError } from "../core/errors";
 import type { TAnswers, TQuestion } from "../core/questions/schema";
 import type { TDeps, TRunDeps } from "../host/deps";
 import { consumeLinkToken, peekLinkToken, releaseLinkToken, type TLinkToken } from "../notify/links";
-import { approvalView } from "../notify/render";
+import { approvalView, shownOperation } from "../notify/render";
 import { decideApproval, type TDecideResult, type TDecision } from "./decide-approval";
+import { checkDecisionShape } from "./decision-options";
 import { resolveQuestion, type TResolveResult } from "./questions/resolve-question";
 
 /** What a link page shows: the recipient, the link's expiry and the approval (redacted) or the question (never its answers). */
@@ -15,7 +16,20 @@ export type TLinkView = {
   recipient: { name: string };
   linkExpiresAt: string;
   subject:
-    | { kind: "approval"; id: string; status: string; agent: string | null; tool: string; action: string; risk: string; message: string; arguments: unknown; expiresAt: string }
+    | {
+        kind: "approval";
+        id: string;
+        status: string;
+        agent: string | null;
+        tool: string;
+        action: string;
+        risk: string;
+        message: string;
+        arguments: unknown;
+        expiresAt: string;
+        /** False when the arguments are too long to show here in full: then this page may deny or reply, never approve. */
+        complete: boolean;
+      }
     | { kind: "question"; id: string; status: string; agent: string | null; questions: TQuestion[]; expiresAt: string };
 };
 
@@ -33,7 +47,8 @@ export async function getLinkView(deps: TDeps, token: string): Promise<TLinkView
     const view = approvalView({ ...found.approval, agent: found.agent });
     if (view.kind !== "approval") throw gone();
     const { kind: _kind, ...fields } = view;
-    return { ...base, subject: { kind: "approval", ...fields, status: found.approval.status } };
+    const complete = shownOperation(found.approval.action, found.approval.arguments).complete;
+    return { ...base, subject: { kind: "approval", ...fields, status: found.approval.status, complete } };
   }
   const [found] = await deps.db.select({ question: questions, agent: responses.agent }).from(questions).leftJoin(responses, eq(responses.id, questions.responseId)).where(eq(questions.id, row.subjectId));
   if (!found) throw gone();
@@ -60,11 +75,23 @@ async function withLink<T>(deps: TDeps, token: string, kind: "approval" | "quest
   }
 }
 
-/** Approves, denies or replies instead through a single-use link (`via: "link"`). */
+/**
+ * Approves, denies or replies instead through a single-use link (`via: "link"`). Approving needs
+ * the link's page to have shown the whole operation: arguments too long for it are approved in the
+ * console (denying and replying stay possible here); the link is then given back.
+ */
 export function decideByLink(deps: TRunDeps, input: { token: string; decision: TDecision; message?: string }): Promise<TDecideResult> {
-  return withLink(deps, input.token, "approval", (actor, row) =>
-    decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link", ...(input.message !== undefined ? { message: input.message } : {}) }),
-  );
+  return withLink(deps, input.token, "approval", async (actor, row) => {
+    // A decision of the wrong shape is refused first, for what it is.
+    checkDecisionShape(input);
+    if (input.decision === "approve") {
+      const [found] = await deps.db.select({ action: approvals.action, arguments: approvals.arguments }).from(approvals).where(eq(approvals.id, row.subjectId));
+      if (found && !shownOperation(found.action, found.arguments).complete) {
+        throw new DomainError("conflict", "This operation's arguments are too long to show on this page in full, so it cannot be approved here: open it in the console to read all of it. Denying or replying works here.");
+      }
+    }
+    return decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link", ...(input.message !== undefined ? { message: input.message } : {}) });
+  });
 }
 
 /** Answers a question through a single-use link (`via: "link"`). */

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { getResponse, invoke, invokeApproval, ok200, rows, script, tableCounts, waitUntil } from "./helpers";
+import { getResponse, invoke, invokeApproval, ok200, rows, script, waitUntil } from "./helpers";
 import { emailOf, linkToken, startReceiver, startSmtpSink, type TReceived, type TSinkMail, type TSmtpSink, trpcPublic } from "./notify-helpers";
 import { askScript, trpcQuery } from "./questions-helpers";
 
@@ -147,7 +147,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     for (let i = 0; i < 2; i++) {
       const view = await trpcPublic(app, "query", "link.get", { token });
       expect(view.status, JSON.stringify(view.body)).toBe(200);
-      expect(view.body.result?.data).toMatchObject({ recipient: { name: "Olga Notify" }, subject: { kind: "approval", id: approval.id, status: "pending", arguments: { command: "echo shipped" } } });
+      expect(view.body.result?.data).toMatchObject({ recipient: { name: "Olga Notify" }, subject: { kind: "approval", id: approval.id, status: "pending", arguments: { command: "echo shipped" }, complete: true } });
     }
     const decided = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve" });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
@@ -173,10 +173,17 @@ describe(`Notifications (${testDbKind()})`, () => {
 
   it("bad links change nothing: unknown, malformed, expired and wrong-kind tokens get clear errors", async () => {
     // The approval waits an hour: its link (15 minutes) expires first.
-    const { approval } = await invokeApproval(app, owner.apiKey, "echo later", { approvalTtlMs: 60 * 60 * 1000 });
+    const { approval, env } = await invokeApproval(app, owner.apiKey, "echo later", { approvalTtlMs: 60 * 60 * 1000 });
     const [mail] = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 2 ? mailsFor(approval.id) : null), 10_000, "mails");
     const token = linkToken(mail as TSinkMail);
-    const before = { ...(await tableCounts(app)), used: (await rows(app, "select id from link_tokens where used_at is not null")).length };
+    // What a link request could change: this run's trajectory, its approval, used links. (Not whole-table
+    // counts: moving the clock 15 minutes expires other tests' approvals whenever the sweep runs.)
+    const state = async () => ({
+      frames: await rows(app, `select count(*)::int as n from response_events where response_id = '${env.id}' and frame_seq is not null`),
+      approval: await rows(app, `select status, decided_by, decided_via from approvals where id = '${approval.id}'`),
+      used: (await rows(app, "select id from link_tokens where used_at is not null")).length,
+    });
+    const before = await state();
 
     const unknown = await trpcPublic(app, "mutation", "link.decide", { token: "A".repeat(43), decision: "approve" });
     expect(unknown.status).toBe(404);
@@ -195,7 +202,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect(expired.body.error?.message).toMatch(/expired/);
     expect((await trpcPublic(app, "query", "link.get", { token })).body.error?.data.domainCode).toBe("expired");
 
-    expect({ ...(await tableCounts(app)), used: (await rows(app, "select id from link_tokens where used_at is not null")).length }).toEqual(before);
+    expect(await state()).toEqual(before);
     expect((await rows<{ status: string }>(app, `select status from approvals where id = '${approval.id}'`))[0]?.status).toBe("pending");
   });
 
@@ -210,12 +217,18 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect((await rows<{ status: string; decided_by: string }>(app, `select status, decided_by from approvals where id = '${approval.id}'`))[0]).toEqual({ status: "denied", decided_by: sam.userId });
   });
 
-  it("a link can reply instead of a plain denial: the agent receives the message and the run goes on", async () => {
-    const { env, approval } = await invokeApproval(app, owner.apiKey, "echo prod-migration", { followedBy: [{ text: "Using staging." }] });
+  it("a link can reply instead of a plain denial: the agent receives the message and the run goes on; arguments too long for its page are never approved there", async () => {
+    const long = `echo prod-migration ${"--step=x ".repeat(500)}`;
+    const { env, approval } = await invokeApproval(app, owner.apiKey, long, { followedBy: [{ text: "Using staging." }] });
     const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 1 ? mailsFor(approval.id) : null), 10_000, "mails");
     const token = linkToken(mails[0] as TSinkMail);
     const bad = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve", message: "hi" });
     expect(bad.status).toBe(400);
+    // The page cannot show the whole command: it offers no approval, and an approval through the link is refused (the link still works).
+    expect((await trpcPublic(app, "query", "link.get", { token })).body.result?.data).toMatchObject({ subject: { kind: "approval", complete: false } });
+    const blind = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve" });
+    expect(blind.status).toBe(409);
+    expect(blind.body.error?.message).toMatch(/too long to show on this page.*console/);
     const replied = await trpcPublic(app, "mutation", "link.decide", { token, decision: "deny", message: "use the staging database instead" });
     expect(replied.status).toBe(200);
     expect(replied.body.result?.data).toMatchObject({ decision: "deny", continues: true });
