@@ -17,6 +17,7 @@ import { SessionContext } from "./session-context";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
+import { Person, personLabel } from "./person";
 
 export type TDecision = "approve" | "deny";
 export type { TDecisionExtra };
@@ -48,7 +49,7 @@ function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
         <ul className="quorum-votes">
           {a.votes.map((v) => (
             <li key={v.userId} data-testid="quorum-vote">
-              {t("vote", { decision: v.decision, name: v.name, via: viaLabel(v.via) })}
+              {t("vote", { decision: v.decision, name: personLabel(v), via: viaLabel(v.via) })}
             </li>
           ))}
         </ul>
@@ -166,7 +167,9 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         </div>
         <div>
           <dt>{t("user")}</dt>
-          <dd>{a.user}</dd>
+          <dd>
+            <Person name={a.user} email={a.userEmail} />
+          </dd>
         </div>
         <div>
           <dt>{t("session")}</dt>
