@@ -67,7 +67,7 @@ export function UsersPanel() {
   return (
     <section aria-label={t("label")}>
       {error ? (
-        <p role="alert" className="error-box">
+        <p role="alert" className="error-box" data-testid="users-error">
           {errorText(error, "change")}
         </p>
       ) : null}
