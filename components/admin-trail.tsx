@@ -14,6 +14,7 @@ import { useTRPC } from "./trpc-provider";
 import type en from "@/messages/en.json";
 import { ADMIN_ACTIONS, ADMIN_CHANNELS, type TAdminChannel } from "@/server/core/admin-trail";
 import { PageHead } from "./list-kit/page-head";
+import { Person, personLabel } from "./person";
 
 type TActionKey = keyof (typeof en)["adminTrail"]["actions"];
 /** Message keys cannot hold dots: `user.role_changed` is labelled by `actions.user_role_changed`. */
@@ -47,7 +48,13 @@ export function AdminTrail() {
   const actionLabel = (a: string) => ((ADMIN_ACTIONS as readonly string[]).includes(a) ? t(`actions.${actionKey(a)}`) : a);
   const channelLabel = (c: string) => (isChannel(c) ? t(`channels.${c}`) : c);
   const who = (r: (typeof rows)[number]) =>
-    r.actorUserId ? (r.actorName ?? r.actorUserId) : r.channel === "cli" ? t("cliActor", { osUser: r.osUser ?? "?" }) : t("systemActor");
+    r.actorUserId ? (
+      <Person name={r.actorName} email={r.actorEmail} fallback={r.actorUserId} />
+    ) : r.channel === "cli" ? (
+      t("cliActor", { osUser: r.osUser ?? "?" })
+    ) : (
+      t("systemActor")
+    );
   return (
     <>
       <PageHead title={t("title")} lede={t("lede")}>
@@ -65,7 +72,7 @@ export function AdminTrail() {
           label={t("actor")}
           value={actor}
           onChange={setActor}
-          options={[...(people.data ?? []).map((p) => ({ value: p.id, label: p.name })), { value: "cli", label: t("cliAny") }, { value: "system", label: t("systemActor") }]}
+          options={[...(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) })), { value: "cli", label: t("cliAny") }, { value: "system", label: t("systemActor") }]}
           testId="trail-filter-actor"
         />
         <SelectFilter label={t("action")} value={action} onChange={setAction} options={ADMIN_ACTIONS.map((a) => ({ value: a, label: actionLabel(a) }))} testId="trail-filter-action" />
@@ -80,9 +87,22 @@ export function AdminTrail() {
           rowProps={(r) => ({ "data-testid": "trail-row", "data-action": r.action })}
           columns={[
             { key: "at", header: t("when"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.at} /> },
-            { key: "actor", header: t("actor"), kind: "nowrap", cell: (r) => who(r) },
+            { key: "actor", header: t("actor"), cell: (r) => who(r) },
             { key: "action", header: t("action"), cell: (r) => <code title={r.action}>{actionLabel(r.action)}</code> },
-            { key: "target", header: t("target"), cell: (r) => <code>{`${r.targetType} ${r.targetId}`}</code> },
+            {
+              key: "target",
+              header: t("target"),
+              cell: (r) => (
+                <>
+                  <code>{`${r.targetType} ${r.targetId}`}</code>
+                  {r.targetName || r.targetEmail ? (
+                    <div className="small" data-testid="trail-target-person">
+                      <Person name={r.targetName} email={r.targetEmail} />
+                    </div>
+                  ) : null}
+                </>
+              ),
+            },
             { key: "detail", header: t("detail"), cell: (r) => <code className="small">{JSON.stringify(r.detail)}</code> },
             { key: "from", header: t("where"), kind: "nowrap", cell: (r) => `${channelLabel(r.channel)}${r.clientIp ? ` · ${r.clientIp}` : ""}` },
           ]}

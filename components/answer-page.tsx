@@ -15,6 +15,7 @@ import { useErrorSentence } from "./use-error-sentence";
 import { LiveIndicator, useLiveChanges } from "./use-live-changes";
 import { useNow } from "./use-now";
 import { DetailSkeleton } from "./detail-skeleton";
+import { personLabel, recordPerson } from "./person";
 
 /**
  * The end-user answer page of one question. Signed in with the console cookie, or through an
@@ -139,7 +140,7 @@ function AnswerScreen({ questionId, linkRefused }: { questionId: string; linkRef
     content = <QuestionCard record={query.data.question} viaToken={viaToken} live={viaToken ? null : live} readOnly={viewer.data?.role === "auditor"} answererId={viewer.data?.userId ?? null} />;
   }
   return (
-    <Frame who={viewer.data?.name ?? null} viaToken={viaToken}>
+    <Frame who={viewer.data ? personLabel(viewer.data) : null} viaToken={viaToken}>
       {content}
     </Frame>
   );
@@ -156,7 +157,7 @@ function titleOf(r: TRecord, t: TAnswerTranslator): string {
 }
 
 function lostText(r: TRecord, t: TAnswerTranslator): string {
-  const name = r.answeredBy?.name ?? t("someoneElse");
+  const name = r.answeredBy?.name || r.answeredBy?.email ? personLabel(r.answeredBy) : t("someoneElse");
   if (r.status === "answered") return t("lostAnswered", { name });
   if (r.status === "cancelled") return r.answeredVia === "system" ? t("lostCancelledBySystem") : t("lostDeclined", { name });
   return t("lostExpired");
@@ -199,7 +200,7 @@ function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record
       </div>
       <h1 id="answer-title">{titleOf(record, t)}</h1>
       <p className="muted small answer-meta">
-        {t.rich("askedBy", { name: record.requester.name ?? record.requester.userId, strong: (chunks) => <strong>{chunks}</strong> })} · <TimeAgo iso={record.createdAt} />
+        {t.rich("askedBy", { name: recordPerson(record.requester), strong: (chunks) => <strong>{chunks}</strong> })} · <TimeAgo iso={record.createdAt} />
         {record.responseId && !viaToken ? (
           <>
             {" "}
@@ -221,7 +222,7 @@ function QuestionCard({ record, viaToken, live, readOnly, answererId }: { record
 
       {open && !readOnly && answererId && answererId !== record.requester.userId ? (
         <p className="notice" data-testid="answering-on-behalf">
-          {t.rich("onBehalf", { name: record.requester.name ?? record.requester.userId, strong: (chunks) => <strong>{chunks}</strong> })}
+          {t.rich("onBehalf", { name: recordPerson(record.requester), strong: (chunks) => <strong>{chunks}</strong> })}
         </p>
       ) : null}
       {open && readOnly ? (

@@ -18,6 +18,7 @@ import { SessionContext } from "./session-context";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
+import { Person, personLabel } from "./person";
 
 export type TDecision = "approve" | "deny";
 export type { TDecisionExtra };
@@ -49,7 +50,7 @@ function QuorumProgress({ approval: a }: { approval: TInboxRow }) {
         <ul className="quorum-votes">
           {a.votes.map((v) => (
             <li key={v.userId} data-testid="quorum-vote">
-              {t("vote", { decision: v.decision, name: v.name, via: viaLabel(v.via) })}
+              {t("vote", { decision: v.decision, name: personLabel(v), via: viaLabel(v.via) })}
             </li>
           ))}
         </ul>
@@ -167,7 +168,9 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
         </div>
         <div>
           <dt>{t("user")}</dt>
-          <dd>{a.user}</dd>
+          <dd>
+            <Person name={a.user} email={a.userEmail} />
+          </dd>
         </div>
         <div>
           <dt>{t("session")}</dt>

@@ -8,6 +8,7 @@ import { DataTable } from "./list-kit/data-table";
 import { useServerText } from "./list-kit/labels";
 import { EmptyState } from "./list-kit/list-states";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
+import { Person, personLabel } from "./person";
 import { useUserNames } from "./use-user-names";
 
 type TDecidedRow = {
@@ -17,8 +18,11 @@ type TDecidedRow = {
   message: string;
   risk: string;
   user: string;
+  userEmail?: string | null;
   reviewer: string | null;
   decidedBy: string | null;
+  decidedByName?: string | null;
+  decidedByEmail?: string | null;
   decidedVia: string | null;
   decidedAt: string | null;
   responseId: string;
@@ -27,7 +31,7 @@ type TDecidedRow = {
   replyMessage?: string | null;
   grantId?: string | null;
   /** A quorum's votes (empty without one). */
-  votes?: Array<{ userId: string; name: string; decision: string }>;
+  votes?: Array<{ userId: string; name: string; email: string; decision: string }>;
 };
 
 /** Decided (or expired / cancelled) approvals: what, for whom, who decided, when and through which transport. */
@@ -47,14 +51,15 @@ export function DecidedList({ rows }: { rows: TDecidedRow[] }) {
       columns={[
         { key: "decision", header: t("decision"), cell: (r) => <StatusBadge status={r.status} /> },
         { key: "request", header: t("request"), className: "request-cell", cell: (r) => <DecidedRequest r={r} /> },
-        { key: "user", header: col("user"), kind: "nowrap", cell: (r) => r.user },
+        { key: "user", header: col("user"), cell: (r) => <Person name={r.user} email={r.userEmail} /> },
         {
           key: "by",
           header: t("by"),
-          kind: "nowrap",
           cell: (r) =>
             r.votes && r.votes.length > 0 ? (
-              <span data-testid="decided-votes">{r.votes.map((v) => (v.decision === "deny" ? t("voteDenied", { name: v.name }) : v.name)).join(t("separator"))}</span>
+              <span data-testid="decided-votes">{r.votes.map((v) => (v.decision === "deny" ? t("voteDenied", { name: personLabel(v) }) : personLabel(v))).join(t("separator"))}</span>
+            ) : r.decidedByName ? (
+              <Person name={r.decidedByName} email={r.decidedByEmail} />
             ) : r.decidedBy ? (
               nameOf(r.decidedBy)
             ) : r.status === "expired" ? (

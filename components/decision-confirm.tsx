@@ -7,6 +7,7 @@ import { ArgsView, abbreviateIn, useArgsWords } from "./args-view";
 import { RiskBadge } from "./badges";
 import { ConfirmDialog } from "./confirm-dialog";
 import type { TDecisionExtra, TGrantChoice } from "./decision-options";
+import { personLabel } from "./person";
 import { useFormatTimestamp } from "./time-labels";
 
 export type TConfirming = { a: TInboxRow; extra: TDecisionExtra };
@@ -26,7 +27,7 @@ function GrantScope({ a, grant }: { a: TInboxRow; grant: TGrantChoice }) {
         <strong>{t.rich("allow", { action: a.action, ...scope(grant), code })}</strong>
       </p>
       <p className="small">
-        {grant === "session" ? t.rich("untilSession", { session: a.sessionId, code }) : t("untilDate", { until, user: a.user, agent: a.agent })} {t("otherArgs")}
+        {grant === "session" ? t.rich("untilSession", { session: a.sessionId, code }) : t("untilDate", { until, user: personLabel({ name: a.user, email: a.userEmail }), agent: a.agent })} {t("otherArgs")}
       </p>
     </div>
   );
@@ -49,7 +50,7 @@ export function DecisionConfirm({ confirming, onCancel, onConfirm }: { confirmin
       {confirming ? (
         <>
           <p>
-            <RiskBadge risk={confirming.a.risk} /> {t.rich("forWhom", { action: confirming.a.action, user: confirming.a.user, agent: confirming.a.agent, code: (c) => <code>{c}</code> })}
+            <RiskBadge risk={confirming.a.risk} /> {t.rich("forWhom", { action: confirming.a.action, user: personLabel({ name: confirming.a.user, email: confirming.a.userEmail }), agent: confirming.a.agent, code: (c) => <code>{c}</code> })}
           </p>
           <p className="approval-message">{abbreviateIn(serverText.summary(confirming.a), confirming.a.arguments, words)}</p>
           {confirming.a.reviewerRationale ? <p className="reviewer-note">{t("reviewer", { rationale: serverText.rationale(confirming.a.reviewerRationale, confirming.a.reviewerRationaleCode) ?? "" })}</p> : null}

@@ -7,6 +7,7 @@ import { ArgsView, abbreviateIn, type TArgsWords, useArgsWords } from "./args-vi
 import { RiskBadge, StatusBadge } from "./badges";
 import { isTransport, useServerText, useVocab } from "./list-kit/labels";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
+import { personLabel } from "./person";
 
 /** How a decision reached the server (the `decided_via` transports), as a table shows it, in the page's language. */
 export function useViaLabel(): (via: string | null) => string {
@@ -56,7 +57,7 @@ const VERBS = ["approved", "denied", "expired", "cancelled"] as const;
 /** Who settled it, how, through which channel and when, as one sentence (without the time). */
 function settledBy(o: TApprovalRow, myId: string | null, t: TOutcomeT): string {
   if (o.status === "expired") return t("expiredUndecided");
-  const who = o.decidedByName ?? o.decidedBy ?? "";
+  const who = o.decidedByName ? personLabel({ name: o.decidedByName, email: o.decidedByEmail }) : (o.decidedBy ?? "");
   const verb = (VERBS as readonly string[]).includes(o.status) ? t(`verb.${o.status as (typeof VERBS)[number]}`) : o.status;
   const detail = o.originalArguments ? "edited" : o.replyMessage ? "reply" : o.grantId ? "grant" : "none";
   const via = !o.decidedVia ? t("viaUnknown") : isTransport(o.decidedVia) ? t(`viaPhrase.${o.decidedVia}`) : o.decidedVia;

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import type { TTrpcContext } from "../server/api/trpc/context";
 import { publicProcedure, router } from "../server/api/trpc/init";
-import { DomainError } from "../server/core/errors";
+import { DomainError, refused } from "../server/core/errors";
 import { checkedFetch, errorSentence, type TErrorAction } from "./error-sentence";
 
 /** Procedures built with the console's own tRPC setup (its error formatter and domain-error mapping). */
@@ -19,6 +19,7 @@ const testRouter = router({
       forbidden: "Your role cannot decide approvals.",
       internal: "boom",
     };
+    if (input.code === "name_taken") throw refused("conflict", { code: "nameTaken", params: { name: "ＡＤＡ" } });
     throw new DomainError(input.code as "internal", messages[input.code] ?? "x");
   }),
   link: publicProcedure.input(z.strictObject({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "This link is malformed; open the console and sign in instead.") })).query(() => "ok"),
@@ -83,6 +84,9 @@ describe("error sentences for decision and answer surfaces", () => {
     expect(errorSentence(await decideFailure("expired"), "link")).toBe("This approval has expired; the operation was not run. Nothing is left to decide.");
     const changed = errorSentence(await decideFailure("binding_changed"), "decide");
     expect(changed).toContain("Check the request as it is now and decide again.");
+    // A display name another user has: the sentence says to choose another; there is nothing to reload.
+    const taken = errorSentence(await decideFailure("name_taken"), "change", undefined, (reason) => (reason as { code?: string }).code === "nameTaken" ? "Taken; choose another name." : null);
+    expect(taken).toBe("Taken; choose another name.");
   });
 
   test("a 422 names what was refused and asks to correct it", async () => {

@@ -121,6 +121,8 @@ export function errorSentence(error: unknown, action: TErrorAction, t: TErrorsTr
       if (data?.domainCode === "already_decided") return t("decisionNotUsed", { first: server ?? t("alreadyDecided") });
       if (data?.domainCode === "expired") return t("nothingLeft", { first: server ?? t("expired") });
       if (data?.domainCode === "binding_changed") return t("decideAgain", { first: server ?? t("bindingChanged") });
+      // A display name another user has: nothing to reload, another name to choose (the sentence says so).
+      if (server && (data?.serverText as { code?: unknown } | undefined)?.code === "nameTaken") return server;
       return t("reloadCurrent", { first: server ?? t("changedFirst") });
     case "BAD_REQUEST":
     case "UNPROCESSABLE_CONTENT":

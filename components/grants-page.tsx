@@ -16,6 +16,7 @@ import { TwoStepAction } from "./two-step-action";
 import { useUserNames } from "./use-user-names";
 import { useErrorSentence } from "./use-error-sentence";
 import { PageHead } from "./list-kit/page-head";
+import { Person } from "./person";
 
 /**
  * Standing grants: which exact operations run without a prompt, for whom, until when, how often
@@ -84,10 +85,9 @@ export function GrantsPage() {
             {
               key: "for",
               header: t("for"),
-              kind: "nowrap",
               cell: (g) => (
                 <>
-                  {g.user ?? g.userId}
+                  <Person name={g.user} email={g.userEmail} fallback={g.userId} />
                   <div className="muted small">{g.agent}</div>
                 </>
               ),
@@ -111,7 +111,6 @@ export function GrantsPage() {
             {
               key: "granted",
               header: t("granted"),
-              kind: "nowrap",
               cell: (g) => (
                 <>
                   {t.rich("grantedBy", { who: nameOf(g.createdBy), ago: () => <TimeAgo iso={g.createdAt} /> })}

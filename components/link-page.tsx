@@ -15,6 +15,7 @@ import { Countdown } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useErrorSentence } from "./use-error-sentence";
 import { DetailSkeleton } from "./detail-skeleton";
+import { personLabel } from "./person";
 
 /**
  * The page behind a single-use link from an email: shows the approval or question the link is
@@ -38,7 +39,7 @@ export function LinkPage({ token }: { token: string }) {
     content = (
       <article className="card answer-card" data-testid="link-card" data-kind={subject.kind} data-status={subject.status}>
         <p className="muted small">
-          {t.rich("forRecipient", { name: recipient.name, strong: (chunks) => <strong data-testid="link-recipient">{chunks}</strong> })}
+          {t.rich("forRecipient", { name: personLabel(recipient), strong: (chunks) => <strong data-testid="link-recipient">{chunks}</strong> })}
           <Countdown iso={linkExpiresAt} />
         </p>
         {subject.status !== "pending" ? (

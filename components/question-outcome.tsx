@@ -7,6 +7,7 @@ import { StatusBadge } from "./badges";
 import { LiteralUrl } from "./question-inputs";
 import { shapeOf, shownAnswers, URL_CONFIRM } from "./question-model";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
+import { personLabel, recordPerson } from "./person";
 
 
 function LockIcon() {
@@ -19,7 +20,7 @@ function LockIcon() {
 
 /** "Answered by Ana", "Declined by Ana", "Cancelled (the run ended)", "Expired". */
 export function outcomeTitle(r: TRecord, t: ReturnType<typeof useTranslations<"outcome">>): string {
-  const name = r.answeredBy?.name ?? t("someone");
+  const name = r.answeredBy?.name || r.answeredBy?.email ? personLabel(r.answeredBy) : t("someone");
   if (r.status === "answered") return t("answeredBy", { name });
   // (Answers on someone's behalf add a line below the title; the title stays the answerer's.)
   if (r.status === "cancelled") return r.answeredVia === "system" ? t("cancelledBySystem") : t("declinedBy", { name });
@@ -43,7 +44,7 @@ export const QuestionOutcome = forwardRef<HTMLHeadingElement, { record: TRecord 
       </div>
       {r.answeredBy && r.answeredBy.userId !== r.requester.userId && r.status !== "expired" && r.answeredVia !== "system" ? (
         <p className="small on-behalf" data-testid="on-behalf">
-          {t.rich("onBehalf", { name: r.requester.name ?? r.requester.userId, strong: (chunks) => <strong>{chunks}</strong> })}
+          {t.rich("onBehalf", { name: recordPerson(r.requester), strong: (chunks) => <strong>{chunks}</strong> })}
         </p>
       ) : null}
       <p className="muted small" data-testid="outcome-when">

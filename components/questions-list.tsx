@@ -15,6 +15,7 @@ import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { PageHead } from "./list-kit/page-head";
+import { Person, recordPerson } from "./person";
 
 function QuestionText({ r }: { r: TRecord }) {
   const t = useTranslations("questions");
@@ -40,7 +41,7 @@ function ResponseLink({ r }: { r: TRecord }) {
 }
 
 const answeredByText = (r: TRecord, t: ReturnType<typeof useTranslations<"questions">>): string => {
-  if (r.answeredBy && !(r.status === "cancelled" && r.answeredVia === "system")) return r.answeredBy.name ?? r.answeredBy.userId;
+  if (r.answeredBy && !(r.status === "cancelled" && r.answeredVia === "system")) return recordPerson(r.answeredBy);
   if (r.status === "expired") return t("nobodyExpired");
   if (r.status === "cancelled") return t("runEnded");
   return "—";
@@ -58,7 +59,7 @@ function AnsweredBy({ r }: { r: TRecord }) {
       <span data-testid="answered-by">{answeredByText(r, t)}</span>
       {onBehalf(r) ? (
         <div className="small on-behalf" data-testid="on-behalf">
-          {t("onBehalf", { who: r.requester.name ?? r.requester.userId })}
+          {t("onBehalf", { who: recordPerson(r.requester) })}
         </div>
       ) : null}
       {r.answeredVia && r.status !== "expired" ? <div className="muted small">{t("via", { via: isTransport(r.answeredVia) ? vocab.via(r.answeredVia) : r.answeredVia })}</div> : null}
@@ -100,10 +101,9 @@ export function QuestionsList() {
               {
                 key: "asked",
                 header: t("askedBy"),
-                kind: "nowrap",
                 cell: (r) => (
                   <>
-                    {r.requester.name ?? r.requester.userId}
+                    <Person name={r.requester.name} email={r.requester.email} fallback={r.requester.userId} />
                     <div className="muted small">
                       <TimeAgo iso={r.createdAt} />
                     </div>
@@ -142,8 +142,8 @@ export function QuestionsList() {
               { key: "outcome", header: t("outcome"), cell: (r) => <StatusBadge status={r.status} /> },
               { key: "question", header: t("question"), className: "request-cell question-cell", cell: (r) => <QuestionText r={r} /> },
               { key: "kind", header: t("kind"), className: "kind-cell", cell: (r) => kindLabel(r.questions, qt) },
-              { key: "asked", header: t("askedBy"), kind: "nowrap", cell: (r) => r.requester.name ?? r.requester.userId },
-              { key: "answered", header: t("answeredBy"), kind: "nowrap", cell: (r) => <AnsweredBy r={r} /> },
+              { key: "asked", header: t("askedBy"), cell: (r) => <Person name={r.requester.name} email={r.requester.email} fallback={r.requester.userId} /> },
+              { key: "answered", header: t("answeredBy"), cell: (r) => <AnsweredBy r={r} /> },
               { key: "when", header: t("when"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.answeredAt ?? r.expiresAt} /> },
               {
                 key: "links",

@@ -18,6 +18,7 @@ import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { type TStreamEntry, useResponseStream } from "./use-response-stream";
 import { DetailSkeleton } from "./detail-skeleton";
+import { personLabel } from "./person";
 
 const TERMINAL = new Set(["completed", "denied", "cancelled", "failed"]);
 
@@ -116,7 +117,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
         <div>
           <h1 className="response-title">{t.rich("title", { id: env.id, code })}</h1>
           <p className="muted">
-            {t.rich("meta", { agent: data.agent, user: data.user, strong })}
+            {t.rich("meta", { agent: data.agent, user: personLabel({ name: data.user, email: data.userEmail }), strong })}
             <Link href={`/sessions/${env.sessionId}`}>
               <code>{env.sessionId}</code>
             </Link>

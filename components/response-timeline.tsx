@@ -11,6 +11,7 @@ import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
 import { useUserNames } from "./use-user-names";
 import { DetailSkeleton } from "./detail-skeleton";
+import { personLabel } from "./person";
 
 type TTimeline = TOutputs["audit"]["timeline"];
 type TTurn = TTimeline["turns"][number];
@@ -60,7 +61,7 @@ function WaitSentence({ w }: { w: TWait }) {
   const t = useTranslations("timeline");
   const { duration } = useTimelineFormat();
   if (w.waitedMs === null) return <Waiting w={w} />;
-  const whom = w.byName ?? (w.outcome === "expired" ? t("nobodyExpired") : t(WHO[w.kind]));
+  const whom = w.byName ? personLabel({ name: w.byName, email: w.byEmail }) : w.outcome === "expired" ? t("nobodyExpired") : t(WHO[w.kind]);
   return <>{t("waited", { duration: duration(w.waitedMs), whom, outcome: t("outcome", { outcome: w.outcome }) })}</>;
 }
 

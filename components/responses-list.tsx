@@ -18,6 +18,7 @@ import { TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { PageHead } from "./list-kit/page-head";
+import { Person, personLabel } from "./person";
 
 
 /** The filters the response and session lists share (agent, user, time range, search). */
@@ -52,7 +53,7 @@ export function ListFilterBar({ f, searchLabel, searchPlaceholder, children }: {
       <TextFilter label={searchLabel} value={f.q} onChange={f.setQ} placeholder={searchPlaceholder} testId="filter-search" />
       {children}
       <SelectFilter label={col("agent")} value={f.agent} onChange={f.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
-      {me?.role !== "member" ? <SelectFilter label={col("user")} value={f.userId} onChange={f.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
+      {me?.role !== "member" ? <SelectFilter label={col("user")} value={f.userId} onChange={f.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) }))} testId="filter-user" /> : null}
       <TextFilter label={col("from")} type="datetime-local" value={f.from} onChange={f.setFrom} testId="filter-from" />
       <TextFilter label={col("to")} type="datetime-local" value={f.to} onChange={f.setTo} testId="filter-to" />
     </FilterBar>
@@ -97,7 +98,7 @@ export function ResponsesList() {
             { key: "id", header: col("response"), cell: (r) => <Link href={`/responses/${r.id}`}><code>{r.id}</code></Link> },
             { key: "status", header: col("status"), kind: "nowrap", cell: (r) => <StatusBadge status={r.status} /> },
             { key: "agent", header: col("agent"), cell: (r) => r.agent },
-            { key: "user", header: col("user"), kind: "nowrap", cell: (r) => r.user },
+            { key: "user", header: col("user"), cell: (r) => <Person name={r.user} email={r.userEmail} /> },
             { key: "session", header: col("session"), cell: (r) => <Link href={`/sessions/${r.sessionId}`} className="muted"><code>{r.sessionId}</code></Link> },
             { key: "tokens", header: t("outputTokens"), kind: "num", cell: (r) => r.outputTokens.toLocaleString(locale) },
             { key: "created", header: col("created"), kind: "nowrap", cell: (r) => <TimeAgo iso={r.createdAt} /> },

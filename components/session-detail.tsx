@@ -9,6 +9,7 @@ import { TimeAgo } from "./time-labels";
 import { TrajectoryAudit } from "./trajectory-audit";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { DetailSkeleton } from "./detail-skeleton";
+import { personLabel } from "./person";
 
 /** One session: owner, access, its responses and usage, and the whole session's trajectory audit. */
 export function SessionDetail({ sessionId }: { sessionId: string }) {
@@ -44,7 +45,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
         <div>
           <h1 className="response-title">{t.rich("title", { id: s.id, code: (chunks) => <code>{chunks}</code> })}</h1>
           <p className="muted">
-            {t.rich("meta", { agent: s.agent, user: s.user, strong })}
+            {t.rich("meta", { agent: s.agent, user: personLabel({ name: s.user, email: s.userEmail }), strong })}
             <TimeAgo iso={s.createdAt} />
           </p>
         </div>
@@ -108,7 +109,7 @@ export function SessionDetail({ sessionId }: { sessionId: string }) {
               <div className="wide">
                 <dt>{t("grantedTitle")}</dt>
                 <dd data-testid="session-access-grant">
-                  {t.rich("grantedBy", { who: s.fullAccessGrant.by ?? s.fullAccessGrant.byUserId ?? t("theCli"), strong })}
+                  {t.rich("grantedBy", { who: s.fullAccessGrant.by ? personLabel({ name: s.fullAccessGrant.by, email: s.fullAccessGrant.byEmail }) : (s.fullAccessGrant.byUserId ?? t("theCli")), strong })}
                   <TimeAgo iso={s.fullAccessGrant.at} />
                 </dd>
               </div>

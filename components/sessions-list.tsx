@@ -16,6 +16,7 @@ import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
 import { SESSION_STATES, type TSessionState } from "@/server/core/vocabulary";
 import { PageHead } from "./list-kit/page-head";
+import { Person, personLabel } from "./person";
 
 /** Agent sessions, newest first: filtered server-side (agent, user, time, active or idle, id), keyset-paginated, live. */
 export function SessionsList() {
@@ -55,7 +56,7 @@ export function SessionsList() {
           columns={[
             { key: "id", header: col("session"), cell: (r) => <Link href={`/sessions/${r.id}`}><code>{r.id}</code></Link> },
             { key: "agent", header: col("agent"), cell: (r) => r.agent },
-            { key: "user", header: col("user"), kind: "nowrap", cell: (r) => r.user },
+            { key: "user", header: col("user"), cell: (r) => <Person name={r.user} email={r.userEmail} /> },
             {
               key: "responses",
               header: t("responses"),
@@ -79,7 +80,7 @@ export function SessionsList() {
   );
 }
 
-type TSessionAccess = { access: string; fullAccessGrant: { by: string | null; byUserId: string | null; at: string } | null };
+type TSessionAccess = { access: string; fullAccessGrant: { by: string | null; byEmail: string | null; byUserId: string | null; at: string } | null };
 
 /** Default, or full access with who granted it and when. */
 function SessionAccess({ session: r }: { session: TSessionAccess }) {
@@ -91,7 +92,7 @@ function SessionAccess({ session: r }: { session: TSessionAccess }) {
       {r.fullAccessGrant ? (
         <span className="muted small" data-testid="session-access-grant">
           {" "}
-          {t("grantedBy", { who: r.fullAccessGrant.by ?? r.fullAccessGrant.byUserId ?? t("cli") })} <TimeAgo iso={r.fullAccessGrant.at} />
+          {t("grantedBy", { who: r.fullAccessGrant.by ? personLabel({ name: r.fullAccessGrant.by, email: r.fullAccessGrant.byEmail }) : (r.fullAccessGrant.byUserId ?? t("cli")) })} <TimeAgo iso={r.fullAccessGrant.at} />
         </span>
       ) : null}
     </>

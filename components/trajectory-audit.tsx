@@ -12,6 +12,7 @@ import { useServerText } from "./list-kit/labels";
 import { useFormatTimestamp } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { useUserNames } from "./use-user-names";
+import { personLabel } from "./person";
 
 const CATEGORIES = ["model", "tool", "approval", "review", "question", "steering", "usage", "lifecycle"] as const;
 type TCategory = (typeof CATEGORIES)[number];
@@ -88,9 +89,12 @@ export function describeEvent(
       return t("questionAsked", { text: clip((q.questions ?? []).map((x) => x.question).join(" · "), 200) });
     }
     case "question.resolved": {
-      const q = (d.question ?? {}) as { status?: string; answers?: Record<string, string[]> | null; answeredBy?: { name?: string | null } | null };
+      const q = (d.question ?? {}) as { status?: string; answers?: Record<string, string[]> | null; answeredBy?: { name?: string | null; email?: string | null } | null };
       const answers = q.answers ? Object.entries(q.answers).map(([k, v]) => `${k}: ${v.join(", ")}`).join("; ") : "";
-      return t("questionResolved", { status: q.status ?? "settled", by: q.answeredBy?.name ? t("by", { name: q.answeredBy.name }) : by, answers: answers ? ` — ${clip(answers, 200)}` : "" });
+      // The answerer as named now (with the email), else as the event recorded them.
+      const known = e.actorUserId && nameOf(e.actorUserId) !== e.actorUserId;
+      const answeredBy = !known && q.answeredBy?.name ? t("by", { name: personLabel({ name: q.answeredBy.name, email: q.answeredBy.email }) }) : by;
+      return t("questionResolved", { status: q.status ?? "settled", by: answeredBy, answers: answers ? ` — ${clip(answers, 200)}` : "" });
     }
     case "question.expired":
       return t("questionExpired");
@@ -202,7 +206,7 @@ export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: {
       return next;
     });
 
-  const actorOptions = [{ value: "system", label: t("system") }, ...(actors.data ?? []).map((a) => ({ value: a.id, label: a.name }))];
+  const actorOptions = [{ value: "system", label: t("system") }, ...(actors.data ?? []).map((a) => ({ value: a.id, label: personLabel(a) }))];
   const searchedTo = lastPage && filtered && more ? lastPage.nextAfter : null;
 
   return (

@@ -9,6 +9,7 @@ import { SelectFilter } from "./filters";
 import { ListSkeleton } from "./list-kit/list-states";
 import { useTRPC } from "./trpc-provider";
 import { PageHead } from "./list-kit/page-head";
+import { personLabel } from "./person";
 
 const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
 const RANGES = ["7", "30", "90"];
@@ -78,7 +79,7 @@ export function UsagePage() {
         <SelectFilter label={t("range")} value={days} onChange={setDays} options={RANGES.map((n) => ({ value: n, label: t("last", { n }) }))} anyLabel={null} testId="usage-range" />
         <SelectFilter label={t("agent")} value={agent} onChange={setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} anyLabel={t("any")} testId="usage-agent" />
         {me?.role !== "member" ? (
-          <SelectFilter label={t("user")} value={userId} onChange={setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} anyLabel={t("any")} testId="usage-user" />
+          <SelectFilter label={t("user")} value={userId} onChange={setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) }))} anyLabel={t("any")} testId="usage-user" />
         ) : null}
       </div>
       {usage.error ? (

@@ -11,6 +11,7 @@ import { ListSkeleton } from "./list-kit/list-states";
 import { Countdown, TimeAgo } from "./time-labels";
 import { useTRPC } from "./trpc-provider";
 import { LiveIndicator } from "./use-live-changes";
+import { Person } from "./person";
 import { useUserNames } from "./use-user-names";
 import { PageHead } from "./list-kit/page-head";
 
@@ -135,7 +136,9 @@ export function WaitingHome() {
                         )}
                       </td>
                       <td>{item.agent ?? "—"}</td>
-                      <td className="nowrap">{item.userName}</td>
+                      <td>
+                        <Person name={item.userName} email={item.userEmail} />
+                      </td>
                       <td className="nowrap">
                         <TimeAgo iso={item.since} />
                       </td>

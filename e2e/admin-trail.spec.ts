@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { addUser, screenshot, trpcMutationAsPage } from "./support";
+import { addUser, DEMO_OPERATOR, personText, screenshot, trpcMutationAsPage, uniqueMarker } from "./support";
 
 test("an admin opens the admin trail, filters it by action and by actor, and sees the rows", async ({ page }) => {
   // A user added with the CLI (through the running server), then promoted in the console.
@@ -22,6 +22,9 @@ test("an admin opens the admin trail, filters it by action and by actor, and see
   await expect(row).toContainText("Role changed");
   await expect(row).toContainText('"to":"operator"');
   await expect(row).toContainText("Console");
+  // Who acted, and whom it concerned, each with the email beside the name.
+  await expect(row.getByTestId("person").first()).toHaveText(DEMO_OPERATOR);
+  await expect(row.getByTestId("trail-target-person")).toHaveText(personText(user.name, user.email));
   await expect(page.getByTestId("trail-export")).toHaveAttribute("href", "/api/export/admin-trail?action=user.role_changed");
 
   // Filtered by actor: the CLI created the user.
@@ -32,4 +35,38 @@ test("an admin opens the admin trail, filters it by action and by actor, and see
   await expect(created).toHaveAttribute("data-action", "user.created");
   await expect(created).toContainText("CLI (");
   await screenshot(page, "admin-trail");
+});
+
+test("an admin renames a user on the Users page: a name another user has is refused whatever its case or width, a free one is one trail row", async ({ page }) => {
+  const user = addUser("Rena Rename", "member");
+  const renamed = `Rena ${uniqueMarker()}`;
+  await page.goto("/admin");
+  const userRow = page.locator(`[data-testid="user-row"][data-user-id="${user.userId}"]`);
+  await userRow.getByRole("button", { name: `Rename ${user.name}` }).click();
+  const input = userRow.getByRole("textbox", { name: `New display name of ${user.name}` });
+
+  // The demo operator's name in fullwidth capitals is the same name: refused, nothing changes.
+  await input.fill("ＤＥＭＯ ＯＰＥＲＡＴＯＲ");
+  await userRow.getByRole("button", { name: "Save name" }).click();
+  await expect(page.getByTestId("users-error")).toHaveText(
+    "Another user already has the display name ＤＥＭＯ ＯＰＥＲＡＴＯＲ (names are compared ignoring case, letter width and invisible characters); choose another name.",
+  );
+  await expect(input).toHaveValue("ＤＥＭＯ ＯＰＥＲＡＴＯＲ");
+
+  await input.fill(renamed);
+  await userRow.getByRole("button", { name: "Save name" }).click();
+  await expect(userRow.getByTestId("user-name")).toHaveText(renamed);
+  await expect(userRow.getByTestId("rename-form")).toHaveCount(0);
+  await expect(page.getByTestId("users-error")).toHaveCount(0);
+
+  await page.goto("/admin/trail");
+  await page.getByTestId("trail-filter-action").selectOption("user.renamed");
+  const rows = page.getByTestId("trail-row").filter({ hasText: user.userId });
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText("User renamed");
+  await expect(rows).toContainText(`"from":"${user.name}"`);
+  await expect(rows).toContainText(`"to":"${renamed}"`);
+  await expect(rows.getByTestId("person").first()).toHaveText(DEMO_OPERATOR);
+  await expect(rows.getByTestId("trail-target-person")).toHaveText(personText(renamed, user.email));
+  await screenshot(page, "admin-trail-rename");
 });

@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { bearer, demoCredentials, openApproval, screenshot, startEchoRun, startQuestionRun, startScript, uniqueMarker } from "./support";
+import { bearer, DEMO_OPERATOR, demoCredentials, openApproval, screenshot, startEchoRun, startQuestionRun, startScript, uniqueMarker } from "./support";
 
 const DECIDE = "**/api/trpc/approvals.decide*";
 
@@ -59,7 +59,7 @@ test("every kind of failure reads as a sentence naming what happened and what to
   });
   await approve.click();
   const settled = page.locator(`[data-testid="approval-settled"][data-approval-id="${run.approvalId}"]`).getByTestId("settled-outcome");
-  await expect(settled).toContainText("Already settled: Denied by Demo Operator (you, elsewhere) via the HTTP API at ");
+  await expect(settled).toContainText(`Already settled: Denied by ${DEMO_OPERATOR} (you, elsewhere) via the HTTP API at `);
   await expect(settled).toContainText("Your approval was not used.");
   await expect(page.locator('p[aria-live="polite"]')).toHaveText("This approval was already denied; a decision is used once. Your decision was not used.");
   await page.unroute(DECIDE);

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { addUser, bearer, demoCredentials, openApproval, screenshot, signedInPage, startEchoRun, uniqueMarker } from "./support";
+import { addUser, bearer, DEMO_OPERATOR, demoCredentials, openApproval, personText, screenshot, signedInPage, startEchoRun, uniqueMarker } from "./support";
 
 const cardOf = (page: Page, approvalId: string) => page.locator(`[data-testid="approval"][data-approval-id="${approvalId}"]`);
 const settledOf = (page: Page, approvalId: string) => page.locator(`[data-testid="approval-settled"][data-approval-id="${approvalId}"]`);
@@ -117,7 +117,8 @@ test("two people decide the same approval at once: each sees the true outcome, a
   const lost = settledOf(loser, run.approvalId);
   await expect(lost).toHaveAttribute("data-status", approved ? "approved" : "denied");
   const outcome = lost.getByTestId("settled-outcome");
-  await expect(outcome).toContainText(`Already settled: ${approved ? "Approved by Demo Operator" : "Denied by Olga Operator"} via the console at `);
+  // Who won is named with the email beside the name: a look-alike display name cannot pass for them.
+  await expect(outcome).toContainText(`Already settled: ${approved ? `Approved by ${DEMO_OPERATOR}` : `Denied by ${personText(olga.name, olga.email)}`} via the console at `);
   await expect(outcome).toContainText(approved ? "Your denial was not used." : "Your approval was not used.");
   await expect(outcome.locator("time").first()).toHaveAttribute("datetime", /^\d{4}-\d\d-\d\dT/);
   await expect(noteOf(loser, run.approvalId)).toHaveCount(0);
@@ -130,7 +131,7 @@ test("two people decide the same approval at once: each sees the true outcome, a
   expect((await request.post(`/v1/approvals/${later.approvalId}`, { headers: bearer(creds.apiKey), data: { decision: "deny" } })).status()).toBe(200);
   for (const p of [page, other]) {
     const kept = settledOf(p, later.approvalId).getByTestId("settled-outcome");
-    await expect(kept).toContainText("Settled while you were looking: Denied by Demo Operator");
+    await expect(kept).toContainText(`Settled while you were looking: Denied by ${DEMO_OPERATOR}`);
     await expect(kept).toContainText("via the HTTP API at ");
     await expect(kept).not.toContainText("was not used");
   }

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { completedToolResult, demoCredentials, getEnvelope, openApproval, SIGNED_IN_STATE, SIGNED_OUT, screenshot, signIn, startEchoRun, startQuestionRun, uniqueMarker } from "./support";
+import { completedToolResult, DEMO_OPERATOR, demoCredentials, getEnvelope, openApproval, SIGNED_IN_STATE, SIGNED_OUT, screenshot, signIn, startEchoRun, startQuestionRun, uniqueMarker } from "./support";
 
 /** A single-choice ask_user call with a marker in its text. */
 const askEnv = (marker: string) => ({
@@ -51,7 +51,7 @@ test("the answer page follows a Chinese browser: the question is asked and answe
   await page.getByRole("button", { name: "发送回答" }).click();
 
   await expect(page.getByTestId("outcome")).toHaveAttribute("data-status", "answered");
-  await expect(page.getByTestId("outcome-title")).toHaveText("Demo Operator 已回答");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`${DEMO_OPERATOR} 已回答`);
   await expect(page.getByTestId("outcome")).toContainText("通过控制台");
   await expect(page.getByTestId("sent-notice")).toHaveText("谢谢，你的回答已发送。");
   await expect(page.getByTestId("outcome").getByTestId("status")).toHaveText("已回答");

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { bearer, completedToolResult, demoCredentials, screenshot, startEchoRun, uniqueMarker } from "./support";
+import { bearer, completedToolResult, DEMO_OPERATOR, demoCredentials, screenshot, startEchoRun, uniqueMarker } from "./support";
 
 const rowOf = (page: Page, approvalId: string) => page.locator(`[data-testid="inbox-row"][data-approval-id="${approvalId}"]`);
 const cardOf = (page: Page, approvalId: string) => page.locator(`[data-testid="approval"][data-approval-id="${approvalId}"]`);
@@ -36,7 +36,7 @@ test("a 1280×800 screen shows at least 15 requests, one line each, beside the s
   await expect(line.locator(".badge")).toHaveText("medium");
   await expect(line).toContainText("tool:exec");
   await expect(line).toContainText(`echo ${markers[0]}`);
-  await expect(line).toContainText("Demo Operator · scripted");
+  await expect(line).toContainText(`${DEMO_OPERATOR} · scripted`);
   await expect(line.locator(".inbox-row-age time")).toBeVisible();
   await expect(line).toContainText(/expires in/);
   const box = await line.boundingBox();

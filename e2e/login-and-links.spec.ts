@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { addUser, demoCredentials, gateway, SIGNED_OUT, screenshot, signIn, startQuestionRun, submitLogin, uniqueMarker } from "./support";
+import { addUser, DEMO_OPERATOR, demoCredentials, gateway, SIGNED_OUT, screenshot, signIn, startQuestionRun, submitLogin, uniqueMarker } from "./support";
 
 /**
  * Least privilege in the browser: the post-login `next` never leaves the console's origin, and an
@@ -146,7 +146,7 @@ test("an answer link: the key is exchanged for a cookie of that question and lea
   await page.goto(`/answer/${run.questionId}`);
   await page.getByRole("radio", { name: "prod" }).check();
   await page.getByRole("button", { name: "Send answer" }).click();
-  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
   const record = await gateway<{ question: { status: string } }>(request, creds.apiKey, "question.get", { id: run.questionId });
   expect(record.question.status).toBe("answered");
   expect(exchanged).toBe(true);

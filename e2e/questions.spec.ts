@@ -3,9 +3,11 @@ import { type Browser, expect, type Page, test } from "@playwright/test";
 import {
   bearer,
   completedToolResult,
+  DEMO_OPERATOR,
   demoCredentials,
   gateway,
   getEnvelope,
+  personText,
   SIGNED_OUT,
   screenshot,
   screenshotBoth,
@@ -92,7 +94,7 @@ test("single choice, keyboard only: the answer reaches the run, which completes"
 
   const outcome = page.getByTestId("outcome");
   await expect(outcome).toHaveAttribute("data-status", "answered");
-  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
   await expect(page.getByTestId("outcome-title")).toBeFocused();
   await expect(outcome.getByTestId("answer-value")).toHaveText("prod");
   await expect(outcome).toContainText("via console");
@@ -280,7 +282,7 @@ test("Decline on a form cancels the question and the agent is told it was declin
   await page.goto(`/answer/${run.questionId}`);
   await page.getByRole("button", { name: "Decline" }).click();
   await expect(page.getByTestId("outcome")).toHaveAttribute("data-status", "cancelled");
-  await expect(page.getByTestId("outcome-title")).toHaveText("Declined by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Declined by ${DEMO_OPERATOR}`);
   await expect(page.getByTestId("sent-notice")).toHaveText("You declined. The agent has been told.");
   expect(await completedToolResult(request, creds.apiKey, run, "request_input")).toEqual({ outcome: "declined" });
 });
@@ -359,7 +361,7 @@ test("a gateway question can ask several kinds at once; option values and form k
   await page.getByRole("textbox", { name: "Note" }).fill("canary first");
   await page.getByRole("button", { name: "Send answer" }).click();
 
-  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
   const record = await gateway<{ question: { answers: Record<string, string[]> } }>(request, creds.apiKey, "question.get", { id: asked.id });
   expect(record.question.answers).toEqual({ target: ["green"], runbook: ["confirm"], "limits.cpu": ["2"], "limits.note": ["canary first"] });
   await expect(page.getByTestId("outcome").getByTestId("answer-value")).toHaveText(["Green", "Confirmed", "2", "canary first"]);
@@ -440,7 +442,7 @@ test.describe("without a console session", () => {
     const resolveReq = (await resolved).request();
     expect(resolveReq.headers().authorization).toBeUndefined();
     expect(resolveReq.postData() ?? "").toMatch(/"resolutionId":"[0-9a-f-]{32,36}"/);
-    await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+    await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
     expect(await completedToolResult(request, creds.apiKey, run, "ask_user")).toEqual({ status: "answered", answers: { env: ["staging"] } });
 
     // Answered elsewhere (over HTTP) while the token page is open: it updates without a reload.
@@ -448,7 +450,7 @@ test.describe("without a console session", () => {
     await page.goto(`/answer/${other.questionId}?access_token=${encodeURIComponent(creds.apiKey)}`);
     await expect(page.getByTestId("answer-form")).toBeVisible();
     await gateway(request, creds.apiKey, "question.resolve", { id: other.questionId, answers: { env: ["prod"] } });
-    await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator", { timeout: 8_000 });
+    await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`, { timeout: 8_000 });
     await expect(page.getByTestId("outcome")).toContainText("via HTTP API");
 
     // A bad token: a clear message and a way to sign in instead (the other question's cookie does not count).
@@ -473,10 +475,11 @@ test("two people answer at once: one wins, the other sees who answered", async (
   await Promise.all([page.getByRole("button", { name: "Send answer" }).click(), rivalPage.getByRole("button", { name: "Send answer" }).click()]);
 
   await expect.poll(async () => (await gateway<{ question: { status: string } }>(request, creds.apiKey, "question.get", { id: run.questionId })).question.status).toBe("answered");
-  const record = await gateway<{ question: { answeredBy: { name: string }; answers: Record<string, string[]> } }>(request, creds.apiKey, "question.get", { id: run.questionId });
-  const winnerName = record.question.answeredBy.name;
-  expect(["Demo Operator", "Rival Operator"]).toContain(winnerName);
-  const [winner, loser] = winnerName === "Demo Operator" ? [page, rivalPage] : [rivalPage, page];
+  const record = await gateway<{ question: { answeredBy: { name: string; email: string }; answers: Record<string, string[]> } }>(request, creds.apiKey, "question.get", { id: run.questionId });
+  expect(["Demo Operator", "Rival Operator"]).toContain(record.question.answeredBy.name);
+  // The console names the winner with the email beside the name.
+  const winnerName = personText(record.question.answeredBy.name, record.question.answeredBy.email);
+  const [winner, loser] = record.question.answeredBy.name === "Demo Operator" ? [page, rivalPage] : [rivalPage, page];
 
   await expect(winner.getByTestId("outcome-title")).toHaveText(`Answered by ${winnerName}`);
   await expect(winner.getByTestId("sent-notice")).toBeVisible();
@@ -524,13 +527,13 @@ test("the console lists pending questions live and settled ones with who answere
   await expect(page).toHaveURL(`/answer/${run.questionId}`);
   await page.getByRole("radio", { name: "prod" }).check();
   await page.getByRole("button", { name: "Send answer" }).click();
-  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
 
   await page.goto("/questions");
   await expect(page.locator(`[data-testid="pending-question"][data-question-id="${run.questionId}"]`)).toHaveCount(0);
   const settled = page.locator(`[data-testid="settled-question"][data-question-id="${run.questionId}"]`);
   await expect(settled.getByTestId("status")).toHaveText("answered");
-  await expect(settled.getByTestId("answered-by")).toHaveText("Demo Operator");
+  await expect(settled.getByTestId("answered-by")).toHaveText(DEMO_OPERATOR);
   await expect(settled).toContainText("console");
   await screenshot(page, "questions-settled");
 
@@ -541,7 +544,7 @@ test("the console lists pending questions live and settled ones with who answere
   const res = await request.post("/v1/gateway/question.resolve", { headers: bearer(creds.apiKey), data: { id: second.questionId, answers: { env: ["staging"] } } });
   expect(res.status()).toBe(200);
   await expect(secondRow).toHaveCount(0);
-  await expect(page.locator(`[data-testid="settled-question"][data-question-id="${second.questionId}"]`).getByTestId("answered-by")).toHaveText("Demo Operator");
+  await expect(page.locator(`[data-testid="settled-question"][data-question-id="${second.questionId}"]`).getByTestId("answered-by")).toHaveText(DEMO_OPERATOR);
 });
 
 test("a form as MCP defines it: titled choices, a multi-select, formats and lengths are shown, checked and sent as values", async ({ page, request }) => {
@@ -582,7 +585,7 @@ test("a form as MCP defines it: titled choices, a multi-select, formats and leng
   await page.getByRole("textbox", { name: "Code" }).fill("abc");
   await page.getByRole("button", { name: "Submit" }).click();
 
-  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
   const record = await gateway<{ question: { answers: Record<string, string[]> } }>(request, creds.apiKey, "question.get", { id: asked.id });
   expect(record.question.answers).toEqual({ "order.size": ["l"], "order.extras": ["milk", "sugar"], "order.email": ["ada@example.com"], "order.code": ["abc"] });
   await expect(page.getByTestId("outcome").getByTestId("answer-value")).toHaveText(["Large", "Milk", "Sugar", "ada@example.com", "abc"]);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { addUser, bearer, demoCredentials, openApproval, screenshot, signedInPage, startEchoRun, startQuestionRun, trpcMutationAsPage, uniqueMarker } from "./support";
+import { addUser, bearer, DEMO_OPERATOR, demoCredentials, openApproval, screenshot, signedInPage, startEchoRun, startQuestionRun, trpcMutationAsPage, uniqueMarker } from "./support";
 
 test("an auditor sees everything and decides nothing: no buttons, no shortcuts, and the server refuses", async ({ browser, baseURL, request }) => {
   const creds = await demoCredentials();
@@ -93,12 +93,12 @@ test("a member sees only its own work; an operator answers its question on its b
   await expect(page.getByTestId("answering-on-behalf")).toContainText("Mia Member");
   await page.getByRole("radio", { name: "prod" }).check();
   await page.getByRole("button", { name: "Send answer" }).click();
-  await expect(page.getByTestId("outcome-title")).toHaveText("Answered by Demo Operator");
+  await expect(page.getByTestId("outcome-title")).toHaveText(`Answered by ${DEMO_OPERATOR}`);
   await expect(page.getByTestId("on-behalf")).toContainText("Mia Member");
 
   await memberPage.goto("/questions");
   const settled = memberPage.locator(`[data-testid="settled-question"][data-question-id="${mine.questionId}"]`);
-  await expect(settled.getByTestId("answered-by")).toHaveText("Demo Operator");
+  await expect(settled.getByTestId("answered-by")).toHaveText(DEMO_OPERATOR);
   await expect(settled.getByTestId("on-behalf")).toContainText("on behalf of Mia Member");
   await screenshot(memberPage, "questions-on-behalf");
   await memberPage.context().close();

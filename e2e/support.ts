@@ -145,16 +145,36 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
 
 export type TE2eUser = { userId: string; apiKey: string; email: string; password: string };
 
-/** Adds a console user with a password and an API key through the CLI (it reaches the running server's data directory). */
-export function addUser(name: string, role: "member" | "auditor" | "operator" | "admin"): TE2eUser {
+/** The demo operator as the console names a person: the display name with the email beside it. */
+export const DEMO_OPERATOR = "Demo Operator (operator@countersign.local)";
+
+/** A person as the console names them (server/core/person.ts): `Name (email)`. */
+export const personText = (name: string, email: string): string => `${name} (${email})`;
+
+/**
+ * Adds a console user with a password and an API key through the CLI (it reaches the running
+ * server's data directory). No two users share a display name: when a retried test adds its user
+ * again, the second one gets the name with a marker after it (`name` is still found in it).
+ */
+export function addUser(name: string, role: "member" | "auditor" | "operator" | "admin"): TE2eUser & { name: string } {
   const email = `${role}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@countersign.local`;
   const password = `pw-${Math.random().toString(36).slice(2)}-long-enough`;
-  const out = execFileSync("npx", ["tsx", "server/cli/main.ts", "user", "add", name, "--role", role, "--email", email, "--password", password, "--json"], {
-    env: { ...process.env, COUNTERSIGN_DATA_DIR: DATA_DIR, DATABASE_URL: "", LOG_LEVEL: "warn" },
-    encoding: "utf8",
-  });
+  const add = (shown: string) =>
+    execFileSync("npx", ["tsx", "server/cli/main.ts", "user", "add", shown, "--role", role, "--email", email, "--password", password, "--json"], {
+      env: { ...process.env, COUNTERSIGN_DATA_DIR: DATA_DIR, DATABASE_URL: "", LOG_LEVEL: "warn" },
+      encoding: "utf8",
+    });
+  let shown = name;
+  let out: string;
+  try {
+    out = add(shown);
+  } catch (error) {
+    if (!String((error as { stdout?: string }).stdout ?? "").includes("already has the display name")) throw error;
+    shown = `${name} ${uniqueMarker()}`;
+    out = add(shown);
+  }
   const created = JSON.parse(out.trim().split("\n").pop() ?? "{}") as { userId: string; apiKey: string };
-  return { ...created, email, password };
+  return { ...created, email, password, name: shown };
 }
 
 /** A page in a fresh browser context, signed in as `user`. */

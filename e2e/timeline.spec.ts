@@ -19,7 +19,7 @@ test("the timeline shows the run by turn and tool call, the wait for the decider
   await expect(call).toHaveCount(1);
   await expect(call).toContainText("Tool call exec");
   const wait = call.getByTestId("timeline-wait");
-  await expect(wait).toHaveText(/waited (1\.[6-9]|[2-9]\.\d) s for Demo Operator — approved/);
+  await expect(wait).toHaveText(/waited (1\.[6-9]|[2-9]\.\d) s for Demo Operator \(operator@countersign\.local\) — approved/);
   await expect(timeline.getByTestId("timeline-totals")).toContainText(/waited for people (1\.[6-9]|[2-9]\.\d) s/);
   await expect(timeline.getByTestId("timeline-totals")).toContainText("output tokens");
   await expect(timeline.getByTestId("turn-tokens").first()).toContainText("output tokens");

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { bearer, demoCredentials, screenshot, startEchoRun, startScript, uniqueMarker } from "./support";
+import { bearer, DEMO_OPERATOR, demoCredentials, screenshot, startEchoRun, startScript, uniqueMarker } from "./support";
 
 type TLine = { responseId: string; seq: number; type: string; actorUserId: string | null; transport: string | null; createdAt: string; data: Record<string, unknown> };
 
@@ -22,7 +22,7 @@ test("filter a trajectory by type, actor and text, and export what is shown as J
   await expect(events).toHaveCount(2);
   await expect(events.nth(0)).toHaveAttribute("data-type", "approval.requested");
   await expect(events.nth(1)).toHaveAttribute("data-type", "approval.resolved");
-  await expect(events.nth(1)).toContainText("Approval approved by Demo Operator via http");
+  await expect(events.nth(1)).toContainText(`Approval approved by ${DEMO_OPERATOR} via http`);
   await screenshot(page, "trajectory-filtered");
 
   // Export with the same filter: a download of JSONL lines, one event each.
@@ -39,7 +39,7 @@ test("filter a trajectory by type, actor and text, and export what is shown as J
 
   // Actor filter (the decider), then a server-side text search across types and data.
   await page.getByTestId("trajectory-categories").getByRole("button", { name: "Approvals" }).click();
-  await page.getByTestId("trajectory-actor").selectOption({ label: "Demo Operator" });
+  await page.getByTestId("trajectory-actor").selectOption({ label: DEMO_OPERATOR });
   await expect(events.filter({ hasText: "approval.resolved" })).toHaveCount(1);
   await expect(events.filter({ hasText: "response.text.delta" })).toHaveCount(0);
   await page.getByTestId("trajectory-actor").selectOption({ label: "Everyone" });

@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import next from "next";
 import pino from "pino";
 import { migrateDb, openDb } from "../db/client";
+import { backfillNameKeys } from "../db/repositories/display-names";
 import { startControlServer } from "./api/http/control";
 import { createApp } from "./app";
 import { SYSTEM_ORIGIN } from "./core/admin-trail";
@@ -33,6 +34,9 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"), poolSize: config.dbPool });
   await migrateDb(db);
+  // Display-name keys are computed in JavaScript (NFKC): written here for users from before them.
+  const shared = await backfillNameKeys(db.db);
+  if (shared.length > 0) log.warn({ users: shared }, "These users share a display name with an older user (from before names had to differ); rename them with `npm run cli -- user rename USER NAME`");
   const pages = process.env.COUNTERSIGN_PAGES === "off" ? undefined : await loadPages(config.port);
   const app = await createApp({
     db,

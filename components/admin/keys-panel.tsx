@@ -12,6 +12,7 @@ import { TimeAgo } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 import { TwoStepAction } from "../two-step-action";
 import { useErrorSentence } from "../use-error-sentence";
+import { Person, personLabel } from "../person";
 
 /** API keys: create (shown once), see by prefix with last use, revoke; auditors read only. */
 export function KeysPanel() {
@@ -50,7 +51,7 @@ export function KeysPanel() {
             <input id="key-name" className="input input-compact" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder={t("namePlaceholder")} />
           </div>
           {me?.role === "admin" ? (
-            <SelectFilter label={t("forUser")} value={owner} onChange={setOwner} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} anyLabel={t("myself")} />
+            <SelectFilter label={t("forUser")} value={owner} onChange={setOwner} options={(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) }))} anyLabel={t("myself")} />
           ) : null}
           <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim()}>
             {t("create")}
@@ -86,7 +87,7 @@ export function KeysPanel() {
           columns={[
             { key: "name", header: t("name"), cell: (k) => k.name },
             { key: "key", header: t("key"), kind: "nowrap", cell: (k) => <code>{k.prefix}…</code> },
-            { key: "user", header: col("user"), kind: "nowrap", cell: (k) => k.user },
+            { key: "user", header: col("user"), cell: (k) => <Person name={k.user} email={k.userEmail} /> },
             { key: "created", header: col("created"), kind: "nowrap", cell: (k) => <TimeAgo iso={k.createdAt} /> },
             {
               key: "used",

@@ -19,6 +19,30 @@ const isUserStatus = (v: string): v is TUserStatus => (USER_STATUSES as readonly
 
 type TConfirming = { userId: string; action: "disable" | "delete" } | null;
 
+/** An admin's rename of one user, in place of the name until saved or cancelled. */
+function RenameForm({ user, busy, onSave, onCancel }: { user: { id: string; name: string }; busy: boolean; onSave: (name: string) => void; onCancel: () => void }) {
+  const t = useTranslations("admin.users");
+  const [name, setName] = useState(user.name);
+  return (
+    <form
+      className="rename-form"
+      data-testid="rename-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(name);
+      }}
+    >
+      <input className="input input-compact" aria-label={t("newName", { name: user.name })} title={t("renameHint")} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} disabled={busy} />
+      <button type="submit" className="btn btn-primary btn-small" disabled={busy || name.trim() === "" || name === user.name}>
+        {t("renameSave")}
+      </button>
+      <button type="button" className="btn btn-quiet btn-small" onClick={onCancel} disabled={busy}>
+        {t("renameCancel")}
+      </button>
+    </form>
+  );
+}
+
 /** Users and roles: admins change roles, disable, enable and delete (never themselves); others read. */
 export function UsersPanel() {
   const t = useTranslations("admin.users");
@@ -34,14 +58,16 @@ export function UsersPanel() {
   const disable = useMutation(trpc.admin.disableUser.mutationOptions({ onSettled: refresh }));
   const enable = useMutation(trpc.admin.enableUser.mutationOptions({ onSettled: refresh }));
   const remove = useMutation(trpc.admin.deleteUser.mutationOptions({ onSettled: refresh }));
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const rename = useMutation(trpc.admin.renameUser.mutationOptions({ onSuccess: () => setRenaming(null), onSettled: refresh }));
   const [confirming, setConfirming] = useState<TConfirming>(null);
   const isAdmin = me?.role === "admin";
-  const error = setRole.error ?? disable.error ?? enable.error ?? remove.error;
+  const error = setRole.error ?? disable.error ?? enable.error ?? remove.error ?? rename.error;
   const rows = loadedRows(users);
   return (
     <section aria-label={t("label")}>
       {error ? (
-        <p role="alert" className="error-box">
+        <p role="alert" className="error-box" data-testid="users-error">
           {errorText(error, "change")}
         </p>
       ) : null}
@@ -55,11 +81,31 @@ export function UsersPanel() {
             {
               key: "name",
               header: t("name"),
-              cell: (u) => (
-                <>
-                  {u.name} {u.id === me?.userId ? <span className="muted small">{t("you")}</span> : null}
-                </>
-              ),
+              cell: (u) =>
+                renaming === u.id ? (
+                  <RenameForm user={u} busy={rename.isPending} onSave={(name) => rename.mutate({ userId: u.id, name })} onCancel={() => setRenaming(null)} />
+                ) : (
+                  <>
+                    <span data-testid="user-name">{u.name}</span> {u.id === me?.userId ? <span className="muted small">{t("you")}</span> : null}
+                    {isAdmin && u.status !== "deleted" ? (
+                      <>
+                        {" "}
+                        <button
+                          type="button"
+                          className="btn btn-quiet btn-small"
+                          data-testid="rename-user"
+                          aria-label={t("renameLabel", { name: u.name })}
+                          onClick={() => {
+                            rename.reset();
+                            setRenaming(u.id);
+                          }}
+                        >
+                          {t("rename")}
+                        </button>
+                      </>
+                    ) : null}
+                  </>
+                ),
             },
             { key: "email", header: t("email"), className: "muted", cell: (u) => u.email },
             {

@@ -9,6 +9,7 @@ import { SelectFilter, ToggleGroup } from "../filters";
 import { FilterBar } from "../list-kit/filter-bar";
 import { useVocab } from "../list-kit/labels";
 import { useTRPC } from "../trpc-provider";
+import { personLabel } from "../person";
 
 type TRisk = (typeof RISKS)[number];
 const AGES = [
@@ -49,7 +50,7 @@ export function InboxFilterBar({ state, seesEveryone }: { state: ReturnType<type
   return (
     <FilterBar testId="inbox-filters">
       <SelectFilter label={t("agent")} value={v.agent} onChange={set.setAgent} options={(agents.data ?? []).map((a) => ({ value: a.name, label: a.name }))} testId="filter-agent" />
-      {seesEveryone ? <SelectFilter label={t("user")} value={v.userId} onChange={set.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: p.name }))} testId="filter-user" /> : null}
+      {seesEveryone ? <SelectFilter label={t("user")} value={v.userId} onChange={set.setUserId} options={(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) }))} testId="filter-user" /> : null}
       <ToggleGroup label={t("risk")} values={RISKS} selected={v.risks} onChange={set.setRisks} labelOf={vocab.risk} testId="filter-risk" />
       <SelectFilter label={t("reviewer")} value={v.reviewer} onChange={set.setReviewer} options={REVIEWER.map((o) => ({ value: o.value, label: t(o.label) }))} testId="filter-reviewer" />
       <SelectFilter label={t("age")} value={v.age} onChange={set.setAge} options={AGES.map((o) => ({ value: o.value, label: t(o.label) }))} testId="filter-age" />

@@ -5,6 +5,7 @@ import { forwardRef } from "react";
 import type { TInboxRow } from "../api-types";
 import { useServerText, useVocab } from "../list-kit/labels";
 import { Countdown, TimeAgo } from "../time-labels";
+import { Person } from "../person";
 
 type TProps = {
   approval: TInboxRow;
@@ -50,7 +51,7 @@ export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ ap
           {operationSummary(summary, a.arguments)}
         </span>
         <span className="inbox-row-who">
-          {a.user} · {a.agent}
+          <Person name={a.user} email={a.userEmail} /> · {a.agent}
         </span>
         <span className="inbox-row-age">
           <TimeAgo iso={a.createdAt} />

@@ -1,4 +1,5 @@
-import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { type TAdminAction, type TAdminWho, trailDetail } from "../../server/core/admin-trail";
 import { newId } from "../../server/core/ids";
 import type { Db } from "../client";
@@ -37,14 +38,23 @@ export type TAdminTrailRow = {
   cursorAt: string;
   actorUserId: string | null;
   actorName: string | null;
+  /** The actor's email, shown beside the name. */
+  actorEmail: string | null;
   osUser: string | null;
   channel: string;
   clientIp: string | null;
   action: string;
   targetType: string;
   targetId: string;
+  /** The person the action concerns, as named now with their email: the target user, or the owner of a target API key (null otherwise). */
+  targetName: string | null;
+  targetEmail: string | null;
   detail: Record<string, unknown>;
 };
+
+/** The person a trail row concerns: its target user, or the user an API key action names in its detail. */
+const targetUser = alias(users, "target_user");
+const targetUserId = sql`case when ${auditLog.targetType} = 'user' then ${auditLog.targetId} else ${auditLog.data}->>'userId' end`;
 
 function conditions(filter: TAdminTrailFilter): SQL[] {
   const out: SQL[] = [];
@@ -65,26 +75,30 @@ export async function adminTrailRows(db: Db, filter: TAdminTrailFilter, cursor: 
       cursorAt: exactTimestamp(auditLog.at),
       actorUserId: auditLog.actorUserId,
       actorName: users.name,
+      actorEmail: users.email,
       osUser: auditLog.osUser,
       channel: auditLog.channel,
       clientIp: auditLog.clientIp,
       action: auditLog.action,
       targetType: auditLog.targetType,
       targetId: auditLog.targetId,
+      targetName: targetUser.name,
+      targetEmail: targetUser.email,
       detail: auditLog.data,
     })
     .from(auditLog)
     .leftJoin(users, eq(users.id, auditLog.actorUserId))
+    .leftJoin(targetUser, eq(targetUser.id, targetUserId))
     .where(and(...conditions(filter), cursor ? beforeCursor(auditLog.at, auditLog.id, cursor) : undefined))
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(limit);
   return rows.map((r) => ({ ...r, at: r.at.toISOString() }));
 }
 
-/** The people who appear as actors in the trail (for the actor filter). */
-export async function adminTrailActors(db: Db): Promise<Array<{ id: string; name: string }>> {
+/** The people who appear as actors in the trail (for the actor filter), with their emails. */
+export async function adminTrailActors(db: Db): Promise<Array<{ id: string; name: string; email: string }>> {
   return db
-    .selectDistinct({ id: users.id, name: users.name })
+    .selectDistinct({ id: users.id, name: users.name, email: users.email })
     .from(auditLog)
     .innerJoin(users, eq(users.id, auditLog.actorUserId))
     .orderBy(users.name)

@@ -49,10 +49,10 @@ export async function listUsersPage(db: Db, page: TPageRequest) {
 /** Every user (up to 1,000, newest first): the first page of {@link listUsersPage}. */
 export const listUsers = async (db: Db) => (await listUsersPage(db, { limit: 1000 })).rows;
 
-/** Names of users for filters (id and name only). */
+/** Names of users for filters (id, name and the email shown beside it). */
 export async function listPeople(db: Db, onlyUserId: string | null) {
   return db
-    .select({ id: users.id, name: users.name })
+    .select({ id: users.id, name: users.name, email: users.email })
     .from(users)
     .where(onlyUserId ? eq(users.id, onlyUserId) : undefined)
     .orderBy(asc(users.name))
@@ -60,7 +60,7 @@ export async function listPeople(db: Db, onlyUserId: string | null) {
 }
 
 export async function userById(db: Db, userId: string) {
-  const [row] = await db.select({ id: users.id, name: users.name, role: users.role }).from(users).where(eq(users.id, userId));
+  const [row] = await db.select({ id: users.id, name: users.name, email: users.email, role: users.role }).from(users).where(eq(users.id, userId));
   return row ?? null;
 }
 
@@ -77,6 +77,7 @@ export async function listApiKeysPage(db: Db, userId: string | null, page: TPage
       id: apiKeys.id,
       userId: apiKeys.userId,
       user: users.name,
+      userEmail: users.email,
       name: apiKeys.name,
       prefix: apiKeys.prefix,
       createdAt: apiKeys.createdAt,

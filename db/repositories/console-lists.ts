@@ -25,6 +25,8 @@ export type TResponseListRow = {
   status: TResponseStatus;
   userId: string;
   user: string;
+  /** The owner's email, shown beside the name. */
+  userEmail: string;
   outputTokens: number;
   createdAt: string;
   completedAt: string | null;
@@ -55,6 +57,7 @@ export async function listResponsesPage(db: Db, filter: TListFilter & { statuses
       status: responses.status,
       userId: responses.userId,
       user: users.name,
+      userEmail: users.email,
       outputTokens: sql<number>`coalesce((${responses.usage}->>'outputTokens')::bigint, 0)::float8`,
       createdAt: responses.createdAt,
       completedAt: responses.completedAt,
@@ -76,6 +79,7 @@ export type TSessionListRow = {
   agent: string;
   userId: string;
   user: string;
+  userEmail: string;
   access: string;
   /** Who granted the Full access in force, and when; null at default access. */
   fullAccessGrant: TAccessGrant | null;
@@ -107,6 +111,7 @@ export async function listSessionsPage(db: Db, filter: TListFilter & { state?: T
       agent: agentSessions.agent,
       userId: agentSessions.userId,
       user: users.name,
+      userEmail: users.email,
       access: agentSessions.access,
       createdAt: agentSessions.createdAt,
       cursorAt: exactTimestamp(agentSessions.createdAt),
@@ -159,10 +164,10 @@ async function sessionStats(db: Db, ids: string[]): Promise<Map<string, { count:
   return new Map(rows.map((r) => [r.sessionId, { count: Number(r.count), active: Number(r.active), lastStatus: r.lastStatus, lastAt: r.lastAt ? new Date(r.lastAt).toISOString() : null }]));
 }
 
-/** One session with its owner's name, or null. */
+/** One session with its owner's name and email, or null. */
 export async function getSession(db: Db, sessionId: string) {
   const [row] = await db
-    .select({ session: agentSessions, user: users.name })
+    .select({ session: agentSessions, user: users.name, userEmail: users.email })
     .from(agentSessions)
     .innerJoin(users, eq(users.id, agentSessions.userId))
     .where(eq(agentSessions.id, sessionId));

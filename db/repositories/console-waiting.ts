@@ -16,6 +16,8 @@ export type TWaitingItem = {
   agent: string | null;
   userId: string;
   userName: string;
+  /** The owner's email, shown beside the name. */
+  userEmail: string;
   /** What is asked: the action, the question, the tool name, the steering text. */
   title: string;
   risk: TRisk | null;
@@ -39,7 +41,7 @@ export async function waitingApprovals(db: Db, scope: TScope): Promise<{ items: 
   const pending = and(sql`${approvals.status} = 'pending'`, ownedBy(approvals.userId, scope));
   const [rows, [plain], [device]] = await Promise.all([
     db
-      .select({ a: approvals, agent: responses.agent, userName: users.name })
+      .select({ a: approvals, agent: responses.agent, userName: users.name, userEmail: users.email })
       .from(approvals)
       .innerJoin(responses, eq(responses.id, approvals.responseId))
       .innerJoin(users, eq(users.id, approvals.userId))
@@ -49,7 +51,7 @@ export async function waitingApprovals(db: Db, scope: TScope): Promise<{ items: 
     db.select({ n }).from(approvals).where(and(pending, not(isDevice))),
     db.select({ n }).from(approvals).where(and(pending, isDevice)),
   ]);
-  const items = rows.map(({ a, agent, userName }) => ({
+  const items = rows.map(({ a, agent, userName, userEmail }) => ({
     kind: (a.action.startsWith("node:") ? "device" : "approval") as TWaitingKind,
     id: a.id,
     responseId: a.responseId,
@@ -57,6 +59,7 @@ export async function waitingApprovals(db: Db, scope: TScope): Promise<{ items: 
     agent,
     userId: a.userId,
     userName,
+    userEmail,
     title: a.action,
     risk: a.risk,
     since: a.createdAt.toISOString(),
@@ -70,7 +73,7 @@ export async function waitingClientTools(db: Db, scope: TScope): Promise<{ items
   const pending = and(sql`${clientToolRequests.status} = 'pending'`, ownedBy(clientToolRequests.userId, scope));
   const [rows, [count]] = await Promise.all([
     db
-      .select({ c: clientToolRequests, agent: responses.agent, userName: users.name })
+      .select({ c: clientToolRequests, agent: responses.agent, userName: users.name, userEmail: users.email })
       .from(clientToolRequests)
       .innerJoin(responses, eq(responses.id, clientToolRequests.responseId))
       .innerJoin(users, eq(users.id, clientToolRequests.userId))
@@ -79,7 +82,7 @@ export async function waitingClientTools(db: Db, scope: TScope): Promise<{ items
       .limit(PER_KIND),
     db.select({ n: sql<number>`count(*)::int` }).from(clientToolRequests).where(pending),
   ]);
-  const items = rows.map(({ c, agent, userName }) => ({
+  const items = rows.map(({ c, agent, userName, userEmail }) => ({
     kind: "client_tool" as const,
     id: c.id,
     responseId: c.responseId,
@@ -87,6 +90,7 @@ export async function waitingClientTools(db: Db, scope: TScope): Promise<{ items
     agent,
     userId: c.userId,
     userName,
+    userEmail,
     title: c.name,
     risk: null,
     since: c.createdAt.toISOString(),
@@ -100,7 +104,7 @@ export async function waitingQuestions(db: Db, scope: TScope): Promise<{ items: 
   const pending = and(sql`${questions.status} = 'pending'`, ownedBy(questions.userId, scope));
   const [rows, [count]] = await Promise.all([
     db
-      .select({ q: questions, agent: responses.agent, userName: users.name })
+      .select({ q: questions, agent: responses.agent, userName: users.name, userEmail: users.email })
       .from(questions)
       .leftJoin(responses, eq(responses.id, questions.responseId))
       .innerJoin(users, eq(users.id, questions.userId))
@@ -109,7 +113,7 @@ export async function waitingQuestions(db: Db, scope: TScope): Promise<{ items: 
       .limit(PER_KIND),
     db.select({ n: sql<number>`count(*)::int` }).from(questions).where(pending),
   ]);
-  const items = rows.map(({ q, agent, userName }) => ({
+  const items = rows.map(({ q, agent, userName, userEmail }) => ({
     kind: "question" as const,
     id: q.id,
     responseId: q.responseId,
@@ -117,6 +121,7 @@ export async function waitingQuestions(db: Db, scope: TScope): Promise<{ items: 
     agent,
     userId: q.userId,
     userName,
+    userEmail,
     title: q.questions.map((x) => x.question).join(" · "),
     risk: null,
     since: q.createdAt.toISOString(),
@@ -130,7 +135,7 @@ export async function waitingSteering(db: Db, scope: TScope): Promise<{ items: T
   const queued = and(sql`${steeringMessages.status} = 'queued'`, ownedBy(responses.userId, scope));
   const [rows, [count]] = await Promise.all([
     db
-      .select({ s: steeringMessages, agent: responses.agent, ownerId: responses.userId, userName: users.name })
+      .select({ s: steeringMessages, agent: responses.agent, ownerId: responses.userId, userName: users.name, userEmail: users.email })
       .from(steeringMessages)
       .innerJoin(responses, eq(responses.id, steeringMessages.responseId))
       .innerJoin(users, eq(users.id, responses.userId))
@@ -139,7 +144,7 @@ export async function waitingSteering(db: Db, scope: TScope): Promise<{ items: T
       .limit(PER_KIND),
     db.select({ n: sql<number>`count(*)::int` }).from(steeringMessages).innerJoin(responses, eq(responses.id, steeringMessages.responseId)).where(queued),
   ]);
-  const items = rows.map(({ s, agent, ownerId, userName }) => ({
+  const items = rows.map(({ s, agent, ownerId, userName, userEmail }) => ({
     kind: "steering" as const,
     id: s.id,
     responseId: s.responseId,
@@ -147,6 +152,7 @@ export async function waitingSteering(db: Db, scope: TScope): Promise<{ items: T
     agent,
     userId: ownerId,
     userName,
+    userEmail,
     title: s.text.length > 200 ? `${s.text.slice(0, 200)}…` : s.text,
     risk: null,
     since: s.createdAt.toISOString(),

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, type SQL, sql } fr
 import type { TAgentPolicy } from "../../server/core/agent-policy";
 import type { TRisk } from "../../server/core/vocabulary";
 import type { Db } from "../client";
+import { alias } from "drizzle-orm/pg-core";
 import { approvals, responseEvents, responses, users } from "../schema";
 import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "./keyset";
 
@@ -20,8 +21,16 @@ export type TInboxFilter = {
   limit: number;
 };
 
-/** A page of approvals for the inbox: pending oldest first (triage order), decided newest first. */
-export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typeof approvals.$inferSelect & { agent: string; agentPolicy: TAgentPolicy | null; user: string; cursorAt: string }>> {
+/** Whoever decided an approval (the requester is `users`). */
+const decider = alias(users, "decider");
+
+/** A page of approvals for the inbox: pending oldest first (triage order), decided newest first; the requester's and the decider's names with their emails, and the policy its decisions follow. */
+export async function listInbox(
+  db: Db,
+  filter: TInboxFilter,
+): Promise<
+  TPage<typeof approvals.$inferSelect & { agent: string; agentPolicy: TAgentPolicy | null; user: string; userEmail: string; decidedByName: string | null; decidedByEmail: string | null; cursorAt: string }>
+> {
   const where: (SQL | undefined)[] = [
     // Literal predicates, so the planner can prove the partial indexes apply.
     filter.status === "pending" ? sql`${approvals.status} = 'pending'` : sql`${approvals.status} <> 'pending'`,
@@ -35,15 +44,25 @@ export async function listInbox(db: Db, filter: TInboxFilter): Promise<TPage<typ
   const cursor = filter.status === "decided" ? decodeCursor(filter.cursor) : null;
   if (cursor) where.push(beforeCursor(approvals.createdAt, approvals.id, cursor));
   const rows = await db
-    .select({ a: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy, user: users.name, cursorAt: exactTimestamp(approvals.createdAt) })
+    .select({
+      a: approvals,
+      agent: responses.agent,
+      agentPolicy: responses.agentPolicy,
+      user: users.name,
+      userEmail: users.email,
+      deciderName: decider.name,
+      deciderEmail: decider.email,
+      cursorAt: exactTimestamp(approvals.createdAt),
+    })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
     .innerJoin(users, eq(users.id, approvals.userId))
+    .leftJoin(decider, eq(decider.id, approvals.decidedBy))
     .where(and(...where))
     .orderBy(...(filter.status === "pending" ? [asc(approvals.createdAt), asc(approvals.id)] : [desc(approvals.createdAt), desc(approvals.id)]))
     .limit(filter.limit + 1);
   const page = toPage(
-    rows.map((r) => ({ ...r.a, agent: r.agent, agentPolicy: r.agentPolicy, user: r.user, cursorAt: r.cursorAt })),
+    rows.map((r) => ({ ...r.a, agent: r.agent, agentPolicy: r.agentPolicy, user: r.user, userEmail: r.userEmail, decidedByName: r.deciderName, decidedByEmail: r.deciderEmail, cursorAt: r.cursorAt })),
     filter.limit,
   );
   // Pending items are few and always shown whole: no cursor.

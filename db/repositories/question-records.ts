@@ -13,12 +13,13 @@ export type TQuestionRow = typeof questions.$inferSelect;
 /** The public shape of a question record: never a secret value, never a resolution receipt. */
 export type { TQuestionRecord };
 
-/** Maps rows to records, resolving user names in one query. */
+/** Maps rows to records, resolving user names and emails in one query. */
 export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestionRecord[]> {
   const ids = [...new Set(rows.flatMap((r) => [r.userId, r.answeredBy ?? r.userId]))];
-  const names = new Map(
-    ids.length === 0 ? [] : (await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids))).map((u) => [u.id, u.name]),
+  const people = new Map(
+    ids.length === 0 ? [] : (await db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids))).map((u) => [u.id, u]),
   );
+  const person = (userId: string) => ({ userId, name: people.get(userId)?.name ?? null, email: people.get(userId)?.email ?? null });
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
@@ -27,8 +28,8 @@ export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestion
     answers: r.answers,
     sessionId: r.sessionId,
     responseId: r.responseId,
-    requester: { userId: r.userId, name: names.get(r.userId) ?? null },
-    answeredBy: r.answeredBy ? { userId: r.answeredBy, name: names.get(r.answeredBy) ?? null } : null,
+    requester: person(r.userId),
+    answeredBy: r.answeredBy ? person(r.answeredBy) : null,
     answeredVia: r.answeredVia,
     answeredAt: r.resolvedAt?.toISOString() ?? null,
     expiresAt: r.expiresAt.toISOString(),

@@ -9,12 +9,12 @@ export type { TUserStatus };
 export const statusOf = (row: { disabledAt: Date | null; deletedAt: Date | null }): TUserStatus => (row.deletedAt ? "deleted" : row.disabledAt ? "disabled" : "active");
 
 /** A user as the admin rules need it. */
-export async function userForAdmin(db: Db, userId: string): Promise<{ id: string; name: string; role: TRole; status: TUserStatus } | null> {
+export async function userForAdmin(db: Db, userId: string): Promise<{ id: string; name: string; email: string; role: TRole; status: TUserStatus } | null> {
   const [row] = await db
-    .select({ id: users.id, name: users.name, role: users.role, disabledAt: users.disabledAt, deletedAt: users.deletedAt })
+    .select({ id: users.id, name: users.name, email: users.email, role: users.role, disabledAt: users.disabledAt, deletedAt: users.deletedAt })
     .from(users)
     .where(eq(users.id, userId));
-  return row ? { id: row.id, name: row.name, role: row.role, status: statusOf(row) } : null;
+  return row ? { id: row.id, name: row.name, email: row.email, role: row.role, status: statusOf(row) } : null;
 }
 
 /**

@@ -1,23 +1,35 @@
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { ROLES } from "../../server/core/vocabulary";
 
 export const roleEnum = pgEnum("role", ROLES);
 
 /** People and API clients. Managed by better-auth (login) plus our `role`. */
-export const users = pgTable("users", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  email: text("email").notNull().unique(),
-  emailVerified: boolean("email_verified").notNull().default(false),
-  image: text("image"),
-  role: roleEnum("role").notNull().default("member"),
-  /** A disabled user's keys, console sessions and sockets stop working at once; its history stays. */
-  disabledAt: timestamp("disabled_at", { withTimezone: true }),
-  /** A deleted user: credentials removed, name and email replaced; the id stays for the audit trail. */
-  deletedAt: timestamp("deleted_at", { withTimezone: true }),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    /**
+     * The display name's comparison key (server/core/display-name.ts: NFKC, lower case, invisible
+     * characters and extra spaces left out), written with `name` in the same statement. Unique among
+     * users not deleted, so two people can never share a name, even when they race for one. Null for
+     * a user whose name another user already held when the key was introduced (the older one keeps it).
+     */
+    nameKey: text("name_key"),
+    email: text("email").notNull().unique(),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    image: text("image"),
+    role: roleEnum("role").notNull().default("member"),
+    /** A disabled user's keys, console sessions and sockets stop working at once; its history stays. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    /** A deleted user: credentials removed, email replaced; the id and name stay for the history, the name is free for others. */
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("users_name_key_idx").on(t.nameKey).where(sql`${t.deletedAt} is null`)],
+);
 
 /** Console login sessions (better-auth `session` model). */
 export const loginSessions = pgTable(

@@ -12,6 +12,10 @@ import { accounts, loginSessions, users, verifications } from "../../db/schema";
  */
 export const CLIENT_ADDRESS_HEADER = "x-countersign-client-address";
 
+/** Why better-auth's own user update refuses a name. */
+export const NAME_CHANGE_REFUSED =
+  "Display names change only through Countersign: your own with settings.setName in the console, anyone's by an admin (admin.renameUser or the CLI's `user rename`); the name is checked and the change recorded.";
+
 /**
  * Console login (email + password, session cookie) through better-auth on our own tables.
  * `onSessionEnded` hears every login session deleted (sign-out, disable), so open connections
@@ -34,6 +38,22 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
     account: { modelName: "accounts" },
     verification: { modelName: "verifications" },
     databaseHooks: {
+      // Users are created and renamed only by Countersign's own code (server/auth/users.ts,
+      // server/services/console/user-rename.ts), which checks that the display name is free and
+      // writes the admin trail. better-auth's own paths (POST /api/auth/update-user with a name…)
+      // would do neither: they are refused.
+      user: {
+        create: {
+          before: async () => {
+            throw new APIError("FORBIDDEN", { message: "Users are added by an admin (the console or the CLI's `user add`).", code: "USER_CREATION_DISABLED" });
+          },
+        },
+        update: {
+          before: async (user) => {
+            if (user.name !== undefined) throw new APIError("FORBIDDEN", { message: NAME_CHANGE_REFUSED, code: "NAME_CHANGE_DISABLED" });
+          },
+        },
+      },
       session: {
         create: {
           // A disabled or deleted user keeps its password hash only until deletion: refuse the login itself.

@@ -1,10 +1,12 @@
 import { and, eq, isNull, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
+import { isNameKeyViolation, nameHolder } from "../../db/repositories/display-names";
 import { accounts, users } from "../../db/schema";
 import type { TActor } from "../core/actor";
 import { SYSTEM_ORIGIN, type TAdminWho } from "../core/admin-trail";
-import { DomainError } from "../core/errors";
+import { displayNameKey, ZDisplayName } from "../core/display-name";
+import { DomainError, refused } from "../core/errors";
 import { newId } from "../core/ids";
 import type { TRole } from "../core/vocabulary";
 import { createApiKey } from "./api-keys";
@@ -21,11 +23,36 @@ export async function actorOf(db: Db, userId: string): Promise<TActor | null> {
 
 const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, ".").replace(/^\.|\.$/g, "") || "user";
 
+/** A display name as given, checked ({@link ZDisplayName}); a bad one is a 400 naming what is wrong. */
+export function checkedDisplayName(name: string): string {
+  const parsed = ZDisplayName.safeParse(name);
+  if (!parsed.success) throw new DomainError("invalid_request", parsed.error.issues[0]?.message ?? "The display name is not valid.");
+  return parsed.data;
+}
+
+/** The 409 of a display name another user has (the same by {@link displayNameKey}). */
+export const nameTaken = (name: string) => refused("conflict", { code: "nameTaken", params: { name } });
+
+/**
+ * Runs a write that gives a user a display name: refused (409, nothing written) when another user
+ * who is not deleted has the same name by the rule, whether found first or hit at the unique index
+ * by a concurrent writer that took it a moment earlier.
+ */
+export async function claimingName<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isNameKeyViolation(error)) throw nameTaken(name);
+    throw error;
+  }
+}
+
 /**
  * Adds a user with an API key; with a password the user can also log in to the console
- * (email defaults to `<name>@countersign.local`). The user, its credential, its key and the
- * trail row (`user.created`, never the password or the key) commit in one transaction.
- * Without `who` the server itself acts (the demo user at first start, tests).
+ * (email defaults to `<name>@countersign.local`). The display name must be free (no other user
+ * who is not deleted has the same one by {@link displayNameKey}). The user, its credential, its
+ * key and the trail row (`user.created`, never the password or the key) commit in one
+ * transaction. Without `who` the server itself acts (the demo user at first start, tests).
  */
 export async function addUser(
   db: Db,
@@ -33,27 +60,34 @@ export async function addUser(
   input: { name: string; role: TRole; email?: string; password?: string },
   who: TAdminWho = { actor: null, origin: SYSTEM_ORIGIN },
 ): Promise<{ userId: string; apiKey: string; email: string }> {
-  const email = (input.email ?? `${slug(input.name)}@countersign.local`).toLowerCase();
+  const name = checkedDisplayName(input.name);
+  const email = (input.email ?? `${slug(name)}@countersign.local`).toLowerCase();
   // better-auth's scrypt hash, the one its sign-in checks; computed before the transaction opens.
   const hash = input.password ? await (await auth.$context).password.hash(input.password) : null;
-  return db.transaction(async (transaction) => {
-    const tx = transaction as unknown as Db;
-    const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
-    if (taken) throw new DomainError("conflict", `A user with the email ${email} already exists.`);
-    const userId = newId("user");
-    await tx.insert(users).values({ id: userId, name: input.name, email, emailVerified: hash !== null, role: input.role });
-    if (hash) await tx.insert(accounts).values({ id: newId("acct"), userId, providerId: "credential", accountId: userId, password: hash });
-    const { id: keyId, apiKey } = await createApiKey(tx, userId);
-    await recordAdminEvent(tx, who, { action: "user.created", targetType: "user", targetId: userId, detail: { name: input.name, role: input.role, signIn: hash !== null, apiKeyId: keyId } });
-    return { userId, apiKey, email };
-  });
+  return claimingName(name, () =>
+    db.transaction(async (transaction) => {
+      const tx = transaction as unknown as Db;
+      if (await nameHolder(tx, name)) throw nameTaken(name);
+      const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+      if (taken) throw new DomainError("conflict", `A user with the email ${email} already exists.`);
+      const userId = newId("user");
+      await tx.insert(users).values({ id: userId, name, nameKey: displayNameKey(name), email, emailVerified: hash !== null, role: input.role });
+      if (hash) await tx.insert(accounts).values({ id: newId("acct"), userId, providerId: "credential", accountId: userId, password: hash });
+      const { id: keyId, apiKey } = await createApiKey(tx, userId);
+      await recordAdminEvent(tx, who, { action: "user.created", targetType: "user", targetId: userId, detail: { name, email, role: input.role, signIn: hash !== null, apiKeyId: keyId } });
+      return { userId, apiKey, email };
+    }),
+  );
 }
 
-/** Finds a user by id, email or exact name (a deleted user keeps its name but is found by id only). */
+/**
+ * Finds a user by id, email or name (exact, or the same by {@link displayNameKey}: `alice` finds
+ * Alice). A deleted user keeps its name but is found by id only.
+ */
 export async function findUser(db: Db, ref: string): Promise<{ id: string; name: string; email: string } | null> {
   const rows = await db
     .select({ id: users.id, name: users.name, email: users.email })
     .from(users)
-    .where(or(eq(users.id, ref), and(isNull(users.deletedAt), or(eq(users.email, ref.toLowerCase()), eq(users.name, ref)))));
+    .where(or(eq(users.id, ref), and(isNull(users.deletedAt), or(eq(users.email, ref.toLowerCase()), eq(users.name, ref), eq(users.nameKey, displayNameKey(ref))))));
   return rows.length === 1 ? (rows[0] ?? null) : null;
 }

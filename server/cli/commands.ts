@@ -12,6 +12,7 @@ import { parseCommand, USAGE, UsageError } from "./parse";
 
 export { parseCommand, USAGE, UsageError };
 import { changeRole, createKeyFor, revokeKeyFor } from "../services/console/admin";
+import { renameUser } from "../services/console/user-rename";
 import { deleteUser, disableUser, enableUser, type TUserAdminDeps } from "../services/console/user-status";
 import { listGrants, revokeGrant } from "../services/grants";
 import { apiKeysVisible, trajectoryExport, workspaceUsers } from "../services/read/console";
@@ -63,6 +64,8 @@ export async function runCommand(deps: TCommandDeps, request: TCommandRequest): 
     }
     case "user list":
       return result({ users: await workspaceUsers(deps) });
+    case "user rename":
+      return result({ ...(await renameUser(deps, who, { userId: (await userRef(deps.db, target)).id, name: args[1] as string })) });
     case "user disable":
       return result(await disableUser(deps, who, (await userRef(deps.db, target)).id));
     case "user enable":

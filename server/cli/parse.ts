@@ -23,6 +23,12 @@ export const COMMANDS: Record<string, TSpec> = {
     help: `adds a user (role member unless --role) with an API key, printed once; with a password it can sign in to the console. Roles: ${ROLE_LIST}`,
   },
   "user list": { positionals: [], options: { ...JSON_FLAG }, usage: "user list [--json]", help: "every user with its role, status and number of live keys" },
+  "user rename": {
+    positionals: ["USER", "NAME"],
+    options: { ...JSON_FLAG },
+    usage: "user rename USER NAME [--json]",
+    help: "changes USER's display name; refused when another user has the same name (ignoring case, letter width and invisible characters)",
+  },
   "user disable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user disable USER [--json]", help: "keys, console sessions and open connections stop at once (reversible)" },
   "user enable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user enable USER [--json]", help: "a disabled user's keys and password work again" },
   "user delete": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user delete USER [--json]", help: "credentials removed for good; the history keeps the name" },

@@ -12,6 +12,7 @@ export const ADMIN_ACTIONS = [
   "user.enabled",
   "user.deleted",
   "user.role_changed",
+  "user.renamed",
   "api_key.created",
   "api_key.revoked",
   "device.pairing_created",

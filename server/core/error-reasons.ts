@@ -16,9 +16,10 @@ export type TErrorReason =
   | { code: "ownAccount"; params: { change: "role" | "disable" | "enable" | "delete" } }
   | { code: "lastAdminRole" }
   | { code: "lastAdmin"; params: { name: string } }
-  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" } }
+  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" | "rename" } }
   | { code: "userStatusIs"; params: { name: string; status: "disabled" | "active" } }
   | { code: "userChanged"; params: { name: string } }
+  | { code: "nameTaken"; params: { name: string } }
   | { code: "keyRevoked" }
   | { code: "deviceRevoked"; params: { name: string } }
   | { code: "deviceNameTaken"; params: { name: string } }
@@ -88,7 +89,7 @@ const NOT_FOUND_KIND: Record<TNotFoundKind, string> = {
 /** What a role may not do ("Your role cannot …"): console procedures limited to some roles, and acts of the decide services. */
 export type TRoleAct = "steer" | "cancel" | "revokeGrants" | "answer" | "administer" | "readConfig" | "readWorkspace" | "readTrail" | "change" | "seeDevices";
 /** What only an admin may do ("Only an admin can …"). */
-export type TAdminAct = "changeRoles" | "disableUsers" | "enableUsers" | "deleteUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
+export type TAdminAct = "changeRoles" | "renameUsers" | "disableUsers" | "enableUsers" | "deleteUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
 /** What an auditor (read-only) may not do. */
 export type TAuditorAct = "createKeys" | "revokeKeys" | "requestApprovals" | "askQuestions" | "invokeAgents" | "runAgents" | "changeAccess";
 
@@ -106,6 +107,7 @@ const ROLE_ACT: Record<TRoleAct, string> = {
 };
 const ADMIN_ACT: Record<TAdminAct, string> = {
   changeRoles: "change roles",
+  renameUsers: "rename other users",
   disableUsers: "disable users",
   enableUsers: "enable users",
   deleteUsers: "delete users",
@@ -134,6 +136,7 @@ const USER_DELETED = {
   disable: "was deleted; a deleted user cannot be disabled.",
   enable: "was deleted; a deleted user cannot be enabled.",
   delete: "is already deleted.",
+  rename: "was deleted; its name no longer changes.",
 } as const;
 
 /** A schema issue as zod reports it (only what naming the field needs). */
@@ -181,6 +184,8 @@ export function errorReasonSentence(reason: TErrorReason): string {
       return reason.params.status === "disabled" ? `${reason.params.name} is already disabled.` : `${reason.params.name} is not disabled.`;
     case "userChanged":
       return `${reason.params.name} changed meanwhile; reload and try again.`;
+    case "nameTaken":
+      return `Another user already has the display name ${reason.params.name} (names are compared ignoring case, letter width and invisible characters); choose another name.`;
     case "keyRevoked":
       return "This API key is already revoked.";
     case "deviceRevoked":

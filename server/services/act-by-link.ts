@@ -13,7 +13,8 @@ import { resolveQuestion, type TResolveResult } from "./questions/resolve-questi
 
 /** What a link page shows: the recipient, the link's expiry and the approval (redacted) or the question (never its answers). */
 export type TLinkView = {
-  recipient: { name: string };
+  /** Whom the link acts for: the display name with the email shown beside it. */
+  recipient: { name: string; email: string };
   linkExpiresAt: string;
   subject:
     | {
@@ -38,9 +39,9 @@ const gone = () => new DomainError("not_found", "What this link was for no longe
 /** Shows what a link is for, without using it up (link previews must not burn it). */
 export async function getLinkView(deps: TDeps, token: string): Promise<TLinkView> {
   const row = await peekLinkToken(deps.db, token, deps.now());
-  const [user] = await deps.db.select({ name: users.name }).from(users).where(eq(users.id, row.userId));
+  const [user] = await deps.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, row.userId));
   if (!user) throw gone();
-  const base = { recipient: { name: user.name }, linkExpiresAt: row.expiresAt.toISOString() };
+  const base = { recipient: { name: user.name, email: user.email }, linkExpiresAt: row.expiresAt.toISOString() };
   if (row.subjectKind === "approval") {
     const [found] = await deps.db.select({ approval: approvals, agent: responses.agent }).from(approvals).innerJoin(responses, eq(responses.id, approvals.responseId)).where(eq(approvals.id, row.subjectId));
     if (!found) throw gone();

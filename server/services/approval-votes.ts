@@ -6,7 +6,7 @@ import { refused } from "../core/errors";
 import type { TTransport } from "../core/vocabulary";
 
 /** One approver's recorded vote, as the console shows it. */
-export type TVote = { userId: string; name: string; decision: "approve" | "deny"; via: TTransport; at: string };
+export type TVote = { userId: string; name: string; email: string; decision: "approve" | "deny"; via: TTransport; at: string };
 
 /**
  * Records one vote on a quorum approval inside the deciding transaction and returns how many
@@ -44,7 +44,7 @@ export async function votesOf(db: Db, approvalIds: readonly string[]): Promise<M
   const byApproval = new Map<string, TVote[]>();
   if (approvalIds.length === 0) return byApproval;
   const rows = await db
-    .select({ approvalId: approvalVotes.approvalId, userId: approvalVotes.userId, name: users.name, decision: approvalVotes.decision, via: approvalVotes.via, at: approvalVotes.createdAt })
+    .select({ approvalId: approvalVotes.approvalId, userId: approvalVotes.userId, name: users.name, email: users.email, decision: approvalVotes.decision, via: approvalVotes.via, at: approvalVotes.createdAt })
     .from(approvalVotes)
     .innerJoin(users, eq(users.id, approvalVotes.userId))
     .where(inArray(approvalVotes.approvalId, [...approvalIds]))

@@ -23,6 +23,8 @@ export const ZGrantRecord = z.object({
   status: z.enum(["active", "expired", "revoked"]),
   userId: z.string(),
   user: z.string().nullable(),
+  /** The owner's email, shown beside the name. */
+  userEmail: z.string().nullable(),
   agent: z.string(),
   toolName: z.string(),
   action: z.string(),
@@ -42,13 +44,14 @@ export const ZGrantRecord = z.object({
 });
 export type TGrantRecord = z.infer<typeof ZGrantRecord>;
 
-export function grantRecord(g: TGrantRow, now: Date, userName: string | null = null): TGrantRecord {
+export function grantRecord(g: TGrantRow, now: Date, owner: { name: string | null; email: string | null } = { name: null, email: null }): TGrantRecord {
   const status: TGrantRecord["status"] = g.revokedAt ? "revoked" : g.expiresAt && g.expiresAt.getTime() <= now.getTime() ? "expired" : "active";
   return {
     id: g.id,
     status,
     userId: g.userId,
-    user: userName,
+    user: owner.name,
+    userEmail: owner.email,
     agent: g.agent,
     toolName: g.toolName,
     action: g.action,
@@ -86,14 +89,14 @@ export async function listGrantsPage(
   const cursor = decodeCursor(options.cursor);
   if (cursor) where.push(beforeCursor(grants.createdAt, grants.id, cursor));
   const rows = await deps.db
-    .select({ grant: grants, userName: users.name, cursorAt: exactTimestamp(grants.createdAt) })
+    .select({ grant: grants, userName: users.name, userEmail: users.email, cursorAt: exactTimestamp(grants.createdAt) })
     .from(grants)
     .leftJoin(users, eq(users.id, grants.userId))
     .where(and(...where))
     .orderBy(desc(grants.createdAt), desc(grants.id))
     .limit(options.limit + 1);
   const page = toPage(
-    rows.map((r) => ({ id: r.grant.id, cursorAt: r.cursorAt, record: grantRecord(r.grant, now, r.userName) })),
+    rows.map((r) => ({ id: r.grant.id, cursorAt: r.cursorAt, record: grantRecord(r.grant, now, { name: r.userName, email: r.userEmail }) })),
     options.limit,
   );
   return { rows: page.rows.map((r) => r.record), nextCursor: page.nextCursor };

@@ -49,7 +49,7 @@ describe(`answer links (${testDbKind()})`, () => {
 
     // The question reads and answers with it, as Alice.
     const viewer = (await (await withCookie(cookie, "question.viewer", { id })).json()) as { result: { data: Record<string, unknown> } };
-    expect(viewer.result.data).toEqual({ userId: alice.userId, name: "Alice", role: "member", viaLink: true });
+    expect(viewer.result.data).toEqual({ userId: alice.userId, name: "Alice", email: alice.email, role: "member", viaLink: true });
     expect((await withCookie(cookie, "question.get", { id })).status).toBe(200);
 
     // Nothing else: another question, the console, the API, a cross-site answer, a forged cookie.

@@ -164,7 +164,8 @@ describe(`refusals carry a reason code the console words in the viewer's languag
     await data(member, "question.resolve", { id, answers: { color: ["blue"] } });
     const again = await post(member, "question.resolve", { id, answers: { color: ["blue"] } });
     expect(again.status).toBe(409);
-    expect(again.serverText).toEqual({ code: "questionSettled", params: { status: "answered", by: MEMBER } });
+    // Who answered first, with the email beside the name.
+    expect(again.serverText).toEqual({ code: "questionSettled", params: { status: "answered", by: `${MEMBER} (${member.email})` } });
     const missing = await get(member, "question.get", { id: "q_nothing_here" });
     expect(missing.status).toBe(404);
     expect(missing.serverText).toEqual({ code: "questionNotFound", params: { id: "q_nothing_here" } });

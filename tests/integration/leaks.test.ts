@@ -160,11 +160,13 @@ describe(`a client that goes away (${testDbKind()})`, () => {
 });
 
 describe(`user names (${testDbKind()})`, () => {
-  const names = async (key: string, ids: string[]) => {
+  const people = async (key: string, ids: string[]) => {
     const res = await trpcGet(app, { key }, "users.names", { ids });
     expect(res.status).toBe(200);
-    return (res.body as { result: { data: Record<string, string> } }).result.data;
+    return (res.body as { result: { data: Record<string, { name: string; email: string }> } }).result.data;
   };
+  /** The names only (each comes with its email: whoever may know a name knows the email beside it). */
+  const names = async (key: string, ids: string[]) => Object.fromEntries(Object.entries(await people(key, ids)).map(([id, p]) => [id, p.name]));
 
   test("a member gets no names for unrelated ids, only its own and those who acted on its objects", async () => {
     const everyone = [alice.userId, bob.userId, operator.userId, auditor.userId, "user_does_not_exist"];
@@ -174,6 +176,7 @@ describe(`user names (${testDbKind()})`, () => {
     const { approval } = await invokeApproval(app, alice.apiKey, "echo names");
     expect((await decide(app, operator.apiKey, approval.id, "approve")).status).toBe(200);
     expect(await names(alice.apiKey, everyone)).toEqual({ [alice.userId]: "Alice", [operator.userId]: "Olga" });
+    expect((await people(alice.apiKey, [operator.userId]))[operator.userId]).toEqual({ name: "Olga", email: operator.email });
     // Bob still learns nothing about anyone but himself.
     expect(await names(bob.apiKey, everyone)).toEqual({ [bob.userId]: "Bob" });
   });

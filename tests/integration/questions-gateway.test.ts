@@ -372,7 +372,7 @@ describe(`roles and visibility (${testDbKind()})`, () => {
     const record = await get(alice.apiKey, id);
     expect(record).toMatchObject({ status: "answered", requester: { userId: alice.userId }, answeredBy: { userId: operator.userId, name: "Olga Operator" } });
     const late = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["blue"] } }, "QUESTION_ALREADY_TERMINAL");
-    expect(late.details.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator" });
+    expect(late.details.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator", email: operator.email });
   });
 });
 
@@ -393,7 +393,7 @@ describe(`races (${testDbKind()})`, () => {
         expect(viaTrpc.status).toBe(409);
         expect(viaTrpc.body.error?.data).toMatchObject({ code: "CONFLICT", reason: "QUESTION_ALREADY_TERMINAL", details: { answeredBy: { userId: alice.userId, name: "Alice" } } });
       } else {
-        expect(record.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator" });
+        expect(record.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator", email: operator.email });
         expect(record.status).toBe(round % 2 ? "answered" : "cancelled");
         expect(viaHttp.status).toBe(400);
         expect(viaHttp.body).toMatchObject({ ok: false, error: { details: { reason: "QUESTION_ALREADY_TERMINAL", answeredBy: { userId: operator.userId, name: "Olga Operator" } } } });

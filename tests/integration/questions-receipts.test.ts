@@ -99,7 +99,7 @@ describe(`resolution receipts (${testDbKind()})`, () => {
     // The operator answers first, with the same value and no receipt; my later submission loses.
     await gwOk(app, operator.apiKey, "question.resolve", { id, answers: { color: ["Red"] } });
     const late = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: mine }, "QUESTION_ALREADY_TERMINAL");
-    expect(late.details.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator" });
+    expect(late.details.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator", email: operator.email });
     const result = await waiting;
     expect(result).toEqual({ status: "answered", answers: { color: ["Red"] } });
     expect(await wait(id, { includeResolutionId: true, timeoutMs: 1000 })).toEqual({ status: "answered", answers: { color: ["Red"] } });

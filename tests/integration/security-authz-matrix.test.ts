@@ -93,6 +93,8 @@ const TRPC: Record<string, TRow> = {
   // One's own console language: every signed-in role (an auditor's preference changes nothing of the workspace).
   "settings.get":                                    [200,      200,      200,         200,         401,    200],
   "settings.setLocale":                              [200,      200,      200,         200,         401,    200],
+  // One's own display name: every signed-in role (checked and recorded like an admin's rename).
+  "settings.setName":                                [200,      200,      200,         200,         401,    200],
   "question.request":                                [200,      200,      200,         403,         401,    200],
   "question.waitAnswer":                             [200,      200,      404,         200,         401,    200],
   "question.resolve":                                [200,      200,      404,         403,         401,    200],
@@ -128,6 +130,7 @@ const TRPC: Record<string, TRow> = {
   "admin.plugins":                                   [200,      200,      403,         200,         401,    403],
   "admin.usersPage":                                 [200,      200,      403,         200,         401,    403],
   "admin.setRole":                                   [200,      403,      403,         403,         401,    403],
+  "admin.renameUser":                                [200,      403,      403,         403,         401,    403],
   "admin.disableUser":                               [200,      403,      403,         403,         401,    403],
   "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
   "admin.deleteUser":                                [200,      403,      403,         403,         401,    403],
@@ -342,6 +345,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "users.names": (r) => trpcStatus(trpcGet(app, caller(r), "users.names", { ids: [users.owner.userId] })),
   "settings.get": (r) => trpcStatus(trpcGet(app, caller(r), "settings.get")),
   "settings.setLocale": (r) => trpcStatus(trpcPost(app, caller(r), "settings.setLocale", { locale: null })),
+  "settings.setName": (r) => trpcStatus(trpcPost(app, caller(r), "settings.setName", { name: `${r} ${Math.random().toString(36).slice(2, 10)}` })),
   "question.request": (r) => trpcStatus(trpcPost(app, caller(r), "question.request", { questions: QUESTIONS })),
   "question.waitAnswer": (r) => trpcStatus(trpcGet(app, caller(r), "question.waitAnswer", { id: ownerQuestion, timeoutMs: 1000 })),
   "question.resolve": async (r) => trpcStatus(trpcPost(app, caller(r), "question.resolve", { id: await question(), answers: { pick: ["b"] } })),
@@ -383,6 +387,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "admin.usersPage": (r) => trpcStatus(trpcGet(app, caller(r), "admin.usersPage", { limit: 5 })),
   "admin.setRole": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.setRole", { userId: (await app.user("member")).userId, role: "operator" })),
   "admin.disableUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.disableUser", { userId: (await app.user("member")).userId })),
+  "admin.renameUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.renameUser", { userId: (await app.user("member")).userId, name: `Renamed ${Math.random().toString(36).slice(2, 10)}` })),
   "admin.enableUser": async (r) => {
     const { userId } = await app.user("member");
     expect((await trpcPost(app, caller("admin"), "admin.disableUser", { userId })).status).toBe(200);

@@ -63,7 +63,7 @@ export async function consoleDecideMany(app: TTestApp, caller: TCaller, approval
 }
 
 /** One pending row of the console's inbox as `caller` sees it. */
-export type TInboxView = { id: string; refusal: string | null; requiredApprovals: number; votes: Array<{ userId: string; name: string; decision: string; via: string }> };
+export type TInboxView = { id: string; refusal: string | null; requiredApprovals: number; votes: Array<{ userId: string; name: string; email: string; decision: string; via: string }> };
 
 export async function inboxRow(app: TTestApp, caller: TCaller, approvalId: string): Promise<TInboxView | undefined> {
   const { status, body } = await trpcGet(app, caller, "inbox.list", { status: "pending", limit: 200 });

@@ -185,9 +185,9 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
     for (const again of ["approve", "deny"] as const) {
       expect((await expectError(await decide(app, olga.apiKey, approval.id, again), 409, "conflict")).detail).toMatch(/already voted/);
     }
-    // The console shows the progress and who voted; Olga is not offered a second vote.
+    // The console shows the progress and who voted (the name with the email beside it); Olga is not offered a second vote.
     const seen = await inboxRow(app, { key: otto.apiKey }, approval.id);
-    expect(seen).toMatchObject({ requiredApprovals: 2, refusal: null, votes: [{ userId: olga.userId, name: "Olga Operator", decision: "approve", via: "http" }] });
+    expect(seen).toMatchObject({ requiredApprovals: 2, refusal: null, votes: [{ userId: olga.userId, name: "Olga Operator", email: olga.email, decision: "approve", via: "http" }] });
 
     const done = await ok200(await decide(app, otto.apiKey, approval.id, "approve"));
     expect(done).toMatchObject({ id: env.id, status: "completed", approvalId: approval.id });

@@ -122,10 +122,12 @@ describe(`users are disabled, enabled and deleted by admins (${testDbKind()})`, 
     // History stays auditable and still shows who decided.
     const decided = (await trpcGet(app, asAdmin(), "approvals.list", { status: "decided" })).body as { result: { data: Array<{ id: string; decidedBy: string | null }> } };
     expect(decided.result.data.find((a) => a.id === approval.id)?.decidedBy).toBe(user.userId);
-    const names = (await trpcGet(app, asAdmin(), "users.names", { ids: [user.userId] })).body as { result: { data: Record<string, string> } };
-    expect(names.result.data[user.userId]).toBe(name);
-    const actors = (await trpcGet(app, asAdmin(), "audit.actors", { responseId: env.id })).body as { result: { data: Array<{ id: string; name: string }> } };
-    expect(actors.result.data).toContainEqual({ id: user.userId, name });
+    // Beside its name, the address its email was replaced with says it was deleted.
+    const deletedAs = { name, email: `deleted+${user.userId.toLowerCase()}@deleted.invalid` };
+    const names = (await trpcGet(app, asAdmin(), "users.names", { ids: [user.userId] })).body as { result: { data: Record<string, { name: string; email: string }> } };
+    expect(names.result.data[user.userId]).toEqual(deletedAs);
+    const actors = (await trpcGet(app, asAdmin(), "audit.actors", { responseId: env.id })).body as { result: { data: Array<{ id: string; name: string; email: string }> } };
+    expect(actors.result.data).toContainEqual({ id: user.userId, ...deletedAs });
     expect((await audit(user.userId)).map((a) => a.action)).toEqual(["user.deleted"]);
 
     // The email can be used again: a new user of the same name (and so the same default email).

@@ -125,7 +125,8 @@ export type TQuestion = TQuestionInput & { options: { label: string; value?: str
 /** Answers: question (or `question.field`) id → chosen values. */
 export type TAnswers = Record<string, string[]>;
 
-type TPerson = { userId: string; name: string | null };
+/** A person as the server names them: the display name and the email shown beside it (null: unknown). */
+type TPerson = { userId: string; name: string | null; email: string | null };
 
 export type TQuestionRecord = {
   id: string;

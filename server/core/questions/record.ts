@@ -2,7 +2,8 @@ import { z } from "zod";
 import { TRANSPORTS } from "../vocabulary";
 import { QUESTION_KINDS, QUESTION_STATUSES, ZAnswers, ZQuestion } from "./schema";
 
-const ZPerson = z.object({ userId: z.string(), name: z.string().nullable() });
+/** A person as every transport names them: the display name with the email shown beside it (null: unknown). */
+const ZPerson = z.object({ userId: z.string(), name: z.string().nullable(), email: z.string().nullable() });
 
 /** A question as every transport shows it (Gateway methods, frames, tRPC). */
 export const ZQuestionRecord = z.object({

@@ -43,7 +43,7 @@ export async function* adminTrailBatches(deps: Pick<TDeps, "db">, actor: TActor 
 }
 
 /** The people who appear as actors in the trail, for the actor filter. */
-export async function adminTrailPeople(deps: Pick<TDeps, "db">, actor: TActor | null): Promise<Array<{ id: string; name: string }>> {
+export async function adminTrailPeople(deps: Pick<TDeps, "db">, actor: TActor | null): Promise<Array<{ id: string; name: string; email: string }>> {
   assertTrailReader(actor);
   return adminTrailActors(deps.db);
 }

@@ -36,6 +36,7 @@ export async function responseSummary(deps: TDeps & { host?: TRunStarter }, scop
     agent: row.agent,
     userId: row.userId,
     user: owner?.name ?? row.userId,
+    userEmail: owner?.email ?? null,
     /** May the caller cancel or steer it (owner, operator, admin; never an auditor)? */
     canAct: canDecide(actor, row.userId),
     /** May the caller ask its harness side questions (it answers them, and the caller may steer it)? */
@@ -62,6 +63,7 @@ export async function sessionSummary(deps: TDeps, scope: TReadScope, sessionId: 
     agent: s.agent,
     userId: s.userId,
     user: found.user,
+    userEmail: found.userEmail,
     access: s.access,
     /** Whether the caller may switch it the other way (sessions.setAccess): operators and admins; an owner only down to default. */
     canChangeAccess: accessChangeRefusal(actor, s.userId, s.access === "full" ? "default" : "full") === null,

@@ -36,15 +36,17 @@ function knownToMember(db: Db, memberId: string): SQL {
 }
 
 /**
- * Display names for user ids shown in the console (deciders, trajectory actors). Operators, admins
- * and auditors see everyone's; a member only those it legitimately knows (others are left out).
+ * Display names for user ids shown in the console (deciders, trajectory actors), each with the
+ * email the console shows beside it: whoever may know a person's name knows their email too, so a
+ * display name can never pass for someone else's. Operators, admins and auditors see everyone's; a
+ * member only those it legitimately knows (others are left out).
  */
-export async function userNames(db: Db, actor: TActor, ids: readonly string[]): Promise<Record<string, string>> {
+export async function userNames(db: Db, actor: TActor, ids: readonly string[]): Promise<Record<string, { name: string; email: string }>> {
   if (ids.length === 0) return {};
   const visible = READ_ALL_ROLES.includes(actor.role) ? undefined : knownToMember(db, actor.userId);
   const rows = await db
-    .select({ id: users.id, name: users.name })
+    .select({ id: users.id, name: users.name, email: users.email })
     .from(users)
     .where(and(inArray(users.id, [...ids]), visible));
-  return Object.fromEntries(rows.map((r) => [r.id, r.name]));
+  return Object.fromEntries(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
 }

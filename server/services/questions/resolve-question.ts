@@ -3,6 +3,7 @@ import { z } from "zod";
 import { questions, responses } from "../../../db/schema";
 import { type TActor, canDecide } from "../../core/actor";
 import { refused } from "../../core/errors";
+import { personLabel } from "../../core/person";
 import { checkAnswers } from "../../core/questions/answers";
 import { QuestionError } from "../../core/questions/errors";
 import { STORED, type TAnswers, ZAnswers, ZResolutionId, isSecretKey } from "../../core/questions/schema";
@@ -36,7 +37,7 @@ export type TResolveResult = { status: "answered"; answers: TAnswers } | { statu
 /** The details a losing answerer sees: who settled the question, and when. */
 export async function settledQuestionError(deps: TDeps, row: TQuestionRow): Promise<QuestionError> {
   const [record] = await toRecords(deps.db, [row]);
-  return new QuestionError("QUESTION_ALREADY_TERMINAL", { code: "questionSettled", params: { status: row.status, by: record?.answeredBy?.name ?? "" } }, {
+  return new QuestionError("QUESTION_ALREADY_TERMINAL", { code: "questionSettled", params: { status: row.status, by: record?.answeredBy ? personLabel(record.answeredBy) : "" } }, {
     status: row.status,
     answeredBy: record?.answeredBy ?? null,
     answeredAt: record?.answeredAt ?? null,

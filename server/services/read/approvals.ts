@@ -13,7 +13,7 @@ export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: T
   const statusFilter = input.status === "pending" ? eq(approvals.status, "pending") : inArray(approvals.status, ["approved", "denied", "expired", "cancelled"]);
   const filters = and(statusFilter, input.ids ? inArray(approvals.id, input.ids) : undefined);
   const rows = await deps.db
-    .select({ approval: approvals, agent: responses.agent, userName: users.name, deciderName: decider.name })
+    .select({ approval: approvals, agent: responses.agent, userName: users.name, userEmail: users.email, deciderName: decider.name, deciderEmail: decider.email })
     .from(approvals)
     .innerJoin(responses, eq(responses.id, approvals.responseId))
     .innerJoin(users, eq(users.id, approvals.userId))
@@ -22,12 +22,14 @@ export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: T
     .orderBy(desc(approvals.createdAt))
     .limit(200);
   const nativeSchemas = await nativeEditSchemas(deps, rows.map((r) => r.approval));
-  return rows.map(({ approval: a, agent, userName, deciderName }) => ({
+  return rows.map(({ approval: a, agent, userName, userEmail, deciderName, deciderEmail }) => ({
     id: a.id,
     responseId: a.responseId,
     sessionId: a.sessionId,
     agent,
     user: userName,
+    /** The requester's email, shown beside the name. */
+    userEmail,
     action: a.action,
     toolName: a.toolName,
     message: a.message,
@@ -46,6 +48,8 @@ export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: T
     decidedBy: a.decidedBy,
     /** The decider's display name (null when nobody decided, e.g. expired). */
     decidedByName: deciderName ?? null,
+    /** The decider's email, shown beside the name. */
+    decidedByEmail: deciderEmail ?? null,
     decidedVia: a.decidedVia,
     decidedAt: a.decidedAt?.toISOString() ?? null,
     expiresAt: a.expiresAt.toISOString(),

@@ -85,12 +85,12 @@ export async function trajectoryPage(
   return { nextAfter: page.nextAfter, events: page.rows.map((e) => ({ ...e, data: dataForDisplay(e.data), createdAt: e.createdAt.toISOString() })) };
 }
 
-/** The people who caused events in a trajectory the scope may read, with their names. */
+/** The people who caused events in a trajectory the scope may read, with their names and emails. */
 export async function trajectoryPeople(deps: TDeps, scope: TReadScope, of: TTrajectoryScope) {
   await assertTrajectoryReadable(deps, scope, of);
   const ids = await trajectoryActors(deps.db, of);
   if (ids.length === 0) return [];
-  return deps.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids));
+  return deps.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids));
 }
 
 /**
@@ -106,5 +106,17 @@ export async function trajectoryExport(
   signal: AbortSignal,
 ) {
   await assertTrajectoryReadable(deps, scope, of);
-  return trajectoryBatches(deps.db, { ...of, ...filters }, batch, signal);
+  return withActors(deps, trajectoryBatches(deps.db, { ...of, ...filters }, batch, signal));
+}
+
+/** Each batch's events with the name and email of the person who caused each (one query per batch). */
+async function* withActors<T extends { actorUserId: string | null }>(deps: TDb, batches: AsyncIterable<T[]>): AsyncGenerator<Array<T & { actorName: string | null; actorEmail: string | null }>> {
+  for await (const rows of batches) {
+    const ids = [...new Set(rows.flatMap((r) => (r.actorUserId ? [r.actorUserId] : [])))];
+    const people = new Map(ids.length === 0 ? [] : (await deps.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids))).map((u) => [u.id, u]));
+    yield rows.map((r) => {
+      const person = r.actorUserId ? people.get(r.actorUserId) : undefined;
+      return { ...r, actorName: person?.name ?? null, actorEmail: person?.email ?? null };
+    });
+  }
 }

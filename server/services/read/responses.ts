@@ -56,10 +56,10 @@ export async function lastSequenceOf(deps: Pick<TDeps, "db">, responseId: string
 /** The most trajectory events `responseDetail` returns (the newest ones). */
 const TRAJECTORY_TAIL = 1000;
 
-/** The newest 100 responses `scope` may read, with their owner's name. */
+/** The newest 100 responses `scope` may read, with their owner's name and email. */
 export async function recentResponses(deps: Pick<TDeps, "db">, scope: TReadScope) {
   const rows = await deps.db
-    .select({ id: responses.id, sessionId: responses.sessionId, agent: responses.agent, status: responses.status, user: users.name, createdAt: responses.createdAt })
+    .select({ id: responses.id, sessionId: responses.sessionId, agent: responses.agent, status: responses.status, user: users.name, userEmail: users.email, createdAt: responses.createdAt })
     .from(responses)
     .innerJoin(users, eq(users.id, responses.userId))
     .where(scope.userId === null ? undefined : eq(responses.userId, scope.userId))

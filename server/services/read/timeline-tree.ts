@@ -17,7 +17,9 @@ export type TTimelineWait = {
   waitedMs: number | null;
   outcome: "pending" | "approved" | "denied" | "answered" | "declined" | "submitted" | "expired" | "cancelled";
   byUserId: string | null;
+  /** Who settled it: the display name, with the email beside it when the user is known. */
   byName: string | null;
+  byEmail: string | null;
 };
 
 export type TTimelineCall = { callId: string; name: string; startedAt: string; endedAt: string | null; durationMs: number | null; events: TTimelineEvent[]; waits: TTimelineWait[] };
@@ -87,7 +89,7 @@ function newTurn(at: string): TTimelineTurn {
  * Groups events (in `seq` order) into the run's start (events before the first turn) and its
  * turns. `nameOf` gives a user's display name for the person who settled a wait.
  */
-export function buildTimeline(events: readonly TTimelineEvent[], nameOf: (userId: string) => string | null) {
+export function buildTimeline(events: readonly TTimelineEvent[], personOf: (userId: string) => { name: string; email: string } | null) {
   const start: TTimelineEvent[] = [];
   const turns: TTimelineTurn[] = [];
   const waits = new Map<string, TTimelineWait>();
@@ -125,7 +127,7 @@ export function buildTimeline(events: readonly TTimelineEvent[], nameOf: (userId
     (call ? call.events : turn.events).push(e);
     const open = opened(e);
     if (open && call) {
-      const wait: TTimelineWait = { ...open, requestedAt: e.createdAt, resolvedAt: null, waitedMs: null, outcome: "pending", byUserId: null, byName: null };
+      const wait: TTimelineWait = { ...open, requestedAt: e.createdAt, resolvedAt: null, waitedMs: null, outcome: "pending", byUserId: null, byName: null, byEmail: null };
       waits.set(open.id, wait);
       call.waits.push(wait);
     }
@@ -133,7 +135,10 @@ export function buildTimeline(events: readonly TTimelineEvent[], nameOf: (userId
     const wait = done ? waits.get(done.id) : undefined;
     if (done && wait) {
       Object.assign(wait, { resolvedAt: e.createdAt, waitedMs: ms(wait.requestedAt, e.createdAt), outcome: done.outcome, byUserId: e.actorUserId });
-      wait.byName = done.byName ?? (e.actorUserId ? nameOf(e.actorUserId) : null);
+      // The person as they are named now (with their email); the name the event recorded when the user is unknown.
+      const person = e.actorUserId ? personOf(e.actorUserId) : null;
+      wait.byName = person?.name ?? done.byName;
+      wait.byEmail = person?.email ?? null;
     }
     if (call && e.type === "response.tool_result" && str(e.data.callId) === call.callId) {
       call.endedAt = e.createdAt;

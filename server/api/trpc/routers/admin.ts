@@ -3,6 +3,7 @@ import { ZAdminTrailFilter } from "../../../core/admin-trail";
 import { DomainError } from "../../../core/errors";
 import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
+import { renameUser } from "../../../services/console/user-rename";
 import { deleteUser, disableUser, enableUser } from "../../../services/console/user-status";
 import { adminTrailPage, adminTrailPeople } from "../../../services/console/admin-trail";
 import { apiKeysPage, apiKeysVisible, workspaceUsers, workspaceUsersPage } from "../../../services/read/console";
@@ -24,6 +25,11 @@ export const adminRouter = router({
   usersPage: workspaceReaderProcedure.input(ZPageOnly).query(({ ctx, input }) => workspaceUsersPage(ctx.deps, input)),
   /** Changes a user's role (admins only; not one's own; the last admin stays). */
   setRole: adminProcedure.input(z.strictObject({ userId: ZId, role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx.deps, ctx.who, input)),
+  /**
+   * Renames a user (admins; anyone renames oneself with `settings.setName`): 409 when another user
+   * has the same display name (ignoring case, letter width and invisible characters); a trail row.
+   */
+  renameUser: adminProcedure.input(z.strictObject({ userId: ZId, name: z.string().max(1000) })).mutation(({ ctx, input }) => renameUser(ctx.deps, ctx.who, input)),
   /** Disables a user: keys, console sessions and open connections stop at once (admins only; not oneself, not the last admin). */
   disableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => disableUser(ctx.deps, ctx.who, input.userId)),
   /** Enables a disabled user again (admins only). */

@@ -39,5 +39,5 @@ export const questionRouter = router({
     .input(z.strictObject({ status: z.enum(["pending", "settled", "all"]).default("pending"), ...pageInput }).default({ status: "pending", limit: 50 }))
     .query(({ ctx, input }) => listQuestionsPage(ctx.deps, ctx.scope, input)),
   /** Who the answer page answers as for this question: the signed-in user, or the answer link's key owner (`viaLink`). */
-  viewer: questionAccess.input(ZQuestionRef).query(({ ctx }) => ({ userId: ctx.actor.userId, name: ctx.actor.name, role: ctx.actor.role, viaLink: ctx.viaLink })),
+  viewer: questionAccess.input(ZQuestionRef).query(({ ctx }) => ({ userId: ctx.actor.userId, name: ctx.actor.name, email: ctx.actor.email ?? null, role: ctx.actor.role, viaLink: ctx.viaLink })),
 });
