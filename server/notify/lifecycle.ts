@@ -18,11 +18,11 @@ const subscribers = (config: TNotifyConfig, type: TLifecycleEvent): string[] =>
 /** Whether any channel subscribes to a lifecycle event (otherwise nothing is looked at). */
 export const wantsLifecycle = (config: TNotifyConfig): boolean => Object.values(config.channels).some((c) => c.type === "webhook" && (c.events?.length ?? 0) > 0);
 
-const nameOf = async (tx: Db, ids: Array<string | null>): Promise<Map<string, string>> => {
-  const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
+const nameOf = async (tx: Db, ids: Array<string | null>): Promise<Map<string, { name: string; email: string }>> => {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, wanted));
-  return new Map(rows.map((r) => [r.id, r.name]));
+  const rows = await tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, wanted));
+  return new Map(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
 };
 
 /** The settled subjects a transaction touched, read inside it: only committed together with their change. */
@@ -59,7 +59,7 @@ async function factsOf(tx: Db, batch: readonly TAnnouncement[], publicUrl: strin
           action: a.action,
           risk: a.risk,
           status: a.status,
-          decidedBy: a.decidedBy ? { userId: a.decidedBy, name: names.get(a.decidedBy) ?? null } : null,
+          decidedBy: a.decidedBy ? { userId: a.decidedBy, name: names.get(a.decidedBy)?.name ?? null, email: names.get(a.decidedBy)?.email ?? null } : null,
           via: a.decidedVia,
           decidedAt: a.decidedAt?.toISOString() ?? null,
           edited: a.originalBindingHash !== null,
@@ -87,7 +87,7 @@ async function factsOf(tx: Db, batch: readonly TAnnouncement[], publicUrl: strin
           responseId: q.responseId,
           sessionId: q.sessionId,
           status: q.status,
-          resolvedBy: q.answeredBy ? { userId: q.answeredBy, name: names.get(q.answeredBy) ?? null } : null,
+          resolvedBy: q.answeredBy ? { userId: q.answeredBy, name: names.get(q.answeredBy)?.name ?? null, email: names.get(q.answeredBy)?.email ?? null } : null,
           via: q.answeredVia,
           resolvedAt: q.resolvedAt?.toISOString() ?? null,
         },

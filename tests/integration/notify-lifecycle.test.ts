@@ -68,7 +68,7 @@ describe(`Lifecycle webhooks (${testDbKind()})`, () => {
     }
     expect(parsed(resolved)).toMatchObject({
       type: "approval.resolved",
-      data: { approvalId: approval.id, responseId: env.id, agent: "scripted", status: "approved", decidedBy: { userId: operator.userId, name: "Olga Lifecycle" }, via: "http", edited: false, replied: false },
+      data: { approvalId: approval.id, responseId: env.id, agent: "scripted", status: "approved", decidedBy: { userId: operator.userId, name: "Olga Lifecycle", email: operator.email }, via: "http", edited: false, replied: false },
     });
     expect(parsed(completed)).toMatchObject({ type: "response.completed", data: { responseId: env.id, sessionId: env.sessionId, status: "completed" } });
     expect(completed.body).not.toContain("All done.");
