@@ -9,7 +9,7 @@ import { gwErr, gwOk, pick, toolResults, trpcQuery } from "./questions-helpers";
 /**
  * Values the contract (API.md) allows and that an older schema refused at a limit the contract
  * does not set: each is accepted now, through the public surface. The limits that remain are
- * listed, with their reasons, in the README's "Limits beyond the contract".
+ * listed, with their reasons, in docs/limits.md.
  */
 let app: TTestApp;
 let alice: TTestUser;
