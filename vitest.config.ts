@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: "unit", include: ["server/**/*.test.ts", "components/**/*.test.ts", "i18n/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
+      { test: { name: "unit", include: ["server/**/*.test.ts", "components/**/*.test.ts", "i18n/**/*.test.ts", "scripts/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
       {
         test: {
           name: "integration",
