@@ -54,7 +54,7 @@ export async function stepResult<T = Record<string, unknown>>(app: TTestApp, res
 }
 
 /** Polls `GET /v1/responses/{id}` until the response is terminal; returns that envelope. */
-export async function settledEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, timeoutMs = 15_000): Promise<TBody> {
+export async function settledEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, timeoutMs = 30_000): Promise<TBody> {
   return waitUntil(
     async () => {
       const body = await ok200(await getResponse(app, key, env.id, env.sessionId));
