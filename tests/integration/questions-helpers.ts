@@ -1,4 +1,4 @@
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import type { TTestApp } from "../../server/testing/test-app";
 import { ok200, rows, script, tableCounts, type TBody, type TScriptTurn, waitUntil } from "./helpers";
 
@@ -139,3 +139,29 @@ export const responseCount = async (app: TTestApp): Promise<number> => Number((a
 
 /** The tool results of an envelope's output. */
 export const toolResults = (env: TBody) => env.output.filter((i) => i.type === "tool_result") as Array<{ type: "tool_result"; callId: string; name: string; output: unknown }>;
+
+/**
+ * Watches question waiters on the server's bus (a synchronization point instead of a sleep):
+ * `listening()` counts the waiters that subscribed since, `heard` the question changes delivered
+ * to them (what wakes a waiter). `stop()` undoes it.
+ */
+export function watchWaiters(app: TTestApp) {
+  const bus = app.deps.bus;
+  const subscribe = bus.subscribeQuestion;
+  const heard: string[] = [];
+  let listening = 0;
+  const spy = vi.spyOn(bus, "subscribeQuestion").mockImplementation((listener) => {
+    listening++;
+    return subscribe((change) => {
+      heard.push(change.questionId);
+      listener(change);
+    });
+  });
+  return {
+    heard,
+    listening: () => listening,
+    /** Resolves once `n` waiters are subscribed (each waits for the question to change). */
+    until: (n: number) => waitUntil(() => listening >= n, 30_000, `${n} waiter(s) to listen`),
+    stop: () => spy.mockRestore(),
+  };
+}
