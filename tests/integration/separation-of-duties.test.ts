@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, expectError, getResponse, LiveClient, lineCount, ok200, sleep, waitUntil } from "./helpers";
+import { decide, expectError, getResponse, LiveClient, lineCount, ok200, waitUntil } from "./helpers";
 import { emailOf, linkToken, startSmtpSink, type TSinkMail, type TSmtpSink, trpcPublic } from "./notify-helpers";
 import { approvalRow, consoleDecide, consoleDecideMany, decisionState, inboxRow, SOD_AGENTS, startRun, votesOn } from "./separation-helpers";
 import { trpcPost } from "./security-helpers";
@@ -44,6 +44,17 @@ afterAll(async () => {
   await sink?.stop();
 });
 
+/**
+ * Watches what the server's spawner is asked to start from now on (until the test ends): how many
+ * requests mention `needle`. "It did not run" is then a fact read at the spawner, not a file after a pause.
+ */
+function watchSpawns(needle: string): () => number {
+  const spy = vi.spyOn(app.deps.sandbox.spawner, "run");
+  onTestFinished(() => spy.mockRestore());
+  const from = spy.mock.calls.length;
+  return () => spy.mock.calls.slice(from).filter(([request]) => JSON.stringify(request).includes(needle)).length;
+}
+
 const mailsFor = async (approvalId: string) => (await sink.mails()).filter((m) => m.text.includes(approvalId));
 const mailTo = (mails: TSinkMail[], name: string) => mails.find((m) => m.to[0] === emailOf(name)) as TSinkMail;
 
@@ -51,6 +62,7 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
   it("a member cannot decide its own run's approval over HTTP, WebSocket, the console, bulk or AG-UI; nothing changes; an operator then can", async () => {
     const { env, approval, cwd } = await startRun(app, mia, "echo pwned >> attack.txt");
     const before = { state: await decisionState(app), row: await approvalRow(app, approval.id) };
+    const attacks = watchSpawns("attack.txt");
 
     // HTTP: approve, deny, reply instead, edit, grant: every kind of decision is refused with the reason.
     for (const body of [{ decision: "approve" }, { decision: "deny" }, { decision: "deny", message: "do something else" }, { decision: "approve", arguments: { command: "id" } }, { decision: "approve", grant: "session" }]) {
@@ -79,7 +91,9 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
     expect((await inboxRow(app, { key: mia.apiKey }, approval.id))?.refusal).toBe(OWN_RUN);
     expect((await inboxRow(app, { key: olga.apiKey }, approval.id))?.refusal).toBeNull();
 
-    await sleep(200);
+    // No refused decision started an attempt (that happens with the decision's commit) or asked for the command.
+    expect(app.deps.host.isLocal(env.id)).toBe(false);
+    expect(attacks()).toBe(0);
     expect(existsSync(join(cwd, "attack.txt"))).toBe(false);
     expect(await decisionState(app)).toEqual(before.state);
     expect(await approvalRow(app, approval.id)).toEqual(before.row);
@@ -176,10 +190,13 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
     }
     expect(await decisionState(app)).toEqual(before);
 
+    const runs = watchSpawns("quorum.txt");
     const first = await decide(app, olga.apiKey, approval.id, "approve");
     expect(first.status).toBe(202);
     expect(await first.json()).toEqual({ id: approval.id, status: "pending", approvals: 1, requiredApprovals: 2 });
-    await sleep(300);
+    // The first vote resumed nothing: no attempt (it would start with the vote's commit), no command asked for.
+    expect(app.deps.host.isLocal(env.id)).toBe(false);
+    expect(runs()).toBe(0);
     expect((await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status).toBe("requires_action");
     expect(existsSync(join(cwd, "quorum.txt"))).toBe(false);
     for (const again of ["approve", "deny"] as const) {
@@ -233,10 +250,13 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
 
   it("three approvers at once: one vote pends, one settles, one is too late; the command runs exactly once", async () => {
     for (let round = 0; round < 3; round++) {
-      const { approval, cwd } = await startRun(app, mia, HIGH("race.txt"), "sod-quorum");
+      const { env, approval, cwd } = await startRun(app, mia, HIGH("race.txt"), "sod-quorum");
+      const runs = watchSpawns("race.txt");
       const answers = await Promise.all([olga, otto, ada].map((u) => decide(app, u.apiKey, approval.id, "approve")));
       expect(answers.map((r) => r.status).sort()).toEqual([200, 202, 409]);
-      await sleep(200);
+      // The 200 answered at the run's end; no other attempt runs here, and the command was asked for once.
+      await waitUntil(() => !app.deps.host.isLocal(env.id), 30_000, "the attempt to end");
+      expect(runs()).toBe(1);
       expect(lineCount(cwd, "race.txt")).toBe(1);
       expect((await approvalRow(app, approval.id))?.status).toBe("approved");
       expect(await votesOn(app, approval.id)).toHaveLength(2);
