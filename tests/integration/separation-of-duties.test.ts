@@ -28,7 +28,8 @@ beforeAll(async () => {
     rules: [{ agents: ["scripted"], kinds: ["approval"], notify: [emailOf("Mia Member"), emailOf("Olga Operator"), emailOf("Lena Linkop")], channels: ["mail"] }],
     retry: { baseMs: 150, maxAttempts: 3, jitter: false },
     pollMs: 50,
-    timeoutMs: 2000,
+    // Generous: a slow answer of the mail sink on a loaded machine must not become a failed attempt (and a resend).
+    timeoutMs: 30_000,
   });
   app = await startTestApp({ agents: SOD_AGENTS, notify });
   [mia, olga, lena, ada, otto] = await Promise.all([
