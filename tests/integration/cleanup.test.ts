@@ -176,7 +176,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
       const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, spawner: app.deps.sandbox.spawner, marker: token.marker, onSpawn: ({ pid }) => token.attach(pid) });
       return { token, done };
     });
-    await waitUntil(() => trees.every((t) => listMarkedProcesses(t.token.marker).length >= 3), 10_000, "both trees");
+    await waitUntil(() => trees.every((t) => listMarkedProcesses(t.token.marker).length >= 3), 30_000, "both trees");
     const [a, b] = trees as [(typeof trees)[number], (typeof trees)[number]];
     app.deps.processes.revoke("run_mint_a");
     expect(() => app.deps.processes.prepare("run_mint_a")).toThrow(RunRevokedError);

@@ -70,7 +70,7 @@ describe("device process: local enforcement", () => {
   it("a cancel from the server stops the command's whole tree", async () => {
     send({ type: "invoke", id: "i4", runId: "run_b", command: "tree", args: [], timeoutMs: 60_000 });
     const started = (await answer("i4", "started")) as { marker: string };
-    await waitUntil(() => listMarkedProcesses(started.marker).length >= 3, 10_000, "the tree");
+    await waitUntil(() => listMarkedProcesses(started.marker).length >= 3, 30_000, "the tree");
     send({ type: "cancel", id: "i4" });
     expect(await answer("i4")).toMatchObject({ type: "result", cancelled: true, marker: started.marker });
     await waitUntil(() => listMarkedProcesses(started.marker).length === 0, 30_000, "the tree to die");
@@ -79,7 +79,7 @@ describe("device process: local enforcement", () => {
   it("a revoked run stops its tree and starts nothing new on the device, while other runs go on", async () => {
     send({ type: "invoke", id: "i5", runId: "run_c", command: "tree", args: [], timeoutMs: 60_000 });
     const started = (await answer("i5", "started")) as { marker: string };
-    await waitUntil(() => listMarkedProcesses(started.marker).length >= 3, 10_000, "the tree");
+    await waitUntil(() => listMarkedProcesses(started.marker).length >= 3, 30_000, "the tree");
     send({ type: "revoke_run", runId: "run_c" });
     expect(await answer("i5")).toMatchObject({ type: "result", cancelled: true });
     await waitUntil(() => listMarkedProcesses(started.marker).length === 0, 30_000, "the tree to die");
@@ -101,7 +101,7 @@ describe("device process: local enforcement", () => {
   it("exits non-zero when the server revokes it, stopping what it ran", async () => {
     send({ type: "invoke", id: "i9", runId: "run_f", command: "tree", args: [], timeoutMs: 60_000 });
     const started = (await answer("i9", "started")) as { marker: string };
-    await waitUntil(() => listMarkedProcesses(started.marker).length >= 3, 10_000, "the tree");
+    await waitUntil(() => listMarkedProcesses(started.marker).length >= 3, 30_000, "the tree");
     send({ type: "error", code: "revoked", message: "This device's pairing was revoked by an admin." });
     socket?.close(CLOSE_REVOKED, "Device revoked");
     expect(await device.exited).toBe(1);

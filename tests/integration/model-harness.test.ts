@@ -260,7 +260,7 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
     const first = await sse.waitFor((e) => e.event === "response.text.delta");
     const cancelled = await ok200(await app.api(`/v1/responses/${first.data.responseId}/cancel`, { key, body: {} }));
     expect(cancelled.status).toBe("cancelled");
-    await waitUntil(() => received()[0]?.aborted, 5000, "the model request to be aborted");
+    await waitUntil(() => received()[0]?.aborted, 30_000, "the model request to be aborted");
     release();
     const steps = await app.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, first.data.responseId));
     expect(steps).toEqual([]);

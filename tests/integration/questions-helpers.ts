@@ -113,7 +113,7 @@ export async function tablesContaining(app: TTestApp, needle: string): Promise<s
 }
 
 /** The latest envelope of a response, polled until `pred` holds. */
-export async function pollEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, pred: (e: TBody) => boolean, timeoutMs = 10_000): Promise<TBody> {
+export async function pollEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, pred: (e: TBody) => boolean, timeoutMs = 30_000): Promise<TBody> {
   let last: TBody | null = null;
   try {
     return await waitUntil(

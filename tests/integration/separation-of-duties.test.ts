@@ -109,20 +109,20 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
 
   it("email: the requester gets the console link, never a decision link for its own run; an operator's link decides", async () => {
     const { env, approval, cwd } = await startRun(app, mia, "echo mailed >> mail.txt");
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 15_000, "three mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 30_000, "three mails");
     const own = mailTo(mails, "Mia Member");
     expect(own.text).not.toMatch(/\/l\/[A-Za-z0-9_-]{43}/);
     expect(own.text).toContain(`/approvals?focus=${approval.id}`);
     const decided = await trpcPublic(app, "mutation", "link.decide", { token: linkToken(mailTo(mails, "Olga Operator")), decision: "approve" });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 10_000, "run completed");
+    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 30_000, "run completed");
     expect(lineCount(cwd, "mail.txt")).toBe(1);
   });
 
   it("email: a link used after its holder may no longer decide is refused with the reason and changes nothing", async () => {
     // Lena (operator) may approve her own run on the demo agent, so her mail carries a link...
     const { env, approval, cwd } = await startRun(app, lena, "echo demoted >> link.txt");
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 15_000, "three mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 30_000, "three mails");
     const token = linkToken(mailTo(mails, "Lena Linkop"));
     // ...until an admin makes her a member: the rule is applied when the link is used.
     expect((await trpcPost(app, { key: ada.apiKey }, "admin.setRole", { userId: lena.userId, role: "member" })).status).toBe(200);
@@ -163,7 +163,7 @@ describe(`separation of duties: selfApproval per agent (${testDbKind()})`, () =>
 
     const bulkByAda = await consoleDecideMany(app, { key: ada.apiKey }, [others.approval.id, own.approval.id], "approve");
     expect(bulkByAda.status, JSON.stringify(bulkByAda)).toBe(200);
-    await waitUntil(async () => lineCount(own.cwd, "never.txt") === 1 && lineCount(others.cwd, "theirs.txt") === 1, 10_000, "both ran");
+    await waitUntil(async () => lineCount(own.cwd, "never.txt") === 1 && lineCount(others.cwd, "theirs.txt") === 1, 30_000, "both ran");
   });
 
   it('"always": a member approves its own run', async () => {
@@ -234,7 +234,7 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
     live.close();
     const last = await consoleDecide(app, { key: ada.apiKey }, approval.id, "approve");
     expect(last).toMatchObject({ status: 200, data: { settled: true, approvals: 2, requiredApprovals: 2 } });
-    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 10_000, "run completed");
+    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 30_000, "run completed");
     expect(lineCount(cwd, "ws.txt")).toBe(1);
   });
 
