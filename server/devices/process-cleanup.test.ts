@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { listMarkedProcesses } from "../tools/run-command";
 import { startSpawner, type TSpawner } from "../tools/spawner";
 import { ProcessCleanup, RunRevokedError, runCommandForRun, type TCleanupToken } from "./process-cleanup";
@@ -22,7 +22,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const waitFor = async (fn: () => boolean, timeoutMs = 5000, what = "condition") => {
+const waitFor = async (fn: () => boolean, timeoutMs = 15_000, what = "condition") => {
   const deadline = Date.now() + timeoutMs;
   while (!fn()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -39,15 +39,15 @@ async function startTree(registry: ProcessCleanup, runId: string, extra: { signa
   const done = runCommandForRun(runId, { command: TREE, cwd: dir, spawner, timeoutMs: extra.timeoutMs ?? 60_000, signal: extra.signal }, registry, (t) => {
     token = t;
   });
-  await waitFor(() => token !== null && listMarkedProcesses((token as TCleanupToken).marker).length >= 3, 5000, "the tree to start");
+  await waitFor(() => token !== null && listMarkedProcesses((token as TCleanupToken).marker).length >= 3, 15_000, "the tree to start");
   return { token: token as unknown as TCleanupToken, done };
 }
 
 describe("ProcessCleanup", () => {
   it("mints a distinct marker per spawn that the command's environment carries", async () => {
     const registry = new ProcessCleanup();
-    const a = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, spawner, timeoutMs: 5000 }, registry);
-    const b = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, spawner, timeoutMs: 5000 }, registry);
+    const a = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, spawner, timeoutMs: 30_000 }, registry);
+    const b = await runCommandForRun("run_a", { command: "echo $COUNTERSIGN_PROCESS_MARKER", cwd: dir, spawner, timeoutMs: 30_000 }, registry);
     expect(a.stdout.trim()).toBe(a.marker);
     expect(a.marker).toMatch(/^[0-9a-f]{32}$/);
     expect(b.marker).not.toBe(a.marker);
@@ -59,9 +59,15 @@ describe("ProcessCleanup", () => {
     registry.revoke("run_r", "test");
     expect(registry.isRevoked("run_r")).toBe(true);
     expect(() => registry.prepare("run_r")).toThrow(RunRevokedError);
-    await expect(runCommandForRun("run_r", { command: "touch ran.txt", cwd: dir, spawner, timeoutMs: 5000 }, registry)).rejects.toBeInstanceOf(RunRevokedError);
+    // The spawner is never asked to start it (so nothing can land after the checks below).
+    const asked = vi.spyOn(spawner, "run");
+    try {
+      await expect(runCommandForRun("run_r", { command: "touch ran.txt", cwd: dir, spawner, timeoutMs: 30_000 }, registry)).rejects.toBeInstanceOf(RunRevokedError);
+      expect(asked).not.toHaveBeenCalled();
+    } finally {
+      asked.mockRestore();
+    }
     await expect(registry.writeFile("run_r", join(dir, "written.txt"), "x")).rejects.toBeInstanceOf(RunRevokedError);
-    await new Promise((r) => setTimeout(r, 200));
     expect(existsSync(join(dir, "ran.txt"))).toBe(false);
     expect(existsSync(join(dir, "written.txt"))).toBe(false);
     // Other runs are unaffected.
@@ -100,22 +106,25 @@ describe("ProcessCleanup", () => {
     abort.abort();
     const result = await done;
     expect(result.cancelled).toBe(true);
-    await waitFor(() => listMarkedProcesses(token.marker).length === 0, 5000, "the tree to die");
+    await waitFor(() => listMarkedProcesses(token.marker).length === 0, 15_000, "the tree to die");
   });
 
   it("a timeout stops the whole tree, including a child that left the process group", async () => {
     const registry = new ProcessCleanup();
     let marker = "";
-    const result = await runCommandForRun("run_t", { command: TREE, cwd: dir, spawner, timeoutMs: 500 }, registry, (t) => {
+    // A timeout that leaves a loaded machine seconds to start the whole tree (watched forming below).
+    const running = runCommandForRun("run_t", { command: TREE, cwd: dir, spawner, timeoutMs: 3000 }, registry, (t) => {
       marker = t.marker;
     });
+    await waitFor(() => marker !== "" && listMarkedProcesses(marker).length >= 3, 15_000, "the tree to start");
+    const result = await running;
     expect(result.timedOut).toBe(true);
     expect(listMarkedProcesses(marker)).toEqual([]);
   });
 
   it("finalize reaps what a finished command left running", async () => {
     const registry = new ProcessCleanup();
-    const result = await runCommandForRun("run_f", { command: "setsid sleep 60 & echo started", cwd: dir, spawner, timeoutMs: 5000 }, registry);
+    const result = await runCommandForRun("run_f", { command: "setsid sleep 60 & echo started", cwd: dir, spawner, timeoutMs: 30_000 }, registry);
     expect(result.stdout).toBe("started\n");
     expect(listMarkedProcesses(result.marker)).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { liveDeltas } from "./live-deltas";
 import { toModelMessages, toolParameters } from "./openai-compatible";
 import { z } from "zod";
@@ -30,14 +30,23 @@ describe("liveDeltas", () => {
     expect(text[0]?.[2]).toMatch(/^occ_3_[0-9a-f]{12}$/);
   });
 
-  it("a short delta goes out within about 50 ms; each try has a new occurrenceId", async () => {
+  it("a short delta goes out 50 ms after it was buffered; each try has a new occurrenceId", async () => {
+    // On a fake clock: what is written is decided by which timers may fire, not by how fast this machine is.
+    vi.useFakeTimers();
     const written: string[] = [];
-    const live = liveDeltas(async (_t, data) => {
-      written.push(String(data.occurrenceId));
-    }, 0);
-    live.stream.text("hi");
-    await sleep(120);
-    expect(written).toHaveLength(1);
+    let live: ReturnType<typeof liveDeltas>;
+    try {
+      live = liveDeltas(async (_t, data) => {
+        written.push(String(data.occurrenceId));
+      }, 0);
+      live.stream.text("hi");
+      await vi.advanceTimersByTimeAsync(49);
+      expect(written).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(written).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
     await live.close();
     const again = liveDeltas(async (_t, data) => {
       written.push(String(data.occurrenceId));

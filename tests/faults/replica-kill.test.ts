@@ -107,7 +107,8 @@ describe("fault: a replica dies mid-decision", () => {
   });
 
   test("killed after its decision committed (while the approved command runs): the retry is 409 and the run completes once", async () => {
-    const run = await suspended("sleep 1 && echo slow >> slow.txt");
+    // Each start of the command is recorded: a second one would show in starts.txt.
+    const run = await suspended("echo started >> starts.txt; sleep 1 && echo slow >> slow.txt");
     const inFlight = call(`${url(VICTIM)}/v1/approvals/${run.approvalId}`, cluster.key, { decision: "approve" });
     await retrying(() => approvalRow(run.approvalId), (r) => r.status === "approved", 15_000);
     await cluster.replicas[VICTIM]?.kill("SIGKILL");
@@ -115,8 +116,9 @@ describe("fault: a replica dies mid-decision", () => {
     expect(await resolvedEvents(run.approvalId)).toBe(1);
     const finished = await retryAndFinish(run);
     expect(finished.retried).toBe(409);
-    // The command the dead replica started may have finished on its own; it is never started again.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The command the dead replica started may have finished on its own; it is never started again: the
+    // run has completed, so a second start (it would come before the run goes on) would be recorded by now.
+    expect(lines(run.cwd, "starts.txt")).toBeLessThanOrEqual(1);
     expect(lines(run.cwd, "slow.txt")).toBeLessThanOrEqual(1);
     await cluster.restart(VICTIM);
   });

@@ -1,8 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket, connect } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, LiveClient, lineCount, ok200, readSse, rows, type TWireFrame, workspaceOf } from "../integration/helpers";
+import { decide, LiveClient, lineCount, ok200, readSse, rows, type TWireFrame, waitUntil, workspaceOf } from "../integration/helpers";
 import { auditDatabase, formatAudit } from "../../scripts/load/audit";
 
 /**
@@ -104,15 +106,19 @@ describe(`fault: WebSockets drop mid-stream (${testDbKind()})`, () => {
 
   test("dropped while an approved command runs: the run goes on without the socket; the replay after the last seen sequence completes it", async () => {
     const live = await LiveClient.open(viaProxy(), alice.apiKey);
-    live.send({ type: "response.create", input: execScript("sleep 1 && echo b >> b.txt") });
+    // The command runs until the test lets it finish, after the drop: it surely runs while the socket goes.
+    live.send({ type: "response.create", input: execScript("echo started > started.txt; until [ -e go ]; do sleep 0.05; done; echo b >> b.txt") });
     const requested = await live.waitFor((f) => f.type === "approval.requested");
     const responseId = requested.responseId;
     live.send({ type: "approval.decision", responseId, approvalId: (requested.approval as { id: string }).id, decision: "approve" });
     await live.waitFor((f) => f.type === "approval.resolved");
     const seen = live.of(responseId);
     const lastSeen = Math.max(...seen.map((f) => f.sequence));
+    const cwd = workspaceOf(app, requested.sessionId);
+    await waitUntil(() => lineCount(cwd, "started.txt") === 1, 30_000, "the command to start");
     cutter.cut();
     await live.closed;
+    writeFileSync(join(cwd, "go"), "");
     const rest = await replay(responseId, live.sessionId, lastSeen);
     expectContiguous(rest, lastSeen + 1);
     expect(rest.at(-1)).toMatchObject({ type: "response.completed", status: "completed" });

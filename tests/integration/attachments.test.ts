@@ -31,7 +31,8 @@ const modelAgent = (): TAgentConfig => ({
   harness: "openai-compatible",
   model: "fake-model",
   description: "A model agent against the fake endpoint.",
-  endpoint: { baseURL: fake.url, maxRetries: 0, timeoutMs: 20_000, firstTokenTimeoutMs: 5_000 },
+  // Generous: a loaded machine must never trip them (no test here is about them).
+  endpoint: { baseURL: fake.url, maxRetries: 0, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000 },
   system: "You are a test agent.",
   tools: [execTool, echoTool],
   approval: { exec: "always", echo: "never" },
@@ -245,11 +246,20 @@ describe(`attachments (${testDbKind()})`, () => {
         return write(app.deps.db);
       },
     });
-    // A remote reader that is still transferring when the preparation is cancelled.
+    // A remote reader that is still transferring when the preparation is cancelled: the cancel comes
+    // once the read has started (not after a fixed delay, which a slow machine could outrun or not reach).
+    let reading = () => {};
+    const started = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
     const slowReader = (_path: string, { signal }: { maxBytes: number; signal: AbortSignal }) =>
-      new Promise<Uint8Array>((_, reject) => signal.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true }));
+      new Promise<Uint8Array>((_, reject) => {
+        signal.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true });
+        reading();
+      });
     const pending = caps.prepareReplyMedia({ kind: "attempt", attempt: { paths: ["remote/report.pdf", "a.txt"] }, readWorkspaceFile: slowReader });
-    setTimeout(() => controller.abort(), 50);
+    await started;
+    controller.abort();
     const cancelled = await pending;
     expect(cancelled.kind === "attempt" && cancelled.preparedMedia).toEqual({
       attachments: [],
@@ -308,7 +318,7 @@ describe(`attachments (${testDbKind()})`, () => {
     await new Promise((r) => ws.once("open", r));
     ws.send(JSON.stringify({ type: "connect" }));
     ws.send(JSON.stringify({ type: "response.create", input: { script: [{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "ok" }] }, attachments: [{ name: "n.md", mediaType: "text/markdown", data: b64("# hi") }] }));
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!frames.some((f) => f.type === "response.completed") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     ws.close();
     const completed = frames.find((f) => f.type === "response.completed") as { responseId: string };

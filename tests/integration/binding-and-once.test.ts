@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { approvals, clientToolRequests } from "../../db/schema";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -38,12 +38,20 @@ describe(`rule 1: an approval is bound to the exact operation (${testDbKind()})`
     const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
     await app.deps.db.update(approvals).set({ arguments: { command: "echo pwned > pwned.txt" } }).where(eq(approvals.id, approval.id));
 
-    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "binding_changed");
+    // Watched at the spawner: a refused decision starts no attempt and asks for no command (so nothing
+    // can land after the file checks below).
+    const spawned = vi.spyOn(app.deps.sandbox.spawner, "run");
+    try {
+      await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "binding_changed");
 
-    expect(await approvalStatus(approval.id)).toBe("pending");
-    const current = await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
-    expect(current.status).toBe("requires_action");
-    await new Promise((r) => setTimeout(r, 300));
+      expect(await approvalStatus(approval.id)).toBe("pending");
+      const current = await ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
+      expect(current.status).toBe("requires_action");
+      expect(app.deps.host.isLocal(env.id)).toBe(false);
+      expect(spawned).not.toHaveBeenCalled();
+    } finally {
+      spawned.mockRestore();
+    }
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
     expect(existsSync(join(cwd, "pwned.txt"))).toBe(false);
   });

@@ -198,7 +198,8 @@ async function call(row: TRow, caller: TCaller, f: TFixture): Promise<{ outcome:
       let text = "";
       const decoder = new TextDecoder();
       const settled = () => text.split("\n\n").some((block) => /^(data|id):/m.test(block) && !/^event: connected$/m.test(block));
-      const deadline = Date.now() + 5000;
+      // A failure bound only (every stream here settles with its first message or error).
+      const deadline = Date.now() + 30_000;
       while (!settled() && Date.now() < deadline) {
         const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), deadline - Date.now()))]);
         if (!chunk || chunk.done) break;
@@ -304,7 +305,7 @@ describe(`console server-side rules (${testDbKind()})`, () => {
   });
 
   it("the activity feed resumes from the last event id: a reconnecting client gets exactly what it missed, and only what it may see", async () => {
-    /** Opens `console.onActivity` as SSE and collects its messages until `until` holds (or 5 s pass). */
+    /** Opens `console.onActivity` as SSE and collects its messages until `until` holds (or 30 s pass: a failure bound). */
     const feed = async (key: string, lastEventId: string | null, until: (m: Array<{ id?: string; data: Record<string, unknown> }>) => boolean) => {
       const input = encodeURIComponent(JSON.stringify(lastEventId ? { lastEventId } : {}));
       const controller = new AbortController();
@@ -313,7 +314,7 @@ describe(`console server-side rules (${testDbKind()})`, () => {
       const decoder = new TextDecoder();
       const messages: Array<{ id?: string; data: Record<string, unknown> }> = [];
       let buffer = "";
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 30_000;
       while (!until(messages) && Date.now() < deadline) {
         const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), Math.max(1, deadline - Date.now())))]);
         if (!chunk || chunk.done) break;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** How the fake model answers: one verdict, nonsense, slowly (3 s), or with an HTTP 500. */
+/** How the fake model answers: one verdict, nonsense, never ("slow": only the caller's timeout ends the call), or with an HTTP 500. */
 export type TFakeModelMode = "allow-low" | "allow-high" | "deny" | "ask" | "garbage" | "slow" | "500";
 export type TFakeModel = { server: Server; url: string; requests: number; mode: TFakeModelMode };
 
@@ -25,8 +25,8 @@ export async function fakeModel(): Promise<TFakeModel> {
         res.writeHead(200, { "content-type": "application/json" }).end(
           JSON.stringify({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
         );
-      if (fake.mode === "slow") setTimeout(reply, 3000);
-      else reply();
+      // "slow" holds its answer for good: a late answer could still beat a timeout on a loaded machine.
+      if (fake.mode !== "slow") reply();
     });
   });
   await new Promise<void>((r) => fake.server.listen(0, "127.0.0.1", r));

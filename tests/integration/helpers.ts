@@ -84,8 +84,8 @@ export const decide = (app: TTestApp, key: string, approvalId: string, decision:
 export const getResponse = (app: TTestApp, key: string, id: string, sessionId: string) =>
   app.api(`/v1/responses/${id}?sessionId=${encodeURIComponent(sessionId)}`, { key });
 
-/** Polls until `fn` returns a truthy value. */
-export async function waitUntil<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<T>> {
+/** Polls until `fn` returns a truthy value; the deadline is only a failure bound (generous: a loaded machine is slow, not wrong). */
+export async function waitUntil<T>(fn: () => T | Promise<T>, timeoutMs = 30_000, what = "condition"): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -204,7 +204,7 @@ export function readSse(res: Response) {
       await done;
     },
     /** Resolves once an event matches (already received or later). */
-    waitFor: async (pred: (e: TSseEvent) => boolean, timeoutMs = 10_000): Promise<TSseEvent> => {
+    waitFor: async (pred: (e: TSseEvent) => boolean, timeoutMs = 30_000): Promise<TSseEvent> => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = events.find(pred);
@@ -290,12 +290,12 @@ export class LiveClient {
   }
 
   /** Resolves with the first frame (received so far or later) matching `pred`. */
-  async waitFor(pred: (f: TWireFrame) => boolean, timeoutMs = 10_000): Promise<TWireFrame> {
+  async waitFor(pred: (f: TWireFrame) => boolean, timeoutMs = 30_000): Promise<TWireFrame> {
     return this.waitForCount(pred, 1, timeoutMs).then((all) => all[0] as TWireFrame);
   }
 
   /** Resolves once `count` frames match `pred`. */
-  async waitForCount(pred: (f: TWireFrame) => boolean, count: number, timeoutMs = 10_000): Promise<TWireFrame[]> {
+  async waitForCount(pred: (f: TWireFrame) => boolean, count: number, timeoutMs = 30_000): Promise<TWireFrame[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.frames.filter(pred);

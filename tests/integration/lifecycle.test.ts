@@ -1,12 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { approvals, clientToolRequests, responseSteps, responses } from "../../db/schema";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { waitForPid } from "./runtime-helpers";
-import { decide, execTurn, expectError, getResponse, invoke, invokeApproval, lineCount, ok200, readSse, script, sleep, type TBody, waitUntil, workspaceOf } from "./helpers";
+import { decide, execTurn, expectError, getResponse, invoke, invokeApproval, lineCount, ok200, readSse, script, type TBody, waitUntil, workspaceOf } from "./helpers";
 
 let app: TTestApp;
 let operator: TTestUser;
@@ -22,16 +22,33 @@ afterAll(async () => {
 
 const getBody = async (env: { id: string; sessionId: string }) => ok200(await getResponse(app, operator.apiKey, env.id, env.sessionId));
 
+/**
+ * Runs `during` while watching what the server's spawner is asked to start, and returns how many
+ * of those requests carried `command`: "it never ran" is then a fact, not a guess after a sleep.
+ */
+async function spawnsOf(command: string, during: () => Promise<void>): Promise<number> {
+  const spawned = vi.spyOn(app.deps.sandbox.spawner, "run");
+  try {
+    await during();
+    return spawned.mock.calls.filter(([request]) => JSON.stringify(request).includes(command)).length;
+  } finally {
+    spawned.mockRestore();
+  }
+}
+
 describe(`rule 3: denied or expired never runs (${testDbKind()})`, () => {
   it("deny answers {id, status:denied}, the response is denied, the command never ran", async () => {
     const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
-    const res = await decide(app, operator.apiKey, approval.id, "deny");
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ id: approval.id, status: "denied" });
-    const after = await getBody(env);
-    expect(after).toMatchObject({ id: env.id, status: "denied", outputText: "", output: [] });
-    expect(after.requiredAction).toBeUndefined();
-    await sleep(300);
+    // The run is over once its status is terminal: whatever it would have started, it has asked for by then.
+    const spawns = await spawnsOf("side.txt", async () => {
+      const res = await decide(app, operator.apiKey, approval.id, "deny");
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ id: approval.id, status: "denied" });
+      const after = await getBody(env);
+      expect(after).toMatchObject({ id: env.id, status: "denied", outputText: "", output: [] });
+      expect(after.requiredAction).toBeUndefined();
+    });
+    expect(spawns).toBe(0);
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
     const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(row?.status).toBe("denied");
@@ -39,32 +56,50 @@ describe(`rule 3: denied or expired never runs (${testDbKind()})`, () => {
   });
 
   it("an expired approval gets 409 expired, the response is denied, the command never ran", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
-    expect(Date.parse(approval.expiresAt) - Date.now()).toBeLessThanOrEqual(1000);
-    await sleep(1100);
-    await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "expired");
-    const after = await getBody(env);
-    expect(after.status).toBe("denied");
-    await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, "expired");
-    await sleep(200);
+    // A TTL no slow machine reaches by itself; the server's clock moves past it instead of a sleep.
+    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt", { approvalTtlMs: 60_000 });
+    expect(Date.parse(approval.expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
+    app.clock.advance(60_000 + 1000);
+    try {
+      const spawns = await spawnsOf("side.txt", async () => {
+        await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "expired");
+        // The expiry ends the run in the same transaction: the response is settled when the 409 answers.
+        const after = await getBody(env);
+        expect(after.status).toBe("denied");
+        await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, "expired");
+      });
+      expect(spawns).toBe(0);
+    } finally {
+      app.clock.reset();
+    }
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
   });
 
   it("the expiry sweep settles an unattended approval as denied", async () => {
-    const { env, approval } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt", { approvalTtlMs: 1000 });
-    const denied = await waitUntil(async () => ((await getBody(env)).status === "denied" ? true : null), 5000, "sweep");
-    expect(denied).toBe(true);
+    const { env, approval } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt", { approvalTtlMs: 60_000 });
+    app.clock.advance(60_000 + 1000);
+    try {
+      // Nobody decides or reads the approval: only the sweep can settle it.
+      const denied = await waitUntil(async () => ((await getBody(env)).status === "denied" ? true : null), 30_000, "sweep");
+      expect(denied).toBe(true);
+    } finally {
+      app.clock.reset();
+    }
     const [row] = await app.deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(row?.status).toBe("expired");
     await expectError(await decide(app, operator.apiKey, approval.id, "approve"), 409, "expired");
   });
 
   it("an expired client-tool request gets 409 expired and the response fails", async () => {
-    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "never" }], { clientToolTtlMs: 1000 }));
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "get_page_context" }] }, { text: "never" }], { clientToolTtlMs: 60_000 }));
     expect(env.status).toBe("requires_action");
     const requestId = env.requiredAction?.id as string;
-    await sleep(1100);
-    await expectError(await app.api(`/v1/client-tools/${requestId}`, { key: operator.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "expired");
+    app.clock.advance(60_000 + 1000);
+    try {
+      await expectError(await app.api(`/v1/client-tools/${requestId}`, { key: operator.apiKey, body: { output: { url: "u", title: "t" } } }), 409, "expired");
+    } finally {
+      app.clock.reset();
+    }
     const after = await getBody(env);
     expect(after.status).toBe("failed");
     expect(after.error).toEqual({ code: "client_tool_expired", message: expect.any(String) });
@@ -181,14 +216,15 @@ describe(`expiry defaults (${testDbKind()})`, () => {
 describe(`rule 7: the completed envelope is stored before the status turns terminal (${testDbKind()})`, () => {
   it("every poll that says completed carries the full output, and the stored envelope is what GET returns", async () => {
     const turns = Array.from({ length: 12 }, (_, i) => ({ text: `t${i} `, toolCalls: [{ name: "echo", arguments: { text: `e${i}` } }] }));
-    const first = await invoke(app, operator.apiKey, script([execTurn("echo ok"), ...turns, { text: "end" }]));
+    // The command holds the run in progress until the test lets it go (a file in the workspace), so the
+    // polls are known to see in_progress, then race the turn to completed.
+    const first = await invoke(app, operator.apiKey, script([execTurn("until [ -e go ]; do sleep 0.05; done; echo ok"), ...turns, { text: "end" }]));
     const approvalId = first.requiredAction?.id as string;
     const expectedText = `${turns.map((t) => t.text).join("")}end`;
 
-    let stop = false;
     const polls: TBody[] = [];
     const poller = async () => {
-      while (!stop) {
+      for (;;) {
         const res = await getResponse(app, operator.apiKey, first.id, first.sessionId);
         const body = (await res.json()) as TBody;
         expect(res.status).toBe(200);
@@ -198,9 +234,10 @@ describe(`rule 7: the completed envelope is stored before the status turns termi
     };
     const pollers = [poller(), poller(), poller(), poller()];
     const approved = decide(app, operator.apiKey, approvalId, "approve");
+    await waitUntil(() => polls.some((p) => p.status === "in_progress"), 30_000, "a poll to see the run in progress");
+    writeFileSync(join(workspaceOf(app, first.sessionId), "go"), "");
     const done = await ok200(await approved);
-    await Promise.race([Promise.all(pollers), sleep(10_000)]);
-    stop = true;
+    // Once completed is stored, every poller's next read says so and it stops.
     await Promise.all(pollers);
 
     expect(done.status).toBe("completed");
@@ -225,22 +262,26 @@ describe(`rule 7: the completed envelope is stored before the status turns termi
 });
 
 describe(`cancel (${testDbKind()})`, () => {
-  it("cancelling while an approved `sleep 30` runs kills the process quickly and the response stays cancelled", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo $$ > pid.txt; exec sleep 30", { followedBy: [{ text: "never" }] });
+  it("cancelling while an approved long `sleep` runs kills the process and the response stays cancelled", async () => {
+    // The command would sleep, and its exec timeout run, far longer than this test may take: only the
+    // cancel can end it (so no clock is needed to tell "killed" from "ended by itself").
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "exec", arguments: { command: "echo $$ > pid.txt; exec sleep 3600", timeoutMs: 600_000 } }] }, { text: "never" }]));
+    expect(env.status).toBe("requires_action");
+    const approval = env.requiredAction as { id: string };
+    const cwd = workspaceOf(app, env.sessionId);
     const approving = decide(app, operator.apiKey, approval.id, "approve");
     const pid = await waitForPid(cwd);
     expect(alive(pid)).toBe(true);
     expect((await getBody(env)).status).toBe("in_progress");
 
-    const started = Date.now();
     const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, method: "POST" }));
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(cancelled).toMatchObject({ id: env.id, sessionId: env.sessionId, status: "cancelled", outputText: "", output: [] });
-    await waitUntil(() => !alive(pid), 3000, "the sleep to die");
+    await waitUntil(() => !alive(pid), 30_000, "the sleep to die");
     const approvedBody = await ok200(await approving);
     expect(approvedBody).toMatchObject({ id: env.id, status: "cancelled", approvalId: approval.id });
 
-    await sleep(500);
+    // Once the attempt has ended on this server, nothing of it may turn the response into something else.
+    await waitUntil(() => !app.deps.host.isLocal(env.id), 30_000, "the attempt to end");
     const after = await getBody(env);
     expect(after.status).toBe("cancelled");
     await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, method: "POST" }), 409, "conflict");
@@ -250,12 +291,15 @@ describe(`cancel (${testDbKind()})`, () => {
     const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, "echo ran > side.txt");
     const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: { reason: "changed my mind" } }));
     expect(cancelled.status).toBe("cancelled");
-    const res = await decide(app, operator.apiKey, approval.id, "approve");
-    expect(res.status).toBe(409);
-    const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ detail: expect.any(String), code: expect.any(String) });
-    await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, body.code as string);
-    await sleep(300);
+    const spawns = await spawnsOf("side.txt", async () => {
+      const res = await decide(app, operator.apiKey, approval.id, "approve");
+      expect(res.status).toBe(409);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toEqual({ detail: expect.any(String), code: expect.any(String) });
+      await expectError(await decide(app, operator.apiKey, approval.id, "deny"), 409, body.code as string);
+    });
+    expect(spawns).toBe(0);
+    expect(app.deps.host.isLocal(env.id)).toBe(false);
     expect(existsSync(join(cwd, "side.txt"))).toBe(false);
     const [row] = await app.deps.db.select().from(approvals).where(and(eq(approvals.id, approval.id)));
     expect(row?.status).toBe("cancelled");

@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { approvals } from "../../db/schema";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, execTurn, expectOrdered, getResponse, invokeApproval, LiveClient, lineCount, ok200, script, sleep, type TWireFrame, workspaceOf } from "./helpers";
+import { decide, execTurn, expectOrdered, getResponse, invokeApproval, LiveClient, lineCount, ok200, script, type TWireFrame, waitUntil, workspaceOf } from "./helpers";
 
 let app: TTestApp;
 let operator: TTestUser;
@@ -100,7 +101,8 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     expect(clientTool).toMatchObject({ type: "client_tool", name: "get_page_context", arguments: {} });
     expect(clientTool.privateInput).toBeUndefined();
     expect(clientTool.inputSchema).toBeUndefined();
-    await sleep(300);
+    // No requires_action frame on the socket: the whole ordered sequence below, read once the run has
+    // completed (every frame of it in), has none between client_tool.requested and the result.
     expect(live.of(id).some((f) => f.type === "response.completed")).toBe(false);
 
     live.send({ type: "client_tool.result", requestId: clientTool.id, output: { url: "https://example.test/", title: "Example" } });
@@ -122,13 +124,20 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
     const id = await create(live, script([execTurn("echo ran > side.txt")]), "req-deny");
     const requested = await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
     const approval = requested.approval as { id: string; cwd: string };
-    live.send({ type: "approval.decision", responseId: id, approvalId: approval.id, decision: "deny" });
-    const done = await live.waitFor((f) => f.type === "response.completed" && f.responseId === id && f.status !== "requires_action");
+    // Watched at the spawner until the run is over (its terminal frame): the command is never asked for.
+    const spawned = vi.spyOn(app.deps.sandbox.spawner, "run");
+    let done: TWireFrame;
+    try {
+      live.send({ type: "approval.decision", responseId: id, approvalId: approval.id, decision: "deny" });
+      done = await live.waitFor((f) => f.type === "response.completed" && f.responseId === id && f.status !== "requires_action");
+      expect(spawned).not.toHaveBeenCalled();
+    } finally {
+      spawned.mockRestore();
+    }
     expect(done).toMatchObject({ status: "denied", outputText: "", output: [] });
     const resolved = live.of(id).find((f) => f.type === "approval.resolved");
     expect(resolved).toMatchObject({ approvalId: approval.id, decision: "deny" });
     expect((resolved as TWireFrame).sequence).toBe(done.sequence - 1);
-    await sleep(200);
     expect(lineCount(workspaceOf(app, requested.sessionId), "side.txt")).toBe(0);
   });
 
@@ -207,13 +216,16 @@ describe(`WS /v1/live (${testDbKind()})`, () => {
   });
 
   it("a socket that drops leaves the approval pending; it can be decided over HTTP", async () => {
-    const live = await open(operator.apiKey);
+    // Its request id (the traceparent's trace id) names the socket's access line, written when the
+    // server sees it close: then the server has handled the drop (instead of a pause).
+    const requestId = randomBytes(16).toString("hex");
+    const live = await open(operator.apiKey, { headers: { traceparent: `00-${requestId}-00f067aa0ba902b7-01` } });
     const id = await create(live, script([execTurn("echo x >> count.txt"), { text: "finished" }]), "req-drop");
     const requested = await live.waitFor((f) => f.type === "approval.requested" && f.responseId === id);
     const sessionId = live.sessionId;
     live.close();
     await live.closed;
-    await sleep(200);
+    await waitUntil(() => app.logs().includes(`"requestId":"${requestId}"`), 30_000, "the server to see the socket close");
     const approval = requested.approval as { id: string; cwd: string };
     const waiting = await ok200(await getResponse(app, operator.apiKey, id, sessionId));
     expect(waiting.status).toBe("requires_action");

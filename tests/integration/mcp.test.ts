@@ -311,7 +311,7 @@ describe(`an MCP server over HTTP that crashes (${testDbKind()})`, () => {
   });
 });
 
-async function waitFor<T>(fn: () => Promise<T | null>, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(fn: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -31,7 +31,8 @@ function agent(name: string, endpoint: Partial<NonNullable<TAgentConfig["endpoin
     harness: "openai-compatible",
     model: "fake-model",
     description: "A model agent against the fake endpoint.",
-    endpoint: { baseURL: fake.url, maxRetries: 0, timeoutMs: 20_000, firstTokenTimeoutMs: 5_000, ...endpoint },
+    // Generous: a loaded machine must never trip them (the tests of these timeouts set their own).
+    endpoint: { baseURL: fake.url, maxRetries: 0, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000, ...endpoint },
     system: SYSTEM,
     tools: TOOLS,
     approval: { exec: "always", echo: "never" },
@@ -49,7 +50,7 @@ beforeAll(async () => {
     agents: [
       agent("fake"),
       agent("fake-slow", { firstTokenTimeoutMs: 400 }),
-      agent("fake-budget", { timeoutMs: 1500 }),
+      agent("fake-budget", { timeoutMs: 5000 }),
       agent("fake-down", { baseURL: `http://127.0.0.1:${closedPort}/v1` }),
       agent("fake-retry", { maxRetries: 1 }),
       agent("fake-fallback", {}, { fallbackModel: "fake-fallback-model" }),
@@ -108,7 +109,7 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
         .join("");
     // Each piece arrives while the model still holds the rest of its answer.
     for (const [i, expected] of ["Hello", "Hello, wor"].entries()) {
-      await waitUntil(() => streamedSoFar() === expected, 10_000, `live text ${JSON.stringify(expected)}`);
+      await waitUntil(() => streamedSoFar() === expected, 30_000, `live text ${JSON.stringify(expected)}`);
       expect(sse.events.some((e) => e.event === "response.completed")).toBe(false);
       gates[i]?.open();
     }
@@ -259,7 +260,7 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
     const first = await sse.waitFor((e) => e.event === "response.text.delta");
     const cancelled = await ok200(await app.api(`/v1/responses/${first.data.responseId}/cancel`, { key, body: {} }));
     expect(cancelled.status).toBe("cancelled");
-    await waitUntil(() => received()[0]?.aborted, 5000, "the model request to be aborted");
+    await waitUntil(() => received()[0]?.aborted, 30_000, "the model request to be aborted");
     release();
     const steps = await app.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, first.data.responseId));
     expect(steps).toEqual([]);
@@ -395,23 +396,41 @@ describe(`openai-compatible harness against a local fake endpoint (${testDbKind(
   });
 
   test("a slow first token beyond firstTokenTimeoutMs fails with model_timeout and aborts the request", async () => {
-    fake.reply(streamed([{ sleep: 3000 }, { content: "too late" }, { finish: "stop" }]));
-    const started = Date.now();
-    const env = await run("slow", "fake-slow");
-    expect(env.status).toBe("failed");
-    expect(env.error?.code).toBe("model_timeout");
-    expect(env.error?.message).toMatch(/sent no first token within 400 ms/);
-    expect(Date.now() - started).toBeLessThan(2900);
-    await waitUntil(() => received()[0]?.aborted, 5000, "the fake to see the abort");
+    // The model holds its first token until the test lets it go, after the answer: only the
+    // first-token timeout can end the turn (no clock needed to tell it from the model's reply).
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.reply(streamed([{ gate: held }, { content: "too late" }, { finish: "stop" }]));
+    try {
+      const env = await run("slow", "fake-slow");
+      expect(env.status).toBe("failed");
+      expect(env.error?.code).toBe("model_timeout");
+      expect(env.error?.message).toMatch(/sent no first token within 400 ms/);
+      await waitUntil(() => received()[0]?.aborted, 30_000, "the fake to see the abort");
+    } finally {
+      release();
+    }
     await expectHealthy(app);
   });
 
   test("a response beyond its whole budget (timeoutMs) fails with model_timeout after its partial text", async () => {
-    fake.reply(streamed([{ content: "tick " }, { sleep: 200 }, { content: "tick " }, { sleep: 5000 }, { content: "tock" }, { finish: "stop" }]));
-    const env = await run("count", "fake-budget");
-    expect(env).toMatchObject({ status: "failed", error: { code: "model_timeout" } });
-    expect(env.error?.message).toMatch(/did not finish its response within 1500 ms/);
-    expect(deltas(await frames(env)).map((d) => d.delta).join("")).toBe("tick tick ");
+    // The model stalls after its partial text until the test lets it go, after the answer: only the
+    // budget can end the turn. The budget (5 s) leaves a loaded machine ample time for the partial text.
+    let release = () => {};
+    const stalled = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.reply(streamed([{ content: "tick " }, { sleep: 50 }, { content: "tick " }, { gate: stalled }, { content: "tock" }, { finish: "stop" }]));
+    try {
+      const env = await run("count", "fake-budget");
+      expect(env).toMatchObject({ status: "failed", error: { code: "model_timeout" } });
+      expect(env.error?.message).toMatch(/did not finish its response within 5000 ms/);
+      expect(deltas(await frames(env)).map((d) => d.delta).join("")).toBe("tick tick ");
+    } finally {
+      release();
+    }
   });
 
   test("usage: each turn's output tokens become a usage frame with the running total, and the envelope sums them", async () => {

@@ -5,7 +5,7 @@ import { testDbKind } from "../../db/testing";
 import { addUser } from "../../server/auth/users";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, invoke, invokeApproval, ok200, script, waitUntil } from "./helpers";
+import { decide, invoke, invokeApproval, ok200, rows, script, waitUntil } from "./helpers";
 import { startReceiver, type TReceived, withTwoServers } from "./notify-helpers";
 import { askScript, gwOk } from "./questions-helpers";
 
@@ -26,7 +26,8 @@ const configFor = () =>
       },
       retry: { baseMs: 100, maxAttempts: 4, jitter: false },
       pollMs: 50,
-      timeoutMs: 2000,
+      // Generous: a slow answer on a loaded machine must not become a failed attempt (and a retry).
+      timeoutMs: 30_000,
     },
     { TEST_LIFECYCLE_SECRET: SECRET },
   );
@@ -46,8 +47,13 @@ const headersOf = (r: TReceived): Record<string, string> => Object.fromEntries(O
 const parsed = (r: TReceived) => JSON.parse(r.body) as TEvent;
 /** Deliveries on `path` about `subjectId` of this type (every attempt, failed ones included). */
 const attempts = (type: string, subjectId: string, path = "/life") => receiver.received.filter((r) => r.path === path && parsed(r).type === type && JSON.stringify(parsed(r).data).includes(subjectId));
-const deliveredOnce = (type: string, subjectId: string, path = "/life") => waitUntil(() => attempts(type, subjectId, path).find((r) => r.answered === 200), 10_000, `${type} for ${subjectId}`);
-const settle = () => new Promise((r) => setTimeout(r, 500));
+const deliveredOnce = (type: string, subjectId: string, path = "/life") => waitUntil(() => attempts(type, subjectId, path).find((r) => r.answered === 200), 30_000, `${type} for ${subjectId}`);
+/**
+ * Until no delivery is pending: lifecycle deliveries are enqueued in the transaction of their state
+ * change, so once every one is final (sent, or given up), no further attempt can come.
+ */
+const settle = (on: TTestApp = app) =>
+  waitUntil(async () => Number((await rows<{ n: number | string }>(on, "select count(*) as n from notifications where status = 'pending'"))[0]?.n) === 0, 30_000, "every delivery to be final");
 
 describe(`Lifecycle webhooks (${testDbKind()})`, () => {
   it("approval.resolved and response.completed arrive once each, verify with standardwebhooks, keep their webhook-id across a retry; a tampered body fails", async () => {
@@ -147,7 +153,8 @@ onPostgres("Lifecycle webhooks from two server instances on one PostgreSQL", () 
         await deliveredOnce("approval.resolved", run.approvalId);
         await deliveredOnce("response.completed", run.responseId);
       }
-      await settle();
+      // rows() reads only the app's database handle.
+      await settle(a as unknown as TTestApp);
       for (const run of runs) {
         expect(attempts("approval.resolved", run.approvalId), `approval.resolved of ${run.approvalId}`).toHaveLength(1);
         expect(attempts("response.completed", run.responseId), `response.completed of ${run.responseId}`).toHaveLength(1);

@@ -60,7 +60,7 @@ type TButton = NonNullable<NonNullable<TSlackPost["blocks"]>[number]["elements"]
 
 /** The Slack message announcing an approval, and its buttons by action id. */
 async function buttonsFor(approvalId: string): Promise<{ message: TSlackPost; buttons: Record<string, TButton> }> {
-  const message = await waitUntil(() => slack.messages.find((m) => m.text.includes(approvalId)), 10_000, "slack message");
+  const message = await waitUntil(() => slack.messages.find((m) => m.text.includes(approvalId)), 30_000, "slack message");
   const actions = message.blocks?.find((b) => b.type === "actions");
   return { message, buttons: Object.fromEntries((actions?.elements ?? []).map((e) => [e.action_id, e])) };
 }
@@ -73,7 +73,7 @@ const label = (name: string) => `${name} (${emailOf(name)})`;
 /** The chat.update of the message posted about an approval. */
 async function updateOf(approvalId: string) {
   const { message } = await buttonsFor(approvalId);
-  return waitUntil(() => slack.updates.find((u) => u.channel === message.channel && u.ts === message.ts), 10_000, `chat.update for ${approvalId}`);
+  return waitUntil(() => slack.updates.find((u) => u.channel === message.channel && u.ts === message.ts), 30_000, `chat.update for ${approvalId}`);
 }
 /** Presses Reply and submits the form Slack opened with `text`. */
 async function replyInSlack(slackUser: string, value: string, text: string | null) {
@@ -110,7 +110,7 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     const done = await waitUntil(async () => {
       const e = await ok200(await getResponse(app, nora.apiKey, env.id, env.sessionId));
       return e.status === "completed" ? e : null;
-    }, 10_000, "run completed");
+    }, 30_000, "run completed");
     expect(done.output.find((i) => i.type === "tool_result")).toBeTruthy();
     expect((await rows<{ decided_by: string; decided_via: string }>(app, `select decided_by, decided_via from approvals where id = '${approval.id}'`))[0]).toEqual({ decided_by: olga.userId, decided_via: "slack" });
 
@@ -187,7 +187,7 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     const done = await waitUntil(async () => {
       const e = await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId));
       return e.status === "completed" ? e : null;
-    }, 10_000, "run completed after the reply");
+    }, 30_000, "run completed after the reply");
     expect(done.output.find((i) => i.type === "tool_result")).toMatchObject({ output: { denied: true, reply: "use ls -la instead" } });
   });
 
@@ -303,7 +303,7 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     // One update per message, logged as a delivery of the channel; a webhook-only message is never updated.
     const ids = [inConsole, overHttp, replied, cancelled, expiring].map((r) => r.approval.id);
     const updateRows = () => rows<{ subject_id: string; status: string }>(app, `select subject_id, status from notifications where channel = 'desk' and event = 'resolved' and subject_id in (${ids.map((id) => `'${id}'`).join(", ")})`);
-    const logged = await waitUntil(async () => ((await updateRows()).every((r) => r.status === "delivered") ? updateRows() : null), 10_000, "update rows delivered");
+    const logged = await waitUntil(async () => ((await updateRows()).every((r) => r.status === "delivered") ? updateRows() : null), 30_000, "update rows delivered");
     expect(logged.map((r) => r.subject_id).sort()).toEqual([...ids].sort());
     expect(slack.updates.every((u) => u.channel === DESK)).toBe(true);
   });

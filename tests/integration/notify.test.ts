@@ -39,7 +39,8 @@ beforeAll(async () => {
       ],
       retry: { baseMs: 150, maxAttempts: 4, jitter: false },
       pollMs: 50,
-      timeoutMs: 2000,
+      // Generous: a slow answer on a loaded machine must not become one more (failed) attempt.
+      timeoutMs: 30_000,
     },
     { TEST_NOTIFY_HOOK_SECRET: HOOK_SECRET },
   );
@@ -81,7 +82,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect(next.status).toBe("requires_action");
     const approvalId = (next.requiredAction as { id: string }).id;
 
-    const delivered = await waitUntil(() => hooksFor(approvalId).find((r) => r.answered === 200), 15_000, "webhook delivery");
+    const delivered = await waitUntil(() => hooksFor(approvalId).find((r) => r.answered === 200), 30_000, "webhook delivery");
     const hooks = hooksFor(approvalId);
     expect(hooks.map((h) => h.answered)).toEqual([500, "reset", 200]);
     for (const h of hooks) {
@@ -96,7 +97,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect(body).toMatchObject({ id: delivered.headers["x-countersign-delivery"], type: "approval.requested", subject: { kind: "approval", id: approvalId, agent: "scripted", risk: "medium" } });
     expect((body.links as { console: string }).console).toBe(`${app.url}/approvals?focus=${approvalId}`);
 
-    const slack = await waitUntil(() => hooksFor(approvalId, "/slack")[0], 10_000, "slack message");
+    const slack = await waitUntil(() => hooksFor(approvalId, "/slack")[0], 30_000, "slack message");
     const message = JSON.parse(slack.body) as { text: string; blocks: Array<{ type: string }> };
     expect(message.text).toContain(`<${app.url}/approvals?focus=${approvalId}|Review and decide in Countersign>`);
     // A channel without a signing secret gets no buttons, only the link.
@@ -106,7 +107,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     const log = await waitUntil(async () => {
       const all = await logFor(olga.apiKey, approvalId);
       return all.length >= 4 && all.every((r) => r.status !== "pending") ? all : null;
-    }, 10_000, "delivery log");
+    }, 30_000, "delivery log");
     const hookRow = log.find((r) => r.channel === "hook") as TLogRow;
     expect(hookRow).toMatchObject({ status: "delivered", attempts: 3, recipient: "hook" });
     const attempts = await trpcQuery(app, olga.apiKey, "notifications.attempts", { notificationId: hookRow.id });
@@ -117,7 +118,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect(log.filter((r) => r.channel === "mail").map((r) => r.recipient).sort()).toEqual([emailOf("Olga Notify"), emailOf("Otto Notify")]);
     expect(app.logs()).toContain("nobody@example.test");
 
-    const mails = await waitUntil(async () => ((await mailsFor(approvalId)).length >= 2 ? mailsFor(approvalId) : null), 10_000, "mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approvalId)).length >= 2 ? mailsFor(approvalId) : null), 30_000, "mails");
     const everything = bodiesOf(hooksFor(approvalId).concat(hooksFor(approvalId, "/slack")), mails);
     for (const secret of [API_SECRET, CARD, "Nora Cardholder", HOOK_SECRET]) expect(everything).not.toContain(secret);
     expect(everything).toContain("API_TOKEN=[redacted]");
@@ -128,7 +129,7 @@ describe(`Notifications (${testDbKind()})`, () => {
 
   it("email: each person gets a single-use link; it works once (the run resumes), a second use and another person's later use fail clearly", async () => {
     const { env, approval } = await invokeApproval(app, owner.apiKey, "echo shipped", { followedBy: [{ text: "All shipped." }] });
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 2 ? mailsFor(approval.id) : null), 10_000, "mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 2 ? mailsFor(approval.id) : null), 30_000, "mails");
     expect(mails.map((m) => m.to[0]).sort()).toEqual([emailOf("Olga Notify"), emailOf("Otto Notify")]);
     const olgaMail = mails.find((m) => m.to[0] === emailOf("Olga Notify")) as TSinkMail;
     const ottoMail = mails.find((m) => m.to[0] === emailOf("Otto Notify")) as TSinkMail;
@@ -154,7 +155,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     const done = await waitUntil(async () => {
       const e = await ok200(await getResponse(app, owner.apiKey, env.id, env.sessionId));
       return e.status === "completed" ? e : null;
-    }, 10_000, "run completed");
+    }, 30_000, "run completed");
     expect(done.outputText).toContain("All shipped.");
     const [row] = await rows<{ decided_by: string; decided_via: string }>(app, `select decided_by, decided_via from approvals where id = '${approval.id}'`);
     expect(row).toEqual({ decided_by: olga.userId, decided_via: "link" });
@@ -174,7 +175,7 @@ describe(`Notifications (${testDbKind()})`, () => {
   it("bad links change nothing: unknown, malformed, expired and wrong-kind tokens get clear errors", async () => {
     // The approval waits an hour: its link (15 minutes) expires first.
     const { approval, env } = await invokeApproval(app, owner.apiKey, "echo later", { approvalTtlMs: 60 * 60 * 1000 });
-    const [mail] = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 2 ? mailsFor(approval.id) : null), 10_000, "mails");
+    const [mail] = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 2 ? mailsFor(approval.id) : null), 30_000, "mails");
     const token = linkToken(mail as TSinkMail);
     // What a link request could change: this run's trajectory, its approval, used links. (Not whole-table
     // counts: moving the clock 15 minutes expires other tests' approvals whenever the sweep runs.)
@@ -208,7 +209,7 @@ describe(`Notifications (${testDbKind()})`, () => {
 
   it("routing by risk: a high-risk approval also reaches the security group; a medium one never did", async () => {
     const { approval } = await invokeApproval(app, owner.apiKey, "rm -rf ./build");
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 10_000, "mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 30_000, "mails");
     expect(mails.map((m) => m.to[0]).sort()).toEqual([emailOf("Olga Notify"), emailOf("Otto Notify"), emailOf("Sam Security")]);
     expect((await sink.mails()).filter((m) => m.to[0] === emailOf("Sam Security")).every((m) => m.text.includes(approval.id) || m.subject.includes("high risk"))).toBe(true);
     // Sam decides through the link (admin: may decide anyone's approval).
@@ -220,7 +221,7 @@ describe(`Notifications (${testDbKind()})`, () => {
   it("a link can reply instead of a plain denial: the agent receives the message and the run goes on; arguments too long for its page are never approved there", async () => {
     const long = `echo prod-migration ${"--step=x ".repeat(500)}`;
     const { env, approval } = await invokeApproval(app, owner.apiKey, long, { followedBy: [{ text: "Using staging." }] });
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 1 ? mailsFor(approval.id) : null), 10_000, "mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 1 ? mailsFor(approval.id) : null), 30_000, "mails");
     const token = linkToken(mails[0] as TSinkMail);
     const bad = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve", message: "hi" });
     expect(bad.status).toBe(400);
@@ -247,9 +248,9 @@ describe(`Notifications (${testDbKind()})`, () => {
     const env = await invoke(app, owner.apiKey, askScript([{ id: "env", header: "Target", question: "Which environment?", options: [{ label: "staging" }, { label: "production" }] }], { more: [{ toolCalls: [{ name: "request_secret", arguments: { name: "deploy_key", prompt: "Paste the deploy key" } }] }, { text: "Deployed." }] }));
     expect(env.status).toBe("requires_action");
     const questionId = (env.requiredAction as { id: string }).id;
-    const hook = await waitUntil(() => hooksFor(questionId).find((r) => r.answered === 200), 10_000, "question webhook");
+    const hook = await waitUntil(() => hooksFor(questionId).find((r) => r.answered === 200), 30_000, "question webhook");
     expect(JSON.parse(hook.body)).toMatchObject({ type: "question.requested", subject: { kind: "question", id: questionId, questions: [{ header: "Target", question: "Which environment?", options: ["staging", "production"] }] }, links: { console: `${app.url}/answer/${questionId}` } });
-    const [mail] = await waitUntil(async () => ((await mailsAbout(questionId)).length >= 2 ? mailsAbout(questionId) : null), 10_000, "question mails");
+    const [mail] = await waitUntil(async () => ((await mailsAbout(questionId)).length >= 2 ? mailsAbout(questionId) : null), 30_000, "question mails");
     const bad = await trpcPublic(app, "mutation", "link.answer", { token: linkToken(mail as TSinkMail), answers: { nope: ["x"] } });
     expect(bad.status).toBe(422);
     // A refused answer gives the link back.
@@ -261,11 +262,12 @@ describe(`Notifications (${testDbKind()})`, () => {
       const e = await ok200(await getResponse(app, owner.apiKey, env.id, env.sessionId));
       const id = (e.requiredAction as { id?: string } | null)?.id;
       return id && id !== questionId ? id : null;
-    }, 10_000, "secret question");
-    const [secretMail] = await waitUntil(async () => ((await mailsAbout(secretQ)).length >= 2 ? mailsAbout(secretQ) : null), 10_000, "secret question mails");
+    }, 30_000, "secret question");
+    const [secretMail] = await waitUntil(async () => ((await mailsAbout(secretQ)).length >= 2 ? mailsAbout(secretQ) : null), 30_000, "secret question mails");
     expect((await trpcPublic(app, "mutation", "link.answer", { token: linkToken(secretMail as TSinkMail), answers: { deploy_key: [SECRET_ANSWER] } })).status).toBe(200);
-    await waitUntil(async () => (await ok200(await getResponse(app, owner.apiKey, env.id, env.sessionId))).status === "completed", 10_000, "run completed");
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil(async () => (await ok200(await getResponse(app, owner.apiKey, env.id, env.sessionId))).status === "completed", 30_000, "run completed");
+    // Nothing is left to send (what the run's end enqueued is final too): every body there will be is here.
+    await waitUntil(async () => Number((await rows<{ n: number | string }>(app, "select count(*) as n from notifications where status = 'pending'"))[0]?.n) === 0, 30_000, "every delivery to be final");
     expect(bodiesOf(receiver.received, await sink.mails())).not.toContain(SECRET_ANSWER);
     expect(app.logs()).not.toContain(SECRET_ANSWER);
   });

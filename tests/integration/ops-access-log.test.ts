@@ -26,7 +26,8 @@ const accessLines = (): TAccessLine[] =>
 
 /** The access line of the request that got `requestId` (waits for it: it is written when the response ends). */
 async function lineOf(requestId: string): Promise<TAccessLine> {
-  for (let i = 0; i < 50; i++) {
+  // A generous deadline (1 s could pass on a loaded machine before the line is written).
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     const found = accessLines().filter((l) => l.requestId === requestId);
     if (found.length > 0) {
       expect(found).toHaveLength(1);

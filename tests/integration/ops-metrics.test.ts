@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { invokeApproval, ok200 } from "./helpers";
+import { invokeApproval, ok200, rows } from "./helpers";
 import { startReceiver } from "./notify-helpers";
 import { hasMetric, metricValue, parseMetrics } from "./ops-helpers";
 
@@ -30,7 +30,7 @@ async function scrape() {
   return parseMetrics(await res.text());
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>, ms = 10_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | null>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -96,7 +96,8 @@ describe(`GET /metrics (${testDbKind()})`, () => {
     expect(metricValue(after, "countersign_decisions_total", { outcome: "approved", channel: "http" })).toBe(metricValue(before, "countersign_decisions_total", { outcome: "approved", channel: "http" }) + 1);
     expect(metricValue(after, "countersign_decision_seconds_count", { outcome: "approved" })).toBe(metricValue(before, "countersign_decision_seconds_count", { outcome: "approved" }) + 1);
     expect(metricValue(after, "countersign_resume_seconds_count")).toBe(metricValue(before, "countersign_resume_seconds_count") + 1);
-    expect(metricValue(after, "countersign_resume_seconds_sum")).toBeGreaterThan(metricValue(before, "countersign_resume_seconds_sum"));
+    // The latency is whole milliseconds: a resume within the same millisecond adds 0 (never less).
+    expect(metricValue(after, "countersign_resume_seconds_sum")).toBeGreaterThanOrEqual(metricValue(before, "countersign_resume_seconds_sum"));
     expect(env.id).toBeTruthy();
 
     // A denial with a reply counts as "replied".
@@ -108,12 +109,19 @@ describe(`GET /metrics (${testDbKind()})`, () => {
 
   it("an approval that expires counts once in countersign_expiries_total and leaves the pending gauge", async () => {
     const before = await scrape();
-    const { approval } = await invokeApproval(app, member.apiKey, "echo late", { approvalTtlMs: 1000 });
+    const { approval } = await invokeApproval(app, member.apiKey, "echo late", { approvalTtlMs: 60_000 });
     const risk = (approval as { risk: string }).risk;
-    const after = await until("the expiry", async () => {
-      const now = await scrape();
-      return metricValue(now, "countersign_expiries_total", { kind: "approval" }) > metricValue(before, "countersign_expiries_total", { kind: "approval" }) ? now : null;
-    });
+    // The server's clock moves past the expiry (a 1 s TTL could lapse before the test looked, on a loaded machine).
+    app.clock.advance(60_000 + 1000);
+    let after: Awaited<ReturnType<typeof scrape>>;
+    try {
+      after = await until("the expiry", async () => {
+        const now = await scrape();
+        return metricValue(now, "countersign_expiries_total", { kind: "approval" }) > metricValue(before, "countersign_expiries_total", { kind: "approval" }) ? now : null;
+      });
+    } finally {
+      app.clock.reset();
+    }
     expect(metricValue(after, "countersign_expiries_total", { kind: "approval" })).toBe(metricValue(before, "countersign_expiries_total", { kind: "approval" }) + 1);
     expect(metricValue(after, "countersign_pending_approvals", { agent: "scripted", risk })).toBe(metricValue(before, "countersign_pending_approvals", { agent: "scripted", risk }));
     const decided = await app.api(`/v1/approvals/${approval.id}`, { key: operator.apiKey, body: { decision: "approve" } });
@@ -156,7 +164,8 @@ describe(`notification deliveries in /metrics (${testDbKind()})`, () => {
         rules: [{ kinds: ["approval"], notify: ["oncall"], channels: ["hook"] }],
         retry: { baseMs: 100, maxAttempts: 4, jitter: false },
         pollMs: 50,
-        timeoutMs: 2000,
+        // Generous: a slow answer of the receiver on a loaded machine must not become a failed attempt.
+        timeoutMs: 30_000,
       },
       { OPS_METRICS_HOOK_SECRET: SECRET },
     );
@@ -180,7 +189,9 @@ describe(`notification deliveries in /metrics (${testDbKind()})`, () => {
       const now = await scrapeNotified();
       return attemptsOf(now) >= 2 ? now : null;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // No delivery to the hook is pending any more (each attempt is counted before its outcome is
+    // stored): no further attempt can come, so the count is final.
+    await until("no delivery to the hook pending", async () => (Number((await rows<{ n: number | string }>(notified, "select count(*) as n from notifications where channel = 'hook' and status = 'pending'"))[0]?.n) === 0 ? true : null));
     const attempts = attemptsOf(await scrapeNotified());
     const failures = metricValue(after, "countersign_notification_failures_total", { channel: "hook" }) - metricValue(before, "countersign_notification_failures_total", { channel: "hook" });
     expect(receiver.received.filter((r) => r.path === "/hook").length).toBe(2);

@@ -198,8 +198,8 @@ describe(`side questions and source revocation, through the native-authority plu
     const holding = await run([{ retain: "user-bound" }], person.apiKey);
     expect(holding.status).toBe("completed");
     expect((await trpcPost(app, { key: admin.apiKey }, "admin.setRole", { userId: person.userId, role: "member" })).status).toBe(200);
-    // The announcement is handled within a moment; the source is still current after it.
-    await new Promise((r) => setTimeout(r, 500));
+    // The role change is announced (like a disable) and re-checked; the source stays current. Whether
+    // that re-check has run yet is not timed here: the revocation recorded below tells which came first.
     expect(await check("user-bound")).toEqual({ check: "user-bound", state: "current", aborted: false });
     expect((await trpcPost(app, { key: admin.apiKey }, "admin.disableUser", { userId: person.userId })).status).toBe(200);
     const ended = await waitUntil(async () => {
@@ -207,6 +207,13 @@ describe(`side questions and source revocation, through the native-authority plu
       return state.state === "ended" ? state : null;
     }, 20_000);
     expect(ended).toMatchObject({ aborted: true, message: expect.stringContaining("The user was disabled") });
+    // A source is revoked once: the one revocation is the disable's, so the role change (announced first) ended nothing.
+    const revocations = await waitUntil(async () => {
+      const found = (await trajectory(holding.id)).filter((e) => e.type === "authority.revoked");
+      return found.length > 0 ? found : null;
+    }, 20_000);
+    expect(revocations).toHaveLength(1);
+    expect(String(revocations[0]?.data.reason)).toContain("The user was disabled");
     results(await run([{ release: "user-bound" }]));
   }, 120_000);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { expectError, invoke, script } from "./helpers";
-import { gateway, gwErr, gwOk, pick, questionCounts, questionRow, trpcMutation, trpcQuery } from "./questions-helpers";
+import { gateway, gwErr, gwOk, pick, questionCounts, questionRow, trpcMutation, trpcQuery, watchWaiters } from "./questions-helpers";
 
 let app: TTestApp;
 let alice: TTestUser;
@@ -64,13 +64,19 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
     expect(record.questions).toEqual([{ questionId: "color", header: "Color", question: "Which color?", options: [{ label: "Red" }, { label: "Blue", value: "blue" }] }]);
     expect((await list(alice.apiKey)).map((q) => q.id)).toContain(created.id);
 
-    const waiting = gwOk<{ status: string; answers?: unknown }>(app, alice.apiKey, "question.waitAnswer", { id: created.id, timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 150));
-    const resolved = await gwOk(app, alice.apiKey, "question.resolve", { id: created.id, answers: { color: ["blue"] } });
-    expect(resolved).toEqual({ status: "answered", answers: { color: ["blue"] } });
-    const started = Date.now();
-    expect(await waiting).toEqual({ status: "answered", answers: { color: ["blue"] } });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The waiter's own bound is far longer than the test may take: only the answer ends its wait. It is
+    // known to be waiting (subscribed) before the answer, and the answer's change reaches it.
+    const waiters = watchWaiters(app);
+    try {
+      const waiting = gwOk<{ status: string; answers?: unknown }>(app, alice.apiKey, "question.waitAnswer", { id: created.id, timeoutMs: 600_000 });
+      await waiters.until(1);
+      const resolved = await gwOk(app, alice.apiKey, "question.resolve", { id: created.id, answers: { color: ["blue"] } });
+      expect(resolved).toEqual({ status: "answered", answers: { color: ["blue"] } });
+      expect(await waiting).toEqual({ status: "answered", answers: { color: ["blue"] } });
+      expect(waiters.heard).toContain(created.id);
+    } finally {
+      waiters.stop();
+    }
 
     // Terminal records stay readable, with who answered, how and when; they leave the pending list.
     const answered = await get(alice.apiKey, created.id);
@@ -102,10 +108,16 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
 
   it("cancel → {status:cancelled}; waiters see cancelled; a later answer is QUESTION_ALREADY_TERMINAL", async () => {
     const { id } = await ask(alice.apiKey);
-    const waiting = gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await gwOk(app, alice.apiKey, "question.resolve", { id, cancel: true })).toEqual({ status: "cancelled" });
-    expect(await waiting).toEqual({ status: "cancelled" });
+    const waiters = watchWaiters(app);
+    try {
+      const waiting = gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 600_000 });
+      await waiters.until(1);
+      expect(await gwOk(app, alice.apiKey, "question.resolve", { id, cancel: true })).toEqual({ status: "cancelled" });
+      expect(await waiting).toEqual({ status: "cancelled" });
+      expect(waiters.heard).toContain(id);
+    } finally {
+      waiters.stop();
+    }
     expect(await get(alice.apiKey, id)).toMatchObject({ status: "cancelled", answers: null, answeredBy: { userId: alice.userId } });
     const late = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } }, "QUESTION_ALREADY_TERMINAL");
     expect(late.details).toMatchObject({ status: "cancelled", answeredBy: { userId: alice.userId, name: "Alice" } });
@@ -114,25 +126,43 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
 
   it("waitAnswer returns {status:pending} when the waiter's own timeout passes; timeoutMs below 1000 is refused", async () => {
     const { id } = await ask(alice.apiKey);
-    const started = Date.now();
+    // Two waiters on the same pending question; only their bounds differ. The short one answers
+    // pending while the long one (far longer than the test may take) still waits, so the answer is
+    // the waiter's own bound passing, compared with another bound rather than with a clock.
+    let longDone = false;
+    const long = gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 600_000 }).finally(() => {
+      longDone = true;
+    });
     expect(await gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 1000 })).toEqual({ status: "pending" });
-    const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(900);
-    expect(took).toBeLessThan(5000);
+    expect(longDone).toBe(false);
     await gwErr(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 999 }, "INVALID_PARAMS");
     await gwErr(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 0 }, "INVALID_PARAMS");
     await gwErr(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: "5000" }, "INVALID_PARAMS");
     await gwErr(app, alice.apiKey, "question.waitAnswer", { id, includeResolutionId: "yes" }, "INVALID_PARAMS");
     await gwErr(app, alice.apiKey, "question.waitAnswer", { id: "ask_nope", timeoutMs: 1000 }, "QUESTION_NOT_FOUND");
     expect((await get(alice.apiKey, id)).status).toBe("pending");
+    // The long waiter was still waiting; it ends with the question.
+    expect(longDone).toBe(false);
+    await gwOk(app, alice.apiKey, "question.resolve", { id, cancel: true });
+    expect(await long).toEqual({ status: "cancelled" });
   });
 
-  it("a question nobody answers expires at its deadline (timeoutMs 1000): waiters see expired, the record says expired", async () => {
-    const { id, expiresAtMs } = await ask(alice.apiKey, { timeoutMs: 1000 });
-    expect(expiresAtMs - Date.now()).toBeLessThanOrEqual(1100);
-    const result = await gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 8000 });
-    expect(result).toEqual({ status: "expired" });
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAtMs);
+  it("a question nobody answers expires at its deadline (the server's clock moved past it): waiters see expired, the record says expired", async () => {
+    const { id, expiresAtMs } = await ask(alice.apiKey, { timeoutMs: 60_000 });
+    expect(expiresAtMs - Date.now()).toBeLessThanOrEqual(60_000);
+    const waiters = watchWaiters(app);
+    try {
+      // Before its deadline nothing expires it: a waiter's own short bound answers pending.
+      expect(await gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 1000 })).toEqual({ status: "pending" });
+      // A waiter whose own bound the test cannot reach; the deadline passes (on the server's clock) while it waits.
+      const waiting = gwOk(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 600_000 });
+      await waiters.until(2);
+      app.clock.advance(60_000 + 1000);
+      expect(await waiting).toEqual({ status: "expired" });
+    } finally {
+      app.clock.reset();
+      waiters.stop();
+    }
     expect(await get(alice.apiKey, id)).toMatchObject({ status: "expired", answers: null, answeredBy: null });
     expect((await list(alice.apiKey)).map((q) => q.id)).not.toContain(id);
     const late = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } }, "QUESTION_ALREADY_TERMINAL");
@@ -140,9 +170,16 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
   });
 
   it("a question answered after its deadline but before the sweep is refused as expired", async () => {
-    const { id } = await ask(alice.apiKey, { timeoutMs: 1000 });
-    await new Promise((r) => setTimeout(r, 1050));
-    const refused = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } }, "QUESTION_ALREADY_TERMINAL");
+    const { id } = await ask(alice.apiKey, { timeoutMs: 60_000 });
+    // The server's clock moves past the deadline and the answer comes at once: whether or not the
+    // sweep got there first, an answer after the deadline is refused as expired.
+    app.clock.advance(60_000 + 1000);
+    let refused: Awaited<ReturnType<typeof gwErr>>;
+    try {
+      refused = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } }, "QUESTION_ALREADY_TERMINAL");
+    } finally {
+      app.clock.reset();
+    }
     expect(refused.details).toMatchObject({ status: "expired" });
     expect((await get(alice.apiKey, id)).status).toBe("expired");
   });
@@ -433,12 +470,17 @@ describe(`Gateway question methods as tRPC procedures (${testDbKind()})`, () => 
     const pending = await trpcQuery(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 1000 });
     expect(pending.body.result?.data).toEqual({ status: "pending" });
 
-    const waiting = trpcQuery(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 100));
-    const resolved = await trpcMutation(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } });
-    expect(resolved.status).toBe(200);
-    expect(resolved.body.result?.data).toEqual({ status: "answered", answers: { color: ["Red"] } });
-    expect((await waiting).body.result?.data).toEqual({ status: "answered", answers: { color: ["Red"] } });
+    const waiters = watchWaiters(app);
+    try {
+      const waiting = trpcQuery(app, alice.apiKey, "question.waitAnswer", { id, timeoutMs: 600_000 });
+      await waiters.until(1);
+      const resolved = await trpcMutation(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] } });
+      expect(resolved.status).toBe(200);
+      expect(resolved.body.result?.data).toEqual({ status: "answered", answers: { color: ["Red"] } });
+      expect((await waiting).body.result?.data).toEqual({ status: "answered", answers: { color: ["Red"] } });
+    } finally {
+      waiters.stop();
+    }
     // tRPC resolutions are recorded as made through the console.
     expect((await get(alice.apiKey, id)).answeredVia).toBe("console");
   });

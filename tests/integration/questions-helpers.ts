@@ -1,4 +1,4 @@
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import type { TTestApp } from "../../server/testing/test-app";
 import { ok200, rows, script, tableCounts, type TBody, type TScriptTurn, waitUntil } from "./helpers";
 
@@ -113,7 +113,7 @@ export async function tablesContaining(app: TTestApp, needle: string): Promise<s
 }
 
 /** The latest envelope of a response, polled until `pred` holds. */
-export async function pollEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, pred: (e: TBody) => boolean, timeoutMs = 10_000): Promise<TBody> {
+export async function pollEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, pred: (e: TBody) => boolean, timeoutMs = 30_000): Promise<TBody> {
   let last: TBody | null = null;
   try {
     return await waitUntil(
@@ -139,3 +139,29 @@ export const responseCount = async (app: TTestApp): Promise<number> => Number((a
 
 /** The tool results of an envelope's output. */
 export const toolResults = (env: TBody) => env.output.filter((i) => i.type === "tool_result") as Array<{ type: "tool_result"; callId: string; name: string; output: unknown }>;
+
+/**
+ * Watches question waiters on the server's bus (a synchronization point instead of a sleep):
+ * `listening()` counts the waiters that subscribed since, `heard` the question changes delivered
+ * to them (what wakes a waiter). `stop()` undoes it.
+ */
+export function watchWaiters(app: TTestApp) {
+  const bus = app.deps.bus;
+  const subscribe = bus.subscribeQuestion;
+  const heard: string[] = [];
+  let listening = 0;
+  const spy = vi.spyOn(bus, "subscribeQuestion").mockImplementation((listener) => {
+    listening++;
+    return subscribe((change) => {
+      heard.push(change.questionId);
+      listener(change);
+    });
+  });
+  return {
+    heard,
+    listening: () => listening,
+    /** Resolves once `n` waiters are subscribed (each waits for the question to change). */
+    until: (n: number) => waitUntil(() => listening >= n, 30_000, `${n} waiter(s) to listen`),
+    stop: () => spy.mockRestore(),
+  };
+}

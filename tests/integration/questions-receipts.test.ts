@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { invoke, LiveClient, readSse, rows, script, sleep } from "./helpers";
-import { gateway, gwErr, gwOk, pick, tablesContaining, trpcMutation, trpcQuery } from "./questions-helpers";
+import { gateway, gwErr, gwOk, pick, tablesContaining, trpcMutation, trpcQuery, watchWaiters } from "./questions-helpers";
 
 let app: TTestApp;
 let alice: TTestUser;
@@ -19,7 +19,18 @@ afterAll(async () => {
 type TWait = { status: string; answers?: Record<string, string[]>; resolutionId?: string };
 
 const ask = async (params: Record<string, unknown> = {}) => (await gwOk<{ id: string }>(app, alice.apiKey, "question.request", { questions: [pick()], ...params })).id;
-const wait = (id: string, extra: Record<string, unknown> = {}, key = alice.apiKey) => gwOk<TWait>(app, key, "question.waitAnswer", { id, timeoutMs: 10_000, ...extra });
+/** A waiter whose own bound (unless given) is far longer than a test may take: only the question's change ends it. */
+const wait = (id: string, extra: Record<string, unknown> = {}, key = alice.apiKey) => gwOk<TWait>(app, key, "question.waitAnswer", { id, timeoutMs: 600_000, ...extra });
+
+/** Runs `during` with a watch on the waiters (so a test can know they wait before it answers). */
+async function watching<T>(during: (waiters: ReturnType<typeof watchWaiters>) => Promise<T>): Promise<T> {
+  const waiters = watchWaiters(app);
+  try {
+    return await during(waiters);
+  } finally {
+    waiters.stop();
+  }
+}
 const receipt = (tag: string) => `rcpt-${tag}-${Math.random().toString(36).slice(2)}`;
 
 /** Every place a receipt must never appear: records, lookups, lists (HTTP and tRPC). */
@@ -42,15 +53,17 @@ describe(`resolution receipts (${testDbKind()})`, () => {
   it("a waiter that asks gets the receipt of the submission that committed; the resolve result and ordinary waiters never carry it", async () => {
     const id = await ask();
     const rid = receipt("a");
-    const withReceipt = wait(id, { includeResolutionId: true });
-    const ordinary = wait(id);
-    const explicitFalse = wait(id, { includeResolutionId: false });
-    await sleep(150);
-    const resolved = await gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: rid });
-    expect(resolved).toEqual({ status: "answered", answers: { color: ["Red"] } });
-    expect(await withReceipt).toEqual({ status: "answered", answers: { color: ["Red"] }, resolutionId: rid });
-    expect(await ordinary).toEqual({ status: "answered", answers: { color: ["Red"] } });
-    expect(await explicitFalse).toEqual({ status: "answered", answers: { color: ["Red"] } });
+    await watching(async (waiters) => {
+      const withReceipt = wait(id, { includeResolutionId: true });
+      const ordinary = wait(id);
+      const explicitFalse = wait(id, { includeResolutionId: false });
+      await waiters.until(3);
+      const resolved = await gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: rid });
+      expect(resolved).toEqual({ status: "answered", answers: { color: ["Red"] } });
+      expect(await withReceipt).toEqual({ status: "answered", answers: { color: ["Red"] }, resolutionId: rid });
+      expect(await ordinary).toEqual({ status: "answered", answers: { color: ["Red"] } });
+      expect(await explicitFalse).toEqual({ status: "answered", answers: { color: ["Red"] } });
+    });
     await expectNowhereVisible(id, rid);
   });
 
@@ -72,7 +85,7 @@ describe(`resolution receipts (${testDbKind()})`, () => {
       const waiters: Array<Promise<TWait>> = [];
       const resolving = gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: rid });
       for (let i = 0; i < 8; i++) {
-        waiters.push(wait(id, { includeResolutionId: true, timeoutMs: 3000 }));
+        waiters.push(wait(id, { includeResolutionId: true }));
         await sleep(2);
       }
       await resolving;
@@ -94,13 +107,15 @@ describe(`resolution receipts (${testDbKind()})`, () => {
   it("another actor's answer gives no matching receipt, even with identical text", async () => {
     const id = await ask();
     const mine = receipt("mine");
-    const waiting = wait(id, { includeResolutionId: true });
-    await sleep(100);
-    // The operator answers first, with the same value and no receipt; my later submission loses.
-    await gwOk(app, operator.apiKey, "question.resolve", { id, answers: { color: ["Red"] } });
-    const late = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: mine }, "QUESTION_ALREADY_TERMINAL");
-    expect(late.details.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator", email: operator.email });
-    const result = await waiting;
+    const result = await watching(async (waiters) => {
+      const waiting = wait(id, { includeResolutionId: true });
+      await waiters.until(1);
+      // The operator answers first, with the same value and no receipt; my later submission loses.
+      await gwOk(app, operator.apiKey, "question.resolve", { id, answers: { color: ["Red"] } });
+      const late = await gwErr(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: mine }, "QUESTION_ALREADY_TERMINAL");
+      expect(late.details.answeredBy).toEqual({ userId: operator.userId, name: "Olga Operator", email: operator.email });
+      return waiting;
+    });
     expect(result).toEqual({ status: "answered", answers: { color: ["Red"] } });
     expect(await wait(id, { includeResolutionId: true, timeoutMs: 1000 })).toEqual({ status: "answered", answers: { color: ["Red"] } });
     await expectNowhereVisible(id, mine);
@@ -120,12 +135,17 @@ describe(`resolution receipts (${testDbKind()})`, () => {
       const id = await ask();
       const a = receipt(`ra${round}`);
       const b = receipt(`rb${round}`);
-      const waiting = wait(id, { includeResolutionId: true });
-      await sleep(20);
-      const [first, second] = await Promise.all([
-        gateway(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: a }),
-        trpcMutation(app, operator.apiKey, "question.resolve", { id, answers: { color: ["blue"] }, resolutionId: b }),
-      ]);
+      const [waiting, [first, second]] = await watching(async (waiters) => {
+        const waiting = wait(id, { includeResolutionId: true });
+        await waiters.until(1);
+        return [
+          waiting,
+          await Promise.all([
+            gateway(app, alice.apiKey, "question.resolve", { id, answers: { color: ["Red"] }, resolutionId: a }),
+            trpcMutation(app, operator.apiKey, "question.resolve", { id, answers: { color: ["blue"] }, resolutionId: b }),
+          ]),
+        ] as const;
+      });
       const aWon = first.body.ok;
       expect([aWon, second.status === 200].filter(Boolean)).toHaveLength(1);
       const expected = aWon ? { status: "answered", answers: { color: ["Red"] }, resolutionId: a } : { status: "answered", answers: { color: ["blue"] }, resolutionId: b };
@@ -151,10 +171,20 @@ describe(`resolution receipts (${testDbKind()})`, () => {
     await gwOk(app, alice.apiKey, "question.resolve", { id: cancelled, cancel: true });
     expect(await wait(cancelled, { includeResolutionId: true, timeoutMs: 1000 })).toEqual({ status: "cancelled" });
 
-    const expiring = await ask({ timeoutMs: 1000 });
-    expect(await wait(expiring, { includeResolutionId: true, timeoutMs: 8000 })).toEqual({ status: "expired" });
+    // Expiry by the server's clock: the waiter (whose own bound the test cannot reach) sees expired.
+    const expiring = await ask({ timeoutMs: 60_000 });
     const tooLate = receipt("late");
-    await gwErr(app, alice.apiKey, "question.resolve", { id: expiring, answers: { color: ["Red"] }, resolutionId: tooLate }, "QUESTION_ALREADY_TERMINAL");
+    await watching(async (waiters) => {
+      const waiting = wait(expiring, { includeResolutionId: true });
+      await waiters.until(1);
+      app.clock.advance(60_000 + 1000);
+      try {
+        expect(await waiting).toEqual({ status: "expired" });
+        await gwErr(app, alice.apiKey, "question.resolve", { id: expiring, answers: { color: ["Red"] }, resolutionId: tooLate }, "QUESTION_ALREADY_TERMINAL");
+      } finally {
+        app.clock.reset();
+      }
+    });
     expect(await wait(expiring, { includeResolutionId: true, timeoutMs: 1000 })).toEqual({ status: "expired" });
   });
 
@@ -210,10 +240,12 @@ describe(`resolution receipts (${testDbKind()})`, () => {
     expect(env.status).toBe("requires_action");
     const id = (env.requiredAction as unknown as { id: string }).id;
     const rid = receipt("run");
-    const waiting = wait(id, { includeResolutionId: true });
-    await sleep(50);
-    await gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["green"] }, resolutionId: rid });
-    expect(await waiting).toEqual({ status: "answered", answers: { color: ["green"] }, resolutionId: rid });
+    await watching(async (waiters) => {
+      const waiting = wait(id, { includeResolutionId: true });
+      await waiters.until(1);
+      await gwOk(app, alice.apiKey, "question.resolve", { id, answers: { color: ["green"] }, resolutionId: rid });
+      expect(await waiting).toEqual({ status: "answered", answers: { color: ["green"] }, resolutionId: rid });
+    });
     const replay = readSse(await app.api(`/v1/responses/${env.id}/events?sessionId=${env.sessionId}`, { key: alice.apiKey }));
     await replay.done;
     expect(replay.events.at(-1)?.data.status).toBe("completed");

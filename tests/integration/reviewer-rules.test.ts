@@ -46,7 +46,7 @@ beforeAll(async () => {
   collector = await startCollector();
   victim = mkdtempSync(join(tmpdir(), "countersign-victim-"));
   writeFileSync(join(victim, "marker.txt"), "still here\n");
-  const env = { COUNTERSIGN_REVIEWER: "rules+model", COUNTERSIGN_REVIEWER_BASE_URL: model.url, COUNTERSIGN_REVIEWER_MODEL: "m", COUNTERSIGN_REVIEWER_TIMEOUT_MS: "5000" };
+  const env = { COUNTERSIGN_REVIEWER: "rules+model", COUNTERSIGN_REVIEWER_BASE_URL: model.url, COUNTERSIGN_REVIEWER_MODEL: "m", COUNTERSIGN_REVIEWER_TIMEOUT_MS: "30000" };
   const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
   Object.assign(process.env, env);
   const reviewed = BUILTIN_AGENTS.find((a) => a.name === "scripted-reviewed");

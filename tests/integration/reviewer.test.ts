@@ -10,28 +10,33 @@ import { fakeModel, type TFakeModel } from "./fake-model";
 import { workspaceOf } from "./helpers";
 
 let app: TTestApp;
+/** A server whose model reviewer gives up after 500 ms: for the model that never answers. */
+let impatient: TTestApp;
 let model: TFakeModel;
 let key: string;
 /** Decides the member's approvals: a member may not decide its own run's (separation of duties). */
 let approverKey: string;
 beforeAll(async () => {
   model = await fakeModel();
-  const reviewer = createReviewerChain([createRuleReviewer(), createModelReviewer({ baseURL: model.url, model: "m", timeoutMs: 500 })]);
+  // Generous: a model that answers must never be taken for a timeout on a loaded machine.
+  const reviewer = createReviewerChain([createRuleReviewer(), createModelReviewer({ baseURL: model.url, model: "m", timeoutMs: 30_000 })]);
   app = await startTestApp({ reviewer });
+  impatient = await startTestApp({ reviewer: createReviewerChain([createRuleReviewer(), createModelReviewer({ baseURL: model.url, model: "m", timeoutMs: 500 })]) });
   key = (await app.user("member")).apiKey;
   approverKey = (await app.user("operator")).apiKey;
-});
+}, 180_000);
 afterAll(async () => {
+  await impatient?.close();
   await app?.close();
   model?.server.close();
 });
 
-const run = async (command: string) => {
-  const res = await app.api("/v1/responses", { key, body: { agent: "scripted-reviewed", input: { script: [{ toolCalls: [{ name: "exec", arguments: { command } }] }, { text: "done" }] } } });
+const run = async (command: string, on: { app: TTestApp; key: string } = { app, key }) => {
+  const res = await on.app.api("/v1/responses", { key: on.key, body: { agent: "scripted-reviewed", input: { script: [{ toolCalls: [{ name: "exec", arguments: { command } }] }, { text: "done" }] } } });
   return (await res.json()) as { id: string; sessionId: string; status: string; output: Array<{ type: string; output?: Record<string, unknown> }>; requiredAction?: { id: string; risk: string; reviewerRationale?: string; cwd: string } };
 };
-const verdictsOf = async (responseId: string) =>
-  (await app.deps.db.select().from(responseEvents).where(eq(responseEvents.responseId, responseId))).filter((e) => e.type === "review.verdict").map((e) => e.data);
+const verdictsOf = async (responseId: string, on: TTestApp = app) =>
+  (await on.deps.db.select().from(responseEvents).where(eq(responseEvents.responseId, responseId))).filter((e) => e.type === "review.verdict").map((e) => e.data);
 
 describe(`exec reviewer in the approval policy (${testDbKind()})`, () => {
   test("allow-once runs the command once without a person; the next identical call is reviewed again", async () => {
@@ -68,15 +73,17 @@ describe(`exec reviewer in the approval policy (${testDbKind()})`, () => {
 
   test.each(["ask", "garbage", "slow", "500", "allow-high"] as const)("model %s → a person decides, with the reviewer's rationale beside the command", async (mode) => {
     model.mode = mode;
-    const res = await run("touch asked.txt");
+    // The model that never answers is asked by the server whose reviewer gives up after 500 ms (only that timeout ends it).
+    const on = mode === "slow" ? { app: impatient, key: (await impatient.user("member")).apiKey, approverKey: (await impatient.user("operator")).apiKey } : { app, key, approverKey };
+    const res = await run("touch asked.txt", on);
     expect(res.status).toBe("requires_action");
     expect(res.requiredAction?.reviewerRationale).toBeTruthy();
-    const [verdict] = await verdictsOf(res.id);
+    const [verdict] = await verdictsOf(res.id, on.app);
     expect(verdict).toMatchObject({ decision: "ask" });
-    expect(existsSync(join(workspaceOf(app, res.sessionId), "asked.txt"))).toBe(false);
-    const approved = await app.api(`/v1/approvals/${res.requiredAction?.id}`, { key: approverKey, body: { decision: "approve" } });
+    expect(existsSync(join(workspaceOf(on.app, res.sessionId), "asked.txt"))).toBe(false);
+    const approved = await on.app.api(`/v1/approvals/${res.requiredAction?.id}`, { key: on.approverKey, body: { decision: "approve" } });
     expect((await approved.json()).status).toBe("completed");
-    expect(existsSync(join(workspaceOf(app, res.sessionId), "asked.txt"))).toBe(true);
+    expect(existsSync(join(workspaceOf(on.app, res.sessionId), "asked.txt"))).toBe(true);
   });
 
   test("reviewer-directed injection is denied with high risk without asking the model", async () => {

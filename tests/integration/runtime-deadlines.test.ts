@@ -16,7 +16,12 @@ afterAll(async () => {
   await app?.close();
 });
 
-const SLEEPER = "echo $$ > pid.txt; exec sleep 30";
+/**
+ * A command that never ends by itself while a test runs (nor does its exec timeout, 600 s): when it
+ * is gone, only a kill explains it, so no clock is needed to tell "killed" from "ended by itself".
+ */
+const SLEEPER = "echo $$ > pid.txt; exec sleep 3600";
+const sleeperTurn = (then: string) => [{ toolCalls: [{ name: "exec", arguments: { command: SLEEPER, timeoutMs: 600_000 } }] }, { text: then }];
 
 /** Phases recorded for a response, in order, split into attempts at each `admitted`. */
 async function phasesByAttempt(responseId: string): Promise<string[][]> {
@@ -31,21 +36,20 @@ async function phasesByAttempt(responseId: string): Promise<string[][]> {
 
 describe(`execution deadline (${testDbKind()})`, () => {
   it("an approved command that outlives timeoutMs fails the response with deadline_exceeded and is killed", async () => {
-    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn(SLEEPER), { text: "should never be said" }], { timeoutMs: 1500 }));
+    // The budget leaves a loaded machine seconds to reach the command; the command never ends by
+    // itself, so the answer (and the kill) can only come from the deadline.
+    const env = await invoke(app, operator.apiKey, runtimeScript(sleeperTurn("should never be said"), { timeoutMs: 5000 }));
     expect(env.status).toBe("requires_action");
     const cwd = workspaceOf(app, env.sessionId);
-    const started = Date.now();
     const decided = decide(app, operator.apiKey, env.requiredAction?.id as string, "approve");
     const pid = await waitForPid(cwd);
     expect(processAlive(pid)).toBe(true);
     const body = await ok200(await decided);
-    const elapsed = Date.now() - started;
     expect(body.status).toBe("failed");
     expect(body.error).toMatchObject({ code: "deadline_exceeded" });
-    expect(body.error?.message).toMatch(/1500 ms/);
-    expect(elapsed).toBeLessThan(6000);
+    expect(body.error?.message).toMatch(/5000 ms/);
     expect(body.outputText).not.toContain("should never be said");
-    await waitUntil(() => !processAlive(pid), 5000, `process ${pid} to be gone`);
+    await waitUntil(() => !processAlive(pid), 30_000, `process ${pid} to be gone`);
 
     const final = await settledEnvelope(app, operator.apiKey, env);
     expect(final).toMatchObject({ status: "failed", error: { code: "deadline_exceeded" } });
@@ -61,7 +65,8 @@ describe(`execution deadline (${testDbKind()})`, () => {
   });
 
   it("a run that finishes within its timeout completes normally", async () => {
-    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn("sleep 0.2"), { text: "in time" }], { timeoutMs: 5000 }));
+    // A budget no loaded machine exhausts on this: the run is well within it.
+    const env = await invoke(app, operator.apiKey, runtimeScript([execTurn("sleep 0.2"), { text: "in time" }], { timeoutMs: 600_000 }));
     const body = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(body).toMatchObject({ status: "completed", outputText: "in time" });
   });
@@ -75,7 +80,7 @@ describe(`settlement happens once per attempt: no double beginSettlement (${test
   it("a completed response has one settling and one settled phase per attempt", async () => {
     const env = await invoke(app, operator.apiKey, script([{ text: "hi" }]));
     expect(env.status).toBe("completed");
-    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
+    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 30_000, "anchor");
     expect(await phasesByAttempt(env.id)).toEqual([["admitted", "preparing", "running", "settling", "settled"]]);
     const phases = (await eventsOf(app, env.id, "harness.attempt.phase")).map((e) => (e.data as { phase: string }).phase);
     expect(phases.filter((p) => p === "settling")).toHaveLength(1);
@@ -85,7 +90,7 @@ describe(`settlement happens once per attempt: no double beginSettlement (${test
   it("a run with an approval: the suspended attempt never settles; the resumed one settles once", async () => {
     const { env, approval } = await invokeApproval(app, operator.apiKey, "true");
     expect((await ok200(await decide(app, operator.apiKey, approval.id, "approve"))).status).toBe("completed");
-    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
+    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 30_000, "anchor");
     expect(await phasesByAttempt(env.id)).toEqual([
       ["admitted", "preparing", "running", "suspended"],
       ["admitted", "preparing", "running", "settling", "settled"],
@@ -101,26 +106,28 @@ describe(`settlement happens once per attempt: no double beginSettlement (${test
     const turns = Array.from({ length: 65 }, () => ({ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }));
     const env = await invoke(app, operator.apiKey, script(turns));
     expect(env.status).toBe("failed");
-    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
+    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 30_000, "anchor");
     expect(await phasesByAttempt(env.id)).toEqual([["admitted", "preparing", "running", "settling", "settled"]]);
   });
 });
 
 describe(`cancel during a running command (${testDbKind()})`, () => {
-  it("POST cancel while an approved command runs: cancelled quickly, the process is gone, later steering is 409", async () => {
-    const { env, approval, cwd } = await invokeApproval(app, operator.apiKey, SLEEPER, { followedBy: [{ text: "never" }] });
+  it("POST cancel while an approved command runs: cancelled, the process is killed, later steering is 409", async () => {
+    const env = await invoke(app, operator.apiKey, script(sleeperTurn("never")));
+    expect(env.status).toBe("requires_action");
+    const approval = env.requiredAction as { id: string };
+    const cwd = workspaceOf(app, env.sessionId);
     const decided = decide(app, operator.apiKey, approval.id, "approve");
     const pid = await waitForPid(cwd);
     expect(processAlive(pid)).toBe(true);
-    const started = Date.now();
     const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: { reason: "taking too long" } }));
     expect(cancelled.status).toBe("cancelled");
     // The approval request, still waiting for the next boundary, sees the cancellation.
     const approvedBody: TBody = await ok200(await decided);
     expect(approvedBody.status).toBe("cancelled");
-    await waitUntil(() => !processAlive(pid), 5000, `process ${pid} to be gone`);
-    expect(Date.now() - started).toBeLessThan(5000);
-    await sleep(200);
+    await waitUntil(() => !processAlive(pid), 30_000, `process ${pid} to be gone`);
+    // Once the host has let go of the attempt nothing of it can write any more: what is stored now is final.
+    await waitUntil(() => !app.deps.host.isLocal(env.id), 30_000, "the attempt to end");
     const final = await settledEnvelope(app, operator.apiKey, env);
     expect(final.status).toBe("cancelled");
     expect(final.outputText).not.toContain("never");
@@ -132,32 +139,35 @@ describe(`cancel during a running command (${testDbKind()})`, () => {
     expect(await steeringRows(app, env.id)).toEqual([]);
     await expectError(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: {} }), 409, "conflict");
     // The host let go of the attempt, whose lifecycle ended without a settlement of its own.
-    await waitUntil(() => app.deps.host.activeCount === 0, 5000, "no running attempts");
+    await waitUntil(() => app.deps.host.activeCount === 0, 30_000, "no running attempts");
     expect((await phasesByAttempt(env.id)).at(-1)).toEqual(["admitted", "preparing", "running", "settled"]);
   });
 
   it("WebSocket response.cancel during a running command kills it too", async () => {
     const client = await LiveClient.open(app, operator.apiKey);
-    client.send({ type: "response.create", input: script([execTurn(SLEEPER), { text: "never" }]) });
+    client.send({ type: "response.create", input: script(sleeperTurn("never")) });
     const requested = await client.waitFor((f) => f.type === "approval.requested");
     const approvalInfo = requested.approval as { id: string; cwd: string };
     client.send({ type: "approval.decision", responseId: requested.responseId, approvalId: approvalInfo.id, decision: "approve" });
     const pid = await waitForPid(workspaceOf(app, requested.sessionId));
     client.send({ type: "response.cancel", responseId: requested.responseId });
-    await client.waitFor((f) => f.type === "response.completed" && f.status === "cancelled");
-    await waitUntil(() => !processAlive(pid), 5000, `process ${pid} to be gone`);
+    await client.waitFor((f) => f.type === "response.completed" && f.status === "cancelled", 30_000);
+    await waitUntil(() => !processAlive(pid), 30_000, `process ${pid} to be gone`);
     client.close();
   });
 });
 
 describe(`the deadline counts the run's execution over all its attempts, never the waits for people (${testDbKind()})`, () => {
   it("long waits for a person do not expire the run; the time the commands ran adds up across resumed attempts", async () => {
-    // Each attempt alone stays well under the 2500 ms budget; only their sum exceeds it.
-    const steps = [execTurn("sleep 1"), execTurn("sleep 1"), execTurn("sleep 1"), execTurn("sleep 1"), { text: "never said" }];
-    const first = await invoke(app, operator.apiKey, runtimeScript(steps, { timeoutMs: 2500 }));
+    // Each attempt alone (one 1.5 s command) stays well under the 4000 ms budget, with 2.5 s to spare
+    // for a loaded machine's overhead over the first two; the four commands' sum (6 s) always exceeds it.
+    const BUDGET_MS = 4000;
+    const steps = [execTurn("sleep 1.5"), execTurn("sleep 1.5"), execTurn("sleep 1.5"), execTurn("sleep 1.5"), { text: "never said" }];
+    const first = await invoke(app, operator.apiKey, runtimeScript(steps, { timeoutMs: BUDGET_MS }));
     expect(first.status).toBe("requires_action");
-    // A person takes longer than the whole budget to decide: waiting is not execution.
-    await sleep(3000);
+    // A person takes longer than the whole budget to decide: waiting is not execution. (A sleep is a
+    // lower bound on the wait: load only makes it longer, which is what the test claims is harmless.)
+    await sleep(BUDGET_MS + 500);
     const second = await ok200(await decide(app, operator.apiKey, first.requiredAction?.id as string, "approve"));
     expect(second.status).toBe("requires_action");
     // Keep approving (after a pause each time): the commands' time adds up until the budget is spent.
@@ -171,7 +181,7 @@ describe(`the deadline counts the run's execution over all its attempts, never t
     expect(current.status).toBe("failed");
     expect(current.error).toMatchObject({ code: "deadline_exceeded" });
     expect(current.outputText ?? "").not.toContain("never said");
-    // At least one ~1 s command ran to completion in an earlier attempt before the budget ran out.
+    // At least one 1.5 s command ran to completion in an earlier attempt before the budget ran out.
     expect(approvals).toBeGreaterThanOrEqual(2);
     // The failing attempt was a resumed one (at least the third): no single attempt ran out of time alone.
     const attempts = await phasesByAttempt(first.id);

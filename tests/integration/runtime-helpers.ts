@@ -34,7 +34,7 @@ export async function replayFrames(app: TTestApp, key: string, env: { id: string
   const res = await app.api(`/v1/responses/${env.id}/events?sessionId=${encodeURIComponent(env.sessionId)}&after=-1`, { key });
   expect(res.status).toBe(200);
   const sse = readSse(res);
-  await Promise.race([sse.done, new Promise((_, reject) => setTimeout(() => reject(new Error("replay did not close")), 10_000))]);
+  await Promise.race([sse.done, new Promise((_, reject) => setTimeout(() => reject(new Error("replay did not close")), 30_000))]);
   return sse.events.map((e) => e.data);
 }
 
@@ -54,7 +54,7 @@ export async function stepResult<T = Record<string, unknown>>(app: TTestApp, res
 }
 
 /** Polls `GET /v1/responses/{id}` until the response is terminal; returns that envelope. */
-export async function settledEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, timeoutMs = 15_000): Promise<TBody> {
+export async function settledEnvelope(app: TTestApp, key: string, env: { id: string; sessionId: string }, timeoutMs = 30_000): Promise<TBody> {
   return waitUntil(
     async () => {
       const body = await ok200(await getResponse(app, key, env.id, env.sessionId));
@@ -89,9 +89,9 @@ export function processAlive(pid: number): boolean {
  */
 export async function waitForPid(cwd: string, file = "pid.txt"): Promise<number> {
   const path = join(cwd, file);
-  await waitUntil(() => existsSync(path) && readFileSync(path, "utf8").trim() !== "", 10_000, `${file} in ${cwd}`);
+  await waitUntil(() => existsSync(path) && readFileSync(path, "utf8").trim() !== "", 30_000, `${file} in ${cwd}`);
   const workspace = realpathSync(cwd);
-  return waitUntil(() => processesIn(workspace).at(-1) ?? null, 10_000, `a process running in ${cwd}`);
+  return waitUntil(() => processesIn(workspace).at(-1) ?? null, 30_000, `a process running in ${cwd}`);
 }
 
 /** Live host pids whose working directory is `dir` (the sandbox's own helpers excluded), oldest first. */

@@ -55,17 +55,17 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
     const rec = recorder();
     const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "echo", arguments: { text: "a" } }] }, { text: "still fine" }]));
     expect(env).toMatchObject({ status: "completed", outputText: "still fine" });
-    await waitUntil(() => rec.phases(env.id).includes("settled"), 5000, "settled");
+    await waitUntil(() => rec.phases(env.id).includes("settled"), 30_000, "settled");
     expect(rec.phases(env.id)).toEqual(ATTEMPT);
     const events = rec.of(env.id);
     expect(events.map((e) => e.previousPhase)).toEqual([null, "admitted", "preparing", "running", "settling"]);
     for (let i = 1; i < events.length; i++) expect((events[i] as TEvent).atMs).toBeGreaterThanOrEqual((events[i - 1] as TEvent).atMs);
     expect(events.every((e) => e.type === "attempt.lifecycle")).toBe(true);
     // Failures are reported in the log, not to the client.
-    await waitUntil(() => app.logs().includes("async observer bug"), 5000, "logged observer failure");
+    await waitUntil(() => app.logs().includes("async observer bug"), 30_000, "logged observer failure");
     expect(app.logs()).toContain("a lifecycle observer failed");
     // The trajectory recorded the same phases, whatever the observers did.
-    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
+    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 30_000, "anchor");
     expect((await eventsOf(app, env.id, "harness.attempt.phase")).map((e) => (e.data as { phase: string }).phase)).toEqual(ATTEMPT);
   });
 
@@ -76,11 +76,11 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
     const rec = recorder();
     const env = await invoke(app, operator.apiKey, script([execTurn("true"), { text: "done" }]));
     expect(env.status).toBe("requires_action");
-    await waitUntil(() => rec.phases(env.id).includes("suspended"), 5000, "suspended");
+    await waitUntil(() => rec.phases(env.id).includes("suspended"), 30_000, "suspended");
     expect(rec.phases(env.id)).toEqual(["admitted", "preparing", "running", "suspended"]);
     const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done.status).toBe("completed");
-    await waitUntil(() => rec.phases(env.id).includes("settled"), 5000, "settled");
+    await waitUntil(() => rec.phases(env.id).includes("settled"), 30_000, "settled");
     expect(rec.phases(env.id)).toEqual(["admitted", "preparing", "running", "suspended", ...ATTEMPT]);
   });
 
@@ -92,22 +92,23 @@ describe(`lifecycle observers (${testDbKind()})`, () => {
     expect(env.status).toBe("requires_action");
     const done = await ok200(await decide(app, operator.apiKey, env.requiredAction?.id as string, "approve"));
     expect(done).toMatchObject({ status: "completed", outputText: "resumed" });
-    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 5000, "anchor");
-    await waitUntil(() => app.deps.host.activeCount === 0, 5000, "lease released");
+    await waitUntil(async () => (await eventsOf(app, env.id, "transcript.anchor")).length === 1, 30_000, "anchor");
+    await waitUntil(() => app.deps.host.activeCount === 0, 30_000, "lease released");
     expect(rec.phases(env.id)).toEqual(["admitted", "preparing", "running", "suspended", ...ATTEMPT]);
   });
 
   it("an attempt ended by a cancel reaches settled once; observers never see it settling", async () => {
     const rec = recorder();
-    const env = await invoke(app, operator.apiKey, script([execTurn("echo $$ > pid.txt; exec sleep 30"), { text: "never" }]));
+    // A command that never ends by itself (nor by its exec timeout) while the test runs: only the cancel ends it.
+    const env = await invoke(app, operator.apiKey, script([{ toolCalls: [{ name: "exec", arguments: { command: "echo $$ > pid.txt; exec sleep 3600", timeoutMs: 600_000 } }] }, { text: "never" }]));
     const decided = decide(app, operator.apiKey, env.requiredAction?.id as string, "approve");
-    await waitUntil(() => rec.phases(env.id).filter((p) => p === "running").length === 2, 5000, "second attempt running");
+    await waitUntil(() => rec.phases(env.id).filter((p) => p === "running").length === 2, 30_000, "second attempt running");
     const cancelled = await ok200(await app.api(`/v1/responses/${env.id}/cancel`, { key: operator.apiKey, body: {} }));
     expect(cancelled.status).toBe("cancelled");
     expect((await ok200(await decided)).status).toBe("cancelled");
-    await waitUntil(() => rec.phases(env.id).includes("settled"), 5000, "settled");
+    await waitUntil(() => rec.phases(env.id).includes("settled"), 30_000, "settled");
     expect(rec.phases(env.id)).toEqual(["admitted", "preparing", "running", "suspended", "admitted", "preparing", "running", "settled"]);
-    await waitUntil(() => app.deps.host.activeCount === 0, 5000, "attempt released");
+    await waitUntil(() => app.deps.host.activeCount === 0, 30_000, "attempt released");
   });
 });
 
@@ -117,7 +118,7 @@ describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
     const anchors = await waitUntil(async () => {
       const found = await eventsOf(app, env.id, "transcript.anchor");
       return found.length > 0 ? found : null;
-    }, 5000, "anchor");
+    }, 30_000, "anchor");
     expect(anchors).toHaveLength(1);
     const anchor = anchors[0];
     expect(anchor?.data).toMatchObject({ status: "completed", outputItems: 1 });
@@ -127,7 +128,7 @@ describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
     expect(anchor.seq).toBeGreaterThan(terminal.seq);
     expect((anchor.data as { lastSeq: number }).lastSeq).toBeGreaterThanOrEqual(terminal.seq);
     // The lease was released after the anchor.
-    await waitUntil(() => app.deps.host.activeCount === 0, 5000, "attempt released");
+    await waitUntil(() => app.deps.host.activeCount === 0, 30_000, "attempt released");
   });
 
   it("harness trajectory rows carry the session; text and thinking deltas carry itemId and occurrenceId", async () => {
@@ -146,7 +147,7 @@ describe(`trajectory capability and agent-end (${testDbKind()})`, () => {
     expect(thinking.map((d) => [d.itemId, d.occurrenceId])).toEqual([["rsn_0", "occ_rsn_0_0"]]);
     const responseId = deltas[0]?.responseId as string;
     const sessionId = deltas[0]?.sessionId as string;
-    await waitUntil(async () => (await eventsOf(app, responseId, "transcript.anchor")).length === 1, 5000, "anchor");
+    await waitUntil(async () => (await eventsOf(app, responseId, "transcript.anchor")).length === 1, 30_000, "anchor");
     const harness = (await trajectory(app, responseId)).filter((e) => e.type.startsWith("harness."));
     expect(harness.length).toBeGreaterThanOrEqual(5);
     for (const e of harness) {

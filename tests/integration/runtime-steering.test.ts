@@ -258,7 +258,7 @@ describe(`source-bound steering over WebSocket: a steering message racing a revo
     // An operator approves (the member may not decide its own run); the member's socket follows the run.
     await decide(app, operator.apiKey, (requested.approval as { id: string }).id, "approve");
     await client.waitFor((f) => f.type === "response.completed" && f.status === "completed");
-    await waitUntil(async () => (await steeringRows(app, responseId))[0]?.status === "committed", 5000, "commit");
+    await waitUntil(async () => (await steeringRows(app, responseId))[0]?.status === "committed", 30_000, "commit");
     expect(client.of(responseId).map((f) => f.type)).toContain("steer.committed");
     client.close();
   });

@@ -56,7 +56,7 @@ export async function trpcPost(app: TTestApp, caller: TCaller | null, path: stri
 export async function trpcSubscribe(app: TTestApp, caller: TCaller | null, path: string, input?: unknown): Promise<number> {
   const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`;
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), 10_000);
+  const timer = setTimeout(() => abort.abort(), 30_000);
   try {
     const res = await fetch(`${app.url}/api/trpc/${path}${qs}`, { headers: authHeaders(caller), signal: abort.signal });
     if (!res.headers.get("content-type")?.startsWith("text/event-stream")) return res.status;

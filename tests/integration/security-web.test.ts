@@ -52,7 +52,8 @@ function rawRequest(url: string, text: string): Promise<string> {
     });
     socket.on("close", () => resolve(data));
     socket.on("error", () => resolve(data));
-    setTimeout(() => socket.destroy(), 5000);
+    // A failure bound only (the server closes these connections itself).
+    setTimeout(() => socket.destroy(), 30_000);
   });
 }
 
@@ -272,8 +273,11 @@ describe(`rate limits (${testDbKind()})`, () => {
   let limited: TTestApp;
   let bob: TTestUser;
   let carol: TTestUser;
+  // Buckets that refill one token per 100 s: no test here lasts long enough for a refill to change an
+  // answer, however slow the machine (at 2/s, five requests taking over half a second let one more in).
+  // Each test spends a fresh user's bucket; how a bucket refills over time is a unit test (guard.test.ts).
   beforeAll(async () => {
-    process.env.COUNTERSIGN_RATE_LIMIT = "2:4,ip=2:6";
+    process.env.COUNTERSIGN_RATE_LIMIT = "0.01:4,ip=0.01:6";
     try {
       limited = await startTestApp();
     } finally {
@@ -294,24 +298,24 @@ describe(`rate limits (${testDbKind()})`, () => {
     return body;
   };
 
-  test("per API key: past the burst 429 {detail, code:rate_limited} with Retry-After; another key is unaffected; it refills", async () => {
+  test("per API key: past the burst 429 {detail, code:rate_limited} with Retry-After (when a token is back); another key is unaffected", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await limited.api("/v1/healthz", { key: bob.apiKey })).status);
     expect(statuses).toEqual([200, 200, 200, 200]);
     const res = await limited.api("/v1/responses", { key: bob.apiKey, body: { input: "too many" } });
     await expect429(res);
+    // The bucket refills: a token is back after 1 / 0.01 s.
+    expect(res.headers.get("retry-after")).toBe("100");
     expect((await limited.api("/v1/healthz", { key: carol.apiKey })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1100));
-    expect((await limited.api("/v1/healthz", { key: bob.apiKey })).status).toBe(200);
   });
 
   test("tRPC and WebSocket upgrades spend from the same bucket; a refused upgrade is an HTTP 429", async () => {
-    await new Promise((r) => setTimeout(r, 2100));
-    for (let i = 0; i < 4; i++) await fetch(`${limited.url}/api/trpc/me`, { headers: { authorization: `Bearer ${carol.apiKey}` } });
-    const trpc = await fetch(`${limited.url}/api/trpc/me`, { headers: { authorization: `Bearer ${carol.apiKey}` } });
+    const dan = await limited.user("member");
+    for (let i = 0; i < 4; i++) await fetch(`${limited.url}/api/trpc/me`, { headers: { authorization: `Bearer ${dan.apiKey}` } });
+    const trpc = await fetch(`${limited.url}/api/trpc/me`, { headers: { authorization: `Bearer ${dan.apiKey}` } });
     expect(trpc.status).toBe(429);
     expect(await trpc.json()).toEqual({ detail: expect.any(String), code: "rate_limited" });
-    const refused = await LiveClient.open(limited, carol.apiKey, { connect: false }).then(
+    const refused = await LiveClient.open(limited, dan.apiKey, { connect: false }).then(
       () => "open",
       (error: Error) => error.message,
     );
@@ -319,8 +323,9 @@ describe(`rate limits (${testDbKind()})`, () => {
   });
 
   test("WebSocket frames past the rate get an error frame rate_limited; the socket stays open", async () => {
-    await new Promise((r) => setTimeout(r, 2100));
-    const live = await LiveClient.open(limited, bob.apiKey);
+    // A fresh bucket of 4: the upgrade and the connect frame spend two, the third of these frames finds it empty.
+    const erin = await limited.user("member");
+    const live = await LiveClient.open(limited, erin.apiKey);
     for (let i = 0; i < 6; i++) live.send({ type: "response.cancel", responseId: `resp_${i}` });
     const limitedFrame = await live.waitFor((f) => f.type === "error" && f.code === "rate_limited");
     expect(limitedFrame.detail).toMatch(/Too many frames/);
@@ -329,7 +334,7 @@ describe(`rate limits (${testDbKind()})`, () => {
   });
 
   test("anonymous callers and made-up keys spend from the client IP's bucket: rotating keys does not escape it", async () => {
-    await new Promise((r) => setTimeout(r, 3100));
+    // The IP bucket (6) is what the earlier tests' first, unverified requests left of it; it does not refill meanwhile.
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await limited.api("/v1/responses", { key: `cs_madeup${i}`, body: { input: "x" } })).status);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(6);

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { parseNotifyConfig } from "../../server/notify/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { decide, expectError, getResponse, LiveClient, lineCount, ok200, sleep, waitUntil } from "./helpers";
+import { decide, expectError, getResponse, LiveClient, lineCount, ok200, waitUntil } from "./helpers";
 import { emailOf, linkToken, startSmtpSink, type TSinkMail, type TSmtpSink, trpcPublic } from "./notify-helpers";
 import { approvalRow, consoleDecide, consoleDecideMany, decisionState, inboxRow, SOD_AGENTS, startRun, votesOn } from "./separation-helpers";
 import { trpcPost } from "./security-helpers";
@@ -28,7 +28,8 @@ beforeAll(async () => {
     rules: [{ agents: ["scripted"], kinds: ["approval"], notify: [emailOf("Mia Member"), emailOf("Olga Operator"), emailOf("Lena Linkop")], channels: ["mail"] }],
     retry: { baseMs: 150, maxAttempts: 3, jitter: false },
     pollMs: 50,
-    timeoutMs: 2000,
+    // Generous: a slow answer of the mail sink on a loaded machine must not become a failed attempt (and a resend).
+    timeoutMs: 30_000,
   });
   app = await startTestApp({ agents: SOD_AGENTS, notify });
   [mia, olga, lena, ada, otto] = await Promise.all([
@@ -44,6 +45,17 @@ afterAll(async () => {
   await sink?.stop();
 });
 
+/**
+ * Watches what the server's spawner is asked to start from now on (until the test ends): how many
+ * requests mention `needle`. "It did not run" is then a fact read at the spawner, not a file after a pause.
+ */
+function watchSpawns(needle: string): () => number {
+  const spy = vi.spyOn(app.deps.sandbox.spawner, "run");
+  onTestFinished(() => spy.mockRestore());
+  const from = spy.mock.calls.length;
+  return () => spy.mock.calls.slice(from).filter(([request]) => JSON.stringify(request).includes(needle)).length;
+}
+
 const mailsFor = async (approvalId: string) => (await sink.mails()).filter((m) => m.text.includes(approvalId));
 const mailTo = (mails: TSinkMail[], name: string) => mails.find((m) => m.to[0] === emailOf(name)) as TSinkMail;
 
@@ -51,6 +63,7 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
   it("a member cannot decide its own run's approval over HTTP, WebSocket, the console, bulk or AG-UI; nothing changes; an operator then can", async () => {
     const { env, approval, cwd } = await startRun(app, mia, "echo pwned >> attack.txt");
     const before = { state: await decisionState(app), row: await approvalRow(app, approval.id) };
+    const attacks = watchSpawns("attack.txt");
 
     // HTTP: approve, deny, reply instead, edit, grant: every kind of decision is refused with the reason.
     for (const body of [{ decision: "approve" }, { decision: "deny" }, { decision: "deny", message: "do something else" }, { decision: "approve", arguments: { command: "id" } }, { decision: "approve", grant: "session" }]) {
@@ -79,7 +92,9 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
     expect((await inboxRow(app, { key: mia.apiKey }, approval.id))?.refusal).toBe(OWN_RUN);
     expect((await inboxRow(app, { key: olga.apiKey }, approval.id))?.refusal).toBeNull();
 
-    await sleep(200);
+    // No refused decision started an attempt (that happens with the decision's commit) or asked for the command.
+    expect(app.deps.host.isLocal(env.id)).toBe(false);
+    expect(attacks()).toBe(0);
     expect(existsSync(join(cwd, "attack.txt"))).toBe(false);
     expect(await decisionState(app)).toEqual(before.state);
     expect(await approvalRow(app, approval.id)).toEqual(before.row);
@@ -94,20 +109,20 @@ describe(`separation of duties: the attack (${testDbKind()})`, () => {
 
   it("email: the requester gets the console link, never a decision link for its own run; an operator's link decides", async () => {
     const { env, approval, cwd } = await startRun(app, mia, "echo mailed >> mail.txt");
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 15_000, "three mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 30_000, "three mails");
     const own = mailTo(mails, "Mia Member");
     expect(own.text).not.toMatch(/\/l\/[A-Za-z0-9_-]{43}/);
     expect(own.text).toContain(`/approvals?focus=${approval.id}`);
     const decided = await trpcPublic(app, "mutation", "link.decide", { token: linkToken(mailTo(mails, "Olga Operator")), decision: "approve" });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 10_000, "run completed");
+    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 30_000, "run completed");
     expect(lineCount(cwd, "mail.txt")).toBe(1);
   });
 
   it("email: a link used after its holder may no longer decide is refused with the reason and changes nothing", async () => {
     // Lena (operator) may approve her own run on the demo agent, so her mail carries a link...
     const { env, approval, cwd } = await startRun(app, lena, "echo demoted >> link.txt");
-    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 15_000, "three mails");
+    const mails = await waitUntil(async () => ((await mailsFor(approval.id)).length >= 3 ? mailsFor(approval.id) : null), 30_000, "three mails");
     const token = linkToken(mailTo(mails, "Lena Linkop"));
     // ...until an admin makes her a member: the rule is applied when the link is used.
     expect((await trpcPost(app, { key: ada.apiKey }, "admin.setRole", { userId: lena.userId, role: "member" })).status).toBe(200);
@@ -148,7 +163,7 @@ describe(`separation of duties: selfApproval per agent (${testDbKind()})`, () =>
 
     const bulkByAda = await consoleDecideMany(app, { key: ada.apiKey }, [others.approval.id, own.approval.id], "approve");
     expect(bulkByAda.status, JSON.stringify(bulkByAda)).toBe(200);
-    await waitUntil(async () => lineCount(own.cwd, "never.txt") === 1 && lineCount(others.cwd, "theirs.txt") === 1, 10_000, "both ran");
+    await waitUntil(async () => lineCount(own.cwd, "never.txt") === 1 && lineCount(others.cwd, "theirs.txt") === 1, 30_000, "both ran");
   });
 
   it('"always": a member approves its own run', async () => {
@@ -176,10 +191,13 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
     }
     expect(await decisionState(app)).toEqual(before);
 
+    const runs = watchSpawns("quorum.txt");
     const first = await decide(app, olga.apiKey, approval.id, "approve");
     expect(first.status).toBe(202);
     expect(await first.json()).toEqual({ id: approval.id, status: "pending", approvals: 1, requiredApprovals: 2 });
-    await sleep(300);
+    // The first vote resumed nothing: no attempt (it would start with the vote's commit), no command asked for.
+    expect(app.deps.host.isLocal(env.id)).toBe(false);
+    expect(runs()).toBe(0);
     expect((await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status).toBe("requires_action");
     expect(existsSync(join(cwd, "quorum.txt"))).toBe(false);
     for (const again of ["approve", "deny"] as const) {
@@ -216,7 +234,7 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
     live.close();
     const last = await consoleDecide(app, { key: ada.apiKey }, approval.id, "approve");
     expect(last).toMatchObject({ status: 200, data: { settled: true, approvals: 2, requiredApprovals: 2 } });
-    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 10_000, "run completed");
+    await waitUntil(async () => (await ok200(await getResponse(app, mia.apiKey, env.id, env.sessionId))).status === "completed", 30_000, "run completed");
     expect(lineCount(cwd, "ws.txt")).toBe(1);
   });
 
@@ -233,10 +251,13 @@ describe(`separation of duties: quorum for high risk (${testDbKind()})`, () => {
 
   it("three approvers at once: one vote pends, one settles, one is too late; the command runs exactly once", async () => {
     for (let round = 0; round < 3; round++) {
-      const { approval, cwd } = await startRun(app, mia, HIGH("race.txt"), "sod-quorum");
+      const { env, approval, cwd } = await startRun(app, mia, HIGH("race.txt"), "sod-quorum");
+      const runs = watchSpawns("race.txt");
       const answers = await Promise.all([olga, otto, ada].map((u) => decide(app, u.apiKey, approval.id, "approve")));
       expect(answers.map((r) => r.status).sort()).toEqual([200, 202, 409]);
-      await sleep(200);
+      // The 200 answered at the run's end; no other attempt runs here, and the command was asked for once.
+      await waitUntil(() => !app.deps.host.isLocal(env.id), 30_000, "the attempt to end");
+      expect(runs()).toBe(1);
       expect(lineCount(cwd, "race.txt")).toBe(1);
       expect((await approvalRow(app, approval.id))?.status).toBe("approved");
       expect(await votesOn(app, approval.id)).toHaveLength(2);

@@ -25,7 +25,8 @@ const retryingAgent: () => TAgentConfig = () => ({
   harness: "openai-compatible",
   model: "fake-model",
   description: "A model agent whose endpoint gets one retry.",
-  endpoint: { baseURL: fake.url, maxRetries: 1, timeoutMs: 20_000, firstTokenTimeoutMs: 5_000 },
+  // Generous: a loaded machine must never trip them (no test here is about them).
+  endpoint: { baseURL: fake.url, maxRetries: 1, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000 },
   system: "You are a test agent.",
   tools: [execTool, echoTool],
   approval: { exec: "always", echo: "never" },

@@ -63,7 +63,7 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 }
 
 /** Waits until a stream shows `pattern` (e.g. its first value), so a later end is not a startup failure. */
-export async function streamShows(stream: TOpenStream, pattern: RegExp, ms = 10_000): Promise<void> {
+export async function streamShows(stream: TOpenStream, pattern: RegExp, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!pattern.test(stream.text())) {
     if (stream.isEnded() || Date.now() > deadline) throw new Error(`stream never showed ${pattern}; got ${JSON.stringify(stream.text().slice(0, 500))}`);

@@ -72,7 +72,7 @@ describe(`open streams per user are capped (${testDbKind()})`, () => {
       const stream = await openStream(app, { key: user.apiKey }, events);
       if (stream.status === 200) return stream;
       return null;
-    }, 5000, "a freed slot");
+    }, 30_000, "a freed slot");
     streams.push(freed);
     await streamShows(freed, /approval\.requested/);
   });

@@ -41,6 +41,20 @@ describe("token buckets", () => {
     );
   });
 
+  test("a drained bucket refills at its rate, up to its burst; the wait it announces is when a token is back", () => {
+    let now = 0;
+    const buckets = new TokenBuckets({ perSecond: 2, burst: 4 }, 100, () => now);
+    for (let i = 0; i < 4; i++) buckets.bucket("k").tokens -= 1;
+    expect(buckets.bucket("k").tokens).toBe(0);
+    expect(buckets.waitSeconds(buckets.bucket("k"))).toBe(1);
+    now += 499;
+    expect(buckets.bucket("k").tokens).toBeLessThan(1);
+    now += 1;
+    expect(buckets.bucket("k").tokens).toBe(1);
+    now += 60_000;
+    expect(buckets.bucket("k").tokens).toBe(4);
+  });
+
   test("the map stays bounded however many keys are seen", () => {
     const buckets = new TokenBuckets({ perSecond: 1, burst: 1 }, 50, () => 0);
     for (let i = 0; i < 10_000; i++) buckets.bucket(`k${i}`).tokens = 0;
