@@ -16,8 +16,9 @@ import { createLiveServer } from "./api/http/live";
 import { createDeviceServer } from "./api/http/devices";
 import { DeviceHub } from "./devices/hub";
 import { ProcessCleanup } from "./devices/process-cleanup";
-import { isClientGone, sendError } from "./api/http/errors";
-import type { TV1Deps } from "./api/http/deps";
+import { sendError } from "./api/http/errors";
+import { isClientGone } from "./api/shared/errors";
+import type { TTransportDeps } from "./api/shared/deps";
 import { handleV1 } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
 import { handleExport } from "./api/http/export";
@@ -25,9 +26,9 @@ import { markConsoleLocale } from "./api/http/console-locale";
 import { handleAnswerFile, isAnswerFilePath } from "./api/http/answer-files";
 import { answerPathQuestionId, exchangeAnswerLink } from "./api/http/answer-link";
 import { armBodyDeadline, parseBodyTimeout } from "./api/http/body-deadline";
-import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
+import { parseTrustedProxies, type TTrustedProxies } from "./api/shared/client-address";
 import { createEmailSignIn } from "./api/http/sign-in";
-import { OpenConnections, parseMaxStreams } from "./api/http/open-connections";
+import { OpenConnections, parseMaxStreams } from "./api/shared/open-connections";
 import { createAuth } from "./auth/auth";
 import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
@@ -48,7 +49,8 @@ import { recordConfigReloaded } from "./services/console/admin-trail";
 import { HarnessRegistry } from "./harnesses/registry";
 import { loadPlugins, pluginSourcesFromEnv, type TPluginSource } from "./plugins/loader";
 import { createToolResultMiddlewareRegistry } from "./core/runtime";
-import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
+import { refuseUpgradeWhileDraining, refuseWhileDraining } from "./api/http/drain";
+import { DrainGate } from "./api/shared/drain-gate";
 import { secureDataDir } from "./host/workspace";
 import { context as otelContext } from "@opentelemetry/api";
 import { beginRequest, beginUpgrade } from "./api/http/access-log";
@@ -109,7 +111,7 @@ export type TAppOptions = {
 
 export type TApp = {
   server: Server;
-  deps: TV1Deps;
+  deps: TTransportDeps;
   url: string;
   /**
    * Graceful shutdown, first half: refuses new runs and decisions (503 + Retry-After), lets the
@@ -233,7 +235,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
   const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies };
+  const deps: TTransportDeps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies };
   // The authority capabilities (child runs, answers with receipts) act through the ordinary services.
   host.authorityServices = createAuthorityServices(deps);
   const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
@@ -264,7 +266,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/") || path === "/metrics";
     // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
     if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
-    if (deps.drain.refuses(req.method, path)) return deps.drain.refuse(res);
+    if (deps.drain.refuses(req.method, path)) return refuseWhileDraining(res, deps.drain);
     armBodyDeadline(req, res, bodyTimeoutMs);
     const done = (p: Promise<void>) =>
       p.catch((error: unknown) => {
@@ -296,7 +298,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     // One access log line per upgrade too, when its socket closes (status 101 or the refusal's).
     if (reqUrl.pathname === "/v1/live" || reqUrl.pathname === "/v1/devices/connect") beginUpgrade(deps, req, socket, reqUrl);
     if (reqUrl.pathname === "/v1/live") {
-      if (deps.drain.draining) return refuseUpgradeWhileDraining(socket);
+      if (deps.drain.draining) return refuseUpgradeWhileDraining(socket, deps.drain);
       if (guardUpgrade(limiter, req, socket, reqUrl)) return;
       return void live.handleUpgrade(req, socket, head, reqUrl).catch(() => socket.destroy());
     }

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { parseBodyTimeout } from "./api/http/body-deadline";
-import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
+import { parseTrustedProxies, type TTrustedProxies } from "./api/shared/client-address";
 import { parseRateLimit, type TRateLimitConfig } from "./api/http/rate-limit";
-import { parseMaxStreams } from "./api/http/open-connections";
+import { parseMaxStreams } from "./api/shared/open-connections";
 import { parseMetricsPort } from "./api/http/metrics";
 import { loadAgentsFile } from "./agents/file-config";
 import { mediaPolicyFromEnv } from "./core/media";

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError } from "../../core/errors";
-import { HTTP_STATUS, sendJson } from "./errors";
+import { HTTP_STATUS } from "../shared/errors";
+import { sendJson } from "../shared/respond";
 
 /** How long a request body may take to arrive in full (COUNTERSIGN_BODY_TIMEOUT_MS). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;

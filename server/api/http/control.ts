@@ -7,8 +7,9 @@ import { describeDatabase } from "../../cli/database";
 import { controlSocketPath } from "../../config";
 import { DomainError } from "../../core/errors";
 import { parseBody, readJson } from "./body";
-import { sendError, sendJson } from "./errors";
-import type { TV1Deps } from "./deps";
+import { sendJson } from "../shared/respond";
+import { sendError } from "./errors";
+import type { TTransportDeps } from "../shared/deps";
 
 /** Unix socket paths are limited to about 108 bytes by the kernel. */
 const MAX_SOCKET_PATH = 100;
@@ -21,7 +22,7 @@ const ZControlRequest = z.strictObject({
   osUser: z.string().max(200).nullish(),
 });
 
-async function handleControl(deps: TV1Deps, database: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleControl(deps: TTransportDeps, database: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     if (req.method !== "POST" || req.url !== "/cli") throw new DomainError("not_found", "The control socket answers POST /cli only.");
     const body = parseBody(ZControlRequest, await readJson(req));
@@ -48,7 +49,7 @@ async function handleControl(deps: TV1Deps, database: string, req: IncomingMessa
  * another user or in a sandbox without the data directory, cannot. There is no TCP route and no
  * token a command could read.
  */
-export async function startControlServer(deps: TV1Deps, dataDir: string): Promise<{ path: string; close: () => Promise<void> } | null> {
+export async function startControlServer(deps: TTransportDeps, dataDir: string): Promise<{ path: string; close: () => Promise<void> } | null> {
   const path = controlSocketPath(dataDir);
   if (path.length > MAX_SOCKET_PATH) {
     deps.log.warn({ path }, "the data directory path is too long for a Unix socket: the CLI works only while the server is stopped");

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { sendJson } from "./errors";
+import { sendJson } from "../shared/respond";
+import { isSafeMethod, isSameOriginRequest } from "../shared/same-origin";
 import { type RateLimiter, refuseUpgrade, sendRateLimited } from "./rate-limit";
 
 /**
  * The request guard in front of every route: security headers on every response, the rate
- * limits of rate-limit.ts, and the same-origin test used for cookie-authenticated mutations and
- * WebSockets.
+ * limits of rate-limit.ts, and the same-origin rule (server/api/shared/same-origin.ts) of login
+ * requests.
  */
 
 /** The CSP of JSON/SSE routes: nothing may load or frame them. */
@@ -40,37 +41,6 @@ export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", de
   res.setHeader("x-frame-options", "DENY");
   res.setHeader("cross-origin-opener-policy", "same-origin");
   res.setHeader("content-security-policy", kind === "api" ? API_CSP : pageCsp(development));
-}
-
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-export const isSafeMethod = (method: string | undefined): boolean => SAFE_METHODS.has((method ?? "GET").toUpperCase());
-
-/** The origin of a URL string, or null when it is not an http(s) URL (e.g. `null`, garbage). */
-export function parseOrigin(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Did a browser send this request from our own origin? `Origin` must name this host (the Host
- * header, or COUNTERSIGN_PUBLIC_URL behind a proxy); without a usable `Origin`,
- * `Sec-Fetch-Site: same-origin` (which pages cannot forge) is accepted.
- */
-export function isSameOriginRequest(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (typeof origin === "string" && origin !== "null") {
-    const parsed = parseOrigin(origin);
-    if (!parsed) return false;
-    if (parsed.host === req.headers.host) return true;
-    const publicUrl = process.env.COUNTERSIGN_PUBLIC_URL ? parseOrigin(process.env.COUNTERSIGN_PUBLIC_URL) : null;
-    return publicUrl !== null && publicUrl.origin === parsed.origin;
-  }
-  return req.headers["sec-fetch-site"] === "same-origin";
 }
 
 /** Paths the rate limiter covers: the API, the metrics, tRPC and login (pages and their assets are not limited). */

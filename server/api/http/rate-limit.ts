@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES, type TTrustedProxies } from "./client-address";
-import { refuseUpgradeWith, sendJson } from "./errors";
+import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES, type TTrustedProxies } from "../shared/client-address";
+import { sendJson } from "../shared/respond";
+import { refuseUpgradeWith } from "./errors";
 
 /**
  * Per-credential token-bucket rate limits (API key, console session, else client address) and

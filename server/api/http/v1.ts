@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { clientAddress, NO_TRUSTED_PROXIES } from "./client-address";
+import { clientAddress, NO_TRUSTED_PROXIES } from "../shared/client-address";
 import { ZDecisionBody } from "../../core/decision";
 import { ZEnvelope } from "../../core/envelope";
 import { DomainError } from "../../core/errors";
@@ -23,15 +23,17 @@ import { submitClientToolResult } from "../../services/submit-client-tool-result
 import { checkReadiness } from "../../services/readiness";
 import { waitForBoundary } from "../../services/wait-for-boundary";
 import { handleAgui } from "./agui";
-import { assertStorableText, parseBody, readJson, readJsonWithAttachments } from "./body";
+import { parseBody, readJson, readJsonWithAttachments } from "./body";
+import { assertStorableText } from "../shared/request-body";
 import { serveMetrics } from "./metrics";
 import { handleSlackInteraction } from "./slack";
 import { parseListStatus, parseWait, ZApprovalList, ZConsumeBody } from "./external-approvals";
 import { handleMcp } from "./mcp-face";
-import type { TV1Deps } from "./deps";
-import { sendError, sendJson } from "./errors";
+import type { TTransportDeps } from "../shared/deps";
+import { sendJson } from "../shared/respond";
+import { sendError } from "./errors";
 import { GATEWAY_METHODS, handleGateway, ZGatewayError } from "./gateway";
-import { identify, type TIdentity } from "./identify";
+import { identify, type TIdentity } from "../shared/identify";
 import { AGUI_EVENT, AGUI_RUN_INPUT, buildOpenApiDocument, type TDocumentedRoute } from "./openapi";
 import { streamFrames } from "./sse";
 import {
@@ -67,7 +69,7 @@ const API_VERSION = "1.0.0";
 const SESSION_ID_QUERY = { in: "query", name: "sessionId", schema: ZId, required: true, description: "The response's session" } as const;
 
 type TRoute = TDocumentedRoute & { pattern: RegExp; handle: (ctx: TRouteCtx) => Promise<void> };
-type TRouteCtx = { deps: TV1Deps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };
+type TRouteCtx = { deps: TTransportDeps; req: IncomingMessage; res: ServerResponse; url: URL; params: string[]; actor: TIdentity["actor"]; credential: TIdentity["credential"] };
 
 const routes: TRoute[] = [
   {
@@ -554,7 +556,7 @@ function decodePathParam(segment: string): string {
 }
 
 /** Serves every `/v1` HTTP route; errors become `{"detail","code"}` with the contract's status. */
-export async function handleV1(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleV1(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   try {
     const candidates = routes.filter((r) => r.pattern.test(url.pathname));
     if (candidates.length === 0) throw new DomainError("not_found", `There is no route ${url.pathname}.`);

@@ -4,18 +4,18 @@ import type { TDeps } from "../../host/deps";
 import type { ActivityTail } from "../../services/console/activity-feed";
 import type { Host } from "../../host/host";
 import type { TTrustedProxies } from "./client-address";
-import type { DrainGate } from "./drain";
+import type { DrainGate } from "./drain-gate";
 import type { TLoadedPlugin } from "../../plugins/loader";
 import type { OpenConnections } from "./open-connections";
 
 /** What the transports (`/v1`, `/v1/live`, AG-UI, export, control, tRPC) are given: the process-wide dependencies plus host, auth, connection caps, the API-key cache and the one reader of the console's activity. */
-export type TV1Deps = TDeps & {
+export type TTransportDeps = TDeps & {
   host: Host;
   auth: TAuth;
   connections: OpenConnections;
   keys: ApiKeyCache;
   activity: ActivityTail;
-  /** Graceful shutdown's front door (server/api/http/drain.ts). */
+  /** Graceful shutdown's front door (server/api/shared/drain-gate.ts). */
   drain: DrainGate;
   /** The harness plugins loaded at boot (the Admin page lists them). */
   plugins: readonly TLoadedPlugin[];

@@ -6,8 +6,8 @@ import { actorOf } from "../../auth/users";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
-import { noteRequestUser } from "./access-log";
-import { isSafeMethod, isSameOriginRequest } from "./guard";
+import { noteRequestUser } from "./request-user";
+import { isSafeMethod, isSameOriginRequest } from "./same-origin";
 
 /** The caller, and the credential it came with (long-lived connections re-check it). */
 export type TIdentity = { actor: TActor; via: "api_key" | "cookie"; credential: TCredential };
