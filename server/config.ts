@@ -129,3 +129,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
 
 /** Where the CLI finds the server of a data directory: a Unix socket, owner-only (server/api/http/control.ts). */
 export const controlSocketPath = (dataDir: string): string => `${dataDir}/control.sock`;
+
+/**
+ * Which database a configuration names, as the CLI prints it: the PGlite data directory, or the
+ * PostgreSQL URL with its password replaced by `***` (a URL that does not parse is not printed).
+ */
+export function describeDatabase(options: { url?: string; pgliteDir: string }): string {
+  if (!options.url) return `PGlite ${resolve(options.pgliteDir)}`;
+  try {
+    const url = new URL(options.url);
+    if (url.password) url.password = "***";
+    return `PostgreSQL ${url.toString()}`;
+  } catch {
+    return "PostgreSQL (DATABASE_URL does not parse as a URL)";
+  }
+}
