@@ -1,20 +1,146 @@
+import { BlockList, isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { parseBodyTimeout } from "./api/http/body-deadline";
-import { parseTrustedProxies, type TTrustedProxies } from "./api/shared/client-address";
-import { parseRateLimit, type TRateLimitConfig } from "./api/http/rate-limit";
-import { parseMaxStreams } from "./api/shared/open-connections";
-import { parseMetricsPort } from "./api/http/metrics";
 import { loadAgentsFile } from "./agents/file-config";
 import { mediaPolicyFromEnv } from "./core/media";
 import { pluginSourcesFromEnv } from "./plugins/loader";
-import { parseReadyTimeout } from "./services/readiness";
 import { modelAgentFromEnv } from "./agents/model-agent";
 import { parseSecretKey } from "./host/secret-store";
 import { mcpServersFromEnv } from "./mcp/config";
 import { loadNotifyConfig } from "./notify/config";
 import { reviewerConfigFromEnv } from "./reviewer";
 import { EXEC_SANDBOX_MODES, parseExecUser } from "./tools/exec-sandbox";
+
+/*
+ * The parsers of the variables whose syntax is more than a number or a URL. They live here, with
+ * the variables they read; the modules that use the values get them parsed (server/app.ts).
+ */
+
+/** One token bucket: its refill rate and its size. */
+export type TBucketRate = { perSecond: number; burst: number };
+/**
+ * `key`: per API key / console session; `ip`: anonymous requests and credentials not yet seen to
+ * work; `signIn`: password sign-ins per client address (on top of `ip`).
+ */
+export type TRateLimitConfig = { key: TBucketRate; ip: TBucketRate; signIn: TBucketRate };
+
+/** Generous enough that no test suite or single console comes near it; per process (per replica). */
+export const DEFAULT_RATE_LIMIT = "1000:2000,ip=100:400";
+
+/**
+ * Sign-ins per client address: a burst of 10, then one every 5 s. A person mistyping never meets
+ * it; a password sprayer trying many accounts from one address is slowed to 12 a minute (each
+ * account also has its own backoff, server/auth/sign-in-backoff.ts).
+ */
+export const DEFAULT_SIGN_IN_RATE = "0.2:10";
+
+function parseRate(text: string, what: string): TBucketRate {
+  const match = text.trim().match(/^(\d+(?:\.\d+)?)(?:\s*[:/]\s*(\d+))?$/);
+  if (!match) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT ${what} "${text}": use <requests per second>[:<burst>], e.g. 50:200, or "off".`);
+  const perSecond = Number(match[1]);
+  const burst = match[2] === undefined ? Math.max(1, Math.ceil(perSecond * 2)) : Number(match[2]);
+  if (!(perSecond > 0) || !(burst >= 1)) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT ${what} "${text}": rate and burst must be positive.`);
+  return { perSecond, burst };
+}
+
+/**
+ * `COUNTERSIGN_RATE_LIMIT`: `off`, or `<rps>[:<burst>][,ip=<rps>[:<burst>]][,signin=<rps>[:<burst>]]`
+ * (default `1000:2000,ip=100:400`, sign-ins `0.2:10`). Without `ip=` anonymous callers get the
+ * smaller of the key rate and 100:400.
+ */
+export function parseRateLimit(value: string | undefined): TRateLimitConfig | null {
+  const text = (value === undefined || value.trim() === "" ? DEFAULT_RATE_LIMIT : value).trim().toLowerCase();
+  if (text === "off" || text === "0" || text === "false" || text === "none") return null;
+  const [keyPart = "", ...rest] = text.split(",").map((r) => r.trim());
+  const key = parseRate(keyPart, "rate");
+  const ipPart = rest.find((r) => r.startsWith("ip="));
+  const signInPart = rest.find((r) => r.startsWith("signin="));
+  const unknown = rest.filter((r) => !r.startsWith("ip=") && !r.startsWith("signin="));
+  if (unknown.length > 0) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT: unknown part "${unknown[0]}".`);
+  const ip = ipPart ? parseRate(ipPart.slice(3), "ip rate") : { perSecond: Math.min(key.perSecond, 100), burst: Math.min(key.burst, 400) };
+  const signIn = parseRate(signInPart ? signInPart.slice(7) : DEFAULT_SIGN_IN_RATE, "signin rate");
+  return { key, ip, signIn };
+}
+
+
+/** The proxies whose `X-Forwarded-For` is believed (empty: none, the peer is the client). */
+export type TTrustedProxies = { readonly list: BlockList; readonly size: number };
+
+/**
+ * Parses `COUNTERSIGN_TRUSTED_PROXIES`: comma-separated IPs and CIDR ranges (IPv4 or IPv6), e.g.
+ * `10.0.0.0/8, 127.0.0.1, fd00::/8`. Throws a sentence naming the bad entry, so a typo stops the boot
+ * instead of silently trusting nobody (or everybody).
+ */
+export function parseTrustedProxies(value: string | undefined): TTrustedProxies {
+  const entries = (value ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "");
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = "", prefix, extra] = entry.split("/");
+    const family = isIP(unmapped(address));
+    const bits = family === 4 ? 32 : 128;
+    const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
+    if (family === 0 || extra !== undefined || !(length >= 0 && length <= bits)) {
+      throw new Error(`Invalid COUNTERSIGN_TRUSTED_PROXIES entry "${entry}": use IP addresses or CIDR ranges separated by commas, e.g. 10.0.0.0/8,127.0.0.1.`);
+    }
+    list.addSubnet(unmapped(address), length, family === 4 ? "ipv4" : "ipv6");
+  }
+  return { list, size: entries.length };
+}
+
+
+/** How long a request body may take to arrive in full (COUNTERSIGN_BODY_TIMEOUT_MS). */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+
+/** `COUNTERSIGN_BODY_TIMEOUT_MS`: a whole number of milliseconds ≥ 1000; a clear error otherwise. */
+export function parseBodyTimeout(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_BODY_TIMEOUT_MS;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1000) throw new Error(`Invalid COUNTERSIGN_BODY_TIMEOUT_MS "${value}": use a whole number of milliseconds, at least 1000 (default ${DEFAULT_BODY_TIMEOUT_MS}).`);
+  return ms;
+}
+
+
+/** Open streams per user and server process when COUNTERSIGN_MAX_STREAMS_PER_USER is unset. */
+export const DEFAULT_MAX_STREAMS_PER_USER = 256;
+
+
+/** `COUNTERSIGN_MAX_STREAMS_PER_USER`: a whole number ≥ 1, or `off` (null: no cap). */
+export function parseMaxStreams(value: string | undefined): number | null {
+  const text = (value ?? "").trim().toLowerCase();
+  if (text === "") return DEFAULT_MAX_STREAMS_PER_USER;
+  if (text === "off") return null;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`Invalid COUNTERSIGN_MAX_STREAMS_PER_USER "${value}": use a whole number of at least 1, or "off".`);
+  return Number(text);
+}
+
+
+/** The separate metrics port from its variable (unset or empty: none); a bad value stops the boot. */
+export function parseMetricsPort(raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`COUNTERSIGN_METRICS_PORT must be a port number (0-65535), not "${raw}".`);
+  return port;
+}
+
+/** How long the readiness check waits for the database by default (COUNTERSIGN_READY_TIMEOUT_MS). */
+export const DEFAULT_READY_TIMEOUT_MS = 2000;
+
+/** The readiness timeout from its variable; a bad value stops the boot. */
+export function parseReadyTimeout(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return DEFAULT_READY_TIMEOUT_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1 || ms > 60_000) throw new Error(`COUNTERSIGN_READY_TIMEOUT_MS must be a whole number of milliseconds from 1 to 60000, not "${raw}".`);
+  return ms;
+}
+
+/** `::ffff:10.0.0.1` and `10.0.0.1` are the same address. */
+function unmapped(address: string): string {
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+}
 
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { isSameOriginRequest, parseOrigin } from "../shared/same-origin";
 import { pageCsp } from "./guard";
-import { DEFAULT_RATE_LIMIT, parseRateLimit, RateLimiter, TokenBuckets } from "./rate-limit";
+import { DEFAULT_RATE_LIMIT, parseRateLimit } from "../../config";
+import { RateLimiter, TokenBuckets } from "./rate-limit";
 
 const req = (headers: Record<string, string>, remoteAddress = "127.0.0.1") => ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
 const url = (path = "/v1/x") => new URL(path, "http://localhost");

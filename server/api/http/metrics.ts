@@ -28,10 +28,3 @@ export async function serveMetrics(deps: TTransportDeps, req: IncomingMessage, r
   res.end(body);
 }
 
-/** The separate metrics port from its variable (unset or empty: none); a bad value stops the boot. */
-export function parseMetricsPort(raw: string | undefined): number | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`COUNTERSIGN_METRICS_PORT must be a port number (0-65535), not "${raw}".`);
-  return port;
-}

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, test } from "vitest";
-import { parseTrustedProxies } from "../shared/client-address";
+import { parseTrustedProxies } from "../../config";
 import { RateLimiter } from "./rate-limit";
 
 const req = (remoteAddress: string, forwardedFor?: string) =>

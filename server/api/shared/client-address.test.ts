@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES, parseTrustedProxies } from "./client-address";
+import { parseTrustedProxies } from "../../config";
+import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES } from "./client-address";
 
 const req = (remoteAddress: string, forwardedFor?: string) =>
   ({ headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }, socket: { remoteAddress } }) as unknown as IncomingMessage;

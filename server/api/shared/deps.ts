@@ -3,7 +3,7 @@ import type { TAuth } from "../../auth/auth";
 import type { TDeps } from "../../host/deps";
 import type { ActivityTail } from "../../services/console/activity-feed";
 import type { Host } from "../../host/host";
-import type { TTrustedProxies } from "./client-address";
+import type { TTrustedProxies } from "../../config";
 import type { DrainGate } from "./drain-gate";
 import type { TLoadedPlugin } from "../../plugins/loader";
 import type { OpenConnections } from "./open-connections";
