@@ -1,14 +1,14 @@
 import { BlockList, isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { loadAgentsFile } from "./agents/file-config";
-import { mediaPolicyFromEnv } from "./core/media";
-import { pluginSourcesFromEnv } from "./plugins/loader";
+import { loadAgentsFile, type TLoadedAgents } from "./agents/file-config";
+import { mediaPolicyFromEnv, type TMediaPolicy } from "./core/media";
+import { pluginSourcesFromEnv, type TPluginSource } from "./plugins/loader";
 import { modelAgentFromEnv } from "./agents/model-agent";
 import { parseSecretKey } from "./host/secret-store";
 import { mcpServersFromEnv } from "./mcp/config";
-import { loadNotifyConfig } from "./notify/config";
-import { reviewerConfigFromEnv } from "./reviewer";
+import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
+import { reviewerConfigFromEnv, type TReviewerConfig } from "./reviewer";
 import { EXEC_SANDBOX_MODES, parseExecUser } from "./tools/exec-sandbox";
 
 /*
@@ -163,51 +163,37 @@ const ZEnv = z.object({
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)").optional(),
 });
 
-/** Environment variables whose values are read elsewhere: each checked here with the parser that reads it, so a bad one stops the start. */
-const CHECKS: Array<[string, (env: NodeJS.ProcessEnv) => unknown]> = [
-  ["COUNTERSIGN_RATE_LIMIT", (env) => parseRateLimit(env.COUNTERSIGN_RATE_LIMIT)],
-  ["COUNTERSIGN_TRUSTED_PROXIES", (env) => parseTrustedProxies(env.COUNTERSIGN_TRUSTED_PROXIES)],
-  ["COUNTERSIGN_BODY_TIMEOUT_MS", (env) => parseBodyTimeout(env.COUNTERSIGN_BODY_TIMEOUT_MS)],
-  ["COUNTERSIGN_MAX_STREAMS_PER_USER", (env) => parseMaxStreams(env.COUNTERSIGN_MAX_STREAMS_PER_USER)],
-  ["COUNTERSIGN_SECRET_KEY", (env) => env.COUNTERSIGN_SECRET_KEY && parseSecretKey(env.COUNTERSIGN_SECRET_KEY)],
-  [
-    "COUNTERSIGN_EXEC_SANDBOX",
-    (env) => {
-      const mode = (env.COUNTERSIGN_EXEC_SANDBOX ?? "auto").trim().toLowerCase() || "auto";
-      if (mode !== "auto" && !(EXEC_SANDBOX_MODES as readonly string[]).includes(mode)) throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX "${env.COUNTERSIGN_EXEC_SANDBOX}": use auto, bwrap, user or none.`);
-    },
-  ],
-  ["COUNTERSIGN_EXEC_USER", (env) => parseExecUser(env.COUNTERSIGN_EXEC_USER)],
-  ["COUNTERSIGN_MCP_SERVERS", (env) => mcpServersFromEnv(env.COUNTERSIGN_MCP_SERVERS)],
-  ["COUNTERSIGN_MODEL_*", (env) => modelAgentFromEnv(env)],
-  [
-    "COUNTERSIGN_REVIEWER_*",
-    (env) => {
-      const timeout = env.COUNTERSIGN_REVIEWER_TIMEOUT_MS;
-      if (timeout !== undefined && timeout !== "" && !/^\d+$/.test(timeout.trim())) throw new Error(`Invalid COUNTERSIGN_REVIEWER_TIMEOUT_MS "${timeout}": use a whole number of milliseconds (100 to 600000).`);
-      try {
-        reviewerConfigFromEnv(env);
-      } catch (error) {
-        const issues = error instanceof z.ZodError ? error.issues : [];
-        const names: Record<string, string> = { mode: "COUNTERSIGN_REVIEWER", model: "COUNTERSIGN_REVIEWER_BASE_URL and COUNTERSIGN_REVIEWER_MODEL", "model.baseURL": "COUNTERSIGN_REVIEWER_BASE_URL", "model.model": "COUNTERSIGN_REVIEWER_MODEL", "model.timeoutMs": "COUNTERSIGN_REVIEWER_TIMEOUT_MS", "model.responseFormat": "COUNTERSIGN_REVIEWER_RESPONSE_FORMAT" };
-        if (issues.length === 0) throw error;
-        throw new Error(issues.map((i) => `Invalid ${names[i.path.join(".")] ?? "COUNTERSIGN_REVIEWER"}: ${i.message}`).join("; "));
-      }
-    },
-  ],
-  ["COUNTERSIGN_NOTIFY_CONFIG", (env) => loadNotifyConfig(env)],
-  ["COUNTERSIGN_READY_TIMEOUT_MS", (env) => parseReadyTimeout(env.COUNTERSIGN_READY_TIMEOUT_MS)],
-  ["COUNTERSIGN_METRICS_PORT", (env) => parseMetricsPort(env.COUNTERSIGN_METRICS_PORT)],
-  ["COUNTERSIGN_MEDIA_*", (env) => mediaPolicyFromEnv(env)],
-  ["COUNTERSIGN_PLUGINS_FILE", (env) => pluginSourcesFromEnv(env)],
-  ["COUNTERSIGN_AGENTS_FILE", (env) => env.COUNTERSIGN_AGENTS_FILE?.trim() && loadAgentsFile(env.COUNTERSIGN_AGENTS_FILE.trim(), env)],
-];
+/** An environment: process.env, or a test's. */
+export type TEnvironment = Readonly<Record<string, string | undefined>>;
 
+/** COUNTERSIGN_REVIEWER*, with errors that name the variable (the reviewer's schema names its fields). */
+function reviewerConfig(env: TEnvironment): TReviewerConfig {
+  const timeout = env.COUNTERSIGN_REVIEWER_TIMEOUT_MS;
+  if (timeout !== undefined && timeout !== "" && !/^\d+$/.test(timeout.trim())) throw new Error(`Invalid COUNTERSIGN_REVIEWER_TIMEOUT_MS "${timeout}": use a whole number of milliseconds (100 to 600000).`);
+  try {
+    return reviewerConfigFromEnv(env);
+  } catch (error) {
+    const issues = error instanceof z.ZodError ? error.issues : [];
+    const names: Record<string, string> = { mode: "COUNTERSIGN_REVIEWER", model: "COUNTERSIGN_REVIEWER_BASE_URL and COUNTERSIGN_REVIEWER_MODEL", "model.baseURL": "COUNTERSIGN_REVIEWER_BASE_URL", "model.model": "COUNTERSIGN_REVIEWER_MODEL", "model.timeoutMs": "COUNTERSIGN_REVIEWER_TIMEOUT_MS", "model.responseFormat": "COUNTERSIGN_REVIEWER_RESPONSE_FORMAT" };
+    if (issues.length === 0) throw error;
+    throw new Error(issues.map((i) => `Invalid ${names[i.path.join(".")] ?? "COUNTERSIGN_REVIEWER"}: ${i.message}`).join("; "));
+  }
+}
+
+/** COUNTERSIGN_EXEC_SANDBOX: auto (default), bwrap, user or none. */
+function execSandboxMode(env: TEnvironment): string | undefined {
+  const mode = (env.COUNTERSIGN_EXEC_SANDBOX ?? "auto").trim().toLowerCase() || "auto";
+  if (mode !== "auto" && !(EXEC_SANDBOX_MODES as readonly string[]).includes(mode)) throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX "${env.COUNTERSIGN_EXEC_SANDBOX}": use auto, bwrap, user or none.`);
+  return env.COUNTERSIGN_EXEC_SANDBOX;
+}
+
+/** Everything the server reads from its environment, checked (server/app.ts wires it; nothing else reads process.env). */
 export type TServerConfig = {
   port: number;
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** COUNTERSIGN_PUBLIC_URL: where people reach the server (links, cookies' Secure, HSTS); its origin counts as this server's. */
   publicUrl?: string;
   boundaryTimeoutMs: number;
   leaseMs: number;
@@ -215,24 +201,79 @@ export type TServerConfig = {
   dbPool: number;
   drainMs: number;
   rateLimit: TRateLimitConfig | null;
-  /** COUNTERSIGN_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (server/api/http/client-address.ts). */
+  /** COUNTERSIGN_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (server/api/shared/client-address.ts). */
   trustedProxies: TTrustedProxies;
   /** COUNTERSIGN_BODY_TIMEOUT_MS: how long a request body may take to arrive (408 past it). */
   bodyTimeoutMs: number;
   logLevel: string;
+  /** NODE_ENV is not `production`: Next.js serves its development build, and pages' CSP allows `'unsafe-eval'`. */
+  development: boolean;
+  /** COUNTERSIGN_PAGES (default on): Next.js serves the console pages; off: the API only. */
+  pages: boolean;
+  /** BETTER_AUTH_SECRET (unset: a secret generated once into the data directory). */
+  authSecret?: string;
+  /** COUNTERSIGN_SECRET_KEY, base64 of 32 bytes (unset: a key generated once into the data directory). */
+  secretKey?: string;
+  /** COUNTERSIGN_MAX_STREAMS_PER_USER (null: no cap). */
+  maxStreamsPerUser: number | null;
+  /** COUNTERSIGN_READY_TIMEOUT_MS: how long `/v1/readyz` waits for the database. */
+  readyTimeoutMs: number;
+  /** COUNTERSIGN_METRICS_PORT: a port serving only `GET /metrics` (null: none). */
+  metricsPort: number | null;
+  /** COUNTERSIGN_METRICS_TOKEN: a bearer for `GET /metrics` besides admins' keys (null: none). */
+  metricsToken: string | null;
+  /** COUNTERSIGN_EXEC_SANDBOX and COUNTERSIGN_EXEC_USER as set (checked); the sandbox itself is detected at boot (server/tools/exec-sandbox.ts). */
+  execSandbox?: string;
+  execUser?: string;
+  /** COUNTERSIGN_MEDIA_*: attachment limits and allowlist. */
+  media: TMediaPolicy;
+  /** COUNTERSIGN_REVIEWER*: the exec reviewer (off when unset). */
+  reviewer: TReviewerConfig;
+  /** COUNTERSIGN_PLUGINS_FILE and COUNTERSIGN_PLUGINS. */
+  plugins: TPluginSource[];
+  /** COUNTERSIGN_AGENTS_FILE, validated (null: unset, the built-in agents). */
+  agentsFile: TLoadedAgents | null;
+  /** COUNTERSIGN_NOTIFY_CONFIG, validated with its secrets resolved (null: unset). */
+  notify: TNotifyConfig | null;
+  /**
+   * The environment itself, for what the configuration names by variable and reads when used: the
+   * built-in agents (COUNTERSIGN_MODEL_*, COUNTERSIGN_MCP_SERVERS), an agent's `endpoint.apiKeyEnv`
+   * and `exec.env`, the secrets a reloaded agents file names, the OTLP exporter's OTEL_* variables.
+   */
+  environment: TEnvironment;
 };
 
-/** Reads the environment once, with clear errors for bad values. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig {
+/** Reads the environment once, with clear errors for bad values (every problem at once). */
+export function loadConfig(env: TEnvironment = process.env): TServerConfig {
   const parsed = ZEnv.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-  for (const [, check] of CHECKS) {
+  /** One value read with its parser; a bad one is a problem, reported with the others. */
+  const read = <T>(parse: () => T): T | undefined => {
     try {
-      check(env);
+      return parse();
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
+      return undefined;
     }
-  }
+  };
+  const rateLimit = read(() => parseRateLimit(env.COUNTERSIGN_RATE_LIMIT));
+  const trustedProxies = read(() => parseTrustedProxies(env.COUNTERSIGN_TRUSTED_PROXIES));
+  const bodyTimeoutMs = read(() => parseBodyTimeout(env.COUNTERSIGN_BODY_TIMEOUT_MS));
+  const maxStreamsPerUser = read(() => parseMaxStreams(env.COUNTERSIGN_MAX_STREAMS_PER_USER));
+  read(() => env.COUNTERSIGN_SECRET_KEY && parseSecretKey(env.COUNTERSIGN_SECRET_KEY));
+  const execSandbox = read(() => execSandboxMode(env));
+  read(() => parseExecUser(env.COUNTERSIGN_EXEC_USER));
+  // Read again when first needed (server/agents/catalog.ts), from the same environment.
+  read(() => mcpServersFromEnv(env.COUNTERSIGN_MCP_SERVERS));
+  read(() => modelAgentFromEnv(env));
+  const reviewer = read(() => reviewerConfig(env));
+  const notify = read(() => loadNotifyConfig(env));
+  const readyTimeoutMs = read(() => parseReadyTimeout(env.COUNTERSIGN_READY_TIMEOUT_MS));
+  const metricsPort = read(() => parseMetricsPort(env.COUNTERSIGN_METRICS_PORT));
+  const media = read(() => mediaPolicyFromEnv(env));
+  const plugins = read(() => pluginSourcesFromEnv(env));
+  const agentsPath = env.COUNTERSIGN_AGENTS_FILE?.trim();
+  const agentsFile = read(() => (agentsPath ? loadAgentsFile(agentsPath, env) : null));
   if (!parsed.success || problems.length > 0) throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   const e = parsed.data;
   return {
@@ -246,10 +287,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TServerConfig 
     expirySweepMs: e.COUNTERSIGN_EXPIRY_SWEEP_MS,
     dbPool: e.COUNTERSIGN_DB_POOL,
     drainMs: e.COUNTERSIGN_DRAIN_MS,
-    rateLimit: parseRateLimit(e.COUNTERSIGN_RATE_LIMIT),
-    trustedProxies: parseTrustedProxies(env.COUNTERSIGN_TRUSTED_PROXIES),
-    bodyTimeoutMs: parseBodyTimeout(env.COUNTERSIGN_BODY_TIMEOUT_MS),
+    rateLimit: rateLimit ?? null,
+    trustedProxies: trustedProxies as TTrustedProxies,
+    bodyTimeoutMs: bodyTimeoutMs as number,
     logLevel: e.LOG_LEVEL,
+    development: env.NODE_ENV !== "production",
+    pages: e.COUNTERSIGN_PAGES !== "off",
+    authSecret: e.BETTER_AUTH_SECRET,
+    secretKey: env.COUNTERSIGN_SECRET_KEY || undefined,
+    maxStreamsPerUser: maxStreamsPerUser ?? null,
+    readyTimeoutMs: readyTimeoutMs as number,
+    metricsPort: metricsPort ?? null,
+    metricsToken: env.COUNTERSIGN_METRICS_TOKEN?.trim() || null,
+    execSandbox,
+    execUser: env.COUNTERSIGN_EXEC_USER,
+    media: media as TMediaPolicy,
+    reviewer: reviewer as TReviewerConfig,
+    plugins: plugins as TPluginSource[],
+    agentsFile: agentsFile ?? null,
+    notify: notify ?? null,
+    environment: env,
   };
 }
 

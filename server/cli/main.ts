@@ -74,7 +74,7 @@ async function direct(parsed: TParsedCommand, request: TCommandRequest, print: (
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : pgliteDir });
   try {
     await migrateDb(db);
-    const secret = process.env.BETTER_AUTH_SECRET ?? "cli-does-not-sign-sessions";
+    const secret = config.authSecret ?? "cli-does-not-sign-sessions";
     const auth = createAuth({ db: db.db, secret, baseURL: "http://localhost" });
     // Logs go to stderr so `--json` prints only JSON. On PostgreSQL, servers running on the same
     // database hear credential changes (a disabled user) through NOTIFY, as from a replica.

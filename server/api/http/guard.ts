@@ -33,8 +33,8 @@ export function pageCsp(development: boolean): string {
   ].join("; ");
 }
 
-/** Sets the headers every response carries (routes may add more; none removes these). */
-export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", development = process.env.NODE_ENV !== "production"): void {
+/** Sets the headers every response carries (routes may add more; none removes these); `development`: the pages' CSP of the Next.js development server. */
+export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", development: boolean): void {
   res.setHeader("x-content-type-options", "nosniff");
   // Not `no-referrer`: browsers then send `Origin: null` on same-origin POSTs, which would defeat the origin checks.
   res.setHeader("referrer-policy", "same-origin");
@@ -46,14 +46,17 @@ export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", de
 /** Paths the rate limiter covers: the API, the metrics, tRPC and login (pages and their assets are not limited). */
 export const isLimitedPath = (path: string): boolean => path === "/v1" || path === "/metrics" || path.startsWith("/v1/") || path.startsWith("/api/trpc") || path.startsWith("/api/auth");
 
+/** What the guard knows of the server: the development CSP, and the public URL whose origin is this server's. */
+export type TGuardSettings = { development: boolean; publicUrl?: string };
+
 /**
  * The pipeline step of app.ts: headers, the rate limit, and the same-origin rule for login
  * endpoints (`POST /api/auth/*`: sign-in, sign-out… only from the console's own pages, which also
  * stops login CSRF; not left to better-auth, whose own check is off under NODE_ENV=test).
  * Returns true when it answered the request itself.
  */
-export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, res: ServerResponse, url: URL, kind: "api" | "page"): boolean {
-  setSecurityHeaders(res, kind);
+export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, res: ServerResponse, url: URL, kind: "api" | "page", settings: TGuardSettings): boolean {
+  setSecurityHeaders(res, kind, settings.development);
   if (limiter && isLimitedPath(url.pathname)) {
     const admission = limiter.admit(req, url);
     if (!admission.ok) {
@@ -72,7 +75,7 @@ export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, 
     }
   }
   if (url.pathname.startsWith("/api/auth/") && !isSafeMethod(req.method)) {
-    if (!isSameOriginRequest(req)) {
+    if (!isSameOriginRequest(req, settings.publicUrl)) {
       req.resume();
       sendJson(res, 403, { detail: "Cross-site request refused: sign-in and sign-out are accepted only from this origin.", code: "forbidden" });
       return true;

@@ -55,7 +55,7 @@ export function createLiveServer(deps: TTransportDeps, options: TLiveOptions = {
     handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
       const identity = await identify(deps, deps.auth, req, url).catch(() => null);
       // Browsers always send Origin on a WebSocket; a malformed or `null` one is cross-origin, never a crash.
-      const crossOrigin = identity?.via === "cookie" && typeof req.headers.origin === "string" && !isSameOriginRequest(req);
+      const crossOrigin = identity?.via === "cookie" && typeof req.headers.origin === "string" && !isSameOriginRequest(req, deps.publicUrl);
       const admitFrame = options.frames?.(req, url) ?? (() => 0);
       try {
         wss.handleUpgrade(req, socket, head, (ws) => {

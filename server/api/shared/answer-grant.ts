@@ -55,7 +55,7 @@ function cookieValue(header: string | undefined, name: string): string | null {
  * issued for that question, has not expired, and its key is still unrevoked and its owner active.
  * Like the console cookie, it authorizes a mutation only from this origin.
  */
-export async function answerLinkActor(deps: Pick<TDeps, "db" | "now"> & { auth: TAuth }, req: IncomingMessage, questionId: string): Promise<TActor | null> {
+export async function answerLinkActor(deps: Pick<TDeps, "db" | "now"> & { auth: TAuth; publicUrl?: string }, req: IncomingMessage, questionId: string): Promise<TActor | null> {
   const value = cookieValue(req.headers.cookie, answerCookieName(questionId));
   const [keyId = "", expires = "", signature = ""] = value?.split(".") ?? [];
   const expiresMs = Number(expires);
@@ -63,7 +63,7 @@ export async function answerLinkActor(deps: Pick<TDeps, "db" | "now"> & { auth: 
   const expected = mac(await grantKey(deps.auth), questionId, keyId, expiresMs);
   const given = Buffer.from(signature, "base64url");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  if (!isSafeMethod(req.method) && !isSameOriginRequest(req)) {
+  if (!isSafeMethod(req.method) && !isSameOriginRequest(req, deps.publicUrl)) {
     throw new DomainError("forbidden", "Cross-site request refused: an answer link works only from this origin.");
   }
   return actorForKeyId(deps.db, keyId);

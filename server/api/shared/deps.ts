@@ -22,6 +22,8 @@ export type TTransportDeps = TDeps & {
   ops: TOpsConfig;
   /** Whose `X-Forwarded-For` is believed when the admin trail records a client address. */
   trustedProxies?: TTrustedProxies;
+  /** COUNTERSIGN_PUBLIC_URL: behind a proxy, its origin is this server's for the same-origin rule (server/api/shared/same-origin.ts). */
+  publicUrl?: string;
 };
 
 /** Settings of the operations routes: the metrics bearer token (null: admins only) and the readiness timeout. */

@@ -21,17 +21,17 @@ export function parseOrigin(value: string): URL | null {
 
 /**
  * Did a browser send this request from our own origin? `Origin` must name this host (the Host
- * header, or COUNTERSIGN_PUBLIC_URL behind a proxy); without a usable `Origin`,
+ * header, or `publicUrl`, COUNTERSIGN_PUBLIC_URL, behind a proxy); without a usable `Origin`,
  * `Sec-Fetch-Site: same-origin` (which pages cannot forge) is accepted.
  */
-export function isSameOriginRequest(req: IncomingMessage): boolean {
+export function isSameOriginRequest(req: IncomingMessage, publicUrl?: string): boolean {
   const origin = req.headers.origin;
   if (typeof origin === "string" && origin !== "null") {
     const parsed = parseOrigin(origin);
     if (!parsed) return false;
     if (parsed.host === req.headers.host) return true;
-    const publicUrl = process.env.COUNTERSIGN_PUBLIC_URL ? parseOrigin(process.env.COUNTERSIGN_PUBLIC_URL) : null;
-    return publicUrl !== null && publicUrl.origin === parsed.origin;
+    const publicOrigin = publicUrl ? parseOrigin(publicUrl) : null;
+    return publicOrigin !== null && publicOrigin.origin === parsed.origin;
   }
   return req.headers["sec-fetch-site"] === "same-origin";
 }
