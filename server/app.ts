@@ -1,6 +1,5 @@
 import { configuredAgents, HOST_TOOL_CATALOG } from "./agents/catalog";
 import { AgentRegistry } from "./agents/registry";
-import type { TLoadedAgents } from "./agents/file-config";
 import { AgentsConfig } from "./agents/reload";
 import { ApiKeyCache } from "./auth/api-key-cache";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,105 +10,78 @@ import { toNodeHandler } from "better-auth/node";
 import pino, { type Logger } from "pino";
 import type { DbHandle } from "../db/client";
 import { guardRequest, guardUpgrade, setSecurityHeaders } from "./api/http/guard";
-import { parseRateLimit, RateLimiter, type TRateLimitConfig } from "./api/http/rate-limit";
+import { RateLimiter } from "./api/http/rate-limit";
 import { createLiveServer } from "./api/http/live";
 import { createDeviceServer } from "./api/http/devices";
 import { DeviceHub } from "./devices/hub";
 import { ProcessCleanup } from "./devices/process-cleanup";
-import { isClientGone, sendError } from "./api/http/errors";
-import type { TV1Deps } from "./api/http/deps";
+import { sendError } from "./api/http/errors";
+import { isClientGone } from "./api/shared/errors";
+import type { TTransportDeps } from "./api/shared/deps";
 import { handleV1 } from "./api/http/v1";
 import { createTrpcHandler } from "./api/trpc/handler";
 import { handleExport } from "./api/http/export";
 import { markConsoleLocale } from "./api/http/console-locale";
 import { handleAnswerFile, isAnswerFilePath } from "./api/http/answer-files";
 import { answerPathQuestionId, exchangeAnswerLink } from "./api/http/answer-link";
-import { armBodyDeadline, parseBodyTimeout } from "./api/http/body-deadline";
-import { parseTrustedProxies, type TTrustedProxies } from "./api/http/client-address";
+import { armBodyDeadline } from "./api/http/body-deadline";
 import { createEmailSignIn } from "./api/http/sign-in";
-import { OpenConnections, parseMaxStreams } from "./api/http/open-connections";
+import { OpenConnections } from "./api/shared/open-connections";
 import { createAuth } from "./auth/auth";
 import { DomainError } from "./core/errors";
 import { newSecret } from "./core/ids";
 import { createLocalBus } from "./host/bus";
 import { Host } from "./host/host";
-import { createConfiguredReviewer, reviewerConfigFromEnv, type TExecReviewer } from "./reviewer";
+import { createConfiguredReviewer, type TExecReviewer } from "./reviewer";
 import { createPgBus } from "./host/pg-bus";
 import { ReceiptStore } from "./host/receipts";
 import { createAuthorityServices } from "./services/authority-services";
 import { loadSecretKey } from "./host/secret-store";
 import { McpManager } from "./mcp/manager";
 import { ActivityTail } from "./services/console/activity-feed";
-import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
 import { recordConfigReloaded } from "./services/console/admin-trail";
 import { HarnessRegistry } from "./harnesses/registry";
-import { loadPlugins, pluginSourcesFromEnv, type TPluginSource } from "./plugins/loader";
+import { loadPlugins } from "./plugins/loader";
 import { createToolResultMiddlewareRegistry } from "./core/runtime";
-import { DrainGate, refuseUpgradeWhileDraining } from "./api/http/drain";
+import { refuseUpgradeWhileDraining, refuseWhileDraining } from "./api/http/drain";
+import { DrainGate } from "./api/shared/drain-gate";
 import { secureDataDir } from "./host/workspace";
 import { context as otelContext } from "@opentelemetry/api";
 import { beginRequest, beginUpgrade } from "./api/http/access-log";
-import { parseMetricsPort, serveMetrics } from "./api/http/metrics";
+import { serveMetrics } from "./api/http/metrics";
 import { createMetrics } from "./observe/metrics";
 import type { TObserve } from "./observe/port";
 import { createTracing } from "./observe/tracing";
-import { parseReadyTimeout } from "./services/readiness";
-import { mediaPolicyFromEnv, type TMediaPolicy } from "./core/media";
+import type { TServerConfig } from "./config";
 
 export type TAppOptions = {
   db: DbHandle;
-  dataDir: string;
+  /** What loadConfig() read from the environment (server/config.ts); tests build one with server/testing/test-app.ts. */
+  config: TServerConfig;
   /** The server's clock for deadlines it checks itself (expiry of links, pairings, questions); tests move it forward. */
   now?: () => Date;
-  port?: number;
-  host?: string;
-  publicUrl?: string;
-  boundaryTimeoutMs?: number;
-  leaseMs?: number;
-  /** The agents this server serves (default: the configured ones, server/agents/catalog.ts). */
+  /** The agents this server serves (default: the configuration's: its agents file, else the built-in ones of server/agents/catalog.ts). */
   agents?: AgentRegistry;
-  /** The agents configuration file, validated (default: read from COUNTERSIGN_AGENTS_FILE; null: the built-in agents). */
-  agentsFile?: TLoadedAgents | null;
-  expirySweepMs?: number;
+  /** Default: a pino logger at the configuration's LOG_LEVEL. */
   log?: Logger;
-  /** The exec reviewer; default from COUNTERSIGN_REVIEWER* environment variables (off when unset). */
+  /** The exec reviewer; default the configuration's (COUNTERSIGN_REVIEWER*, off when unset). */
   reviewer?: TExecReviewer | null;
-  /** Per-credential rate limits; default from COUNTERSIGN_RATE_LIMIT (see server/api/http/guard.ts); null turns them off. */
-  rateLimit?: TRateLimitConfig | null;
-  /** Proxies whose X-Forwarded-For names the client; default from COUNTERSIGN_TRUSTED_PROXIES (none: the peer is the client). */
-  trustedProxies?: TTrustedProxies;
-  /** How long a request body may take to arrive before 408; default from COUNTERSIGN_BODY_TIMEOUT_MS (30 s). */
-  bodyTimeoutMs?: number;
-  /** Open SSE streams, WebSockets and tRPC subscriptions per user; default from COUNTERSIGN_MAX_STREAMS_PER_USER; null: no cap. */
-  maxStreamsPerUser?: number | null;
   /** How often `WS /v1/live` pings an idle socket (default 25 s; tests shorten it). */
   livePingMs?: number;
   /** How often open connections re-check their credential without an announcement (default 30 s). */
   credentialRecheckMs?: number;
-  /** Where approved commands run; default detected from COUNTERSIGN_EXEC_SANDBOX / COUNTERSIGN_EXEC_USER (server/tools/exec-sandbox.ts). */
+  /** Where approved commands run; default detected from the configuration's COUNTERSIGN_EXEC_SANDBOX / COUNTERSIGN_EXEC_USER (server/tools/exec-sandbox.ts). */
   sandbox?: TSandboxChoice;
-  /** Plugins to load (folders or packages, each enabled or not); default from COUNTERSIGN_PLUGINS_FILE / COUNTERSIGN_PLUGINS. */
-  plugins?: readonly TPluginSource[];
-  /** Notifications (webhook, Slack, email); default from COUNTERSIGN_NOTIFY_CONFIG (off when unset); null turns them off. */
-  notify?: TNotifyConfig | null;
-  /** Bearer token for `GET /metrics` besides admins' keys; default COUNTERSIGN_METRICS_TOKEN (none). */
-  metricsToken?: string | null;
-  /** A separate port serving only `GET /metrics` (same auth); default COUNTERSIGN_METRICS_PORT (none). */
-  metricsPort?: number | null;
-  /** How long `/v1/readyz` waits for the database; default COUNTERSIGN_READY_TIMEOUT_MS (2000). */
-  readyTimeoutMs?: number;
-  /** Attachment limits and allowlist; default from COUNTERSIGN_MEDIA_* (server/core/media.ts). */
-  media?: Partial<TMediaPolicy>;
   /** Next.js request handler for pages; omitted in API-only tests. */
   pages?: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>; upgrade?: (req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void> };
 };
 
 export type TApp = {
   server: Server;
-  deps: TV1Deps;
+  deps: TTransportDeps;
   url: string;
   /**
    * Graceful shutdown, first half: refuses new runs and decisions (503 + Retry-After), lets the
@@ -121,9 +93,9 @@ export type TApp = {
   metricsUrl: string | null;
 };
 
-/** The auth secret: from the environment, else generated once and kept in the data directory. */
-function authSecret(dataDir: string): string {
-  if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
+/** The auth secret: the configured one (BETTER_AUTH_SECRET), else generated once and kept in the data directory. */
+function authSecret(configured: string | undefined, dataDir: string): string {
+  if (configured) return configured;
   const file = join(dataDir, "auth-secret");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
@@ -142,30 +114,28 @@ function parseRequestUrl(target: string | undefined): URL | null {
 }
 
 /**
- * Builds the whole process: host, services, and one http.Server routing `/v1` (+ `WS /v1/live`),
+ * Builds the whole process from its configuration (server/config.ts: it reads the environment,
+ * nothing here does): host, services, and one http.Server routing `/v1` (+ `WS /v1/live`),
  * `/api/trpc`, `/api/auth` and, when given, Next.js pages. Tests use it with port 0.
  */
 export async function createApp(options: TAppOptions): Promise<TApp> {
-  const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "info", redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
-  // A bad agents file, notification config or an impossible sandbox setting stops the boot before anything listens.
-  const agentsFile = options.agents ? null : options.agentsFile === undefined ? AgentsConfig.loadAtBoot() : options.agentsFile;
-  if (agentsFile?.notify && options.notify === undefined && process.env.COUNTERSIGN_NOTIFY_CONFIG) {
+  const { config } = options;
+  const log = options.log ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
+  // An impossible sandbox setting, or a plugin or agent that cannot be served, stops the boot before anything listens.
+  const agentsFile = options.agents ? null : config.agentsFile;
+  if (agentsFile?.notify && config.notify) {
     throw new Error(`Both COUNTERSIGN_NOTIFY_CONFIG and the notify section of COUNTERSIGN_AGENTS_FILE (${agentsFile.path}) configure notifications; keep one.`);
   }
-  const notifyConfig = options.notify === undefined ? (agentsFile?.notify ?? loadNotifyConfig()) : options.notify;
-  const trustedProxies = options.trustedProxies ?? parseTrustedProxies(process.env.COUNTERSIGN_TRUSTED_PROXIES);
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? parseBodyTimeout(process.env.COUNTERSIGN_BODY_TIMEOUT_MS);
-  const readyTimeoutMs = options.readyTimeoutMs ?? parseReadyTimeout(process.env.COUNTERSIGN_READY_TIMEOUT_MS);
-  const metricsPort = options.metricsPort === undefined ? parseMetricsPort(process.env.COUNTERSIGN_METRICS_PORT) : options.metricsPort;
-  const metricsToken = options.metricsToken === undefined ? process.env.COUNTERSIGN_METRICS_TOKEN?.trim() || null : options.metricsToken;
-  const choice = options.sandbox ?? detectExecSandbox(process.env.COUNTERSIGN_EXEC_SANDBOX, process.env.COUNTERSIGN_EXEC_USER);
-  secureDataDir(options.dataDir);
+  const notifyConfig = agentsFile?.notify ?? config.notify;
+  const { trustedProxies, bodyTimeoutMs, readyTimeoutMs, metricsPort, metricsToken } = config;
+  const choice = options.sandbox ?? detectExecSandbox(config.execSandbox, config.execUser);
+  secureDataDir(config.dataDir);
   (choice.mode === "none" ? log.warn : log.info).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
   // Enabled plugins register their harnesses, agents and middleware before anything starts; a refused plugin stops the boot.
-  const agents = options.agents ?? (agentsFile ? new AgentRegistry(agentsFile.agents, agentsFile.defaultAgent) : new AgentRegistry(configuredAgents()));
+  const agents = options.agents ?? (agentsFile ? new AgentRegistry(agentsFile.agents, agentsFile.defaultAgent) : new AgentRegistry(configuredAgents(config.environment)));
   const harnesses = new HarnessRegistry();
   const middleware = createToolResultMiddlewareRegistry();
-  const plugins = await loadPlugins(options.plugins ?? pluginSourcesFromEnv(), { harnesses, agents, middleware, tools: HOST_TOOL_CATALOG, log });
+  const plugins = await loadPlugins(config.plugins, { harnesses, agents, middleware, tools: HOST_TOOL_CATALOG, log });
   // An agent of the agents file may name a plugin's harness: it must be loaded now (and native when it has native tools).
   for (const agent of agents.list()) {
     const harness = harnesses.find(agent.harness);
@@ -177,24 +147,24 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const server = createServer();
   // Between listen() and the routes below (auth, bus, host), answer 503 instead of leaving requests unanswered.
   const starting = (_req: IncomingMessage, res: ServerResponse) => {
-    setSecurityHeaders(res, "api");
+    setSecurityHeaders(res, "api", config.development);
     sendError(res, new DomainError("capacity", "The server is starting; try again in a moment."));
   };
   server.on("request", starting);
   // Longer than common proxies' and clients' idle timeouts, so a reused keep-alive socket is not closed under a request.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const port = (server.address() as AddressInfo).port;
-  const url = options.publicUrl ?? `http://127.0.0.1:${port}`;
+  const url = config.publicUrl ?? `http://127.0.0.1:${port}`;
   // Replicas share one PostgreSQL: notifications reach the others. PGlite is one process.
   const bus = options.db.kind === "postgres" && options.db.sql ? await createPgBus(options.db.sql, log) : createLocalBus();
   // A sign-out (or any ended login session) ends the connections it opened, on every replica.
-  const auth = createAuth({ db: options.db.db, secret: authSecret(options.dataDir), baseURL: url, onSessionEnded: (userId) => bus.publishCredentials({ userId }) });
+  const auth = createAuth({ db: options.db.db, secret: authSecret(config.authSecret, config.dataDir), baseURL: url, onSessionEnded: (userId) => bus.publishCredentials({ userId }) });
   // The process-wide dependencies, assembled here once (no module-level singletons).
   const processes = new ProcessCleanup();
   const metrics = createMetrics({ db: options.db.db, dbKind: options.db.kind, poolSize: options.db.sql?.options.max ?? 1 });
-  const tracing = createTracing();
+  const tracing = createTracing(config.environment);
   if (tracing.enabled) log.info("tracing: spans are exported over OTLP/HTTP");
   const observe: TObserve = { metrics: metrics.port, tracer: tracing.tracer, tracing: tracing.enabled, scrape: metrics.render };
   const base = {
@@ -204,7 +174,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     bus,
     log,
     now: options.now ?? (() => new Date()),
-    secretKey: loadSecretKey(options.dataDir),
+    secretKey: loadSecretKey(config.dataDir, config.secretKey),
     receipts: new ReceiptStore(),
     sandbox,
     processes,
@@ -212,13 +182,14 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     mcp: new McpManager(),
     notify: notifyConfig ? { config: notifyConfig, publicUrl: notifyConfig.publicUrl ?? url } : null,
     agents,
-    reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
+    reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...config.reviewer, workspaceRoot: join(config.dataDir, "workspaces") }) : options.reviewer,
     config: {
-      dataDir: options.dataDir,
-      leaseMs: options.leaseMs ?? 15_000,
-      boundaryTimeoutMs: options.boundaryTimeoutMs ?? 120_000,
-      expirySweepMs: options.expirySweepMs ?? 1000,
-      media: { ...mediaPolicyFromEnv(), ...options.media },
+      dataDir: config.dataDir,
+      leaseMs: config.leaseMs,
+      boundaryTimeoutMs: config.boundaryTimeoutMs,
+      expirySweepMs: config.expirySweepMs,
+      media: config.media,
+      environment: config.environment,
     },
   };
   // Receipts published by any replica are remembered here for waiters of this process.
@@ -226,18 +197,17 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     if (change.resolutionId) base.receipts.record(change.questionId, change.resolutionId);
   });
   // Reloaded on SIGHUP (server/main.ts) and by admins (tRPC admin.reloadAgents); runs keep the policy they started with.
-  const agentsConfig = new AgentsConfig(base.agents, log, agentsFile);
+  const agentsConfig = new AgentsConfig(base.agents, log, agentsFile, config.environment);
   // Each successful reload is a row of the admin trail (who: the admin over tRPC, or the system for SIGHUP).
   agentsConfig.onReloaded = (event) => recordConfigReloaded(base, event.who, { source: event.path, changed: event.agents });
   const host = new Host(base, { harnesses, middleware });
-  const maxStreamsPerUser = options.maxStreamsPerUser === undefined ? parseMaxStreams(process.env.COUNTERSIGN_MAX_STREAMS_PER_USER) : options.maxStreamsPerUser;
-  const connections = new OpenConnections(base, { maxPerUser: maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
+  const connections = new OpenConnections(base, { maxPerUser: config.maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TV1Deps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies };
+  const deps: TTransportDeps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies, publicUrl: config.publicUrl };
   // The authority capabilities (child runs, answers with receipts) act through the ordinary services.
   host.authorityServices = createAuthorityServices(deps);
-  const rateLimit = options.rateLimit === undefined ? parseRateLimit(process.env.COUNTERSIGN_RATE_LIMIT) : options.rateLimit;
-  const limiter = rateLimit ? new RateLimiter(rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
+  const limiter = config.rateLimit ? new RateLimiter(config.rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
+  const guard = { development: config.development, publicUrl: config.publicUrl };
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });
   const devices = createDeviceServer(deps, base.devices);
   const authHandler = toNodeHandler(auth);
@@ -252,7 +222,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     const reqUrl = parseRequestUrl(req.url);
     // A request target no URL parser accepts (e.g. `GET http://[bad/`) is a 400, never a crash.
     if (!reqUrl) {
-      setSecurityHeaders(res, "api");
+      setSecurityHeaders(res, "api", config.development);
       return sendError(res, new DomainError("invalid_request", "The request target is not a valid URL."));
     }
     // One access log line per request (and its server span); the handler runs in the span's context.
@@ -263,8 +233,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     const path = reqUrl.pathname;
     const isApi = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/api/") || path === "/metrics";
     // Security headers on every response, then the per-credential rate limit (429 + Retry-After).
-    if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page")) return;
-    if (deps.drain.refuses(req.method, path)) return deps.drain.refuse(res);
+    if (guardRequest(limiter, req, res, reqUrl, isApi || !options.pages ? "api" : "page", guard)) return;
+    if (deps.drain.refuses(req.method, path)) return refuseWhileDraining(res, deps.drain);
     armBodyDeadline(req, res, bodyTimeoutMs);
     const done = (p: Promise<void>) =>
       p.catch((error: unknown) => {
@@ -296,7 +266,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     // One access log line per upgrade too, when its socket closes (status 101 or the refusal's).
     if (reqUrl.pathname === "/v1/live" || reqUrl.pathname === "/v1/devices/connect") beginUpgrade(deps, req, socket, reqUrl);
     if (reqUrl.pathname === "/v1/live") {
-      if (deps.drain.draining) return refuseUpgradeWhileDraining(socket);
+      if (deps.drain.draining) return refuseUpgradeWhileDraining(socket, deps.drain);
       if (guardUpgrade(limiter, req, socket, reqUrl)) return;
       return void live.handleUpgrade(req, socket, head, reqUrl).catch(() => socket.destroy());
     }
@@ -310,7 +280,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   if (metricsServer) {
     metricsServer.on("request", (req, res) => {
       const reqUrl = parseRequestUrl(req.url);
-      setSecurityHeaders(res, "api");
+      setSecurityHeaders(res, "api", config.development);
       if (reqUrl?.pathname !== "/metrics") return sendError(res, new DomainError("not_found", "This port serves only GET /metrics."));
       if (req.method !== "GET") return sendError(res, new DomainError("method_not_allowed", `${req.method} is not allowed on /metrics.`));
       const requestContext = beginRequest(deps, req, res, reqUrl);
@@ -321,7 +291,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
         }),
       );
     });
-    await new Promise<void>((resolve) => metricsServer.listen(metricsPort ?? 0, options.host ?? "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => metricsServer.listen(metricsPort ?? 0, config.host, resolve));
   }
   const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
 

@@ -8,13 +8,12 @@ import { backfillNameKeys } from "../db/repositories/display-names";
 import { startControlServer } from "./api/http/control";
 import { createApp } from "./app";
 import { SYSTEM_ORIGIN } from "./core/admin-trail";
-import { AgentsConfig } from "./agents/reload";
 import { loadConfig } from "./config";
 import { ensureDemoOperator } from "./demo";
 
-/** Next.js serves the console pages; skipped with COUNTERSIGN_PAGES=off (API-only, e.g. tests). */
-async function loadPages(port: number) {
-  const app = next({ dev: process.env.NODE_ENV !== "production", dir: process.cwd(), hostname: "127.0.0.1", port });
+/** Next.js serves the console pages (its development server unless NODE_ENV=production); skipped with COUNTERSIGN_PAGES=off (API-only, e.g. tests). */
+async function loadPages(port: number, dev: boolean) {
+  const app = next({ dev, dir: process.cwd(), hostname: "127.0.0.1", port });
   await app.prepare();
   const handle = app.getRequestHandler();
   const upgrade = app.getUpgradeHandler();
@@ -28,32 +27,16 @@ async function loadPages(port: number) {
 async function main(): Promise<void> {
   // Everything the server creates (data directory, secrets, PGlite files, logs) is owner-only.
   process.umask(0o077);
+  // Every variable is read and checked here: a bad value (an agents file's bad field too) stops the start before the database is opened.
   const config = loadConfig();
-  // A bad agents file stops the start before the database is opened, naming the bad field.
-  const agentsFile = AgentsConfig.loadAtBoot();
   const log = pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.password"] });
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"), poolSize: config.dbPool });
   await migrateDb(db);
   // Display-name keys are computed in JavaScript (NFKC): written here for users from before them.
   const shared = await backfillNameKeys(db.db);
   if (shared.length > 0) log.warn({ users: shared }, "These users share a display name with an older user (from before names had to differ); rename them with `npm run cli -- user rename USER NAME`");
-  const pages = process.env.COUNTERSIGN_PAGES === "off" ? undefined : await loadPages(config.port);
-  const app = await createApp({
-    db,
-    dataDir: config.dataDir,
-    port: config.port,
-    host: config.host,
-    publicUrl: config.publicUrl,
-    boundaryTimeoutMs: config.boundaryTimeoutMs,
-    leaseMs: config.leaseMs,
-    expirySweepMs: config.expirySweepMs,
-    rateLimit: config.rateLimit,
-    trustedProxies: config.trustedProxies,
-    bodyTimeoutMs: config.bodyTimeoutMs,
-    agentsFile,
-    log,
-    pages,
-  });
+  const pages = config.pages ? await loadPages(config.port, config.development) : undefined;
+  const app = await createApp({ db, config, log, pages });
   const url = config.publicUrl ?? `http://localhost:${(app.server.address() as { port: number }).port}`;
   const demo = await ensureDemoOperator(db.db, app.deps.auth, config.dataDir, url);
   if (demo) console.log(`\n${demo}`);

@@ -5,6 +5,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { type Db, type DbHandle, migrateDb, openDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { createApp } from "../../server/app";
+import { testConfig } from "../../server/testing/test-app";
 import { createApiKey } from "../../server/auth/api-keys";
 import { addUser } from "../../server/auth/users";
 import { freshDatabase, openRaw, rawFromPglite, type TCtx, type TRaw, size } from "./lib/env";
@@ -85,7 +86,7 @@ export async function benchConsole(ctx: TCtx): Promise<TOutcome> {
   const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 2 });
   const warnings: string[] = [];
   const capture = capturingDb(handle);
-  const app = await createApp({ db: capture.handle, dataDir: fresh.dataDir, log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });
+  const app = await createApp({ db: capture.handle, config: testConfig({ dataDir: fresh.dataDir }), log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });
   const db = ctx.kind;
   const problems: string[] = [];
   try {

@@ -47,15 +47,21 @@ export const BUILTIN_AGENTS: readonly TAgentConfig[] = [
     description: "The scripted agent with the tools of the MCP servers configured in COUNTERSIGN_MCP_SERVERS (a JSON array).",
     tools: SCRIPTED_TOOLS,
     approval: { exec: "always", echo: "never" },
-    mcpServers: () => mcpServersFromEnv(),
+    // Bound to the server's environment by configuredAgents (COUNTERSIGN_MCP_SERVERS, read when first needed).
+    mcpServers: () => [],
   },
 ];
 
 export const DEFAULT_AGENT = "scripted";
 
-/** The agents of this installation: the built-in ones, and `model` when COUNTERSIGN_MODEL_BASE_URL is set (read at boot). */
-export function configuredAgents(env: Record<string, string | undefined> = process.env): TAgentConfig[] {
+/**
+ * The agents of this installation in the environment `env`: the built-in ones (`scripted-mcp`
+ * with the servers of COUNTERSIGN_MCP_SERVERS, read when it first needs them), and `model` when
+ * COUNTERSIGN_MODEL_BASE_URL is set (read at boot).
+ */
+export function configuredAgents(env: Readonly<Record<string, string | undefined>>): TAgentConfig[] {
   const model = modelAgentFromEnv(env);
-  return [...BUILTIN_AGENTS, ...(model ? [model] : [])];
+  const builtins = BUILTIN_AGENTS.map((a) => (a.mcpServers ? { ...a, mcpServers: () => mcpServersFromEnv(env.COUNTERSIGN_MCP_SERVERS) } : a));
+  return [...builtins, ...(model ? [model] : [])];
 }
 

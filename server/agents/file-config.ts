@@ -262,7 +262,7 @@ function toAgentConfig(entry: TAgentEntry): TAgentConfig {
 export type TLoadedAgents = { agents: TAgentConfig[]; defaultAgent: string; notify: TNotifyConfig | null; file: TAgentsFile; path: string };
 
 /** Validates a parsed file; throws one error listing every bad field by JSON path. */
-export function parseAgentsFile(raw: unknown, source: string, env: Record<string, string | undefined> = process.env): Omit<TLoadedAgents, "path"> {
+export function parseAgentsFile(raw: unknown, source: string, env: Record<string, string | undefined>): Omit<TLoadedAgents, "path"> {
   const parsed = ZAgentsFile.safeParse(raw);
   if (!parsed.success) throw new Error(`Invalid ${source}: ${describeIssues(parsed.error).join("; ")}`);
   const file = parsed.data;
@@ -274,8 +274,8 @@ export function parseAgentsFile(raw: unknown, source: string, env: Record<string
   return { agents, defaultAgent, notify, file };
 }
 
-/** Reads and validates the file at `path` (JSON). */
-export function loadAgentsFile(path: string, env: Record<string, string | undefined> = process.env): TLoadedAgents {
+/** Reads and validates the file at `path` (JSON); `env` holds the variables it names (secrets, the built-in agents' settings). */
+export function loadAgentsFile(path: string, env: Record<string, string | undefined>): TLoadedAgents {
   const source = `COUNTERSIGN_AGENTS_FILE (${path})`;
   let text: string;
   try {

@@ -26,7 +26,7 @@ const positiveInt = (env: TEnv, name: string): number | undefined => {
  * (read at each call). It exists only when the base URL is set: otherwise `"agent":"model"` is
  * refused at invocation with a clear 400 and no run is created. Invalid values fail the start.
  */
-export function modelAgentFromEnv(env: TEnv = process.env): TAgentConfig | null {
+export function modelAgentFromEnv(env: TEnv): TAgentConfig | null {
   const baseURL = env.COUNTERSIGN_MODEL_BASE_URL?.trim();
   if (!baseURL) return null;
   let url: URL;

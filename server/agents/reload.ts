@@ -59,17 +59,13 @@ export class AgentsConfig {
   /** The admin trail's "config reloaded" event (wired by the composition root, server/app.ts). */
   onReloaded: TOnReloaded | null = null;
 
+  /** `current`: the file as loaded at boot (server/config.ts); `env`: the environment its reloads resolve the variables it names in. */
   constructor(
     private readonly registry: AgentRegistry,
     private readonly log: Logger,
     private current: TLoadedAgents | null,
+    private readonly env: Readonly<Record<string, string | undefined>> = {},
   ) {}
-
-  /** Reads the file at boot: null when COUNTERSIGN_AGENTS_FILE is unset; throws (naming the field) when it is invalid. */
-  static loadAtBoot(env: Record<string, string | undefined> = process.env): TLoadedAgents | null {
-    const path = env.COUNTERSIGN_AGENTS_FILE?.trim();
-    return path ? loadAgentsFile(path, env) : null;
-  }
 
   /** Re-reads the file; on error nothing changes and the answer says why. */
   async reload(by: { who: TAdminWho; via: "signal" | "trpc" }): Promise<TReloadResult> {
@@ -82,7 +78,7 @@ export class AgentsConfig {
     const path = this.current.path;
     let next: TLoadedAgents;
     try {
-      next = loadAgentsFile(path);
+      next = loadAgentsFile(path, this.env);
       this.registry.replaceConfigured(next.agents, next.defaultAgent);
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);

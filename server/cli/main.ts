@@ -3,22 +3,23 @@ import { request } from "node:http";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { controlSocketPath, loadConfig } from "../config";
+import { controlSocketPath, describeDatabase, loadConfig } from "../config";
 import { DomainError } from "../core/errors";
-import type { TCommandOutput, TCommandRequest } from "./commands";
-import { describeDatabase } from "./database";
-import { parseCommand, UsageError } from "./parse";
+import { CLI_ORIGIN } from "../core/admin-trail";
+import type { TAdminCommandOutput } from "../services/console/admin-commands";
+import { adminCommandOf, type TCommandRequest } from "./commands";
+import { parseCommand, type TParsedCommand, UsageError } from "./parse";
 
-type TOutcome = { output: TCommandOutput; database: string };
+type TOutcome = { output: TAdminCommandOutput; database: string };
 
 /**
  * Runs the command in the server of this data directory through its control socket (PGlite admits
  * one process per directory); null when no server listens there.
  */
-async function viaServer(dataDir: string, body: TCommandRequest): Promise<TOutcome | null> {
+async function viaServer(dataDir: string, parsed: TParsedCommand, body: TCommandRequest): Promise<TOutcome | null> {
   const socketPath = controlSocketPath(dataDir);
   if (!existsSync(socketPath)) return null;
-  const payload = JSON.stringify(body);
+  const payload = JSON.stringify({ command: adminCommandOf(parsed, body.stdin), osUser: body.osUser });
   return new Promise<TOutcome | null>((resolve, reject) => {
     const req = request({ socketPath, path: "/cli", method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
       const streamed = (res.headers["content-type"] ?? "").startsWith("application/x-ndjson");
@@ -57,14 +58,14 @@ async function* lines(stream: Readable): AsyncGenerator<string> {
 }
 
 /** Opens the database itself (no server on this data directory, or PostgreSQL), runs the command, prints while it is open. */
-async function direct(body: TCommandRequest, print: (outcome: TOutcome) => Promise<void>): Promise<void> {
+async function direct(parsed: TParsedCommand, request: TCommandRequest, print: (outcome: TOutcome) => Promise<void>): Promise<void> {
   // Loaded only now: a bad command line or a running server never pays for the database and services.
-  const [{ migrateDb, openDb }, { createAuth }, { createLocalBus }, { createPgBus }, { runCommand }, { default: pino }] = await Promise.all([
+  const [{ migrateDb, openDb }, { createAuth }, { createLocalBus }, { createPgBus }, { runAdminCommand }, { default: pino }] = await Promise.all([
     import("../../db/client"),
     import("../auth/auth"),
     import("../host/bus"),
     import("../host/pg-bus"),
-    import("./commands"),
+    import("../services/console/admin-commands"),
     import("pino"),
   ]);
   const config = loadConfig();
@@ -73,16 +74,19 @@ async function direct(body: TCommandRequest, print: (outcome: TOutcome) => Promi
   const db = await openDb({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : pgliteDir });
   try {
     await migrateDb(db);
-    const secret = process.env.BETTER_AUTH_SECRET ?? "cli-does-not-sign-sessions";
+    const secret = config.authSecret ?? "cli-does-not-sign-sessions";
     const auth = createAuth({ db: db.db, secret, baseURL: "http://localhost" });
     // Logs go to stderr so `--json` prints only JSON. On PostgreSQL, servers running on the same
     // database hear credential changes (a disabled user) through NOTIFY, as from a replica.
     const log = pino({ level: "warn" }, pino.destination(2));
     const pgBus = db.kind === "postgres" && db.sql ? await createPgBus(db.sql, log) : null;
     try {
-      const output = await runCommand({ db: db.db, auth, bus: pgBus ?? createLocalBus(), log, now: () => new Date(), database }, body).catch((error: unknown) => {
-        throw Object.assign(error as object, { database });
-      });
+      const deps = { db: db.db, auth, bus: pgBus ?? createLocalBus(), log, now: () => new Date() };
+      const output = await Promise.resolve()
+        .then(() => runAdminCommand(deps, { actor: null, origin: CLI_ORIGIN(request.osUser ?? null) }, adminCommandOf(parsed, request.stdin)))
+        .catch((error: unknown) => {
+          throw Object.assign(error as object, { database });
+        });
       await print({ output, database });
     } finally {
       await pgBus?.close();
@@ -135,9 +139,9 @@ async function main(): Promise<number> {
       }
     };
     const config = loadConfig();
-    const remote = config.databaseUrl ? null : await viaServer(config.dataDir, body);
+    const remote = config.databaseUrl ? null : await viaServer(config.dataDir, parsed, body);
     if (remote) await print(remote);
-    else await direct(body, print);
+    else await direct(parsed, body, print);
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError;

@@ -50,7 +50,7 @@ const positiveInt = (name: string, raw: string | undefined, fallback: number): n
 };
 
 /** The media policy from COUNTERSIGN_MEDIA_* (a bad value stops the boot with a sentence). */
-export function mediaPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): TMediaPolicy {
+export function mediaPolicyFromEnv(env: Readonly<Record<string, string | undefined>>): TMediaPolicy {
   const maxFileBytes = positiveInt("COUNTERSIGN_MEDIA_MAX_FILE_BYTES", env.COUNTERSIGN_MEDIA_MAX_FILE_BYTES, DEFAULT_MEDIA_POLICY.maxFileBytes);
   const maxRunBytes = positiveInt("COUNTERSIGN_MEDIA_MAX_RUN_BYTES", env.COUNTERSIGN_MEDIA_MAX_RUN_BYTES, DEFAULT_MEDIA_POLICY.maxRunBytes);
   const contextChars = positiveInt("COUNTERSIGN_MEDIA_CONTEXT_CHARS", env.COUNTERSIGN_MEDIA_CONTEXT_CHARS, DEFAULT_MEDIA_POLICY.contextChars);

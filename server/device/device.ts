@@ -50,9 +50,10 @@ type TRunning = { runId: string; controller: AbortController };
  * The device process: pairs once (or reconnects with its stored credential), then runs the named
  * commands the server asks for, but only those its own allowlist, consent and deny patterns admit.
  * Every command runs in its own process group with a marker; cancel, timeout, a revoked run or a
- * lost connection stop the whole tree. Resolves with the exit code.
+ * lost connection stop the whole tree. `environment`: the one its owner started it with, which the
+ * commands run with. Resolves with the exit code.
  */
-export async function runDevice(options: TDeviceOptions): Promise<number> {
+export async function runDevice(options: TDeviceOptions, environment: Readonly<Record<string, string | undefined>>): Promise<number> {
   const state = readState(options.state);
   if (!options.pair && !state) {
     fail(`this device is not paired: start it once with --pair TOKEN (an admin creates one in the console); no state in ${options.state}.`);
@@ -72,13 +73,13 @@ export async function runDevice(options: TDeviceOptions): Promise<number> {
     return 1;
   }
   try {
-    return await serve(options, server, state, spawner);
+    return await serve(options, server, state, spawner, environment);
   } finally {
     await spawner.stop();
   }
 }
 
-async function serve(options: TDeviceOptions, server: string, initial: TState | null, spawner: TSpawner): Promise<number> {
+async function serve(options: TDeviceOptions, server: string, initial: TState | null, spawner: TSpawner, environment: Readonly<Record<string, string | undefined>>): Promise<number> {
   let state = initial;
   let pairToken = options.pair ?? null;
   const running = new Map<string, TRunning>();
@@ -119,7 +120,7 @@ async function serve(options: TDeviceOptions, server: string, initial: TState | 
         command: decision.shell,
         cwd: options.cwd,
         // A device runs its owner's declared commands on its owner's machine, with the environment the owner started it with.
-        env: { ...process.env } as Record<string, string>,
+        env: { ...environment } as Record<string, string>,
         timeoutMs: Math.min(frame.timeoutMs, options.maxTimeoutMs),
         signal: controller.signal,
         spawner,

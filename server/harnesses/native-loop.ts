@@ -42,7 +42,7 @@ export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<
         model: attempt.agent.model,
         ...(attempt.agent.system ? { system: attempt.agent.system } : {}),
         ...(endpoint
-          ? { endpoint: { baseURL: endpoint.baseURL, ...(endpoint.apiKeyEnv && process.env[endpoint.apiKeyEnv] ? { apiKey: process.env[endpoint.apiKeyEnv] } : {}), ...(endpoint.headers ? { headers: { ...endpoint.headers } } : {}) } }
+          ? { endpoint: { baseURL: endpoint.baseURL, ...(endpoint.apiKeyEnv && attempt.deps.config.environment[endpoint.apiKeyEnv] ? { apiKey: attempt.deps.config.environment[endpoint.apiKeyEnv] } : {}), ...(endpoint.headers ? { headers: { ...endpoint.headers } } : {}) } }
           : {}),
         nativeTools: Object.freeze([...(attempt.agent.nativeTools ?? [])]),
       },

@@ -142,9 +142,10 @@ function abortion(signal: AbortSignal): { promise: Promise<never>; dispose: () =
  * reasoning deltas go to `stream` as they arrive; tool calls are returned, never executed (the
  * host's loop runs them with approvals, questions and client tools). Failures are
  * `HarnessFailure`s: `model_unavailable` (endpoint down, HTTP error, broken stream) or
- * `model_timeout` (no first token in time, or the response exceeded its budget).
+ * `model_timeout` (no first token in time, or the response exceeded its budget). The endpoint's
+ * `apiKeyEnv` is looked up in `environment` (the server's) at each call.
  */
-export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: string; tracer?: Tracer } = {}): TModelDriver {
+export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: string; tracer?: Tracer; environment?: Readonly<Record<string, string | undefined>> } = {}): TModelDriver {
   const modelId = options.model ?? agent.model;
   const endpoint = agent.endpoint;
   const timeoutMs = endpoint?.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
@@ -156,7 +157,7 @@ export function openAICompatibleDriver(agent: TAgentConfig, options: { model?: s
     nextTurn: async (conversation, _turnIndex, signal, stream?: TTurnStream, beforeDispatch?: TBeforeDispatch): Promise<TModelTurn> => {
       if (!endpoint) throw new HarnessFailure("model_unavailable", `No model endpoint is configured for the agent ${agent.name}.`);
       const where = `The model ${modelId} at ${displayUrl(endpoint.baseURL)}`;
-      const apiKey = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
+      const apiKey = endpoint.apiKeyEnv ? options.environment?.[endpoint.apiKeyEnv] : undefined;
       const provider = createOpenAICompatible({
         name: "countersign-model",
         baseURL: endpoint.baseURL,

@@ -47,7 +47,9 @@ export const BUILTIN_HARNESSES: readonly THarness[] = [
     run: (attempt) => {
       // Model calls carry the AI SDK's telemetry when tracing is on.
       const tracer = attempt.deps.observe.tracing ? attempt.deps.observe.tracer : undefined;
-      return runModelLoop(attempt, openAICompatibleDriver(attempt.agent, { tracer }), attempt.agent.fallbackModel ? openAICompatibleDriver(attempt.agent, { model: attempt.agent.fallbackModel, tracer }) : undefined);
+      // The endpoint's API key is read from the server's environment at each call (apiKeyEnv).
+      const environment = attempt.deps.config.environment;
+      return runModelLoop(attempt, openAICompatibleDriver(attempt.agent, { tracer, environment }), attempt.agent.fallbackModel ? openAICompatibleDriver(attempt.agent, { model: attempt.agent.fallbackModel, tracer, environment }) : undefined);
     },
   },
 ];

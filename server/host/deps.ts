@@ -27,6 +27,8 @@ export type THostConfig = {
   expirySweepMs: number;
   /** Attachment limits and allowlist (COUNTERSIGN_MEDIA_*). */
   media: TMediaPolicy;
+  /** The server's environment (server/config.ts), for the variables an agent names and that are read when used: `endpoint.apiKeyEnv`, `exec.env`. */
+  environment: Readonly<Record<string, string | undefined>>;
 };
 
 /** The dependency graph shared by the server, the CLI and tests. */

@@ -17,7 +17,7 @@ export function parseSecretKey(value: string): Buffer {
  * The key secrets are encrypted with: COUNTERSIGN_SECRET_KEY (32 bytes, base64), or a key
  * generated once into the data directory (mode 0600).
  */
-export function loadSecretKey(dataDir: string, fromEnv = process.env.COUNTERSIGN_SECRET_KEY): Buffer {
+export function loadSecretKey(dataDir: string, fromEnv?: string): Buffer {
   if (fromEnv) return parseSecretKey(fromEnv);
   const file = join(dataDir, "secret-key");
   if (existsSync(file)) return Buffer.from(readFileSync(file, "utf8").trim(), "base64");

@@ -117,7 +117,7 @@ async function markRunning(attempt: Attempt, call: TToolCall, pure: boolean): Pr
 /** What a host tool may use while it runs: the run's identity, its workspace and the sandbox with the agent's allowances. */
 function toolContext(attempt: Attempt) {
   const r = attempt.response;
-  const exec = { sandbox: attempt.deps.sandbox, network: attempt.agent.exec?.network ?? false, env: attempt.agent.exec?.env ?? [], processes: attempt.deps.processes };
+  const exec = { sandbox: attempt.deps.sandbox, network: attempt.agent.exec?.network ?? false, env: attempt.agent.exec?.env ?? [], processes: attempt.deps.processes, environment: attempt.deps.config.environment };
   return { workspaceDir: attempt.workspaceDir, signal: attempt.signal, userId: r.userId, sessionId: r.sessionId, responseId: r.id, exec };
 }
 

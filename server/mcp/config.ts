@@ -55,7 +55,7 @@ export const DEFAULT_MCP_TIMEOUT_MS = 10 * 60_000;
  * each call so a process can be configured before its first MCP connection. An invalid value
  * configures no server and says why once in the error it throws.
  */
-export function mcpServersFromEnv(raw = process.env.COUNTERSIGN_MCP_SERVERS): TMcpServerConfig[] {
+export function mcpServersFromEnv(raw: string | undefined): TMcpServerConfig[] {
   if (!raw || raw.trim() === "") return [];
   let json: unknown;
   try {

@@ -141,7 +141,7 @@ export type TNotifyConfig = TNotifyFileConfig & {
 export const isStandardWebhookSecret = (secret: string): boolean => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && Buffer.from(secret.slice(6), "base64").length >= 24;
 
 /** Validates a parsed configuration object and resolves its secrets; errors name the field. */
-export function parseNotifyConfig(raw: unknown, env: Record<string, string | undefined> = process.env, source = "notification config"): TNotifyConfig {
+export function parseNotifyConfig(raw: unknown, env: Readonly<Record<string, string | undefined>> = {}, source = "notification config"): TNotifyConfig {
   const parsed = ZNotifyConfig.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
@@ -178,7 +178,7 @@ export function parseNotifyConfig(raw: unknown, env: Record<string, string | und
 }
 
 /** Reads `COUNTERSIGN_NOTIFY_CONFIG` (a JSON file); null when unset (notifications off). */
-export function loadNotifyConfig(env: Record<string, string | undefined> = process.env): TNotifyConfig | null {
+export function loadNotifyConfig(env: Readonly<Record<string, string | undefined>>): TNotifyConfig | null {
   const path = env.COUNTERSIGN_NOTIFY_CONFIG;
   if (!path) return null;
   let text: string;

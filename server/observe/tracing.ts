@@ -10,7 +10,7 @@ export type TTracing = { tracer: Tracer; enabled: boolean; shutdown: () => Promi
 let contextManagerSet = false;
 
 /** Whether the standard OTLP variables ask for traces (and the SDK is not disabled). */
-export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+export function tracingConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
   if (env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none") return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim());
 }
@@ -26,7 +26,7 @@ const positiveInt = (raw: string | undefined, fallback: number): number => {
  * variables itself (endpoint, `OTEL_EXPORTER_OTLP_HEADERS`, timeout). Otherwise the tracer is the
  * API's no-op: starting a span allocates nothing that is exported.
  */
-export function createTracing(env: NodeJS.ProcessEnv = process.env): TTracing {
+export function createTracing(env: Readonly<Record<string, string | undefined>>): TTracing {
   if (!tracingConfigured(env)) return { tracer: new ProxyTracerProvider().getTracer("countersign"), enabled: false, shutdown: async () => {} };
   // The AI SDK parents its model-call spans on the active context: keep it across awaits.
   if (!contextManagerSet) {
@@ -34,7 +34,7 @@ export function createTracing(env: NodeJS.ProcessEnv = process.env): TTracing {
     contextManagerSet = true;
   }
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || "countersign", [ATTR_SERVICE_VERSION]: process.env.npm_package_version ?? "0.1.0" }),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || "countersign", [ATTR_SERVICE_VERSION]: env.npm_package_version ?? "0.1.0" }),
     spanProcessors: [
       new BatchSpanProcessor(new OTLPTraceExporter(), {
         scheduledDelayMillis: positiveInt(env.OTEL_BSP_SCHEDULE_DELAY, 5000),

@@ -32,7 +32,7 @@ export const ZPluginsFile = z.strictObject({
  * paths are relative to it) and `COUNTERSIGN_PLUGINS` (comma-separated folders, each enabled).
  * A bad file stops the boot naming the field.
  */
-export function pluginSourcesFromEnv(env: Record<string, string | undefined> = process.env): TPluginSource[] {
+export function pluginSourcesFromEnv(env: Readonly<Record<string, string | undefined>>): TPluginSource[] {
   const sources: TPluginSource[] = [];
   const file = env.COUNTERSIGN_PLUGINS_FILE?.trim();
   if (file) {

@@ -31,7 +31,7 @@ export type TReviewerConfig = z.infer<typeof ZReviewerConfig>;
  * `COUNTERSIGN_REVIEWER_BASE_URL`, `…_MODEL`, `…_API_KEY`, `…_TIMEOUT_MS` and `…_RESPONSE_FORMAT`.
  * Throws a zod error naming the bad variable's path when the combination is invalid.
  */
-export function reviewerConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): TReviewerConfig {
+export function reviewerConfigFromEnv(env: Readonly<Record<string, string | undefined>>): TReviewerConfig {
   const baseURL = env.COUNTERSIGN_REVIEWER_BASE_URL;
   const timeout = env.COUNTERSIGN_REVIEWER_TIMEOUT_MS;
   return ZReviewerConfig.parse({

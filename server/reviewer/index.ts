@@ -2,7 +2,7 @@
  * The exec reviewer: decides on an `exec` tool call before a person sees it.
  *
  * ```ts
- * const reviewer = createConfiguredReviewer(reviewerConfigFromEnv()); // or createReviewerChain([...])
+ * const reviewer = createConfiguredReviewer(reviewerConfigFromEnv(env)); // or createReviewerChain([...])
  * const verdict = await reviewWithFallback(reviewer, request, signal);
  * // allow-once → run once; deny → return rationale + guidance to the agent; ask → human approval
  * ```

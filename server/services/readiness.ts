@@ -6,17 +6,6 @@ export type TReadiness =
   | { ready: true; database: TDeps["dbKind"]; migrations: number }
   | { ready: false; reason: TNotReadyReason; detail: string };
 
-/** How long the readiness check waits for the database by default (COUNTERSIGN_READY_TIMEOUT_MS). */
-export const DEFAULT_READY_TIMEOUT_MS = 2000;
-
-/** The readiness timeout from its variable; a bad value stops the boot. */
-export function parseReadyTimeout(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === "") return DEFAULT_READY_TIMEOUT_MS;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 1 || ms > 60_000) throw new Error(`COUNTERSIGN_READY_TIMEOUT_MS must be a whole number of milliseconds from 1 to 60000, not "${raw}".`);
-  return ms;
-}
-
 /**
  * Is this process ready for traffic: the database answers a query within `timeoutMs`, and every
  * migration this build ships is applied. A hung database is "not ready" after the timeout, never

@@ -8,8 +8,10 @@ import { configuredAgents } from "../agents/catalog";
 import { loadAgentsFile } from "../agents/file-config";
 import { AgentRegistry } from "../agents/registry";
 import type { TAgentConfig } from "../agents/types";
-import { createApp, type TApp, type TAppOptions } from "../app";
+import { createApp, type TApp } from "../app";
 import { addUser } from "../auth/users";
+import { loadConfig, type TServerConfig } from "../config";
+import type { TMediaPolicy } from "../core/media";
 import type { TRole } from "../core/vocabulary";
 import type { TNotifyConfig } from "../notify/config";
 import type { TExecReviewer } from "../reviewer";
@@ -35,6 +37,15 @@ export type TTestApp = TApp & {
 
 let userCounter = 0;
 
+/**
+ * A server configuration for tests: what loadConfig() reads from the test process's environment
+ * (tests configure some variables that way), on a loopback port the OS picks, with no public URL
+ * unless given; `overrides` replace parts of it.
+ */
+export function testConfig(overrides: Partial<TServerConfig> = {}): TServerConfig {
+  return { ...loadConfig(), port: 0, host: "127.0.0.1", publicUrl: undefined, ...overrides };
+}
+
 /** A whole server (without Next pages) on a fresh database and a temporary data directory. */
 export async function startTestApp(
   options: {
@@ -43,24 +54,24 @@ export async function startTestApp(
     reviewer?: TExecReviewer | null;
     agents?: TAgentConfig[];
     notify?: TNotifyConfig | null;
-    rateLimit?: TAppOptions["rateLimit"];
-    trustedProxies?: TAppOptions["trustedProxies"];
+    rateLimit?: TServerConfig["rateLimit"];
+    trustedProxies?: TServerConfig["trustedProxies"];
     bodyTimeoutMs?: number;
     maxStreamsPerUser?: number | null;
     credentialRecheckMs?: number;
     livePingMs?: number;
-    plugins?: TAppOptions["plugins"];
+    plugins?: TServerConfig["plugins"];
     metricsToken?: string | null;
     metricsPort?: number | null;
     readyTimeoutMs?: number;
-    media?: TAppOptions["media"];
+    media?: Partial<TMediaPolicy>;
     /** COUNTERSIGN_PUBLIC_URL (https turns on HSTS and Secure cookies). */
     publicUrl?: string;
     /** A COUNTERSIGN_AGENTS_FILE path: the server serves the file's agents and may reload it (`agents` is ignored). */
     agentsFile?: string;
   } = {},
 ): Promise<TTestApp> {
-  const { agents = [], agentsFile, ...appOptions } = options;
+  const { agents = [], agentsFile, reviewer, credentialRecheckMs, livePingMs, media, ...settings } = options;
   const db = await createTestDb();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-test-"));
   let logged = "";
@@ -71,7 +82,24 @@ export async function startTestApp(
   };
   let clockOffsetMs = 0;
   const now = () => new Date(Date.now() + clockOffsetMs);
-  const app = await createApp({ db, dataDir, now, log: pino({ level: "debug" }, sink), ...(agentsFile ? { agentsFile: loadAgentsFile(agentsFile) } : { agents: new AgentRegistry([...configuredAgents(), ...agents]) }), ...appOptions });
+  const base = testConfig();
+  const config: TServerConfig = {
+    ...base,
+    dataDir,
+    ...Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)),
+    media: { ...base.media, ...media },
+    agentsFile: agentsFile ? loadAgentsFile(agentsFile, base.environment) : null,
+  };
+  const app = await createApp({
+    db,
+    config,
+    now,
+    log: pino({ level: "debug" }, sink),
+    ...(agentsFile ? {} : { agents: new AgentRegistry([...configuredAgents(base.environment), ...agents]) }),
+    ...(reviewer !== undefined ? { reviewer } : {}),
+    credentialRecheckMs,
+    livePingMs,
+  });
   return {
     ...app,
     dataDir,

@@ -159,11 +159,11 @@ const BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /**
  * The whole environment of an approved command: `PATH`, `HOME` (the workspace), `LANG`, `TERM`,
- * plus the variables the agent's configuration names explicitly (`exec.env`), read from the
- * server's environment. None of the server's own secrets (database URL, auth secret, secret key,
+ * plus the variables the agent's configuration names explicitly (`exec.env`), read from `from`,
+ * the server's environment. None of the server's own secrets (database URL, auth secret, secret key,
  * model keys) reach it unless an agent names them.
  */
-export function execEnvironment(workspaceDir: string, named: readonly string[] = [], from: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+export function execEnvironment(workspaceDir: string, named: readonly string[] = [], from: Readonly<Record<string, string | undefined>> = {}): Record<string, string> {
   const env: Record<string, string> = { PATH: BASE_PATH, HOME: workspaceDir, LANG: "C.UTF-8", TERM: "dumb" };
   for (const name of named) {
     const value = from[name];

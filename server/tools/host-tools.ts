@@ -35,7 +35,7 @@ export const execTool: THostTool = {
       timeoutMs: Math.min(Math.ceil(timeoutMs ?? 30_000), MAX_EXEC_TIMEOUT_MS),
       signal: ctx.signal,
       spawner: ctx.exec.sandbox.spawner,
-      env: execEnvironment(ctx.workspaceDir, ctx.exec.env),
+      env: execEnvironment(ctx.workspaceDir, ctx.exec.env, ctx.exec.environment),
       confinement: { sandbox: ctx.exec.sandbox, workspaceDir: ctx.workspaceDir, network: ctx.exec.network },
     }, ctx.exec.processes);
     const out: Record<string, unknown> = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };

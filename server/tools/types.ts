@@ -15,7 +15,7 @@ export type THostToolContext = {
   responseId: string;
   /** The sandbox commands run in, with the agent's own allowances (network, named variables). */
   /** Where and how commands run; `processes` is this server's registry of the command trees runs started. */
-  exec: { sandbox: TExecSandbox; network: boolean; env: readonly string[]; processes: ProcessCleanup };
+  exec: { sandbox: TExecSandbox; network: boolean; env: readonly string[]; processes: ProcessCleanup; environment?: Readonly<Record<string, string | undefined>> };
 };
 
 /** A tool the host runs itself (exec, echo, ...). */

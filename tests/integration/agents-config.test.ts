@@ -170,7 +170,7 @@ describe("the file itself", () => {
     bad.agents.push({ name: "outside", harness: "scripted", tools: { exec: {} }, externalActions: "declared", actions: { exec: {}, "*": {} } });
     let message = "";
     try {
-      parseAgentsFile(bad, "agents.json");
+      parseAgentsFile(bad, "agents.json", {});
     } catch (e) {
       message = (e as Error).message;
     }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { createTestDatabaseUrl, testDbKind } from "../../db/testing";
-import { describeDatabase } from "../../server/cli/database";
+import { describeDatabase } from "../../server/config";
 import { freePort, startServerProcess } from "../../server/testing/server-process";
 import { cli, json, jsonError, type TRun } from "./cli-helpers";
 

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { parseTrustedProxies } from "../../server/api/http/client-address";
+import { parseTrustedProxies } from "../../server/config";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { rows } from "./helpers";
 

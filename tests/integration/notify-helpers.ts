@@ -11,7 +11,7 @@ import { createTestDb } from "../../db/testing";
 import { createApp, type TApp } from "../../server/app";
 import type { TNotifyConfig } from "../../server/notify/config";
 import { verifySignature } from "../../server/notify/sign";
-import type { TTestApp } from "../../server/testing/test-app";
+import { testConfig, type TTestApp } from "../../server/testing/test-app";
 import type { TTrpcBody } from "./questions-helpers";
 
 /** A mail as the SMTP sink received it. */
@@ -103,8 +103,8 @@ export async function withTwoServers(notify: TNotifyConfig, body: (a: TApp, b: T
   const handleB = await openDb({ url: handleA.url, poolSize: 5 });
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-replicas-"));
   const log = pino({ level: "silent" });
-  const a = await createApp({ db: handleA, dataDir, log, notify, rateLimit: null });
-  const b = await createApp({ db: handleB, dataDir, log, notify, rateLimit: null });
+  const a = await createApp({ db: handleA, log, config: testConfig({ dataDir, notify, rateLimit: null }) });
+  const b = await createApp({ db: handleB, log, config: testConfig({ dataDir, notify, rateLimit: null }) });
   try {
     await body(a, b, handleA);
   } finally {

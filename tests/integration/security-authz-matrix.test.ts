@@ -1,10 +1,11 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { approvals } from "../../db/schema";
 import { testDbKind } from "../../db/testing";
 import { GATEWAY_METHODS } from "../../server/api/http/gateway";
+import { V1_ROUTES } from "../../server/api/http/v1";
 import { createApiKey } from "../../server/auth/api-keys";
 import { appRouter } from "../../server/api/trpc/root";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -430,9 +431,8 @@ async function observe(cells: Record<string, (role: TRole) => Promise<TCell>>): 
 
 describe(`authorization matrix (${testDbKind()})`, () => {
   test("the tables cover every /v1 route, every gateway method and every tRPC procedure", () => {
-    // Routes as declared in v1.ts: a new route fails here until it has a row.
-    const source = readFileSync(new URL("../../server/api/http/v1.ts", import.meta.url), "utf8");
-    const declared = [...source.matchAll(/method: "(\w+)",\s*pattern: \/(.+?)\/,/g)].map((m) => ({ method: m[1] as string, pattern: new RegExp(m[2] as string) }));
+    // Routes as the /v1 table serves them: a new route fails here until it has a row.
+    const declared = V1_ROUTES.map((r) => ({ method: r.method, pattern: r.pattern }));
     expect(declared.length).toBeGreaterThan(5);
     const samples: Record<string, string> = {
       "GET /v1/healthz": "/v1/healthz",

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { apiKeys, loginSessions } from "../../db/schema";
 import { createTestDb, testDbKind } from "../../db/testing";
 import { createApp, type TApp } from "../../server/app";
-import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { startTestApp, testConfig, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { expectError, expectHealthy, invokeApproval, LiveClient, ok200, rows, tableCounts } from "./helpers";
 import { sessionToken, signIn, trpcPost } from "./security-helpers";
 
@@ -85,7 +85,7 @@ describe(`security headers (${testDbKind()})`, () => {
     const dataDir = mkdtempSync(join(tmpdir(), "countersign-pages-"));
     let pageApp: TApp | null = null;
     try {
-      pageApp = await createApp({ db, dataDir, log: pino({ level: "silent" }), pages: { handle: async (_req, res) => void res.end("<!doctype html><p>console</p>") } });
+      pageApp = await createApp({ db, config: testConfig({ dataDir }), log: pino({ level: "silent" }), pages: { handle: async (_req, res) => void res.end("<!doctype html><p>console</p>") } });
       for (const path of ["/", "/login", "/responses/resp_x", "/_next/static/chunk.js"]) {
         const res = await fetch(`${pageApp.url}${path}`);
         expectSecurityHeaders(res, path);

@@ -5,14 +5,7 @@ import { type Context, ROOT_CONTEXT, SpanKind, trace, TraceFlags } from "@opente
 import type { Logger } from "pino";
 import type { TObserve } from "../../observe/port";
 import { endOnce, SPAN, startSpan } from "../../observe/spans";
-
-/** Who each request turned out to be (set where the credential is checked), for its log line. */
-const usersOf = new WeakMap<IncomingMessage, string>();
-
-/** Notes the authenticated user of a request (identify() calls it), for the access log. */
-export function noteRequestUser(req: IncomingMessage, userId: string): void {
-  usersOf.set(req, userId);
-}
+import { requestUserOf } from "../shared/request-user";
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZEROS_32 = "0".repeat(32);
@@ -57,7 +50,7 @@ export function beginRequest(deps: { log: Logger; observe: TObserve }, req: Inco
     logged = true;
     const status = res.headersSent ? res.statusCode : 0;
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-    const userId = usersOf.get(req) ?? null;
+    const userId = requestUserOf(req);
     server.span.setAttribute("http.response.status_code", status);
     if (userId) server.span.setAttribute("countersign.user_id", userId);
     endOnce(server.span, res.writableFinished ? "completed" : "aborted");
@@ -98,6 +91,6 @@ export function beginUpgrade(deps: { log: Logger }, req: IncomingMessage, socket
   };
   socket.once("close", () => {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-    deps.log.info({ access: true, requestId, method: req.method, path: loggedPath(url), upgrade: "websocket", userId: usersOf.get(req) ?? null, status, durationMs: Math.round(durationMs * 10) / 10 }, "request");
+    deps.log.info({ access: true, requestId, method: req.method, path: loggedPath(url), upgrade: "websocket", userId: requestUserOf(req), status, durationMs: Math.round(durationMs * 10) / 10 }, "request");
   });
 }

@@ -13,8 +13,8 @@ import { ZScriptTurn } from "../../harnesses/scripted";
 import { maxBodyBytesFor, ZAttachmentInputs } from "../../core/media";
 import { invokeResponse } from "../../services/invoke-response";
 import { describeIssues, readJsonWithAttachments } from "./body";
-import type { TOpenConnection } from "./open-connections";
-import type { TV1Deps } from "./deps";
+import type { TOpenConnection } from "../shared/open-connections";
+import type { TTransportDeps } from "../shared/deps";
 
 const ZRunIds = z.object({ threadId: z.string().min(1).max(200), runId: z.string().min(1).max(200) });
 
@@ -49,7 +49,7 @@ function lastUserText(messages: readonly Message[]): string | null {
  * Bad input is a `{detail, code}` error before any event; then the events stream as SSE, taking
  * one of the user's stream slots and ending when the credential no longer holds.
  */
-export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, actor: TActor, credential: TCredential): Promise<void> {
+export async function handleAgui(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse, actor: TActor, credential: TCredential): Promise<void> {
   const parsed = RunAgentInputSchema.safeParse(await readJsonWithAttachments(req, maxBodyBytesFor(deps.config.media), (v) => (v as { forwardedProps?: { attachments?: unknown } } | null)?.forwardedProps?.attachments));
   if (!parsed.success) throw new DomainError("invalid_request", `Invalid RunAgentInput: ${describeIssues(parsed.error as unknown as z.ZodError)}.`);
   const input = parsed.data;
@@ -71,7 +71,7 @@ export async function handleAgui(deps: TV1Deps, req: IncomingMessage, res: Serve
 }
 
 async function streamAgui(
-  deps: TV1Deps,
+  deps: TTransportDeps,
   req: IncomingMessage,
   res: ServerResponse,
   actor: TActor,

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError } from "../../core/errors";
 import { readScope } from "../../core/read-scope";
 import { readQuestionAttachment } from "../../services/read/attachments";
-import { answerLinkActor } from "./answer-link";
-import type { TV1Deps } from "./deps";
-import { identify } from "./identify";
+import { answerLinkActor } from "../shared/answer-grant";
+import type { TTransportDeps } from "../shared/deps";
+import { identify } from "../shared/identify";
 import { sendFile } from "./send-file";
 
 const PATH = /^\/api\/answer\/([^/]+)\/files\/([^/]+)$/;
@@ -27,7 +27,7 @@ export const isAnswerFilePath = (pathname: string): boolean => PATH.test(pathnam
  * they may read, and only that run's files (anything else is a 404). Sent like every stored file:
  * its own type, `nosniff`, only raster images inline (SVG and HTML are downloads).
  */
-export async function handleAnswerFile(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleAnswerFile(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const [, rawQuestion = "", rawAttachment = ""] = url.pathname.match(PATH) ?? [];
   const questionId = decoded(rawQuestion);
   const attachmentId = decoded(rawAttachment);

@@ -1,23 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError } from "../../core/errors";
-import { HTTP_STATUS, sendJson } from "./errors";
-
-/** How long a request body may take to arrive in full (COUNTERSIGN_BODY_TIMEOUT_MS). */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+import { HTTP_STATUS } from "../shared/errors";
+import { sendJson } from "../shared/respond";
 
 /**
  * After the 408 has been handed to the socket, how long a client that keeps trickling is given to
  * read it before the connection is cut (a reset right away could destroy the answer unread).
  */
 const LINGER_MS = 1000;
-
-/** `COUNTERSIGN_BODY_TIMEOUT_MS`: a whole number of milliseconds ≥ 1000; a clear error otherwise. */
-export function parseBodyTimeout(value: string | undefined): number {
-  if (value === undefined || value.trim() === "") return DEFAULT_BODY_TIMEOUT_MS;
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 1000) throw new Error(`Invalid COUNTERSIGN_BODY_TIMEOUT_MS "${value}": use a whole number of milliseconds, at least 1000 (default ${DEFAULT_BODY_TIMEOUT_MS}).`);
-  return ms;
-}
 
 /**
  * Bounds how long a request's body may take to arrive, from the moment its headers did: past the

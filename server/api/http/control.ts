@@ -2,32 +2,30 @@ import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { z } from "zod";
-import { runCommand, UsageError } from "../../cli/commands";
-import { describeDatabase } from "../../cli/database";
-import { controlSocketPath } from "../../config";
+import { controlSocketPath, describeDatabase } from "../../config";
+import { CLI_ORIGIN } from "../../core/admin-trail";
 import { DomainError } from "../../core/errors";
+import { runAdminCommand, ZAdminCommand } from "../../services/console/admin-commands";
+import type { TTransportDeps } from "../shared/deps";
+import { sendJson } from "../shared/respond";
 import { parseBody, readJson } from "./body";
-import { sendError, sendJson } from "./errors";
-import type { TV1Deps } from "./deps";
+import { sendError } from "./errors";
 
 /** Unix socket paths are limited to about 108 bytes by the kernel. */
 const MAX_SOCKET_PATH = 100;
 
 const ZControlRequest = z.strictObject({
-  argv: z.array(z.string().max(1000)).max(20),
-  /** What the CLI read from stdin for `--password-stdin`. */
-  stdin: z.string().max(10_000).optional(),
+  /** The command, as the CLI parsed it from its command line (server/cli/commands.ts). */
+  command: ZAdminCommand,
   /** The CLI's OS user, for the admin trail (only the server's OS user and root can connect). */
   osUser: z.string().max(200).nullish(),
 });
 
-async function handleControl(deps: TV1Deps, database: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleControl(deps: TTransportDeps, database: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     if (req.method !== "POST" || req.url !== "/cli") throw new DomainError("not_found", "The control socket answers POST /cli only.");
     const body = parseBody(ZControlRequest, await readJson(req));
-    const output = await runCommand({ ...deps, database }, body).catch((error: unknown) => {
-      throw error instanceof UsageError ? new DomainError("invalid_request", `${error.message}\n${error.usage}`) : error;
-    });
+    const output = await runAdminCommand(deps, { actor: null, origin: CLI_ORIGIN(body.osUser ?? null) }, body.command);
     if (output.kind === "result") return sendJson(res, 200, { result: output.result, database });
     // An export: JSONL lines as they are read.
     res.writeHead(200, { "content-type": "application/x-ndjson; charset=utf-8", "x-countersign-database": encodeURIComponent(database) });
@@ -43,12 +41,13 @@ async function handleControl(deps: TV1Deps, database: string, req: IncomingMessa
 
 /**
  * Lets the CLI of the same data directory run its commands in this process (PGlite admits one
- * process per directory). It listens only on a Unix socket inside the 0700 data directory, itself
- * 0600: only the server's own OS user (and root) can connect; approved commands, which run as
- * another user or in a sandbox without the data directory, cannot. There is no TCP route and no
- * token a command could read.
+ * process per directory): the same administrative service the CLI calls on its own
+ * (server/services/console/admin-commands.ts). It listens only on a Unix socket inside the 0700
+ * data directory, itself 0600: only the server's own OS user (and root) can connect; approved
+ * commands, which run as another user or in a sandbox without the data directory, cannot. There
+ * is no TCP route and no token a command could read.
  */
-export async function startControlServer(deps: TV1Deps, dataDir: string): Promise<{ path: string; close: () => Promise<void> } | null> {
+export async function startControlServer(deps: TTransportDeps, dataDir: string): Promise<{ path: string; close: () => Promise<void> } | null> {
   const path = controlSocketPath(dataDir);
   if (path.length > MAX_SOCKET_PATH) {
     deps.log.warn({ path }, "the data directory path is too long for a Unix socket: the CLI works only while the server is stopped");

@@ -9,8 +9,8 @@ import { adminTrailBatches, type TAdminTrailFilter } from "../../services/consol
 import { trajectoryExport } from "../../services/read/console";
 import { trajectoryLine } from "../../services/read/trajectory-line";
 import { sendError } from "./errors";
-import { identify } from "./identify";
-import type { TV1Deps } from "./deps";
+import { identify } from "../shared/identify";
+import type { TTransportDeps } from "../shared/deps";
 
 /** Events read per query; one batch is all the export holds in memory. */
 const BATCH = 250;
@@ -42,7 +42,7 @@ function parseQuery(url: URL): { scope: TTrajectoryScope; categories?: TEventCat
  * Writes batches as JSONL with backpressure (a slow client holds the export, never the server's
  * memory). A failure after the headers destroys the response: a truncated download must not look complete.
  */
-async function streamJsonl<T>(deps: TV1Deps, res: ServerResponse, batches: AsyncIterable<T[]>, line: (row: T) => string, signal: AbortSignal, what: Record<string, unknown>): Promise<void> {
+async function streamJsonl<T>(deps: TTransportDeps, res: ServerResponse, batches: AsyncIterable<T[]>, line: (row: T) => string, signal: AbortSignal, what: Record<string, unknown>): Promise<void> {
   const drained = () =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -80,7 +80,7 @@ function parseTrailQuery(url: URL): TAdminTrailFilter {
  * `GET /api/export/admin-trail[?actor=&action=&from=&to=]`: the admin trail as JSONL, newest
  * first, streamed in keyset batches. Admins and auditors only (403 for the others).
  */
-async function handleTrailExport(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function handleTrailExport(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const identity = await identify(deps, deps.auth, req, url);
   if (!identity) return sendError(res, new DomainError("unauthenticated", "Authentication required"));
   const filter = parseTrailQuery(url);
@@ -104,7 +104,7 @@ async function handleTrailExport(deps: TV1Deps, req: IncomingMessage, res: Serve
  * memory). Console cookie or API key; whoever may read the trajectory may export it (auditors
  * everything, members their own). `GET /api/export/admin-trail`: the admin trail (above).
  */
-export async function handleExport(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleExport(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   if (url.pathname !== "/api/export/trajectory" && url.pathname !== "/api/export/admin-trail") return sendError(res, new DomainError("not_found", `There is no page ${url.pathname}.`));
   if (req.method !== "GET") return sendError(res, new DomainError("method_not_allowed", `Use GET to export ${url.pathname.endsWith("trajectory") ? "a trajectory" : "the admin trail"}.`));
   if (url.pathname === "/api/export/admin-trail") return handleTrailExport(deps, req, res, url);

@@ -12,7 +12,8 @@ import { requestQuestion, ZRequestParams } from "../../services/questions/reques
 import { resolveQuestion, ZResolveParams } from "../../services/questions/resolve-question";
 import { waitAnswer, ZWaitParams } from "../../services/questions/wait-answer";
 import { describeIssues, readJson } from "./body";
-import { HTTP_STATUS, sendJson, toDomainError } from "./errors";
+import { HTTP_STATUS, toDomainError } from "../shared/errors";
+import { sendJson } from "../shared/respond";
 
 const ZIdOnly = zod.strictObject({ id: zod.string().min(1) });
 const ZEmpty = zod.strictObject({});

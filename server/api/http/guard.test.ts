@@ -1,8 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { isSameOriginRequest, pageCsp, parseOrigin } from "./guard";
-import { DEFAULT_RATE_LIMIT, parseRateLimit, RateLimiter, TokenBuckets } from "./rate-limit";
+import { isSameOriginRequest, parseOrigin } from "../shared/same-origin";
+import { pageCsp } from "./guard";
+import { DEFAULT_RATE_LIMIT, parseRateLimit } from "../../config";
+import { RateLimiter, TokenBuckets } from "./rate-limit";
 
 const req = (headers: Record<string, string>, remoteAddress = "127.0.0.1") => ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
 const url = (path = "/v1/x") => new URL(path, "http://localhost");

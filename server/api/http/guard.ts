@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { sendJson } from "./errors";
+import { sendJson } from "../shared/respond";
+import { isSafeMethod, isSameOriginRequest } from "../shared/same-origin";
 import { type RateLimiter, refuseUpgrade, sendRateLimited } from "./rate-limit";
 
 /**
  * The request guard in front of every route: security headers on every response, the rate
- * limits of rate-limit.ts, and the same-origin test used for cookie-authenticated mutations and
- * WebSockets.
+ * limits of rate-limit.ts, and the same-origin rule (server/api/shared/same-origin.ts) of login
+ * requests.
  */
 
 /** The CSP of JSON/SSE routes: nothing may load or frame them. */
@@ -32,8 +33,8 @@ export function pageCsp(development: boolean): string {
   ].join("; ");
 }
 
-/** Sets the headers every response carries (routes may add more; none removes these). */
-export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", development = process.env.NODE_ENV !== "production"): void {
+/** Sets the headers every response carries (routes may add more; none removes these); `development`: the pages' CSP of the Next.js development server. */
+export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", development: boolean): void {
   res.setHeader("x-content-type-options", "nosniff");
   // Not `no-referrer`: browsers then send `Origin: null` on same-origin POSTs, which would defeat the origin checks.
   res.setHeader("referrer-policy", "same-origin");
@@ -42,39 +43,11 @@ export function setSecurityHeaders(res: ServerResponse, kind: "api" | "page", de
   res.setHeader("content-security-policy", kind === "api" ? API_CSP : pageCsp(development));
 }
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-export const isSafeMethod = (method: string | undefined): boolean => SAFE_METHODS.has((method ?? "GET").toUpperCase());
-
-/** The origin of a URL string, or null when it is not an http(s) URL (e.g. `null`, garbage). */
-export function parseOrigin(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Did a browser send this request from our own origin? `Origin` must name this host (the Host
- * header, or COUNTERSIGN_PUBLIC_URL behind a proxy); without a usable `Origin`,
- * `Sec-Fetch-Site: same-origin` (which pages cannot forge) is accepted.
- */
-export function isSameOriginRequest(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (typeof origin === "string" && origin !== "null") {
-    const parsed = parseOrigin(origin);
-    if (!parsed) return false;
-    if (parsed.host === req.headers.host) return true;
-    const publicUrl = process.env.COUNTERSIGN_PUBLIC_URL ? parseOrigin(process.env.COUNTERSIGN_PUBLIC_URL) : null;
-    return publicUrl !== null && publicUrl.origin === parsed.origin;
-  }
-  return req.headers["sec-fetch-site"] === "same-origin";
-}
-
 /** Paths the rate limiter covers: the API, the metrics, tRPC and login (pages and their assets are not limited). */
 export const isLimitedPath = (path: string): boolean => path === "/v1" || path === "/metrics" || path.startsWith("/v1/") || path.startsWith("/api/trpc") || path.startsWith("/api/auth");
+
+/** What the guard knows of the server: the development CSP, and the public URL whose origin is this server's. */
+export type TGuardSettings = { development: boolean; publicUrl?: string };
 
 /**
  * The pipeline step of app.ts: headers, the rate limit, and the same-origin rule for login
@@ -82,8 +55,8 @@ export const isLimitedPath = (path: string): boolean => path === "/v1" || path =
  * stops login CSRF; not left to better-auth, whose own check is off under NODE_ENV=test).
  * Returns true when it answered the request itself.
  */
-export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, res: ServerResponse, url: URL, kind: "api" | "page"): boolean {
-  setSecurityHeaders(res, kind);
+export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, res: ServerResponse, url: URL, kind: "api" | "page", settings: TGuardSettings): boolean {
+  setSecurityHeaders(res, kind, settings.development);
   if (limiter && isLimitedPath(url.pathname)) {
     const admission = limiter.admit(req, url);
     if (!admission.ok) {
@@ -102,7 +75,7 @@ export function guardRequest(limiter: RateLimiter | null, req: IncomingMessage, 
     }
   }
   if (url.pathname.startsWith("/api/auth/") && !isSafeMethod(req.method)) {
-    if (!isSameOriginRequest(req)) {
+    if (!isSameOriginRequest(req, settings.publicUrl)) {
       req.resume();
       sendJson(res, 403, { detail: "Cross-site request refused: sign-in and sign-out are accepted only from this origin.", code: "forbidden" });
       return true;

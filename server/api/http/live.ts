@@ -12,19 +12,21 @@ import { decideApproval } from "../../services/decide-approval";
 import { followFrames, isTerminalFrame } from "../../services/follow-frames";
 import { invokeResponse } from "../../services/invoke-response";
 import { maxBodyBytesFor } from "../../core/media";
-import { attachmentDataLength, MAX_BODY_BYTES } from "./body";
+import { attachmentDataLength } from "./body";
+import { MAX_BODY_BYTES } from "../shared/request-body";
 import { readResponse } from "../../services/read/responses";
 import { assertOwnSession } from "../../services/read/sessions";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
-import { describeIssues, describeStorableProblem, storableJsonProblem } from "./body";
-import type { TV1Deps } from "./deps";
-import { DRAIN_RETRY_AFTER_SECONDS } from "./drain";
-import { toDomainError } from "./errors";
-import { isSameOriginRequest } from "./guard";
-import { identify } from "./identify";
+import { describeIssues } from "./body";
+import { describeStorableProblem, storableJsonProblem } from "../shared/request-body";
+import type { TTransportDeps } from "../shared/deps";
+import { DRAIN_RETRY_AFTER_SECONDS } from "../shared/drain-gate";
+import { toDomainError } from "../shared/errors";
+import { isSameOriginRequest } from "../shared/same-origin";
+import { identify } from "../shared/identify";
 import { type TLiveServerFrame, ZLiveClientFrame, ZLiveConnect } from "./live-frames";
-import type { TOpenConnection } from "./open-connections";
+import type { TOpenConnection } from "../shared/open-connections";
 
 const MAX_FRAMES = 1024;
 
@@ -47,13 +49,13 @@ export const LIVE_PING_MS = 25_000;
 export type TLiveOptions = { frames?: (req: IncomingMessage, url: URL) => () => number; pingMs?: number };
 
 /** `WS /v1/live`: one session per socket; runs resume on the socket that decides. */
-export function createLiveServer(deps: TV1Deps, options: TLiveOptions = {}) {
+export function createLiveServer(deps: TTransportDeps, options: TLiveOptions = {}) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytesFor(deps.config.media) });
   return {
     handleUpgrade: async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
       const identity = await identify(deps, deps.auth, req, url).catch(() => null);
       // Browsers always send Origin on a WebSocket; a malformed or `null` one is cross-origin, never a crash.
-      const crossOrigin = identity?.via === "cookie" && typeof req.headers.origin === "string" && !isSameOriginRequest(req);
+      const crossOrigin = identity?.via === "cookie" && typeof req.headers.origin === "string" && !isSameOriginRequest(req, deps.publicUrl);
       const admitFrame = options.frames?.(req, url) ?? (() => 0);
       try {
         wss.handleUpgrade(req, socket, head, (ws) => {
@@ -91,7 +93,7 @@ class LiveConnection {
   private inbox: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: TV1Deps,
+    private readonly deps: TTransportDeps,
     private readonly ws: WebSocket,
     private readonly actor: TActor,
     private readonly connection: TOpenConnection,

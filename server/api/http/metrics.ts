@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError } from "../../core/errors";
-import type { TV1Deps } from "./deps";
-import { identify } from "./identify";
+import type { TTransportDeps } from "../shared/deps";
+import { identify } from "../shared/identify";
 
 const digest = (value: string): Buffer => createHash("sha256").update(value).digest();
 
@@ -15,7 +15,7 @@ export function matchesMetricsToken(presented: string, token: string): boolean {
  * `GET /metrics`: the Prometheus text format, for the `COUNTERSIGN_METRICS_TOKEN` bearer or an
  * admin's credential (API key or console session); 401 without either, 403 for other roles.
  */
-export async function serveMetrics(deps: TV1Deps, req: IncomingMessage, res: ServerResponse, url: URL, metricsToken: string | null): Promise<void> {
+export async function serveMetrics(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse, url: URL, metricsToken: string | null): Promise<void> {
   const bearer = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const byToken = metricsToken !== null && bearer !== undefined && matchesMetricsToken(bearer, metricsToken);
   if (!byToken) {
@@ -28,10 +28,3 @@ export async function serveMetrics(deps: TV1Deps, req: IncomingMessage, res: Ser
   res.end(body);
 }
 
-/** The separate metrics port from its variable (unset or empty: none); a bad value stops the boot. */
-export function parseMetricsPort(raw: string | undefined): number | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`COUNTERSIGN_METRICS_PORT must be a port number (0-65535), not "${raw}".`);
-  return port;
-}

@@ -1,60 +1,17 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES, type TTrustedProxies } from "./client-address";
-import { refuseUpgradeWith, sendJson } from "./errors";
+import type { TBucketRate, TRateLimitConfig, TTrustedProxies } from "../../config";
+import { addressBucketKey, clientAddress, NO_TRUSTED_PROXIES } from "../shared/client-address";
+import { sendJson } from "../shared/respond";
+import { refuseUpgradeWith } from "./errors";
 
 /**
  * Per-credential token-bucket rate limits (API key, console session, else client address) and
  * the 429s they answer, always with `Retry-After`.
  */
 
-export type TBucketRate = { perSecond: number; burst: number };
-/**
- * `key`: per API key / console session; `ip`: anonymous requests and credentials not yet seen to
- * work; `signIn`: password sign-ins per client address (on top of `ip`).
- */
-export type TRateLimitConfig = { key: TBucketRate; ip: TBucketRate; signIn: TBucketRate };
-
-/** Generous enough that no test suite or single console comes near it; per process (per replica). */
-export const DEFAULT_RATE_LIMIT = "1000:2000,ip=100:400";
-
-/**
- * Sign-ins per client address: a burst of 10, then one every 5 s. A person mistyping never meets
- * it; a password sprayer trying many accounts from one address is slowed to 12 a minute (each
- * account also has its own backoff, server/auth/sign-in-backoff.ts).
- */
-export const DEFAULT_SIGN_IN_RATE = "0.2:10";
-
 const ZERO_WAIT = 0;
-
-function parseRate(text: string, what: string): TBucketRate {
-  const match = text.trim().match(/^(\d+(?:\.\d+)?)(?:\s*[:/]\s*(\d+))?$/);
-  if (!match) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT ${what} "${text}": use <requests per second>[:<burst>], e.g. 50:200, or "off".`);
-  const perSecond = Number(match[1]);
-  const burst = match[2] === undefined ? Math.max(1, Math.ceil(perSecond * 2)) : Number(match[2]);
-  if (!(perSecond > 0) || !(burst >= 1)) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT ${what} "${text}": rate and burst must be positive.`);
-  return { perSecond, burst };
-}
-
-/**
- * `COUNTERSIGN_RATE_LIMIT`: `off`, or `<rps>[:<burst>][,ip=<rps>[:<burst>]][,signin=<rps>[:<burst>]]`
- * (default `1000:2000,ip=100:400`, sign-ins `0.2:10`). Without `ip=` anonymous callers get the
- * smaller of the key rate and 100:400.
- */
-export function parseRateLimit(value: string | undefined): TRateLimitConfig | null {
-  const text = (value === undefined || value.trim() === "" ? DEFAULT_RATE_LIMIT : value).trim().toLowerCase();
-  if (text === "off" || text === "0" || text === "false" || text === "none") return null;
-  const [keyPart = "", ...rest] = text.split(",").map((r) => r.trim());
-  const key = parseRate(keyPart, "rate");
-  const ipPart = rest.find((r) => r.startsWith("ip="));
-  const signInPart = rest.find((r) => r.startsWith("signin="));
-  const unknown = rest.filter((r) => !r.startsWith("ip=") && !r.startsWith("signin="));
-  if (unknown.length > 0) throw new Error(`Invalid COUNTERSIGN_RATE_LIMIT: unknown part "${unknown[0]}".`);
-  const ip = ipPart ? parseRate(ipPart.slice(3), "ip rate") : { perSecond: Math.min(key.perSecond, 100), burst: Math.min(key.burst, 400) };
-  const signIn = parseRate(signInPart ? signInPart.slice(7) : DEFAULT_SIGN_IN_RATE, "signin rate");
-  return { key, ip, signIn };
-}
 
 type TBucket = { tokens: number; at: number; verified: boolean };
 

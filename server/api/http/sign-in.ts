@@ -4,9 +4,11 @@ import type { TDeps } from "../../host/deps";
 import { CLIENT_ADDRESS_HEADER, type TAuth } from "../../auth/auth";
 import { accountOf, clearSignInFailures, reserveSignInAttempt } from "../../auth/sign-in-backoff";
 import { DomainError } from "../../core/errors";
-import { readBodyText } from "./body";
-import { clientAddress, type TTrustedProxies } from "./client-address";
-import { sendError, sendJson } from "./errors";
+import { readBodyText } from "../shared/request-body";
+import type { TTrustedProxies } from "../../config";
+import { clientAddress } from "../shared/client-address";
+import { sendJson } from "../shared/respond";
+import { sendError } from "./errors";
 import { MAX_AUTH_BODY_BYTES } from "./guard";
 
 /** The email of a sign-in body, when it has the shape better-auth accepts; else null (better-auth answers 400). */

@@ -3,9 +3,9 @@ import { DomainError } from "../../core/errors";
 import { verifySlackRequest } from "../../notify/slack-verify";
 import { SLACK_ACTIONS, slackEscape } from "../../notify/slack-render";
 import { decideBySlack, replyBySlack, type TSlackReply, ZSlackBlockActions, ZSlackViewSubmission } from "../../services/decide-by-slack";
-import { readBodyText } from "./body";
-import type { TV1Deps } from "./deps";
-import { sendJson } from "./errors";
+import { readBodyText } from "../shared/request-body";
+import type { TTransportDeps } from "../shared/deps";
+import { sendJson } from "../shared/respond";
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
   const value = req.headers[name];
@@ -16,7 +16,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
  * Tells Slack the outcome through an interaction's `response_url` (the message, or an ephemeral
  * note), as mrkdwn with everything escaped: names and replies are people's text.
  */
-async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): Promise<void> {
+async function respond(deps: TTransportDeps, responseUrl: string, reply: TSlackReply): Promise<void> {
   const text = slackEscape(reply.text);
   const body = reply.replaceOriginal ? { replace_original: true, text } : { response_type: "ephemeral", replace_original: false, text };
   try {
@@ -36,7 +36,7 @@ async function respond(deps: TV1Deps, responseUrl: string, reply: TSlackReply): 
  * is then posted to `response_url`; a form is answered as Slack's API expects: an empty 200 closes
  * it, `{"response_action":"errors","errors":{…}}` keeps it open with the reason in its field.
  */
-export async function handleSlackInteraction(deps: TV1Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleSlackInteraction(deps: TTransportDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const apps = Object.values(deps.notify?.config.slackApps ?? {});
   if (apps.length === 0) {
     req.resume();

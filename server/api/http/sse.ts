@@ -3,7 +3,7 @@ import type { TFrame } from "../../core/frames";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
 import { followResponse } from "../../services/read/responses";
-import type { TOpenConnection } from "./open-connections";
+import type { TOpenConnection } from "../shared/open-connections";
 
 /**
  * Streams the frames of a response `scope` may follow (else a 404 before any header) as `text/event-stream` (`id` = sequence, so `Last-Event-ID`

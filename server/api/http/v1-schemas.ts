@@ -38,4 +38,10 @@ export const ZDecided = z.union([
 export const ZGrantList = z.object({ grants: z.array(ZGrantRecord) });
 export const ZClientToolSubmitted = ZEnvelope.extend({ clientToolId: z.string() });
 export const ZVoted = z.object({ id: z.string(), status: z.literal("pending"), approvals: z.number().int(), requiredApprovals: z.number().int() });
+
+/** Ids in a query string name objects the server minted; any other string is simply unknown (404), so no length cap here (the request line's size bounds it). */
+export const ZQueryId = z.string().min(1);
+/** `?sessionId=` of the response routes. */
+export const SESSION_ID_QUERY = { in: "query", name: "sessionId", schema: ZQueryId, required: true, description: "The response's session" } as const;
+
 export const ZOpenApiDocument = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { DomainError } from "../../core/errors";
-import { MAX_BODY_BYTES, readBodyText } from "../http/body";
-import { RETRY_AFTER_FALLBACK_SECONDS } from "../http/errors";
-import type { TV1Deps } from "../http/deps";
+import { MAX_BODY_BYTES, readBodyText } from "../shared/request-body";
+import { RETRY_AFTER_FALLBACK_SECONDS } from "../shared/errors";
+import type { TTransportDeps } from "../shared/deps";
 import { createContext } from "./context";
 import { appRouter } from "./root";
 import { createSubscriptionResponder } from "./subscriptions";
@@ -26,7 +26,7 @@ async function readTrpcBody(req: IncomingMessage): Promise<void> {
 }
 
 /** The `/api/trpc` handler (queries, mutations, SSE subscriptions). */
-export function createTrpcHandler(deps: TV1Deps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+export function createTrpcHandler(deps: TTransportDeps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",

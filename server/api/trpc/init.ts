@@ -4,8 +4,8 @@ import { DomainError } from "../../core/errors";
 import type { TAdminWho } from "../../core/admin-trail";
 import { readScope } from "../../core/read-scope";
 import { QuestionError } from "../../core/questions/errors";
-import { describeStorableProblem, storableJsonProblem } from "../http/body";
-import { isDatabaseUnavailable, toDomainError } from "../http/errors";
+import { describeStorableProblem, storableJsonProblem } from "../shared/request-body";
+import { isDatabaseUnavailable, toDomainError } from "../shared/errors";
 import type { TTrpcContext } from "./context";
 import { toTrpcError } from "./errors";
 

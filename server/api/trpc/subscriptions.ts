@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AnyTRPCProcedure } from "@trpc/server";
 import { createCallerFactory, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope } from "@trpc/server/unstable-core-do-not-import";
 import { DomainError } from "../../core/errors";
-import { sendJson } from "../http/errors";
-import type { TOpenConnection } from "../http/open-connections";
-import type { TV1Deps } from "../http/deps";
+import { sendJson } from "../shared/respond";
+import type { TOpenConnection } from "../shared/open-connections";
+import type { TTransportDeps } from "../shared/deps";
 import { createContext } from "./context";
 import { toTrpcError } from "./errors";
 import { appRouter } from "./root";
@@ -35,7 +35,7 @@ const isAbortError = (error: unknown): boolean => error instanceof Error && (err
  * slots (429 past the cap) and ends with an UNAUTHORIZED or FORBIDDEN error once the credential
  * it was opened with no longer holds.
  */
-export function createSubscriptionResponder(deps: TV1Deps, onError: (error: unknown, path: string) => void) {
+export function createSubscriptionResponder(deps: TTransportDeps, onError: (error: unknown, path: string) => void) {
   return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
     if (req.method !== "GET") return false;
     const path = url.pathname.slice("/api/trpc/".length);

@@ -13,7 +13,7 @@ const ZQuestionRef = z.strictObject({ id: z.string().min(1) });
 
 /**
  * The signed-in caller, or else whoever the answer-link cookie of this very question stands for
- * (see server/api/http/answer-link.ts): such a cookie reads and answers that question, nothing else.
+ * (see server/api/shared/answer-grant.ts): such a cookie reads and answers that question, nothing else.
  */
 const questionAccess = publicProcedure.use(async ({ ctx, getRawInput, next }) => {
   const id = ((await getRawInput().catch(() => null)) as { id?: unknown } | null)?.id;

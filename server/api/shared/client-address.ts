@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { BlockList, isIP } from "node:net";
+import type { TTrustedProxies } from "../../config";
 
 /**
  * The address a request comes from, for rate limits and the login record. `X-Forwarded-For` is
@@ -7,37 +8,10 @@ import { BlockList, isIP } from "node:net";
  * else can write any address into it.
  */
 
-/** The proxies whose `X-Forwarded-For` is believed (empty: none, the peer is the client). */
-export type TTrustedProxies = { readonly list: BlockList; readonly size: number };
-
 export const NO_TRUSTED_PROXIES: TTrustedProxies = { list: new BlockList(), size: 0 };
 
 /** `::ffff:10.0.0.1` and `10.0.0.1` are the same client. */
 const unmapped = (address: string): string => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address);
-
-/**
- * Parses `COUNTERSIGN_TRUSTED_PROXIES`: comma-separated IPs and CIDR ranges (IPv4 or IPv6), e.g.
- * `10.0.0.0/8, 127.0.0.1, fd00::/8`. Throws a sentence naming the bad entry, so a typo stops the boot
- * instead of silently trusting nobody (or everybody).
- */
-export function parseTrustedProxies(value: string | undefined): TTrustedProxies {
-  const entries = (value ?? "")
-    .split(",")
-    .map((e) => e.trim())
-    .filter((e) => e !== "");
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = "", prefix, extra] = entry.split("/");
-    const family = isIP(unmapped(address));
-    const bits = family === 4 ? 32 : 128;
-    const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
-    if (family === 0 || extra !== undefined || !(length >= 0 && length <= bits)) {
-      throw new Error(`Invalid COUNTERSIGN_TRUSTED_PROXIES entry "${entry}": use IP addresses or CIDR ranges separated by commas, e.g. 10.0.0.0/8,127.0.0.1.`);
-    }
-    list.addSubnet(unmapped(address), length, family === 4 ? "ipv4" : "ipv6");
-  }
-  return { list, size: entries.length };
-}
 
 const isTrusted = (trusted: TTrustedProxies, address: string): boolean => {
   const family = isIP(address);

@@ -2,22 +2,10 @@ import { CREDENTIAL_RECHECK_MS, credentialKey, credentialRefusal, type TCredenti
 import { DomainError } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
 
-/** Open streams per user and server process when COUNTERSIGN_MAX_STREAMS_PER_USER is unset. */
-export const DEFAULT_MAX_STREAMS_PER_USER = 256;
-
 export { CREDENTIAL_RECHECK_MS };
 
 /** At most this many credential checks at once, so a sweep over many users does not drain the pool. */
 const SWEEP_CONCURRENCY = 8;
-
-/** `COUNTERSIGN_MAX_STREAMS_PER_USER`: a whole number ≥ 1, or `off` (null: no cap). */
-export function parseMaxStreams(value: string | undefined): number | null {
-  const text = (value ?? "").trim().toLowerCase();
-  if (text === "") return DEFAULT_MAX_STREAMS_PER_USER;
-  if (text === "off") return null;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`Invalid COUNTERSIGN_MAX_STREAMS_PER_USER "${value}": use a whole number of at least 1, or "off".`);
-  return Number(text);
-}
 
 /**
  * One open SSE stream, WebSocket or tRPC subscription. `signal` aborts, with the refusal

@@ -6,8 +6,8 @@ import { actorOf } from "../../auth/users";
 import type { TActor } from "../../core/actor";
 import { DomainError } from "../../core/errors";
 import type { TDeps } from "../../host/deps";
-import { noteRequestUser } from "./access-log";
-import { isSafeMethod, isSameOriginRequest } from "./guard";
+import { noteRequestUser } from "./request-user";
+import { isSafeMethod, isSameOriginRequest } from "./same-origin";
 
 /** The caller, and the credential it came with (long-lived connections re-check it). */
 export type TIdentity = { actor: TActor; via: "api_key" | "cookie"; credential: TCredential };
@@ -17,7 +17,7 @@ export type TIdentity = { actor: TActor; via: "api_key" | "cookie"; credential: 
  * that cannot set headers), then the console session cookie (403 for a cross-site mutation).
  * Disabled and deleted users are nobody.
  */
-export async function identify(deps: Pick<TDeps, "db"> & { keys: ApiKeyCache }, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
+export async function identify(deps: Pick<TDeps, "db"> & { keys: ApiKeyCache; publicUrl?: string }, auth: TAuth, req: IncomingMessage, url: URL): Promise<TIdentity | null> {
   const header = req.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const key = bearer ?? url.searchParams.get("access_token");
@@ -33,7 +33,7 @@ export async function identify(deps: Pick<TDeps, "db"> & { keys: ApiKeyCache }, 
   const actor = session ? await actorOf(deps.db, session.userId) : null;
   // CSRF: a browser attaches the cookie to cross-site requests too, so a cookie-authenticated
   // mutation must come from our own origin. API keys are never sent implicitly and are not affected.
-  if (actor && !isSafeMethod(req.method) && !isSameOriginRequest(req)) {
+  if (actor && !isSafeMethod(req.method) && !isSameOriginRequest(req, deps.publicUrl)) {
     throw new DomainError("forbidden", "Cross-site request refused: a request authenticated by the console session cookie must come from this origin (Origin or Sec-Fetch-Site: same-origin).");
   }
   if (actor && session) noteRequestUser(req, actor.userId);
