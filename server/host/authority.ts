@@ -5,6 +5,7 @@ import { CREDENTIAL_RECHECK_MS, credentialRefusal } from "../auth/credential-sta
 import type { TCredential } from "../core/credential";
 import { DomainError } from "../core/errors";
 import { isTerminal } from "../core/vocabulary";
+import { DEFAULT_QUESTION_TIMEOUT_MS } from "../core/ttl";
 import { newId } from "../core/ids";
 import { QuestionError } from "../core/questions/errors";
 import { ZAnswers, ZQuestions } from "../core/questions/schema";
@@ -26,7 +27,6 @@ import { createSubagentCapabilities } from "./subagents";
 import { recordEvents } from "./transact";
 
 const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
-const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
 
 /** Fire-and-forget trajectory facts of the host itself (they may come after the run settled). */
 function note(deps: TDeps, responseId: string, type: string, data: Record<string, unknown>): void {

@@ -1,5 +1,5 @@
 import { ErrorCode, type ElicitRequest, type ElicitResult, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_QUESTION_TIMEOUT_MS } from "../services/questions/request-question";
+import { DEFAULT_QUESTION_TIMEOUT_MS } from "../core/ttl";
 import { type TQuestion, URL_CONFIRM, ZLiteralUrl, ZQuestion } from "../core/questions/schema";
 import { compileSchema, typedValues } from "../core/questions/structured";
 import { askDuringTool, secretAnswer, type TToolAskContext } from "./ask-during-tool";
