@@ -22,7 +22,8 @@ import type {
 } from "./authority-types";
 import { isHint } from "./bus";
 import type { TAuthorityAttempt, TAuthorityServices } from "./authority-port";
-import type { TDeps, TRunStarter } from "./deps";
+import type { TDeps } from "./deps";
+import type { TRunStarter } from "../ports/run-starter";
 import { createSubagentCapabilities } from "./subagents";
 import { recordEvents } from "./transact";
 

@@ -4,7 +4,8 @@ import { appendEvents } from "../../db/repositories/events";
 import type { TFrame, TNewEvent } from "../core/frames";
 import { enqueueLifecycle } from "../notify/lifecycle";
 import { enqueueSlackUpdates } from "../notify/slack-updates";
-import { PEER_CHANNEL, type TAnnouncement } from "./bus";
+import { PEER_CHANNEL } from "./bus";
+import type { TAnnouncement } from "../ports/bus";
 import type { TDeps } from "./deps";
 
 export type TEmit = (responseId: string, events: readonly TNewEvent[]) => Promise<TFrame[]>;

@@ -1,7 +1,7 @@
 import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { approvals, questions, responses, users } from "../../db/schema";
-import type { TAnnouncement } from "../host/bus";
+import type { TAnnouncement } from "../ports/bus";
 import type { TLifecycleEvent, TNotifyConfig } from "./config";
 import { enqueueOnce } from "./outbox";
 import { consoleLink, scrubText } from "./render";

@@ -5,7 +5,8 @@ import { canDecide } from "../../core/actor";
 import type { TReadScope } from "../../core/read-scope";
 import { notFound } from "../../core/errors";
 import { accessChangeRefusal } from "../../core/session-access";
-import type { TDeps, TRunStarter } from "../../host/deps";
+import type { TDeps } from "../../host/deps";
+import type { TRunStarter } from "../../ports/run-starter";
 import { envelopeNow, readResponse } from "../read/responses";
 
 /** Named here too for the transports that import it with the summaries. */
