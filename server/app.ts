@@ -41,6 +41,7 @@ import { loadSecretKey } from "./host/secret-store";
 import { McpManager } from "./mcp/manager";
 import { ActivityTail } from "./services/console/activity-feed";
 import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
+import { lifecycleNotifier } from "./notify/lifecycle";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
@@ -211,6 +212,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     devices: new DeviceHub({ bus, log }, processes),
     mcp: new McpManager(),
     notify: notifyConfig ? { config: notifyConfig, publicUrl: notifyConfig.publicUrl ?? url } : null,
+    lifecycle: notifyConfig ? lifecycleNotifier(notifyConfig, notifyConfig.publicUrl ?? url) : null,
     agents,
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...reviewerConfigFromEnv(), workspaceRoot: join(options.dataDir, "workspaces") }) : options.reviewer,
     config: {

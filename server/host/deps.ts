@@ -6,6 +6,7 @@ import type { TMcpServers } from "../mcp/port";
 import type { TNotifyConfig } from "../notify/config";
 import type { TObserve } from "../observe/port";
 import type { TBaseDeps } from "../ports/deps";
+import type { TLifecycleNotifier } from "../ports/lifecycle";
 import type { TRunStarter } from "../ports/run-starter";
 import type { TExecReviewer } from "../reviewer";
 import type { TExecSandbox } from "../tools/exec-sandbox";
@@ -36,8 +37,10 @@ export type TDeps = TBaseDeps & {
   devices: DeviceHub;
   /** The MCP servers this process started for agents (stopped at shutdown). */
   mcp: TMcpServers;
-  /** Notifications when configured: lifecycle facts are enqueued by `transact`, Slack interactions verified with it. */
+  /** Notifications when configured: Slack interactions are verified with it. */
   notify?: { config: TNotifyConfig; publicUrl: string } | null;
+  /** When notifications are configured: what `transact` queues with each transaction (lifecycle facts, Slack updates). */
+  lifecycle?: TLifecycleNotifier | null;
   /** Metrics and tracing (server/observe): a port, so nothing here imports prom-client or the OTel SDK. */
   observe: TObserve;
 };
