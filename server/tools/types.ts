@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import type { TQuestion } from "../core/questions/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TDeviceTool } from "../devices/node-invoke-tool";
+import type { TSecretSealer } from "../ports/secrets";
 import type { TExecSandbox } from "./exec-sandbox";
 
 /** What a host tool may use while it runs. */
@@ -58,7 +59,7 @@ export type TClientTool = {
    * The application handler for private input: the only code that sees it. It runs inside the
    * submission's transaction and returns the public response the model receives.
    */
-  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string; secretKey: Buffer }) => Promise<unknown>;
+  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string; secrets: TSecretSealer }) => Promise<unknown>;
 };
 
 /** A tool that asks a person through a Gateway question and suspends the run until it settles. */
