@@ -15,7 +15,7 @@ import { parseRateLimit, RateLimiter, type TRateLimitConfig } from "./api/http/r
 import { createLiveServer } from "./api/http/live";
 import { createDeviceServer } from "./api/http/devices";
 import { DeviceHub } from "./devices/hub";
-import { ProcessCleanup } from "./devices/process-cleanup";
+import { ProcessCleanup } from "./tools/process-cleanup";
 import { isClientGone, sendError } from "./api/http/errors";
 import type { TV1Deps } from "./api/http/deps";
 import { handleV1 } from "./api/http/v1";

@@ -4,9 +4,9 @@ import { latestAccessGrants } from "../../db/repositories/session-access";
 import { agentSessions } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TBaseDeps } from "../ports/deps";
+import { RunRevokedError } from "../tools/process-cleanup";
 import type { DeviceHub } from "./hub";
 import type { TNodeInvokeArgs } from "./node-invoke-tool";
-import { RunRevokedError } from "./process-cleanup";
 import { deviceById, findDevice, type TDeviceRow } from "./store";
 
 /** What an approval for a node command shows and binds to (action `node:<command>`). */

@@ -1,7 +1,6 @@
 import type { AgentRegistry } from "../agents/registry";
 import type { AgentsConfig } from "../agents/reload";
 import type { DeviceHub } from "../devices/hub";
-import type { ProcessCleanup } from "../devices/process-cleanup";
 import type { TMcpServers } from "../mcp/port";
 import type { TNotifyConfig } from "../notify/config";
 import type { TObserve } from "../observe/port";
@@ -10,6 +9,7 @@ import type { TLifecycleNotifier } from "../ports/lifecycle";
 import type { TRunStarter } from "../ports/run-starter";
 import type { TExecReviewer } from "../reviewer";
 import type { TExecSandbox } from "../tools/exec-sandbox";
+import type { ProcessCleanup } from "../tools/process-cleanup";
 import type { ReceiptStore } from "./receipts";
 
 /**
