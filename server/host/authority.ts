@@ -9,7 +9,7 @@ import { DEFAULT_QUESTION_TIMEOUT_MS } from "../core/ttl";
 import { newId } from "../core/ids";
 import { QuestionError } from "../core/questions/errors";
 import { ZAnswers, ZQuestions } from "../core/questions/schema";
-import { askDuringTool } from "../mcp/ask-during-tool";
+import { askDuringTool } from "./pending/ask-during-tool";
 import type {
   TAsyncWorkContext,
   TAsyncWorkResource,
