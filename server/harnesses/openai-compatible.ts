@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ZTtlMs } from "../core/ttl";
 import type { TAgentConfig } from "../agents/types";
 import { argumentsJsonSchema } from "../tools/arguments-json-schema";
-import { HarnessFailure } from "./errors";
+import { HarnessFailure } from "../host/attempt-errors";
 import type { TTurnStream } from "./live-deltas";
 import type { TBeforeDispatch, TConversationEntry, TModelDriver, TModelTurn } from "./model-loop";
 
