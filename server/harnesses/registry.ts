@@ -2,7 +2,7 @@ import { DomainError } from "../core/errors";
 import type { TAgentConfig } from "../agents/types";
 import type { Attempt } from "../host/attempt";
 import type { THarnesses, TParsedInput } from "../host/harness-port";
-import type { TSideQuestionHandler } from "../host/side-question-types";
+import type { TSideQuestionHandler } from "../../plugin-sdk/side-questions";
 import { runModelLoop } from "./model-loop";
 import { openAICompatibleDriver, parseModelInput } from "./openai-compatible";
 import { parseScriptedInput, scriptedDriver, scriptedFallbackDriver } from "./scripted";

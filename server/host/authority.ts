@@ -19,7 +19,7 @@ import type {
   TQuestionAuthority,
   TQuestionSubmitOutcome,
   TRetainedSourceAuthority,
-} from "./authority-types";
+} from "../../plugin-sdk/authority";
 import { isHint } from "./bus";
 import type { TAuthorityAttempt, TAuthorityServices } from "./authority-port";
 import type { TDeps } from "./deps";

@@ -1,6 +1,6 @@
 import type { TAgentConfig } from "../agents/types";
 import type { Attempt } from "./attempt";
-import type { TSideQuestionHandler } from "./side-question-types";
+import type { TSideQuestionHandler } from "../../plugin-sdk/side-questions";
 
 /** The options every harness's input may carry beside what the model reads. */
 export type TInputOptions = { timeoutMs?: number; approvalTtlMs?: number; clientToolTtlMs?: number };

@@ -7,7 +7,7 @@ import { boundAndRedact } from "../core/redact";
 import type { TResponseStatus, TTransport } from "../core/vocabulary";
 import type { TDeps } from "./deps";
 import type { THarnesses } from "./harness-port";
-import type { TSideQuestionCapabilities, TSideQuestionParams } from "./side-question-types";
+import type { TSideQuestionCapabilities, TSideQuestionParams } from "../../plugin-sdk/side-questions";
 import { recordEvents } from "./transact";
 
 /**
