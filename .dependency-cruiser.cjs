@@ -77,7 +77,7 @@ const LAYERS = [
 /**
  * Folders that may import less than their layer allows: `only` these folders (besides their own),
  * or their layer's `except` these. Which of these imports must be `import type` (server/ports, the
- * console's import of the tRPC router) is checked by scripts/architecture/type-only.mjs: the swc
+ * console's import of the tRPC router) is checked by scripts/architecture/type-only.ts: the swc
  * parser does not tell dependency-cruiser which imports are type-only.
  */
 const NARROWER = {
