@@ -5,13 +5,16 @@
  * plugins configuration (see docs/plugins.md). Everything here is types and constants: a plugin
  * never reaches into the host's modules, it receives what it may use through `register(api)` and
  * through each attempt's `hostCapabilities`.
+ *
+ * The SDK is the contract, so it stands alone: nothing in plugin-sdk/ imports the server (checked
+ * by .dependency-cruiser.cjs); the server implements these types and imports them from here.
+ * The server's own types it names are restated in ./wire.ts and ./runtime.ts and checked equal to
+ * the server's by server/plugins/sdk-contract.test.ts.
  */
-import type { TConversationEntry, TModelTurn, TBeforeDispatch } from "../server/harnesses/model-loop";
-import type { TTurnStream } from "../server/harnesses/live-deltas";
-import type { THostCapabilities } from "../server/host/capabilities";
-import type { TToolResultMiddleware, TToolResultMiddlewareOptions } from "../server/core/runtime";
-import type { TPluginManifest } from "../server/plugins/manifest";
-import type { TNativeAttemptParams, TNativeEndpoint, TNativeResult } from "../server/harnesses/native-loop";
+import type { TConversationEntry, TModelTurn, TBeforeDispatch, TTurnStream, TNativeAttemptParams, TNativeEndpoint, TNativeResult, TModelEndpoint } from "./loops";
+import type { THostCapabilities } from "./capabilities";
+import type { TToolResultMiddleware, TToolResultMiddlewareOptions } from "./runtime";
+import type { TPluginManifest } from "./manifest";
 import type {
   TFinalizeToolAvailability,
   TNativeRefusalReason,
@@ -20,9 +23,8 @@ import type {
   TPreparedToolSurface,
   TSurfaceTool,
   TToolSurfaceCapabilities,
-} from "../server/host/tool-surface";
-import type { TModelEndpoint } from "../server/agents/types";
-import type { TSideQuestionAnswer, TSideQuestionCapabilities, TSideQuestionParams, TSideQuestionTranscript } from "../server/host/side-question-types";
+} from "./tool-surface";
+import type { TSideQuestionAnswer, TSideQuestionCapabilities, TSideQuestionParams, TSideQuestionTranscript } from "./side-questions";
 
 export type { TConversationEntry, TModelTurn, TBeforeDispatch, TTurnStream, THostCapabilities, TToolResultMiddleware, TToolResultMiddlewareOptions, TPluginManifest };
 // Plugin API 1.1: native-loop harnesses and their tool-surface capabilities.
@@ -162,4 +164,4 @@ export type {
   TCompactResult,
   TAsyncWorkContext,
   TAsyncWorkResource,
-} from "../server/host/authority-types";
+} from "./authority";

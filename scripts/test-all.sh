@@ -32,6 +32,8 @@ npm ci --loglevel=warn --no-audit --no-fund
 echo "== type check and lint"
 npx tsc --noEmit
 npx biome lint .
+# Folder layers: no import against the graph of .dependency-cruiser.cjs, no cycle between folders (docs/architecture.md).
+npm run lint:layers
 
 mkdir -p test-results
 # Two lanes run side by side: every test file opens its own database (an in-memory PGlite, or a

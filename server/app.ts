@@ -14,7 +14,7 @@ import { RateLimiter } from "./api/http/rate-limit";
 import { createLiveServer } from "./api/http/live";
 import { createDeviceServer } from "./api/http/devices";
 import { DeviceHub } from "./devices/hub";
-import { ProcessCleanup } from "./devices/process-cleanup";
+import { ProcessCleanup } from "./tools/process-cleanup";
 import { sendError } from "./api/http/errors";
 import { isClientGone } from "./api/shared/errors";
 import type { TTransportDeps } from "./api/shared/deps";
@@ -39,6 +39,7 @@ import { createAuthorityServices } from "./services/authority-services";
 import { loadSecretKey } from "./host/secret-store";
 import { McpManager } from "./mcp/manager";
 import { ActivityTail } from "./services/console/activity-feed";
+import { lifecycleNotifier } from "./notify/lifecycle";
 import { startNotifier } from "./notify/notifier";
 import { detectExecSandbox, type TExecSandbox, type TSandboxChoice } from "./tools/exec-sandbox";
 import { startSpawner } from "./tools/spawner";
@@ -181,6 +182,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     devices: new DeviceHub({ bus, log }, processes),
     mcp: new McpManager(),
     notify: notifyConfig ? { config: notifyConfig, publicUrl: notifyConfig.publicUrl ?? url } : null,
+    lifecycle: notifyConfig ? lifecycleNotifier(notifyConfig, notifyConfig.publicUrl ?? url) : null,
     agents,
     reviewer: options.reviewer === undefined ? createConfiguredReviewer({ ...config.reviewer, workspaceRoot: join(config.dataDir, "workspaces") }) : options.reviewer,
     config: {

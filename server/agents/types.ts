@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TModelEndpoint } from "../../plugin-sdk/loops";
 import type { TMcpServersSource } from "../mcp/config";
 import type { TTool } from "../tools/types";
 import type { TArgumentPredicate, TApprovalPolicy, TApprovers } from "../core/agent-policy";
@@ -7,26 +8,6 @@ import type { TRisk } from "../core/vocabulary";
 
 /** What agent_end hooks receive once a response is finalized. */
 export type TAgentEndPayload = { event: { responseId: string; sessionId: string; agent: string }; ctx: { userId: string } };
-
-/** Where an `openai-compatible` agent's model lives. */
-export type TModelEndpoint = {
-  /** The API root, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. */
-  baseURL: string;
-  /** The environment variable holding the API key (read at each call, never stored). */
-  apiKeyEnv?: string;
-  /** Extra request headers (not for secrets: use `apiKeyEnv`). */
-  headers?: Record<string, string>;
-  /** Budget of one model response, first byte to last. Default 300000. */
-  timeoutMs?: number;
-  /** How long the model may take before its first token (text, reasoning or tool call). Default 120000. */
-  firstTokenTimeoutMs?: number;
-  /** Retries of a failed request before anything streamed (connection refused, 5xx, 429). Default 2. */
-  maxRetries?: number;
-  /** Sends `stream_options: {include_usage: true}` so the endpoint reports token usage. Default true. */
-  includeUsage?: boolean;
-  temperature?: number;
-  maxOutputTokens?: number;
-};
 
 /** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
 export const APPROVAL_POLICIES = ["always", "never", "review"] as const;

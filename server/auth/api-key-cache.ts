@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import type { EventBus } from "../host/bus";
+import type { EventBus } from "../ports/bus";
 import { actorForApiKey, hashKey, KEY_USE_RECORD_MS, recordKeyUse, type TKeyActor } from "./api-keys";
 
 /** How long a looked-up key is trusted without asking the database again. */

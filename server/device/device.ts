@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { z } from "zod";
-import { ProcessCleanup, RunRevokedError, runCommandForRun } from "../devices/process-cleanup";
+import { ProcessCleanup, RunRevokedError, runCommandForRun } from "../tools/process-cleanup";
 import { SpawnerUnavailableError, startSpawner, type TSpawner } from "../tools/spawner";
 import {
   CLOSE_AUTH_FAILED,

@@ -1,8 +1,8 @@
 import type { WebSocket } from "ws";
 import type { Logger } from "pino";
 import { newId } from "../core/ids";
-import type { EventBus } from "../host/bus";
-import type { ProcessCleanup } from "./process-cleanup";
+import type { EventBus } from "../ports/bus";
+import type { ProcessCleanup } from "../tools/process-cleanup";
 import { CLOSE_REVOKED, type TDeviceFrame, type TRefusalReason, type TServerFrame } from "./protocol";
 
 /** What a device made of one invocation. */

@@ -1,13 +1,6 @@
 import { z } from "zod";
+import type { TDeviceTool } from "../tools/types";
 import { ZCommandName, ZNodeArgs } from "./protocol";
-
-/** A tool that runs a named node command on a paired device (see server/devices/run-device-tool.ts). */
-export type TDeviceTool = {
-  kind: "device";
-  name: string;
-  description: string;
-  argsSchema: z.ZodType;
-};
 
 export const ZNodeInvokeArgs = z.strictObject({
   /** The device's id or name. */

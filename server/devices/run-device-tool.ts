@@ -3,9 +3,10 @@ import type { TResponseRow } from "../../db/repositories/responses";
 import { latestAccessGrants } from "../../db/repositories/session-access";
 import { agentSessions } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
-import type { TDeps } from "../host/deps";
+import type { TBaseDeps } from "../ports/deps";
+import { RunRevokedError } from "../tools/process-cleanup";
+import type { DeviceHub } from "./hub";
 import type { TNodeInvokeArgs } from "./node-invoke-tool";
-import { RunRevokedError } from "./process-cleanup";
 import { deviceById, findDevice, type TDeviceRow } from "./store";
 
 /** What an approval for a node command shows and binds to (action `node:<command>`). */
@@ -20,7 +21,7 @@ type TEvent = { type: "device.invoked" | "device.refused"; data: Record<string, 
 
 /** What a device tool call needs from its attempt. */
 export type TDeviceToolHost = {
-  deps: TDeps;
+  deps: Pick<TBaseDeps, "db"> & { devices: DeviceHub };
   response: TResponseRow;
   callId: string;
   signal: AbortSignal;

@@ -1,7 +1,5 @@
 import { randomBytes } from "node:crypto";
-
-/** Where a driver hands text and reasoning as they stream in. */
-export type TTurnStream = { text: (delta: string) => void; reasoning: (delta: string) => void };
+import type { TTurnStream } from "../../plugin-sdk/loops";
 
 /** Commits one frame right away (the step recorder's `liveFrame`). */
 type TLiveWrite = (type: string, data: Record<string, unknown>) => Promise<void>;

@@ -3,27 +3,8 @@ import { context as otelContext } from "@opentelemetry/api";
 import type { Attempt, TSteeringClaim } from "../host/attempt";
 import { AttemptSuspended } from "../host/attempt-errors";
 import { endOnce, SPAN, startSpan } from "../observe/spans";
-import type { TContextMedia } from "../host/media";
-import { liveDeltas, type TTurnStream } from "./live-deltas";
-
-/** One completed model response. */
-export type TModelTurn = {
-  text?: string;
-  reasoning?: string;
-  planText?: string;
-  /** `error`: the call is not run; this error is its result (e.g. arguments that are not valid JSON). */
-  toolCalls: Array<{ name: string; arguments: unknown; error?: string }>;
-  usage?: { inputTokens?: number; outputTokens?: number };
-  /** Why the model stopped (`stop`, `tool-calls`, `length`, ...), when it says. */
-  finishReason?: string;
-  /** Workspace files to attach to the answer (prepared by the host's `prepareReplyMedia`). */
-  replyAttachments?: string[];
-};
-
-export type TConversationEntry =
-  | { role: "user"; content: unknown; media?: TContextMedia }
-  | { role: "assistant"; text: string; toolCalls: Array<{ id: string; name: string; arguments: unknown }> }
-  | { role: "tool"; callId: string; name: string; output: unknown };
+import type { TBeforeDispatch, TConversationEntry, TModelTurn, TTurnStream } from "../../plugin-sdk/loops";
+import { liveDeltas } from "./live-deltas";
 
 /**
  * A model behind the loop: scripted, or a real endpoint. `null` means it has nothing more to say.
@@ -34,14 +15,6 @@ export type TConversationEntry =
 export type TModelDriver = {
   nextTurn: (conversation: readonly TConversationEntry[], turnIndex: number, signal: AbortSignal, stream?: TTurnStream, beforeDispatch?: TBeforeDispatch) => Promise<TModelTurn | null>;
 };
-
-/**
- * The guard a driver calls synchronously right before each request to the model and before each
- * retry of it, with no await between the call and the request going out. It throws when the
- * request may not go as built (the attempt was cancelled, or a steering message in it was
- * revoked); the driver then sends nothing more.
- */
-export type TBeforeDispatch = () => void;
 
 type TStoredTurn = TModelTurn & { steering?: string[]; model: "primary" | "fallback" };
 

@@ -1,25 +1,8 @@
 import { classifyTerminalOutcome } from "../core/runtime";
 import { DomainError } from "../core/errors";
 import { type Attempt, AttemptSuspended } from "../host/attempt";
-import type { THostCapabilities } from "../host/capabilities";
-import { createToolSurface, type TToolSurfaceCapabilities } from "../host/tool-surface";
-
-/** Where the agent's model lives, as a native loop receives it (the API key read from its variable now). */
-export type TNativeEndpoint = { baseURL: string; apiKey?: string; headers?: Record<string, string> };
-
-/** What one attempt of a native-loop harness receives (plugin API 1.1). */
-export type TNativeAttemptParams = {
-  /** The run's input as the caller sent it (validated by the harness's `parseInput`). */
-  input: unknown;
-  agent: { name: string; model: string; system?: string; endpoint?: TNativeEndpoint; nativeTools: readonly string[] };
-  /** The attempt's capabilities and the tool-surface ones; all fail closed once the attempt settles. */
-  hostCapabilities: THostCapabilities & TToolSurfaceCapabilities;
-  /** Aborted when the attempt is cancelled (a person, its deadline, a shutdown). */
-  signal: AbortSignal;
-};
-
-/** What a native loop answers: the final text (and the usage of its model calls in this attempt). */
-export type TNativeResult = { text: string; usage?: { inputTokens?: number; outputTokens?: number } };
+import type { TNativeAttemptParams, TNativeResult } from "../../plugin-sdk/loops";
+import { createToolSurface } from "../host/tool-surface";
 
 export type TNativeRun = (params: TNativeAttemptParams) => Promise<TNativeResult>;
 

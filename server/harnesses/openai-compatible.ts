@@ -5,9 +5,9 @@ import { z } from "zod";
 import { ZTtlMs } from "../core/ttl";
 import type { TAgentConfig } from "../agents/types";
 import { argumentsJsonSchema } from "../tools/arguments-json-schema";
-import { HarnessFailure } from "./errors";
-import type { TTurnStream } from "./live-deltas";
-import type { TBeforeDispatch, TConversationEntry, TModelDriver, TModelTurn } from "./model-loop";
+import { HarnessFailure } from "../host/attempt-errors";
+import type { TBeforeDispatch, TConversationEntry, TModelTurn, TTurnStream } from "../../plugin-sdk/loops";
+import type { TModelDriver } from "./model-loop";
 
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 300_000;

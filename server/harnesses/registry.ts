@@ -1,15 +1,11 @@
 import { DomainError } from "../core/errors";
 import type { TAgentConfig } from "../agents/types";
 import type { Attempt } from "../host/attempt";
-import type { TSideQuestionHandler } from "../host/side-question-types";
+import type { THarnesses, TParsedInput } from "../host/harness-port";
+import type { TSideQuestionHandler } from "../../plugin-sdk/side-questions";
 import { runModelLoop } from "./model-loop";
 import { openAICompatibleDriver, parseModelInput } from "./openai-compatible";
 import { parseScriptedInput, scriptedDriver, scriptedFallbackDriver } from "./scripted";
-
-/** The options every harness's input may carry beside what the model reads. */
-export type TInputOptions = { timeoutMs?: number; approvalTtlMs?: number; clientToolTtlMs?: number };
-
-export type TParsedInput = { ok: true; value: TInputOptions } | { ok: false; message: string };
 
 /**
  * A harness the host can run: the built-in ones and those plugins register. Every harness goes
@@ -55,7 +51,7 @@ export const BUILTIN_HARNESSES: readonly THarness[] = [
 ];
 
 /** The harnesses of one server, by id (built-in ones first, then plugins'). Ids are unique. */
-export class HarnessRegistry {
+export class HarnessRegistry implements THarnesses {
   private readonly harnesses = new Map<string, THarness>();
 
   constructor(harnesses: readonly THarness[] = BUILTIN_HARNESSES) {

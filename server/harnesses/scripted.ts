@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZTtlMs } from "../core/ttl";
-import type { TModelDriver, TModelTurn } from "./model-loop";
+import type { TModelTurn } from "../../plugin-sdk/loops";
+import type { TModelDriver } from "./model-loop";
 
 const ZToolCall = z.strictObject({
   name: z.string().min(1).max(128),

@@ -1,6 +1,7 @@
 import type { TCredential } from "../core/credential";
 import type { TAnswers } from "../core/questions/schema";
-import type { TDeps, TRunStarter } from "./deps";
+import type { TDeps } from "./deps";
+import type { TRunStarter } from "../ports/run-starter";
 
 /**
  * What the authority capabilities need of the services layer (the host never imports services):

@@ -5,10 +5,11 @@ import { CREDENTIAL_RECHECK_MS, credentialRefusal } from "../auth/credential-sta
 import type { TCredential } from "../core/credential";
 import { DomainError } from "../core/errors";
 import { isTerminal } from "../core/vocabulary";
+import { DEFAULT_QUESTION_TIMEOUT_MS } from "../core/ttl";
 import { newId } from "../core/ids";
 import { QuestionError } from "../core/questions/errors";
 import { ZAnswers, ZQuestions } from "../core/questions/schema";
-import { askDuringTool } from "../mcp/ask-during-tool";
+import { askDuringTool } from "./pending/ask-during-tool";
 import type {
   TAsyncWorkContext,
   TAsyncWorkResource,
@@ -18,15 +19,15 @@ import type {
   TQuestionAuthority,
   TQuestionSubmitOutcome,
   TRetainedSourceAuthority,
-} from "./authority-types";
+} from "../../plugin-sdk/authority";
 import { isHint } from "./bus";
 import type { TAuthorityAttempt, TAuthorityServices } from "./authority-port";
-import type { TDeps, TRunStarter } from "./deps";
+import type { TDeps } from "./deps";
+import type { TRunStarter } from "../ports/run-starter";
 import { createSubagentCapabilities } from "./subagents";
 import { recordEvents } from "./transact";
 
 const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
-const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
 
 /** Fire-and-forget trajectory facts of the host itself (they may come after the run settled). */
 function note(deps: TDeps, responseId: string, type: string, data: Record<string, unknown>): void {

@@ -5,31 +5,17 @@ import {
   assertInjectionRequest,
   type TAssertCurrent,
   type TInjectionAuthorityKind,
-  type TMessageInjectionV2,
   type TQueueMessageOptions,
   type TReportOutputTokens,
   classifyTerminalOutcome,
 } from "../core/runtime";
+import type { THostCapabilities } from "../../plugin-sdk/capabilities";
 import type { TDeps } from "./deps";
 import type { SteeringDesk } from "./steering";
 import type { Db } from "../../db/client";
 import type { TAttachmentFact } from "../core/media";
-import { createMediaCapabilities, type THostMediaCapabilities } from "./media";
-import type { THostAuthorityCapabilities } from "./authority-types";
-
-/** The versioned capabilities a harness attempt receives; every call after settlement fails closed. */
-export type THostCapabilities = {
-  readonly version: 2;
-  /** One call per completed model response with that response's output tokens. */
-  reportOutputTokens: TReportOutputTokens;
-  /** Structured, non-secret facts for the trajectory; the host attributes, bounds, redacts and persists them. */
-  trajectory: { recordEvent: (type: string, data: Record<string, unknown>) => void; flush: () => Promise<void> };
-  classifyTerminalOutcome: typeof classifyTerminalOutcome;
-  /** Guarded active-run injection (steering) of this run. */
-  messageInjectionV2: TMessageInjectionV2;
-  /** Input attachments (context, staging) and reply attachments (server/host/media). */
-  media: THostMediaCapabilities;
-} & THostAuthorityCapabilities;
+import { createMediaCapabilities } from "./media";
+import type { THostAuthorityCapabilities } from "../../plugin-sdk/authority";
 
 const MAX_BUFFERED = 500;
 

@@ -15,11 +15,11 @@ import {
   type TRunUsageAccumulator,
   type TToolResultMiddlewareRegistry,
 } from "../core/runtime";
-import { HarnessFailure } from "../harnesses/errors";
-import { HarnessRegistry } from "../harnesses/registry";
 import { endOnce, SPAN, startSpan } from "../observe/spans";
 import { Attempt, AttemptSuspended, AttemptTerminated } from "./attempt";
+import { HarnessFailure } from "./attempt-errors";
 import { settleAttempt, startAttemptClock } from "./attempt-lifecycle";
+import type { THarnesses } from "./harness-port";
 import { expireDue } from "./pending/kinds";
 import type { TClaimedRun, TRunStarter } from "./pending/contract";
 import { runToolCall } from "./tool-calls";
@@ -56,8 +56,8 @@ export class Host implements TRunStarter {
   /** Draining (SIGTERM): attempts already running here go on; nothing new starts here. */
   private draining = false;
 
-  /** The harnesses agents run on: the built-in ones and those enabled plugins registered. */
-  readonly harnesses: HarnessRegistry;
+  /** The harnesses agents run on: the built-in ones and those enabled plugins registered (server/harnesses/registry.ts). */
+  readonly harnesses: THarnesses;
   /** What the authority capabilities use of the services layer; set by the composition root. */
   authorityServices?: TAuthorityServices;
 
@@ -76,9 +76,9 @@ export class Host implements TRunStarter {
   /** `parts`: registries the composition root filled before the host exists (plugins register into them at boot). */
   constructor(
     private readonly deps: TDeps,
-    parts: { harnesses?: HarnessRegistry; middleware?: TToolResultMiddlewareRegistry } = {},
+    parts: { harnesses: THarnesses; middleware?: TToolResultMiddlewareRegistry },
   ) {
-    this.harnesses = parts.harnesses ?? new HarnessRegistry();
+    this.harnesses = parts.harnesses;
     this.middleware = parts.middleware ?? createToolResultMiddlewareRegistry();
     this.steering = new SteeringDesk(deps);
   }

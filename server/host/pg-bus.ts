@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
 import type postgres from "postgres";
 import { newId } from "../core/ids";
-import { createLocalBus, type EventBus, PEER_CHANNEL, type TAnnouncement } from "./bus";
+import { createLocalBus, PEER_CHANNEL } from "./bus";
+import type { EventBus, TAnnouncement } from "../ports/bus";
 
 type TMessage =
   | { k: "f"; r: string; s: number }

@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { secretValues } from "../../db/schema";
 import { newId } from "../core/ids";
+import type { TSecretSealer } from "../ports/secrets";
 
 /** COUNTERSIGN_SECRET_KEY: 32 bytes, base64; throws naming the variable otherwise (checked at boot by server/config.ts). */
 export function parseSecretKey(value: string): Buffer {
@@ -44,6 +45,12 @@ export function decryptSecret(key: Buffer, sealed: string, aad: string): string 
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(body), decipher.final()]).toString("utf8");
 }
+
+/** The sealing port over `key` (what tools that keep secrets are given). */
+export const secretSealer = (key: Buffer): TSecretSealer => ({
+  seal: (plaintext, aad) => encryptSecret(key, plaintext, aad),
+  open: (sealed, aad) => decryptSecret(key, sealed, aad),
+});
 
 /** Stores one secret answer; the id is what the agent and records may see instead of the value. */
 export async function storeSecret(tx: Db, key: Buffer, input: { questionId: string; answerKey: string; userId: string; value: string }): Promise<string> {

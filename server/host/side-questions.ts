@@ -5,9 +5,9 @@ import type { TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import { boundAndRedact } from "../core/redact";
 import type { TResponseStatus, TTransport } from "../core/vocabulary";
-import type { HarnessRegistry } from "../harnesses/registry";
 import type { TDeps } from "./deps";
-import type { TSideQuestionCapabilities, TSideQuestionParams } from "./side-question-types";
+import type { THarnesses } from "./harness-port";
+import type { TSideQuestionCapabilities, TSideQuestionParams } from "../../plugin-sdk/side-questions";
 import { recordEvents } from "./transact";
 
 /**
@@ -37,7 +37,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  */
 export async function answerSideQuestion(
   deps: TDeps,
-  harnesses: HarnessRegistry,
+  harnesses: THarnesses,
   run: { id: string; sessionId: string; status: TResponseStatus; input: unknown; output: readonly TOutputItem[] },
   agent: Pick<TAgentConfig, "name" | "model" | "harness">,
   ask: { question: string; askedBy: string; via: TTransport; signal?: AbortSignal },

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { steeringMessages } from "../../db/schema";
-import type { TSubagentCapabilities, TSubagentSpawnOutcome } from "./authority-types";
+import type { TSubagentCapabilities, TSubagentSpawnOutcome } from "../../plugin-sdk/authority";
 import type { TAuthorityAttempt, TAuthorityServices } from "./authority-port";
 import { recordEvents } from "./transact";
 

@@ -12,7 +12,7 @@ import { requiredApprovalsFor } from "../core/separation-of-duties";
 import type { TNodeInvokeArgs } from "../devices/node-invoke-tool";
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
 import { gateFor, grantScopesOf } from "../mcp/policy";
-import { findMcpTool } from "../mcp/tools";
+import { findMcpTool } from "./mcp-tools";
 import { reviewRequestFor, reviewWithFallback, type TReviewVerdict } from "../reviewer";
 import type { TClientTool, THostTool, TQuestionTool } from "../tools/types";
 import { approvedOutcome, claimGrant, RepliedInstead, replyResult, type TApprovalOutcome, type TApprovedEdit, withEditNotice } from "./approval-outcome";

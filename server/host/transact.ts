@@ -2,9 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { appendEvents } from "../../db/repositories/events";
 import type { TFrame, TNewEvent } from "../core/frames";
-import { enqueueLifecycle } from "../notify/lifecycle";
-import { enqueueSlackUpdates } from "../notify/slack-updates";
-import { PEER_CHANNEL, type TAnnouncement } from "./bus";
+import { PEER_CHANNEL } from "./bus";
+import type { TAnnouncement } from "../ports/bus";
 import type { TDeps } from "./deps";
 
 export type TEmit = (responseId: string, events: readonly TNewEvent[]) => Promise<TFrame[]>;
@@ -21,9 +20,9 @@ export type TAnnounce = (announcement: TAnnouncement) => void;
  * the commit returned, because PostgreSQL answers the COMMIT of a transaction a failed NOTIFY
  * aborted with a rollback, not an error. The lifecycle facts the announcements name, and the
  * updates of Slack messages about approvals settled, go into the notification outbox in the same
- * transaction.
+ * transaction (through `deps.lifecycle`, the notifier's port, when notifications are on).
  */
-export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick<TDeps, "notify" | "now">>, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
+export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick<TDeps, "lifecycle" | "now">>, fn: (tx: Db, emit: TEmit, announce: TAnnounce) => Promise<T>): Promise<T> {
   const batch: TAnnouncement[] = [];
   const announce: TAnnounce = (a) => {
     batch.push(a);
@@ -39,11 +38,7 @@ export async function transact<T>(deps: Pick<TDeps, "db" | "bus"> & Partial<Pick
     const value = await fn(tx, emit, announce);
     // Lifecycle webhooks (approval/question resolved, response completed/failed) and the updates
     // of Slack messages about settled approvals commit with their change.
-    if (deps.notify) {
-      const now = deps.now?.() ?? new Date();
-      await enqueueLifecycle(tx, deps.notify.config, deps.notify.publicUrl, batch, now);
-      await enqueueSlackUpdates(tx, deps.notify.config, batch, now);
-    }
+    if (deps.lifecycle) await deps.lifecycle(tx, batch, deps.now?.() ?? new Date());
     notified = notifyPeers(tx, deps.bus, batch);
     // Awaited below, after the commit; never an unhandled rejection meanwhile.
     notified.catch(() => {});

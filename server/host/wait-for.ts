@@ -1,5 +1,5 @@
 import type { TFrame } from "../core/frames";
-import type { EventBus, TFrameHint } from "./bus";
+import type { EventBus, TFrameHint } from "../ports/bus";
 
 /** What wakes a waiter: subscribes `wake` to one bus topic, returns the unsubscribe. */
 export type TTopic = (wake: () => void) => () => void;

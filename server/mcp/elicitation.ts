@@ -1,8 +1,8 @@
 import { ErrorCode, type ElicitRequest, type ElicitResult, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_QUESTION_TIMEOUT_MS } from "../services/questions/request-question";
+import { DEFAULT_QUESTION_TIMEOUT_MS } from "../core/ttl";
 import { type TQuestion, URL_CONFIRM, ZLiteralUrl, ZQuestion } from "../core/questions/schema";
 import { compileSchema, typedValues } from "../core/questions/structured";
-import { askDuringTool, secretAnswer, type TToolAskContext } from "./ask-during-tool";
+import type { TAskDuringTool, TSecretAnswer } from "../ports/held-question";
 
 /** The question an elicitation becomes, and how to read its answers back into MCP content. */
 export type TElicitQuestion =
@@ -44,8 +44,16 @@ export function elicitationQuestion(server: string, params: ElicitRequest["param
   return { ok: true, mode: "form", question: question.data, keys };
 }
 
-export type TElicitCall = Omit<TToolAskContext, "timeoutMs"> & {
+/** The tool call an elicitation arrives during, with the host's held-question protocol bound to it. */
+export type TElicitCall = {
   server: string;
+  callId: string;
+  /** Aborted when the run is cancelled or times out, or the call ends. */
+  signal: AbortSignal;
+  /** Asks a person while the call stays in flight (the run shows `requires_action`). */
+  ask: TAskDuringTool;
+  /** Reads a secret answer of a question this call asked, for the MCP server only. */
+  secretAnswer: TSecretAnswer;
   /** When the whole tool call times out (epoch ms); the question expires a little before. */
   deadline: number;
   /** Records a host event in the run's trajectory. */
@@ -70,7 +78,7 @@ export async function answerElicitation(call: TElicitCall, params: ElicitRequest
     await call.record("mcp.elicitation", { callId: call.callId, server: call.server, mode, action: "cancel", reason: "no time left in the call" });
     return { action: "cancel" };
   }
-  const outcome = await askDuringTool({ ...call, signal: AbortSignal.any([call.signal, signal]), timeoutMs }, { questions: [compiled.question] });
+  const outcome = await call.ask([compiled.question], { signal: AbortSignal.any([call.signal, signal]), timeoutMs });
   let result: ElicitResult;
   if (outcome.status === "answered") {
     if (compiled.mode === "url") result = { action: outcome.answers[URL_ID]?.[0] === URL_CONFIRM ? "accept" : "decline" };
@@ -81,7 +89,7 @@ export async function answerElicitation(call: TElicitCall, params: ElicitRequest
         const key = compiled.keys[index];
         if (key === undefined || !(field.name in typed)) continue;
         // A secret field's value goes to the MCP server only; records and frames keep "stored".
-        const value = field.secret ? await secretAnswer(call.deps, outcome.questionId, `${FORM_ID}.${field.name}`) : typed[field.name];
+        const value = field.secret ? await call.secretAnswer(outcome.questionId, `${FORM_ID}.${field.name}`) : typed[field.name];
         if (value !== null && value !== undefined) content[key] = value as string | number | boolean;
       }
       result = { action: "accept", content };

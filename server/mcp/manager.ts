@@ -1,10 +1,11 @@
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MCP_TIMEOUT_MS, type TMcpServerConfig } from "./config";
 import { errorText, McpConnection } from "./connection";
+import type { Logger } from "pino";
 import { answerElicitation, type TElicitCall } from "./elicitation";
 
 /** One tool call on an MCP server, with the run it belongs to (for elicitations and the trajectory). */
-export type TMcpCall = TElicitCall & { label: string; tool: string };
+export type TMcpCall = TElicitCall & { label: string; tool: string; responseId: string; log: Logger };
 
 /** Connections per server: a tool call holds one exclusively, so elicitations are attributed to it. */
 const MAX_CONNECTIONS = 8;
@@ -124,7 +125,7 @@ class McpPool {
     } catch (error) {
       if (conn.closed) {
         // The server's own stderr goes to the log only (it is not ours to put in a trajectory).
-        call.deps.log.warn({ server, tool: call.tool, responseId: call.responseId, stderr: conn.stderr.trim().slice(-1000) }, "MCP server stopped during a call");
+        call.log.warn({ server, tool: call.tool, responseId: call.responseId, stderr: conn.stderr.trim().slice(-1000) }, "MCP server stopped during a call");
         await call.record("mcp.server_stopped", { callId: call.callId, server, tool: call.tool });
         return { error: `The MCP server ${server} stopped during the call.` };
       }

@@ -1,5 +1,4 @@
-import type { TAgentConfig } from "../agents/types";
-import { evaluatePredicates } from "../core/agent-policy";
+import { evaluatePredicates, type TAgentPolicy } from "../core/agent-policy";
 import type { TRisk } from "../core/vocabulary";
 import type { THostTool } from "../tools/types";
 import type { TMcpPolicy } from "./config";
@@ -37,7 +36,7 @@ function patternPolicy(approval: Record<string, TMcpPolicy>, action: string): TM
  * then the agent's wildcard patterns (`mcp:*`); then the server's `*`. An unnamed MCP tool needs a
  * person (`always`); other unnamed tools run without a prompt, as before.
  */
-export function approvalPolicyFor(agent: Pick<TAgentConfig, "approval">, tool: THostTool): TMcpPolicy {
+export function approvalPolicyFor(agent: Pick<TAgentPolicy, "approval">, tool: THostTool): TMcpPolicy {
   const approval = agent.approval as Record<string, TMcpPolicy>;
   const exact = own(approval, tool.name) ?? own(approval, tool.action);
   if (!isMcpTool(tool)) return exact ?? patternPolicy(approval, tool.action) ?? "never";
@@ -52,12 +51,12 @@ export function approvalPolicyFor(agent: Pick<TAgentConfig, "approval">, tool: T
  * otherwise (`always` or `never`), and the risk a matching predicate fixes (the operator's word,
  * which wins over the reviewer's estimate).
  */
-export function gateFor(agent: Pick<TAgentConfig, "approval" | "predicates">, tool: THostTool, args: unknown): { policy: TMcpPolicy; fixedRisk?: TRisk } {
+export function gateFor(agent: Pick<TAgentPolicy, "approval" | "predicates">, tool: THostTool, args: unknown): { policy: TMcpPolicy; fixedRisk?: TRisk } {
   const predicate = evaluatePredicates(agent, tool.name, args);
   return { policy: predicate.approval ?? approvalPolicyFor(agent, tool), ...(predicate.risk ? { fixedRisk: predicate.risk } : {}) };
 }
 
 /** The kinds of standing grant the agent allows now (turning one off stops the existing ones too). */
-export function grantScopesOf(agent: Pick<TAgentConfig, "grants">): Array<"session" | "days"> {
+export function grantScopesOf(agent: Pick<TAgentPolicy, "grants">): Array<"session" | "days"> {
   return [...(agent.grants?.session ? (["session"] as const) : []), ...(agent.grants?.maxDays ? (["days"] as const) : [])];
 }

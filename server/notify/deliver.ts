@@ -4,7 +4,7 @@ import { actorOf } from "../auth/users";
 import type { TAgentPolicy } from "../core/agent-policy";
 import { canDecide, type TActor } from "../core/actor";
 import { decisionRefusal } from "../core/separation-of-duties";
-import type { TDeps } from "../host/deps";
+import type { TNotifyDeps } from "./deps";
 import { callSlackApi, createMailer, sendSlack, sendWebhook, type TMailer, type TSendResult } from "./channels";
 import type { TNotifyConfig } from "./config";
 import { isLifecyclePayload, lifecycleBody, type TLifecyclePayload } from "./lifecycle";
@@ -30,7 +30,7 @@ export function createDeliveryContext(config: TNotifyConfig, publicUrl: string):
  * the attempt and pushes `next_attempt_at` past the send timeout, so no other replica takes the
  * same row while it is being sent, and a replica that dies mid-send leaves it to be retried.
  */
-async function claimDue(deps: TDeps, ctx: TDeliveryContext): Promise<TNotificationRow[]> {
+async function claimDue(deps: TNotifyDeps, ctx: TDeliveryContext): Promise<TNotificationRow[]> {
   const now = deps.now();
   const leaseUntil = new Date(now.getTime() + ctx.config.timeoutMs * 2 + 5000);
   return deps.db
@@ -45,7 +45,7 @@ async function claimDue(deps: TDeps, ctx: TDeliveryContext): Promise<TNotificati
 type TSubjectState = { status: string; userId: string; expiresAt: Date; approval?: { requiredApprovals: number; agent: string; agentPolicy: TAgentPolicy | null } };
 
 /** The subject's state now: a settled approval or question is not announced any more. */
-async function subjectState(deps: TDeps, row: TNotificationRow): Promise<TSubjectState | null> {
+async function subjectState(deps: TNotifyDeps, row: TNotificationRow): Promise<TSubjectState | null> {
   if (row.subjectKind === "approval") {
     const [a] = await deps.db
       .select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt, requiredApprovals: approvals.requiredApprovals, agent: responses.agent, agentPolicy: responses.agentPolicy })
@@ -59,13 +59,13 @@ async function subjectState(deps: TDeps, row: TNotificationRow): Promise<TSubjec
 }
 
 /** Whether the link would work for this recipient: an approval by the separation-of-duties rule, a question by role. */
-function mayAct(deps: TDeps, actor: TActor, owner: TSubjectState): boolean {
+function mayAct(deps: TNotifyDeps, actor: TActor, owner: TSubjectState): boolean {
   if (owner.approval) return decisionRefusal(actor, { userId: owner.userId, requiredApprovals: owner.approval.requiredApprovals }, deps.agents.decisionPolicyOf(owner.approval.agent, owner.approval.agentPolicy)) === null;
   return canDecide(actor, owner.userId);
 }
 
 /** A lifecycle fact: sent to its webhook channel whatever the subject's state is now. */
-function sendLifecycle(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, payload: TLifecyclePayload): Promise<TSendResult> {
+function sendLifecycle(deps: TNotifyDeps, ctx: TDeliveryContext, row: TNotificationRow, payload: TLifecyclePayload): Promise<TSendResult> {
   const channel = ctx.config.channels[row.channel];
   if (channel?.type !== "webhook") return Promise.resolve({ ok: false, statusCode: null, error: `the channel "${row.channel}" is no longer configured` });
   const body = JSON.stringify(lifecycleBody(row.id, payload));
@@ -76,7 +76,7 @@ function sendLifecycle(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow
  * A Slack message: to the incoming webhook, or with `chat.postMessage` to the channel id, whose
  * message about an approval is then recorded to be updated when the approval is settled.
  */
-async function sendSlackMessage(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, payload: TNotificationPayload): Promise<TSendResult> {
+async function sendSlackMessage(deps: TNotifyDeps, ctx: TDeliveryContext, row: TNotificationRow, payload: TNotificationPayload): Promise<TSendResult> {
   const message = slackMessage(payload, { buttons: row.channel in ctx.config.slackApps });
   const bot = ctx.config.slackBots[row.channel];
   const channel = ctx.config.channels[row.channel];
@@ -93,7 +93,7 @@ async function sendSlackMessage(deps: TDeps, ctx: TDeliveryContext, row: TNotifi
   return { ok: posted.ok, statusCode: posted.statusCode, error: posted.error };
 }
 
-async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: TSubjectState): Promise<TSendResult> {
+async function send(deps: TNotifyDeps, ctx: TDeliveryContext, row: TNotificationRow, owner: TSubjectState): Promise<TSendResult> {
   const channel = ctx.config.channels[row.channel];
   const payload = row.payload as unknown as TNotificationPayload;
   if (!channel || channel.type !== row.channelType) return { ok: false, statusCode: null, error: `the channel "${row.channel}" is no longer configured` };
@@ -128,7 +128,7 @@ async function send(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow, o
 }
 
 /** Sends one claimed delivery and records the attempt; the row's next state depends on the outcome. */
-async function deliverOne(deps: TDeps, ctx: TDeliveryContext, row: TNotificationRow): Promise<void> {
+async function deliverOne(deps: TNotifyDeps, ctx: TDeliveryContext, row: TNotificationRow): Promise<void> {
   const started = Date.now();
   const lifecycle = isLifecyclePayload(row.payload) ? row.payload : null;
   const update = isSlackUpdatePayload(row.payload) ? row.payload : null;
@@ -172,7 +172,7 @@ async function deliverOne(deps: TDeps, ctx: TDeliveryContext, row: TNotification
 }
 
 /** Claims and sends what is due; returns how many deliveries were attempted. */
-export async function deliverDue(deps: TDeps, ctx: TDeliveryContext): Promise<number> {
+export async function deliverDue(deps: TNotifyDeps, ctx: TDeliveryContext): Promise<number> {
   const claimed = await claimDue(deps, ctx);
   await Promise.all(claimed.map((row) => deliverOne(deps, ctx, row).catch((error: unknown) => deps.log.error({ err: error, notificationId: row.id }, "notification delivery crashed"))));
   return claimed.length;

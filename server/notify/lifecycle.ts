@@ -1,10 +1,12 @@
 import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { approvals, questions, responses, users } from "../../db/schema";
-import type { TAnnouncement } from "../host/bus";
+import type { TAnnouncement } from "../ports/bus";
+import type { TLifecycleNotifier } from "../ports/lifecycle";
 import type { TLifecycleEvent, TNotifyConfig } from "./config";
 import { enqueueOnce } from "./outbox";
 import { consoleLink, scrubText } from "./render";
+import { enqueueSlackUpdates } from "./slack-updates";
 
 /** The stored payload of a lifecycle delivery: the Standard Webhooks body without its id. */
 export type TLifecyclePayload = { lifecycle: true; type: TLifecycleEvent; timestamp: string; data: Record<string, unknown> };
@@ -137,6 +139,17 @@ export async function enqueueLifecycle(tx: Db, config: TNotifyConfig, publicUrl:
     const deliveries = channels.map((channel) => ({ channel, channelType: "webhook" as const, recipient: channel }));
     await enqueueOnce(tx, { kind: fact.subjectKind, id: fact.subjectId, responseId: fact.responseId }, event, deliveries, payload as unknown as Record<string, unknown>, now, "msg");
   }
+}
+
+/**
+ * The notifications `transact` queues with each transaction (the TLifecycleNotifier port): its
+ * lifecycle facts and the updates of Slack messages about the approvals it settled.
+ */
+export function lifecycleNotifier(config: TNotifyConfig, publicUrl: string): TLifecycleNotifier {
+  return async (tx, batch, now) => {
+    await enqueueLifecycle(tx, config, publicUrl, batch, now);
+    await enqueueSlackUpdates(tx, config, batch, now);
+  };
 }
 
 /** Whether an outbox row is a lifecycle fact (sent whatever its subject's state), not a "please decide". */

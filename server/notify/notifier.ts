@@ -1,4 +1,4 @@
-import type { TDeps } from "../host/deps";
+import type { TNotifyDeps } from "./deps";
 import type { TNotifyConfig } from "./config";
 import { createDeliveryContext, deliverDue } from "./deliver";
 import { planDue } from "./plan";
@@ -11,7 +11,7 @@ export type TNotifier = { wake: () => void; stop: () => Promise<void> };
  * and every `pollMs`, so due reminders and retries are found without a wake-up; every replica
  * may run it, since planning and claiming are decided by the database.
  */
-export function startNotifier(deps: TDeps, config: TNotifyConfig, options: { publicUrl: string }): TNotifier {
+export function startNotifier(deps: TNotifyDeps, config: TNotifyConfig, options: { publicUrl: string }): TNotifier {
   const ctx = createDeliveryContext(config, options.publicUrl);
   let stopped = false;
   let running: Promise<void> | null = null;

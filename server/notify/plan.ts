@@ -1,7 +1,7 @@
 import { type AnyColumn, eq, inArray, sql } from "drizzle-orm";
 import { approvals, notificationPlans, questions, responses, users } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
-import type { TDeps } from "../host/deps";
+import type { TNotifyDeps } from "./deps";
 import type { TNotifyConfig } from "./config";
 import { enqueueOnce } from "./outbox";
 import { approvalView, consoleLink, questionView, type TNotificationPayload, type TSubjectView } from "./render";
@@ -17,7 +17,7 @@ const unplannedFirst = (id: AnyColumn) => sql`exists (select 1 from notification
 
 type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null; view: TSubjectView; bindingHash?: string };
 
-async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
+async function pendingSubjects(deps: TNotifyDeps): Promise<TPendingSubject[]> {
   const a = await deps.db
     .select({ approval: approvals, agent: responses.agent, requesterName: users.name, requesterEmail: users.email })
     .from(approvals)
@@ -63,7 +63,7 @@ async function pendingSubjects(deps: TDeps): Promise<TPendingSubject[]> {
  * escalation) whose time has come and that has no plan row yet. The plan row and its outbox rows
  * are one transaction, and the plan row's primary key makes the first replica to insert it win.
  */
-export async function planDue(deps: TDeps, config: TNotifyConfig, publicUrl: string): Promise<number> {
+export async function planDue(deps: TNotifyDeps, config: TNotifyConfig, publicUrl: string): Promise<number> {
   const subjects = await pendingSubjects(deps);
   if (subjects.length === 0) return 0;
   const plans = await deps.db
@@ -85,7 +85,7 @@ export async function planDue(deps: TDeps, config: TNotifyConfig, publicUrl: str
 type TAddressed = TDelivery & { userId: string | null };
 
 /** Email deliveries get their user; addresses that belong to no user are logged and dropped. */
-async function withRecipients(deps: TDeps, deliveries: TDelivery[]): Promise<TAddressed[]> {
+async function withRecipients(deps: TNotifyDeps, deliveries: TDelivery[]): Promise<TAddressed[]> {
   const emails = [...new Set(deliveries.filter((d) => d.channelType === "email").map((d) => d.recipient))];
   const known = emails.length ? await deps.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails)) : [];
   const byEmail = new Map(known.map((u) => [u.email.toLowerCase(), u.id]));
@@ -102,7 +102,7 @@ async function withRecipients(deps: TDeps, deliveries: TDelivery[]): Promise<TAd
   return out;
 }
 
-async function planEvent(deps: TDeps, subject: TPendingSubject, event: TNotifyEvent, deliveries: TAddressed[], publicUrl: string): Promise<number> {
+async function planEvent(deps: TNotifyDeps, subject: TPendingSubject, event: TNotifyEvent, deliveries: TAddressed[], publicUrl: string): Promise<number> {
   const payload: TNotificationPayload = {
     event,
     subject: subject.view,

@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { approvals, notifications, slackMessages, users } from "../../db/schema";
 import { newId } from "../core/ids";
 import { personLabel } from "../core/person";
-import type { TAnnouncement } from "../host/bus";
+import type { TAnnouncement } from "../ports/bus";
 import { callSlackApi, type TSendResult } from "./channels";
 import type { TNotifyConfig } from "./config";
 import { scrubText, type TNotificationPayload } from "./render";

@@ -6,6 +6,7 @@ import type { TTransport } from "../core/vocabulary";
 import type { TRunDeps } from "../host/deps";
 import { resumeWith } from "../host/pending/contract";
 import { expirePending } from "../host/pending/kinds";
+import { secretSealer } from "../host/secret-store";
 import { nativeClientTool } from "../host/tool-surface";
 import { transact } from "../host/transact";
 
@@ -44,7 +45,7 @@ export async function submitClientToolResult(deps: TRunDeps, actor: TActor, inpu
       .set({ status: "submitted", submittedBy: actor.userId, submittedVia: input.via, submittedAt: deps.now() })
       .where(eq(clientToolRequests.id, request.id));
     const output = tool.handlePrivateInput
-      ? await tool.handlePrivateInput(parsed.data, { tx, userId: request.userId, sessionId: request.sessionId, secretKey: deps.secretKey })
+      ? await tool.handlePrivateInput(parsed.data, { tx, userId: request.userId, sessionId: request.sessionId, secrets: secretSealer(deps.secretKey) })
       : parsed.data;
     await tx.update(clientToolRequests).set({ publicOutput: output }).where(eq(clientToolRequests.id, request.id));
     announce({ k: "inbox", change: { kind: "client_tool", responseId: request.responseId, id: request.id } });

@@ -28,8 +28,8 @@ export const collectCardDetailsTool: TClientTool = {
       name: { type: "string", minLength: 1, description: "Name on the card" },
     },
   },
-  handlePrivateInput: async (input, { tx, userId, sessionId, secretKey }) => {
-    const { last4 } = await storePaymentCard(tx, secretKey, { userId, sessionId }, ZCardDetails.parse(input));
+  handlePrivateInput: async (input, { tx, userId, sessionId, secrets }) => {
+    const { last4 } = await storePaymentCard(tx, secrets, { userId, sessionId }, ZCardDetails.parse(input));
     return { cardOnFile: true, last4 };
   },
 };

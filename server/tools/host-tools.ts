@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TRisk } from "../core/vocabulary";
-import { runCommandForRun } from "../devices/process-cleanup";
+import { runCommandForRun } from "./process-cleanup";
 import { execEnvironment } from "./exec-sandbox";
 import type { THostTool } from "./types";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "../../db/client";
 import { paymentCards } from "../../db/schema";
 import { newId } from "../core/ids";
-import { decryptSecret, encryptSecret } from "../host/secret-store";
+import type { TSecretSealer } from "../ports/secrets";
 
 /** What `collect_card_details` collects; the error messages never echo a value back. */
 export const ZCardDetails = z.object({
@@ -15,13 +15,13 @@ export type TCardDetails = z.infer<typeof ZCardDetails>;
 
 /**
  * Stores a card for the application handler: `last4` readable, number, expiry and name sealed
- * with the secret key (the card id is the additional data, so a sealed value cannot be moved to
+ * with the secret key through `secrets` (the card id is the additional data, so a sealed value cannot be moved to
  * another row). No table, WAL page, log or dump holds them in plain text.
  */
-export async function storePaymentCard(tx: Db, key: Buffer, owner: { userId: string; sessionId: string }, card: TCardDetails): Promise<{ id: string; last4: string }> {
+export async function storePaymentCard(tx: Db, secrets: TSecretSealer, owner: { userId: string; sessionId: string }, card: TCardDetails): Promise<{ id: string; last4: string }> {
   const id = newId("card");
   const last4 = card.number.slice(-4);
-  const sealed = encryptSecret(key, JSON.stringify({ number: card.number, expiry: card.expiry, name: card.name }), id);
+  const sealed = secrets.seal(JSON.stringify({ number: card.number, expiry: card.expiry, name: card.name }), id);
   await tx.insert(paymentCards).values({ id, userId: owner.userId, sessionId: owner.sessionId, last4, sealed });
   return { id, last4 };
 }
@@ -30,7 +30,7 @@ export async function storePaymentCard(tx: Db, key: Buffer, owner: { userId: str
  * The full card back, for the application handler that charges it (never for records or the
  * model); null for an unknown id. Throws when the key is wrong or the sealed value was altered.
  */
-export async function readPaymentCard(db: Db, key: Buffer, cardId: string): Promise<TCardDetails | null> {
+export async function readPaymentCard(db: Db, secrets: TSecretSealer, cardId: string): Promise<TCardDetails | null> {
   const [row] = await db.select({ sealed: paymentCards.sealed }).from(paymentCards).where(eq(paymentCards.id, cardId));
-  return row ? ZCardDetails.parse(JSON.parse(decryptSecret(key, row.sealed, cardId))) : null;
+  return row ? ZCardDetails.parse(JSON.parse(secrets.open(row.sealed, cardId))) : null;
 }

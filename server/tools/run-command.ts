@@ -17,7 +17,7 @@ export type TRunCommandInput = {
   env?: Record<string, string>;
   /** Runs the command inside the sandbox (server/tools/exec-sandbox.ts); absent: a plain child process (device hosts, tests). */
   confinement?: TConfinement;
-  /** The env marker the whole tree carries (minted by a cleanup owner, see server/devices/process-cleanup.ts); random when absent. */
+  /** The env marker the whole tree carries (minted by a cleanup owner, see server/tools/process-cleanup.ts); random when absent. */
   marker?: string;
   /** Called once spawned, with the pid and the env marker carried by the whole tree. */
   onSpawn?: (info: { pid: number; marker: string }) => void;

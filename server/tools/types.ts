@@ -1,10 +1,10 @@
-import type { ProcessCleanup } from "../devices/process-cleanup";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import type { TQuestion } from "../core/questions/schema";
 import type { TRisk } from "../core/vocabulary";
-import type { TDeviceTool } from "../devices/node-invoke-tool";
+import type { TSecretSealer } from "../ports/secrets";
 import type { TExecSandbox } from "./exec-sandbox";
+import type { ProcessCleanup } from "./process-cleanup";
 
 /** What a host tool may use while it runs. */
 export type THostToolContext = {
@@ -58,7 +58,7 @@ export type TClientTool = {
    * The application handler for private input: the only code that sees it. It runs inside the
    * submission's transaction and returns the public response the model receives.
    */
-  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string; secretKey: Buffer }) => Promise<unknown>;
+  handlePrivateInput?: (input: unknown, ctx: { tx: Db; userId: string; sessionId: string; secrets: TSecretSealer }) => Promise<unknown>;
 };
 
 /** A tool that asks a person through a Gateway question and suspends the run until it settles. */
@@ -79,5 +79,13 @@ export type TSettledQuestion =
   | { status: "answered"; answers: Record<string, string[]>; secretIds?: Record<string, string> }
   | { status: "cancelled"; by?: string; system?: boolean }
   | { status: "expired"; message: string };
+
+/** A tool that runs a named node command on a paired device (`node_invoke`, server/devices/node-invoke-tool.ts; run by server/devices/run-device-tool.ts). */
+export type TDeviceTool = {
+  kind: "device";
+  name: string;
+  description: string;
+  argsSchema: z.ZodType;
+};
 
 export type TTool = THostTool | TClientTool | TQuestionTool | TDeviceTool;

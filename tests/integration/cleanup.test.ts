@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
 import type { TRequiredAction } from "../../server/core/envelope";
-import { RunRevokedError } from "../../server/devices/process-cleanup";
+import { RunRevokedError } from "../../server/tools/process-cleanup";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { execTool } from "../../server/tools/host-tools";
 import { listMarkedProcesses, runCommand } from "../../server/tools/run-command";

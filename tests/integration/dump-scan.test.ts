@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type DbHandle, openDb } from "../../db/client";
 import { paymentCards } from "../../db/schema";
 import { createTestDatabaseUrl, testDbKind } from "../../db/testing";
-import { loadSecretKey, readSecret } from "../../server/host/secret-store";
+import { loadSecretKey, readSecret, secretSealer } from "../../server/host/secret-store";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
 import { readPaymentCard } from "../../server/tools/payment-cards";
 import { filesUnder, findSpellings, logicalDump } from "./dump-scan-helpers";
@@ -171,7 +171,7 @@ describe(`dump scan: no card detail or secret answer at rest (${testDbKind()})`,
       // They are stored, sealed, and the application handler gets them back with the secret key.
       const secretKey = loadSecretKey(dataDir);
       const cards = await handle.db.select({ id: paymentCards.id }).from(paymentCards);
-      const read = await Promise.all(cards.map((card) => readPaymentCard(handle.db, secretKey, card.id)));
+      const read = await Promise.all(cards.map((card) => readPaymentCard(handle.db, secretSealer(secretKey), card.id)));
       expect(read).toEqual(expect.arrayContaining([CARD_HTTP, CARD_LIVE]));
       expect(read).toHaveLength(2);
       expect(await readSecret(handle.db, secretKey, stored.secretId)).toBe(SECRET_ANSWER);

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { clientToolRequests, paymentCards } from "../../db/schema";
-import { loadSecretKey } from "../../server/host/secret-store";
+import { loadSecretKey, secretSealer } from "../../server/host/secret-store";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { readPaymentCard } from "../../server/tools/payment-cards";
 import { expectError, getResponse, LiveClient, ok200, readSse, rows, script, type TBody } from "./helpers";
@@ -86,10 +86,10 @@ describe(`rule 6: private client input reaches only the application handler, sea
   it("the application handler reads the whole card back with the secret key, and only with it", async () => {
     const [card] = await app.deps.db.select().from(paymentCards);
     expect(card?.sealed).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-    expect(await readPaymentCard(app.deps.db, app.deps.secretKey, card?.id as string)).toEqual(CARD);
-    expect(await readPaymentCard(app.deps.db, app.deps.secretKey, "card_missing")).toBeNull();
+    expect(await readPaymentCard(app.deps.db, secretSealer(app.deps.secretKey), card?.id as string)).toEqual(CARD);
+    expect(await readPaymentCard(app.deps.db, secretSealer(app.deps.secretKey), "card_missing")).toBeNull();
     const otherKey = loadSecretKey(app.dataDir, Buffer.alloc(32, 7).toString("base64"));
-    await expect(readPaymentCard(app.deps.db, otherKey, card?.id as string)).rejects.toThrow();
+    await expect(readPaymentCard(app.deps.db, secretSealer(otherKey), card?.id as string)).rejects.toThrow();
   });
 
   it("the card number, expiry and name are in no table in plain text, and never streamed", async () => {
@@ -119,7 +119,7 @@ describe(`rule 6: private client input reaches only the application handler, sea
       expect(JSON.stringify(live.frames)).not.toContain("5500000000000004");
       expect(await tablesContaining("5500000000000004")).toEqual([]);
       const [card] = await rows<{ id: string }>(app, `select id from payment_cards where session_id = '${live.sessionId}'`);
-      expect(await readPaymentCard(app.deps.db, app.deps.secretKey, card?.id as string)).toEqual({ ...CARD, number: "5500000000000004" });
+      expect(await readPaymentCard(app.deps.db, secretSealer(app.deps.secretKey), card?.id as string)).toEqual({ ...CARD, number: "5500000000000004" });
       expect(app.logs()).not.toContain("5500000000000004");
     } finally {
       live.close();

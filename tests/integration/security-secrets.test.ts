@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { secretSealer } from "../../server/host/secret-store";
 import { readPaymentCard } from "../../server/tools/payment-cards";
 import { expectError, LiveClient, ok200, readSse, rows, type TBody, waitUntil } from "./helpers";
 import { allStrings, signIn, trpcGet, trpcPost } from "./security-helpers";
@@ -145,7 +146,7 @@ describe(`secrets and private input stay put (${testDbKind()})`, () => {
     expect((sections.get("payment_cards") ?? "").split(CARD.number.slice(-4)).length - 1).toBeGreaterThanOrEqual(2);
     const cards = await rows<{ id: string }>(app, "select id from payment_cards");
     expect(cards).toHaveLength(2);
-    for (const card of cards) expect(await readPaymentCard(app.deps.db, app.deps.secretKey, card.id)).toEqual(CARD);
+    for (const card of cards) expect(await readPaymentCard(app.deps.db, secretSealer(app.deps.secretKey), card.id)).toEqual(CARD);
     const secretRows = await rows<{ ciphertext: string }>(app, "select ciphertext from secret_values");
     expect(secretRows.length).toBeGreaterThanOrEqual(3);
     // The model saw only the public response.

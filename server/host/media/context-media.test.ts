@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { buildContextMedia, type TInputMedia } from "./context-media";
+import type { TInputMedia } from "../../../plugin-sdk/media";
+import { buildContextMedia } from "./context-media";
 import { workspaceRelative } from "./workspace-files";
 
 const file = (id: string, name: string, mediaType: string, text: string): TInputMedia => ({ id, name, mediaType, size: text.length, sha256: "ab".repeat(32), bytes: new TextEncoder().encode(text) });

@@ -1,15 +1,5 @@
+import type { TContextMedia, TInputMedia } from "../../../plugin-sdk/media";
 import { formatBytes, IMAGE_TYPES, isTextType, type TAttachmentFact } from "../../core/media";
-
-/** An admitted input attachment with its bytes: a detached copy (changing it changes nothing stored). */
-export type TInputMedia = Readonly<TAttachmentFact & { bytes: Uint8Array }>;
-
-/** What a model turn receives for a run's attachments: bounded text, image parts, and the facts behind them. */
-export type TContextMedia = {
-  /** Text documents (whole, while they fit) and a labelled line for each attachment that is not inlined. */
-  text: string;
-  images: ReadonlyArray<{ name: string; mediaType: string; data: Uint8Array }>;
-  facts: readonly TAttachmentFact[];
-};
 
 const label = (m: TAttachmentFact) => `"${m.name}" (${m.mediaType}, ${formatBytes(m.size)}, sha256 ${m.sha256.slice(0, 12)}…)`;
 

@@ -2,28 +2,11 @@ import type { Db } from "../../../db/client";
 import { mediaBytesOf } from "../../../db/repositories/media";
 import { DomainError } from "../../core/errors";
 import type { TAttachmentFact, TMediaPolicy } from "../../core/media";
-import { buildContextMedia, type TContextMedia, type TInputMedia } from "./context-media";
-import { prepareReplyMedia, type TReplyMediaRequest, type TReplyMediaResult } from "./reply-media";
+import type { THostMediaCapabilities, TInputMedia } from "../../../plugin-sdk/media";
+import { buildContextMedia } from "./context-media";
+import { prepareReplyMedia } from "./reply-media";
 import { readStagedAttachment, stageInputAttachments } from "./staging";
 import { localWorkspaceReader } from "./workspace-files";
-
-export type { TContextMedia, TInputMedia } from "./context-media";
-export type { TAttachmentFailure, TPreparedMedia, TReplyMediaRequest, TReplyMediaResult } from "./reply-media";
-export type { TReadWorkspaceFile } from "./workspace-files";
-
-/** The media capabilities of one attempt: closure-bound to its run, owner, workspace and authority. */
-export type THostMediaCapabilities = {
-  /** Frozen, detached copies of the run's admitted input attachments (facts and bytes). */
-  resolveInputAttachmentMedia: () => Promise<readonly TInputMedia[]>;
-  /** The run's attachments as model context (images, bounded text, labelled facts), the same on every resume. */
-  prepareContextMedia: (options: { maxChars?: number }) => Promise<TContextMedia | null>;
-  /** Reads reply files inside the workspace (or takes an artifact's bytes) and stores them for delivery. */
-  prepareReplyMedia: (request: TReplyMediaRequest) => Promise<TReplyMediaResult>;
-  /** Stages the run's attachments under `attachments/` in the workspace; returns media id → relative path. */
-  stageInputAttachments: () => Promise<ReadonlyMap<string, string>>;
-  /** Reads back a file the host staged (marker checked, bounded, authority kept across the reads). */
-  readStagedAttachment: (relativePath: string, options: { maxBytes: number; signal?: AbortSignal }) => Promise<Uint8Array>;
-};
 
 /** Builds the media capabilities of an attempt; every call after the attempt settles fails closed. */
 export function createMediaCapabilities(input: {

@@ -1,33 +1,9 @@
 import { posix } from "node:path";
 import type { Db } from "../../../db/client";
 import { storeMedia } from "../../../db/repositories/media";
-import type { TAttachmentFailureReason } from "../../core/envelope";
+import type { TAttachmentFailure, TReadWorkspaceFile, TReplyMediaRequest, TReplyMediaResult } from "../../../plugin-sdk/media";
 import { mediaTypeOfName, type TAttachmentFact, ZAttachmentName } from "../../core/media";
-import { cancelled, MediaReadError, outsideWorkspace, type TReadWorkspaceFile, tooLarge, workspaceRelative } from "./workspace-files";
-
-/** A reply file that was not delivered: the labelled notice, never a fallback file. */
-export type TAttachmentFailure = { path: string; reason: TAttachmentFailureReason; message: string };
-
-/** Prepared reply media: stored attachments and the failures, never a live reader or a server path. */
-export type TPreparedMedia = { attachments: TAttachmentFact[]; failures: TAttachmentFailure[] };
-
-type TWorkspaceRead = {
-  /** The harness's own reader (a remote workspace); the host's local reader of the attempt's workspace otherwise. */
-  readWorkspaceFile?: TReadWorkspaceFile;
-  /** The remote workspace's absolute path, when it differs from the host's: absolute paths under it map into the workspace. */
-  workspaceRoot?: string;
-  /** The harness's own authority (native session, transport), checked with the host's through the final write. */
-  assertCurrent?: () => boolean;
-  signal?: AbortSignal;
-};
-
-/** What a harness asks `prepareReplyMedia` for. */
-export type TReplyMediaRequest =
-  | ({ kind: "attempt"; attempt: { paths: readonly string[] } } & TWorkspaceRead)
-  | ({ kind: "payload"; payload: { text?: string; paths: readonly string[] } } & TWorkspaceRead)
-  | { kind: "artifact"; buffer: Uint8Array; fileName: string; mediaType?: string; assertCurrent: () => boolean; signal?: AbortSignal };
-
-export type TReplyMediaResult = { kind: "attempt"; preparedMedia: TPreparedMedia } | { kind: "payload" | "artifact"; payload: { text?: string; media: TPreparedMedia } };
+import { cancelled, MediaReadError, outsideWorkspace, tooLarge, workspaceRelative } from "./workspace-files";
 
 /** What the host binds a preparer to: its workspace, limits, authority, cancellation and a commit under the run's lock. */
 export type TReplyMediaHost = {

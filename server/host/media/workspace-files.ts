@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
+import type { TReadWorkspaceFile } from "../../../plugin-sdk/media";
 import type { TAttachmentFailureReason } from "../../core/envelope";
 import { formatBytes } from "../../core/media";
 
@@ -15,8 +16,6 @@ export class MediaReadError extends Error {
   }
 }
 
-/** Reads one workspace file, bounded and cancellable: what a harness with a remote workspace supplies. */
-export type TReadWorkspaceFile = (relativePath: string, options: { maxBytes: number; signal: AbortSignal }) => Promise<Uint8Array>;
 
 export const inside = (root: string, path: string): boolean => path === root || path.startsWith(root + sep);
 

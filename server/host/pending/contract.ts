@@ -10,7 +10,8 @@ import { refused } from "../../core/errors";
 import type { TNewEvent } from "../../core/frames";
 import { newId } from "../../core/ids";
 import type { TPendingRef } from "../../core/pending";
-import type { TClaimedRun, TDeps, TRunStarter } from "../deps";
+import type { TDeps } from "../deps";
+import type { TClaimedRun, TRunStarter } from "../../ports/run-starter";
 import { cancelQueuedSteering } from "../steering";
 import type { TAnnounce, TEmit } from "../transact";
 
@@ -33,7 +34,7 @@ export const resolvedKey = (callId: string): string => `resolved:${callId}`;
 /** The marker of a tool call whose run the settling transaction already claimed for one attempt. */
 export type TRunClaim = { claim: string };
 
-export type { TClaimedRun, TRunStarter } from "../deps";
+export type { TClaimedRun, TRunStarter } from "../../ports/run-starter";
 
 type TResumeInput = {
   pending: TPendingRef;

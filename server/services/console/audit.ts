@@ -3,28 +3,14 @@ import { userById } from "../../../db/repositories/console-admin";
 import { latestAccessGrants } from "../../../db/repositories/session-access";
 import { canDecide } from "../../core/actor";
 import type { TReadScope } from "../../core/read-scope";
-import { notFound, refused } from "../../core/errors";
+import { notFound } from "../../core/errors";
 import { accessChangeRefusal } from "../../core/session-access";
-import type { TDeps, TRunStarter } from "../../host/deps";
+import type { TDeps } from "../../host/deps";
+import type { TRunStarter } from "../../ports/run-starter";
 import { envelopeNow, readResponse } from "../read/responses";
 
-export type TTrajectoryScope = { responseId: string } | { sessionId: string };
-/** Every event of a time range [from, to), across sessions: only for scopes that read everything. */
-export type TTrajectoryRange = { range: { from: Date; to: Date } };
-
-/** Refuses (404, as if missing) a trajectory the actor may not read; members read only their own. */
-export async function assertTrajectoryReadable(deps: Pick<TDeps, "db">, scope: TReadScope, of: TTrajectoryScope | TTrajectoryRange): Promise<void> {
-  if ("range" in of) {
-    if (scope.userId !== null) throw refused("forbidden", { code: "rolesOnly", params: { act: "exportRange" } });
-    return;
-  }
-  if ("responseId" in of) {
-    await readResponse(deps, scope, of.responseId);
-    return;
-  }
-  const session = await getSession(deps.db, of.sessionId);
-  if (!session || !scope.canRead(session.session.userId)) throw notFound("session", of.sessionId);
-}
+/** Named here too for the transports that import it with the summaries. */
+export type { TTrajectoryScope } from "../read/trajectory";
 
 /** One response for the console, without its trajectory (the audit timeline pages through that). */
 export async function responseSummary(deps: TDeps & { host?: TRunStarter }, scope: TReadScope, responseId: string) {
@@ -73,19 +59,4 @@ export async function sessionSummary(deps: TDeps, scope: TReadScope, sessionId: 
     outputTokens: rows.reduce((n, r) => n + r.usage.outputTokens, 0),
     responses: rows.map((r) => ({ id: r.id, status: r.status, outputTokens: r.usage.outputTokens, createdAt: r.createdAt.toISOString(), completedAt: r.completedAt?.toISOString() ?? null })),
   };
-}
-
-const DISPLAY_LIMIT = 16_384;
-
-/**
- * An event's data for the console list: whole when small; else its short top-level fields (status,
- * ids, counts) and a marked preview — the export always has it whole.
- */
-export function dataForDisplay(data: Record<string, unknown>): Record<string, unknown> {
-  const text = JSON.stringify(data);
-  if (text.length <= DISPLAY_LIMIT) return data;
-  const scalars = Object.fromEntries(
-    Object.entries(data).filter(([, v]) => typeof v === "number" || typeof v === "boolean" || v === null || (typeof v === "string" && v.length <= 200)),
-  );
-  return { ...scalars, truncated: true, bytes: text.length, preview: `${text.slice(0, DISPLAY_LIMIT)}…` };
 }

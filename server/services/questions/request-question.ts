@@ -5,6 +5,7 @@ import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
 import { ZQuestions } from "../../core/questions/schema";
 import { refused } from "../../core/errors";
+import { DEFAULT_QUESTION_TIMEOUT_MS } from "../../core/ttl";
 import type { TTransport } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 import { transact } from "../../host/transact";
@@ -24,9 +25,6 @@ export const ZRequestParams = z.strictObject({
   responseId: z.string().min(1).optional(),
   timeoutMs: ZTimeoutMs.optional(),
 });
-
-export const DEFAULT_QUESTION_TIMEOUT_MS = 10 * 60_000;
-
 
 /** `question.request` from a harness or tool through the gateway. */
 export async function requestQuestion(

@@ -13,7 +13,7 @@ import type { TRole } from "../../core/vocabulary";
 import type { TDeps } from "../../host/deps";
 import { listWaiting } from "../../host/pending/kinds";
 import { responseFileUrl, runFiles, type TRunFile } from "./attachments";
-import { assertTrajectoryReadable, dataForDisplay, type TTrajectoryRange, type TTrajectoryScope } from "../console/audit";
+import { assertTrajectoryReadable, dataForDisplay, type TTrajectoryRange, type TTrajectoryScope } from "./trajectory";
 
 /**
  * The console's named reads. Each takes the caller's {@link TReadScope}: a member's scope limits

@@ -3,7 +3,7 @@ import { trajectoryHead } from "../../../db/repositories/events";
 import { users } from "../../../db/schema";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
-import { dataForDisplay } from "../console/audit";
+import { dataForDisplay } from "./trajectory";
 import { readResponse } from "./responses";
 import { buildTimeline } from "./timeline-tree";
 

@@ -1,17 +1,18 @@
 import { and, eq, } from "drizzle-orm";
-import { envelopeOf } from "../../db/repositories/responses";
-import { questions, responses, secretValues } from "../../db/schema";
-import { newId } from "../core/ids";
-import type { TAnswers, TQuestion } from "../core/questions/schema";
-import type { TDeps } from "../host/deps";
-import { decryptSecret } from "../host/secret-store";
-import { transact } from "../host/transact";
-import { questionTopic, type TTopic, waitFor } from "../host/wait-for";
-import { expirePending } from "../host/pending/kinds";
-import { announceQuestion, settleRunQuestion } from "../host/pending/question";
-import type { TRunStarter } from "../host/pending/contract";
-import { toRecords } from "../../db/repositories/question-records";
-import { insertQuestion } from "../../db/repositories/question-records";
+import { envelopeOf } from "../../../db/repositories/responses";
+import { questions, responses, secretValues } from "../../../db/schema";
+import { newId } from "../../core/ids";
+import type { TQuestion } from "../../core/questions/schema";
+import type { TToolAskOutcome } from "../../ports/held-question";
+import type { TDeps } from "../deps";
+import { decryptSecret } from "../secret-store";
+import { transact } from "../transact";
+import { questionTopic, type TTopic, waitFor } from "../wait-for";
+import { expirePending } from "./kinds";
+import { announceQuestion, settleRunQuestion } from "./question";
+import type { TRunStarter } from "./contract";
+import { toRecords } from "../../../db/repositories/question-records";
+import { insertQuestion } from "../../../db/repositories/question-records";
 
 /** The running tool call a question is asked for; the run stays `in_progress` while it waits. */
 export type TToolAskContext = {
@@ -31,15 +32,6 @@ export type TToolAskContext = {
    */
   holds?: Set<Promise<unknown>>;
 };
-
-/** How a question asked during a tool call settled. */
-export type TToolAskOutcome =
-  | { status: "answered"; questionId: string; answers: TAnswers }
-  /** A person cancelled it (the answer page's "decline"). */
-  | { status: "declined"; questionId: string }
-  | { status: "expired"; questionId: string }
-  /** The run or the asker went away (or the run was no longer executing): nobody can answer any more. */
-  | { status: "aborted"; questionId: string | null };
 
 const POLL_MS = 5000;
 

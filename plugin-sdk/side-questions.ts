@@ -1,11 +1,9 @@
 /**
  * Side questions (plugin API 1.2): a person asks a run's harness something beside the run (a
- * "by the way" question) without steering it or changing its transcript. Types only
- * (server/host/side-questions.ts answers them), so the harness registry and the plugin SDK can
- * name them without importing the host.
+ * "by the way" question) without steering it or changing its transcript. server/host/side-questions.ts
+ * answers them.
  */
-import type { TOutputItem } from "../core/envelope";
-import type { TResponseStatus } from "../core/vocabulary";
+import type { TOutputItem, TResponseStatus } from "./wire";
 
 /** The run's transcript as a side question sees it: read-only (frozen copies), never the run's own state. */
 export type TSideQuestionTranscript = {

@@ -1,16 +1,17 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { TRunStarter } from "../host/pending/contract";
+import type { TRunStarter } from "./pending/contract";
 import { z } from "zod";
-import { recordEvents } from "../host/transact";
+import { recordEvents } from "./transact";
 import { argsSchemaFromJson } from "../tools/arguments-json-schema";
 import type { TAgentConfig } from "../agents/types";
 import type { TRisk } from "../core/vocabulary";
-import type { TDeps } from "../host/deps";
-import { resolveMcpServers, type TMcpServerConfig } from "./config";
-import { errorText } from "./connection";
-import type { TMcpCall } from "./manager";
-import { mcpAction, mcpToolName } from "./names";
-import type { TMcpHostTool } from "./policy";
+import type { TDeps } from "./deps";
+import { resolveMcpServers, type TMcpServerConfig } from "../mcp/config";
+import { errorText } from "../mcp/connection";
+import type { TMcpCall } from "../mcp/manager";
+import { mcpAction, mcpToolName } from "../mcp/names";
+import type { TMcpHostTool } from "../mcp/policy";
+import { askDuringTool, secretAnswer } from "./pending/ask-during-tool";
 
 /** What the tool lookup needs of the attempt that runs the call. */
 export type TMcpAttempt = {
@@ -74,14 +75,17 @@ function hostTool(deps: TDeps, attempt: TMcpAttempt, server: TMcpServerConfig, t
           label: `${server.name}.${tool.name}`,
           tool: tool.name,
           server: server.name,
-          deps,
-          host: attempt.runtime.host,
           responseId: attempt.response.id,
-          sessionId: attempt.response.sessionId,
-          userId: attempt.response.userId,
+          log: deps.log,
           callId,
           signal: AbortSignal.any([ctx.signal, ended.signal]),
-          holds,
+          // Elicitations ask through the held-question protocol, as this call of this run.
+          ask: (questions, options) =>
+            askDuringTool(
+              { deps, host: attempt.runtime.host, responseId: attempt.response.id, sessionId: attempt.response.sessionId, userId: attempt.response.userId, callId, holds, ...options },
+              { questions },
+            ),
+          secretAnswer: (questionId, answerKey) => secretAnswer(deps, questionId, answerKey),
           deadline: Date.now() + (server.timeoutMs ?? 10 * 60_000),
           record: recorder(deps, attempt.response.id),
         };

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { listMarkedProcesses } from "../tools/run-command";
-import { startSpawner, type TSpawner } from "../tools/spawner";
+import { listMarkedProcesses } from "./run-command";
+import { startSpawner, type TSpawner } from "./spawner";
 import { ProcessCleanup, RunRevokedError, runCommandForRun, type TCleanupToken } from "./process-cleanup";
 
 let spawner: TSpawner;

@@ -4,10 +4,10 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prepareWorkspace, secureDataDir } from "../host/workspace";
-import { detectExecSandbox, execEnvironment, parseExecUser, type TSandboxChoice } from "./exec-sandbox";
-import { listMarkedProcesses, runCommand } from "./run-command";
-import { startSpawner, type TSpawner } from "./spawner";
+import { detectExecSandbox, execEnvironment, parseExecUser, type TSandboxChoice } from "../tools/exec-sandbox";
+import { listMarkedProcesses, runCommand } from "../tools/run-command";
+import { startSpawner, type TSpawner } from "../tools/spawner";
+import { prepareWorkspace, secureDataDir } from "./workspace";
 
 const isRoot = process.getuid?.() === 0;
 const ownUid = process.getuid?.() ?? -1;

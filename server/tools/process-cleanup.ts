@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { groupAlive, HAS_PROC } from "../tools/proc.mjs";
-import { listMarkedProcesses, runCommand, type TRunCommandInput, type TRunCommandResult } from "../tools/run-command";
+import { groupAlive, HAS_PROC } from "./proc.mjs";
+import { listMarkedProcesses, runCommand, type TRunCommandInput, type TRunCommandResult } from "./run-command";
 
 /** Thrown when a revoked run tries to prepare a process, start a command or write a file. */
 export class RunRevokedError extends Error {

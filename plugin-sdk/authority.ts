@@ -1,10 +1,9 @@
 /**
  * The authority capabilities of a harness attempt (plugin API 1.1): the question dispatcher,
  * retained source authority, native subagent admission, compaction and async work resources.
- * Types only (server/host/authority.ts builds them), so the capabilities type and the plugin SDK
- * can name them without importing the host.
+ * server/host/authority.ts builds them.
  */
-import type { TAnswers, TQuestion } from "../core/questions/schema";
+import type { TAnswers, TQuestion } from "./wire";
 
 /**
  * Whose lifetime constrains an input. `unscoped`: only the run's own lifetime (ordinary input).
