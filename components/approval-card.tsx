@@ -8,7 +8,7 @@ import type { TInboxRow } from "./api-types";
 import { useMe } from "./app-shell";
 import { OperationArgs } from "./operation-view";
 import { abbreviateIn, longStrings, useArgsWords } from "./args-view";
-import { RiskBadge } from "./badges";
+import { RISK_EDGE_CLASS, RiskBadge } from "./badges";
 import { useServerText } from "./list-kit/labels";
 import { DecisionOptions, type TDecisionExtra, type TOptionsFocus } from "./decision-options";
 import { useViaLabel } from "./decision-outcome";
@@ -88,7 +88,7 @@ export const ApprovalCard = forwardRef<HTMLElement, TProps>(function ApprovalCar
     <article
       ref={ref}
       tabIndex={-1}
-      className={`card approval risk-edge-${a.risk}${selected ? " selected" : ""}`}
+      className={`card approval ${RISK_EDGE_CLASS[a.risk] ?? ""}${selected ? " selected" : ""}`}
       aria-labelledby={titleId}
       aria-current={selected ? "true" : undefined}
       data-testid="approval"

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useTranslations } from "next-intl";
 import type { TApprovalRow, TInboxRow } from "./api-types";
 import { ArgsView, abbreviateIn, type TArgsWords, useArgsWords } from "./args-view";
-import { RiskBadge, StatusBadge } from "./badges";
+import { RISK_EDGE_CLASS, RiskBadge, StatusBadge } from "./badges";
 import { isTransport, useServerText, useVocab } from "./list-kit/labels";
 import { TimeAgo, useFormatTimestamp } from "./time-labels";
 import { personLabel } from "./person";
@@ -85,7 +85,7 @@ export function SettledCard({ card, outcome, myId, onDismiss }: { card: TLostCar
   const a = card.row;
   const lost = card.tried ?? "none";
   return (
-    <article className={`card approval settled risk-edge-${a.risk}`} data-testid="approval-settled" data-approval-id={a.id} data-status={outcome?.status ?? "checking"} aria-label={t("settledLabel", { action: a.action })}>
+    <article className={`card approval settled ${RISK_EDGE_CLASS[a.risk] ?? ""}`} data-testid="approval-settled" data-approval-id={a.id} data-status={outcome?.status ?? "checking"} aria-label={t("settledLabel", { action: a.action })}>
       <header className="approval-head">
         {outcome ? <StatusBadge status={outcome.status} /> : null}
         <RiskBadge risk={a.risk} />

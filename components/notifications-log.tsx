@@ -66,7 +66,7 @@ export function NotificationsLog() {
               rowProps={(r) => ({ "data-testid": "notification-row", "data-notification-id": r.id, "data-status": r.status })}
               after={(r) => (open === r.id ? <Attempts notificationId={r.id} /> : null)}
               columns={[
-                { key: "status", header: col("status"), kind: "nowrap", cell: (r) => <span className={`badge tone-${NOTIFICATION_STATUS_TONE[r.status as TStatus] ?? "muted"}`}>{(NOTIFICATION_STATUSES as readonly string[]).includes(r.status) ? vocab.notificationStatus(r.status as TStatus) : r.status}</span> },
+                { key: "status", header: col("status"), kind: "nowrap", cell: (r) => <span className={`badge ${NOTIFICATION_STATUS_TONE[r.status as TStatus] ?? "tone-muted"}`}>{(NOTIFICATION_STATUSES as readonly string[]).includes(r.status) ? vocab.notificationStatus(r.status as TStatus) : r.status}</span> },
                 { key: "event", header: t("event"), cell: (r) => `${r.subjectKind}.${r.event}` },
                 {
                   key: "subject",

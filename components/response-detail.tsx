@@ -24,6 +24,19 @@ const TERMINAL = new Set(["completed", "denied", "cancelled", "failed"]);
 
 /** Statuses that end with a sentence saying why (keys of `response`). */
 const ENDING: Record<string, "denied" | "cancelled"> = { denied: "denied", cancelled: "cancelled" };
+/** The ending notice's class (spelled out whole: scripts/css-selectors.test.ts finds each class in the source). */
+const ENDING_CLASS: Record<string, string> = { denied: "notice-denied", cancelled: "notice-cancelled" };
+
+/** Each kind of streamed line's class (spelled out whole, as above). */
+const STREAM_CLASS: Record<TStreamEntry["kind"], string> = {
+  text: "stream-text",
+  thinking: "stream-thinking",
+  tool: "stream-tool",
+  result: "stream-result",
+  wait: "stream-wait",
+  steer: "stream-steer",
+  end: "stream-end",
+};
 
 /** The run's output as it streams: text, thinking, tool calls and results, waits. Follows the end. */
 function LiveOutput({ entries, live }: { entries: TStreamEntry[]; live: boolean }) {
@@ -49,7 +62,7 @@ function LiveOutput({ entries, live }: { entries: TStreamEntry[]; live: boolean 
     >
       {entries.length === 0 ? <p className="muted small">{live ? t("waitingOutput") : t("noOutputYet")}</p> : null}
       {entries.map((e) => (
-        <div key={e.key} className={`stream-line stream-${e.kind}`} data-kind={e.kind}>
+        <div key={e.key} className={`stream-line ${STREAM_CLASS[e.kind]}`} data-kind={e.kind}>
           {e.text}
         </div>
       ))}
@@ -135,7 +148,7 @@ export function ResponseDetail({ responseId }: { responseId: string }) {
       {terminal || !data.canAct ? null : <CancelButton responseId={env.id} />}
       {env.requiredAction ? <RequiredAction action={env.requiredAction} /> : null}
       {ENDING[env.status] ? (
-        <p className={`notice notice-${env.status}`} data-testid="ending">
+        <p className={`notice ${ENDING_CLASS[env.status] ?? ""}`} data-testid="ending">
           {t(ENDING[env.status] ?? "denied")}
           {env.status === "cancelled" && data.cancelReason ? ` (${data.cancelReason})` : ""}
         </p>

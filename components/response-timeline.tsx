@@ -6,7 +6,7 @@ import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { TOutputs } from "./api-types";
 import { useServerText } from "./list-kit/labels";
 import { useFormatTimestamp } from "./time-labels";
-import { describeEvent, tone } from "./trajectory-audit";
+import { describeEvent, TONE_CLASS, tone } from "./trajectory-audit";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
 import { useUserNames } from "./use-user-names";
@@ -82,7 +82,7 @@ function EventRow({ e, nameOf }: { e: TEvent; nameOf: (id: string | null | undef
   const tEvent = useTranslations("event");
   const serverText = useServerText();
   return (
-    <li className={`tl-leaf tl-${tone(e)}`} data-testid="timeline-event" data-type={e.type}>
+    <li className={`tl-leaf ${TONE_CLASS[tone(e)]}`} data-testid="timeline-event" data-type={e.type}>
       <span className="tl-dot" aria-hidden="true" />
       <time dateTime={e.createdAt} title={formatTimestamp(e.createdAt)} className="audit-time">
         {clock(e.createdAt)}

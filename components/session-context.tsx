@@ -6,6 +6,9 @@ import { useState } from "react";
 import { useTRPC } from "./trpc-provider";
 import { useErrorSentence } from "./use-error-sentence";
 
+/** Each role's class on a turn, spelled out whole (scripts/css-selectors.test.ts finds each class in the source). */
+const TURN_CLASS: Record<string, string> = { user: "turn-user", assistant: "turn-assistant", tool: "turn-tool", result: "turn-result" };
+
 /** The session's last turns, loaded when opened. */
 export function SessionContext({ approvalId }: { approvalId: string }) {
   const trpc = useTRPC();
@@ -24,7 +27,7 @@ export function SessionContext({ approvalId }: { approvalId: string }) {
         <ol className="turns">
           {context.data.map((turn, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: a fixed, ordered snapshot
-            <li key={i} className={`turn turn-${turn.role}`}>
+            <li key={i} className={`turn ${TURN_CLASS[turn.role] ?? ""}`}>
               <span className="turn-role">{turn.role === "user" ? t("user") : turn.role === "assistant" ? t("agent") : turn.role === "tool" ? t("toolCall") : t("toolResult")}</span>
               <span className="turn-text">{turn.text}</span>
             </li>

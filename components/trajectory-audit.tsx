@@ -35,7 +35,7 @@ const clip = (text: string, max = 220): string => (text.length > max ? `${text.s
 export type TDescribable = Pick<TAuditEvent, "type" | "data" | "actorUserId" | "transport">;
 
 /** The colour of an event's dot: ok, warn, bad, info or muted. */
-export function tone(e: TDescribable): string {
+export function tone(e: TDescribable): "ok" | "warn" | "bad" | "info" | "muted" {
   const d = e.data as Record<string, unknown>;
   if (e.type === "response.completed") return d.status === "completed" ? "ok" : d.status === "requires_action" ? "warn" : "bad";
   if (e.type === "approval.resolved") return d.decision === "approve" ? "ok" : "bad";
@@ -45,6 +45,9 @@ export function tone(e: TDescribable): string {
   if (e.type.includes("tool")) return "info";
   return "muted";
 }
+
+/** Each tone's class on an event's row, spelled out whole (scripts/css-selectors.test.ts finds each class in the source). */
+export const TONE_CLASS: Record<ReturnType<typeof tone>, string> = { ok: "tl-ok", warn: "tl-warn", bad: "tl-bad", info: "tl-info", muted: "tl-muted" };
 
 /** A sentence for one event: what happened, in the words an auditor would use. */
 /** `summary`: an approval's one-line summary in the page's language (`useServerText().summary`). */
@@ -248,7 +251,7 @@ export function TrajectoryAudit({ scope, liveKey = "", showResponse = false }: {
                   key={item.key}
                   data-index={item.index}
                   ref={virtualizer.measureElement}
-                  className={`audit-row tl-${tone(e)}`}
+                  className={`audit-row ${TONE_CLASS[tone(e)]}`}
                   style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${item.start}px)` }}
                   data-testid="trajectory-event"
                   data-type={e.type}

@@ -17,6 +17,15 @@ import { PageHead } from "./list-kit/page-head";
 
 const KINDS: TWaitingKind[] = ["approval", "question", "client_tool", "device", "steering"];
 
+/** Each kind's badge class, spelled out whole (scripts/css-selectors.test.ts finds each class in the source). */
+const KIND_CLASS: Record<TWaitingKind, string> = {
+  approval: "kind-approval",
+  question: "kind-question",
+  client_tool: "kind-client_tool",
+  device: "kind-device",
+  steering: "kind-steering",
+};
+
 /** Where a person acts on a waiting item (the label is a key of `home`). */
 function actionOf(item: TWaitingItem): { href: string; label: "decide" | "answer" | "open" } | null {
   if (item.kind === "approval" || item.kind === "device") return { href: `/approvals?focus=${item.id}`, label: "decide" };
@@ -120,7 +129,7 @@ export function WaitingHome() {
                   return (
                     <tr key={`${item.kind}:${item.id}`} data-testid="waiting-item" data-kind={item.kind} data-id={item.id} data-response-id={item.responseId ?? ""}>
                       <td className="nowrap">
-                        <span className={`badge kind-${item.kind}`}>{t(`kind.${item.kind}`)}</span>
+                        <span className={`badge ${KIND_CLASS[item.kind]}`}>{t(`kind.${item.kind}`)}</span>
                       </td>
                       <td className="request-cell">
                         {item.kind === "approval" || item.kind === "device" || item.kind === "client_tool" ? <code>{item.title}</code> : <span className="clamp">{item.title}</span>}{" "}

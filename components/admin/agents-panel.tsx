@@ -10,6 +10,16 @@ import { PluginsPanel } from "./plugins-panel";
 import { useFormatDuration } from "../time-labels";
 import { useTRPC } from "../trpc-provider";
 
+/** Each tool policy's badge class, spelled out whole (scripts/css-selectors.test.ts finds each class in the source). */
+const POLICY_CLASS: Record<TAgentView["tools"][number]["policy"], string> = {
+  always: "policy-always",
+  never: "policy-never",
+  review: "policy-review",
+  device: "policy-device",
+  client: "policy-client",
+  person: "policy-person",
+};
+
 function AgentCard({ a }: { a: TAgentView }) {
   const t = useTranslations("admin.agents");
   const vocab = useVocab();
@@ -97,7 +107,7 @@ function AgentCard({ a }: { a: TAgentView }) {
               </td>
               <td>{vocab.toolKind(tool.kind)}</td>
               <td>
-                <span className={`badge policy-${tool.policy}`} data-policy={tool.policy}>
+                <span className={`badge ${POLICY_CLASS[tool.policy]}`} data-policy={tool.policy}>
                   {vocab.toolPolicy(tool.policy)}
                 </span>
               </td>

@@ -88,7 +88,7 @@ export function DevicesPanel() {
               header: t("state"),
               kind: "nowrap",
               cell: (d) => (
-                <span className={`badge tone-${d.status === "paired" ? (d.online ? "ok" : "muted") : d.status === "pending" ? "warn" : "muted"}`}>
+                <span className={`badge ${d.status === "paired" ? (d.online ? "tone-ok" : "tone-muted") : d.status === "pending" ? "tone-warn" : "tone-muted"}`}>
                   {d.status === "paired" ? (d.online ? t("online") : t("offline")) : d.status === "pending" || d.status === "revoked" ? status(d.status) : d.status}
                 </span>
               ),

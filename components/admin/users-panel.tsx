@@ -136,7 +136,7 @@ export function UsersPanel() {
               key: "status",
               header: col("status"),
               cell: (u) => (
-                <span className={`badge tone-${USER_STATUS_TONE[u.status as TUserStatus] ?? "muted"}`} data-testid="user-status">
+                <span className={`badge ${USER_STATUS_TONE[u.status as TUserStatus] ?? "tone-muted"}`} data-testid="user-status">
                   {isUserStatus(u.status) ? vocab.userStatus(u.status) : u.status}
                 </span>
               ),

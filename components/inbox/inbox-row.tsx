@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { forwardRef } from "react";
 import type { TInboxRow } from "../api-types";
+import { RISK_CLASS, RISK_EDGE_CLASS } from "../badges";
 import { useServerText, useVocab } from "../list-kit/labels";
 import { Countdown, TimeAgo } from "../time-labels";
 import { Person } from "../person";
@@ -29,7 +30,7 @@ export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ ap
   const vocab = useVocab();
   const summary = useServerText().summary(a);
   return (
-    <li ref={ref} className={`inbox-row risk-edge-${a.risk}${selected ? " selected" : ""}`} data-testid="inbox-row" data-approval-id={a.id} data-selected={selected ? "true" : "false"}>
+    <li ref={ref} className={`inbox-row ${RISK_EDGE_CLASS[a.risk] ?? ""}${selected ? " selected" : ""}`} data-testid="inbox-row" data-approval-id={a.id} data-selected={selected ? "true" : "false"}>
       {bulk ? (
         <input
           type="checkbox"
@@ -43,7 +44,7 @@ export const InboxRow = forwardRef<HTMLLIElement, TProps>(function InboxRow({ ap
       ) : null}
       <button type="button" className="inbox-row-main" aria-current={selected ? "true" : undefined} onClick={onSelect}>
         {/* The risk in one word (the badge's colour and the detail pane say "… risk" in full). */}
-        <span className={`badge risk-${a.risk}`} title={t("riskTitle", { risk: vocab.risk(a.risk) })}>
+        <span className={`badge ${RISK_CLASS[a.risk] ?? ""}`} title={t("riskTitle", { risk: vocab.risk(a.risk) })}>
           {vocab.risk(a.risk)}
         </span>
         <code className="inbox-row-tool">{a.action}</code>

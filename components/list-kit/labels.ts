@@ -55,9 +55,11 @@ export function useVocab() {
 /** Whether a recorded channel is one the server names (older rows may hold others). */
 export const isTransport = (via: string): via is TTransport => (TRANSPORTS as readonly string[]).includes(via);
 
-export const NOTIFICATION_STATUS_TONE: Record<TNotificationStatus, string> = { pending: "warn", delivered: "ok", failed: "bad" };
+/** A status's badge tone class, spelled out whole (scripts/css-selectors.test.ts finds each class in the source). */
+export const NOTIFICATION_STATUS_TONE: Record<TNotificationStatus, string> = { pending: "tone-warn", delivered: "tone-ok", failed: "tone-bad" };
 
-export const USER_STATUS_TONE: Record<TUserStatus, string> = { active: "ok", disabled: "warn", deleted: "muted" };
+/** A status's badge tone class, spelled out whole (scripts/css-selectors.test.ts finds each class in the source). */
+export const USER_STATUS_TONE: Record<TUserStatus, string> = { active: "tone-ok", disabled: "tone-warn", deleted: "tone-muted" };
 
 type TRefusalCode = import("@/server/core/separation-of-duties").TDecisionRefusal;
 type TErrorReason = import("@/server/core/error-reasons").TErrorReason;
