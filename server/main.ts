@@ -11,6 +11,9 @@ import { SYSTEM_ORIGIN } from "./core/admin-trail";
 import { loadConfig } from "./config";
 import { ensureDemoOperator } from "./demo";
 
+/** Stop signals arriving this soon after the first are the same stop (one signal sent to the whole process group, delivered several times). */
+const SAME_STOP_MS = 1000;
+
 /** Next.js serves the console pages (its development server unless NODE_ENV=production); skipped with COUNTERSIGN_PAGES=off (API-only, e.g. tests). */
 async function loadPages(port: number, dev: boolean) {
   const app = next({ dev, dir: process.cwd(), hostname: "127.0.0.1", port });
@@ -43,16 +46,24 @@ async function main(): Promise<void> {
   // Lets the CLI reach this process instead of opening the same PGlite directory twice.
   const control = db.kind === "pglite" ? await startControlServer(app.deps, config.dataDir) : null;
   log.info({ url, database: db.kind, sandbox: app.deps.sandbox.mode }, "Countersign is listening");
-  let stopping = false;
+  /** When the first stop signal arrived (performance.now()); null while running. */
+  let firstSignalAt: number | null = null;
   // SIGTERM drains: no new runs or decisions here, running attempts finish within the window, then exit.
-  // A second signal (or SIGINT) does not wait for the window.
+  // A supervisor that signals the whole process group (systemd's KillMode=control-group, Ctrl-C, a
+  // shell entrypoint) makes one stop arrive several times: from it, and forwarded by each npm above
+  // this process. Signals within SAME_STOP_MS of the first are that one stop; a later one does not
+  // wait for the window (nor does SIGINT).
   const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (firstSignalAt !== null) {
+      if (performance.now() - firstSignalAt < SAME_STOP_MS) {
+        log.debug({ signal }, "the same stop, delivered again: ignored");
+        return;
+      }
       log.warn({ signal }, "a second signal: stopping without waiting for running attempts");
       await app.drain(0).catch(() => {});
       process.exit(1);
     }
-    stopping = true;
+    firstSignalAt = performance.now();
     const windowMs = signal === "SIGTERM" ? config.drainMs : 0;
     log.info({ signal, drainMs: windowMs, running: app.deps.host.activeCount }, "draining: refusing new runs and decisions");
     const drained = await app.drain(windowMs).catch((error: unknown) => {

@@ -14,14 +14,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A server process. `child` is the server itself, or with `viaNpm` the `npm run serve` above it;
+ * `kill` signals that child, or with `viaNpm` its whole process group (as a supervisor or Ctrl-C would).
+ */
 export type TServerProcess = { child: ChildProcess; url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> };
 
-/** Starts `server/main.ts` as a real process (API only) and waits until /v1/healthz answers. */
-export async function startServerProcess(options: { dataDir: string; port: number; databaseUrl?: string; env?: Record<string, string> }): Promise<TServerProcess> {
+/**
+ * Starts `server/main.ts` as a real process (API only) and waits until /v1/healthz answers.
+ * `viaNpm`: through `npm run serve` (the script `npm start` ends in), as the leader of its own process group.
+ */
+export async function startServerProcess(options: { dataDir: string; port: number; databaseUrl?: string; env?: Record<string, string>; viaNpm?: boolean }): Promise<TServerProcess> {
   let output = "";
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const [file, args] = options.viaNpm ? ["npm", ["run", "serve"]] : [process.execPath, ["--import", "tsx", "server/main.ts"]];
+  const child = spawn(file, args, {
+    detached: options.viaNpm === true,
     env: {
       ...env,
       COUNTERSIGN_DATA_DIR: options.dataDir,
@@ -49,18 +58,28 @@ export async function startServerProcess(options: { dataDir: string; port: numbe
     if (ok) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      if (options.viaNpm && child.pid !== undefined) process.kill(-child.pid, sig);
+      else child.kill(sig);
+    } catch {
+      // Already gone.
+    }
+  };
   if (child.exitCode === null && !(await fetch(`${url}/v1/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok).catch(() => false))) {
-    child.kill("SIGKILL");
+    signal("SIGKILL");
     throw new Error(`server did not answer /v1/healthz in time:\n${output}`);
   }
   return {
     child,
     url,
     output: () => output,
-    kill: async (signal = "SIGTERM") => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill(signal);
+    kill: async (sig = "SIGTERM") => {
+      const running = child.exitCode === null && child.signalCode === null;
+      // Through npm the group is signalled even once npm is gone: the server may outlive it.
+      if (!running && !options.viaNpm) return;
+      const exited = running ? new Promise((r) => child.once("exit", r)) : Promise.resolve();
+      signal(sig);
       await exited;
     },
   };

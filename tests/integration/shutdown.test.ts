@@ -16,12 +16,12 @@ afterAll(async () => {
 const post = (url: string, key: string, body: unknown) =>
   fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
 
-async function serverProcess(env: Record<string, string>): Promise<{ server: TServerProcess; key: string; dataDir: string; databaseUrl?: string }> {
+async function serverProcess(env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<{ server: TServerProcess; key: string; dataDir: string; databaseUrl?: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-drain-"));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const database = await createTestDatabaseUrl();
   if (database) cleanups.push(database.drop);
-  const server = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url, env });
+  const server = await startServerProcess({ dataDir, port: await freePort(), databaseUrl: database?.url, env, viaNpm: options.viaNpm });
   cleanups.push(() => server.kill("SIGKILL"));
   return { server, key: await demoApiKey(dataDir), dataDir, databaseUrl: database?.url };
 }
@@ -32,6 +32,9 @@ const workspace = (dataDir: string, sessionId: string) => join(dataDir, "workspa
 /** Until the server says it drains (it admits nothing new from then on). */
 const draining = (server: TServerProcess) =>
   waitUntil(async () => (await fetch(`${server.url}/v1/readyz`).catch(() => null))?.status === 503, 30_000, "the server to drain");
+
+/** Sends `signal` to the whole process group of a server started through npm. */
+const signalGroup = (server: TServerProcess, signal: NodeJS.Signals) => process.kill(-(server.child.pid as number), signal);
 
 const exited = (server: TServerProcess) =>
   new Promise<number | null>((resolve) => {
@@ -83,6 +86,50 @@ describe(`graceful shutdown (${testDbKind()})`, () => {
     expect(existsSync(join(dataDir, "workspaces", created.sessionId, "slept.txt"))).toBe(true);
     expect(await exit).toBe(0);
     expect(server.output()).not.toMatch(/interrupted/);
+  }, 400_000);
+
+  it("SIGTERM to the process group of `npm run serve` (systemd, docker stop, Ctrl-C) drains like one signal: an approved sleep 3 finishes and its caller gets the answer", async () => {
+    // The group signal reaches npm (which forwards it again), the server, and nothing it started:
+    // the spawner and the command live in sessions of their own, so only the server ends them.
+    const { server, key, dataDir } = await serverProcess({ COUNTERSIGN_DRAIN_MS: "3600000" }, { viaNpm: true });
+    // One boot line names the sandbox; without bubblewrap it names the weaker mode and how to install bubblewrap.
+    expect(server.output().match(/approved commands run in sandbox mode/g)).toHaveLength(1);
+    if (!existsSync("/usr/bin/bwrap")) expect(server.output()).toContain("sudo apt-get install -y bubblewrap");
+    const created = await (await post(`${server.url}/v1/responses`, key, { input: script([execTurn("echo started > started.txt; sleep 3; until [ -e go ]; do sleep 0.05; done; echo slept > slept.txt", "working"), { text: " done" }]) })).json();
+    expect(created.status).toBe("requires_action");
+    const deciding = post(`${server.url}/v1/approvals/${created.requiredAction.id}`, key, { decision: "approve" });
+    await waitUntil(() => existsSync(join(workspace(dataDir, created.sessionId), "started.txt")), 30_000, "the approved command to start");
+    const exit = exited(server);
+    signalGroup(server, "SIGTERM");
+    await draining(server);
+    const refused = await post(`${server.url}/v1/responses`, key, { input: "hello" });
+    expect(refused.status).toBe(503);
+    // npm waits for the server (a supervisor watching npm sees the drain through).
+    expect(server.child.exitCode).toBeNull();
+
+    writeFileSync(join(workspace(dataDir, created.sessionId), "go"), "");
+    const done = await (await deciding).json();
+    expect(done.status).toBe("completed");
+    expect(done.outputText).toBe("working done");
+    expect(existsSync(join(workspace(dataDir, created.sessionId), "slept.txt"))).toBe(true);
+    expect(await exit).toBe(0);
+    expect(server.output()).not.toMatch(/a second signal|interrupted/);
+  }, 400_000);
+
+  it("a signal well after the first stops without waiting for the window", async () => {
+    const { server, key, dataDir } = await serverProcess({ COUNTERSIGN_DRAIN_MS: "3600000" }, { viaNpm: true });
+    const created = await (await post(`${server.url}/v1/responses`, key, { input: script([{ text: "long", toolCalls: [{ name: "exec", arguments: { command: "echo started > started.txt; exec sleep 600", timeoutMs: 600_000 } }] }, { text: " done" }]) })).json();
+    const deciding = post(`${server.url}/v1/approvals/${created.requiredAction.id}`, key, { decision: "approve" }).catch(() => null);
+    await waitUntil(() => existsSync(join(workspace(dataDir, created.sessionId), "started.txt")), 30_000, "the approved command to start");
+    const exit = exited(server);
+    signalGroup(server, "SIGTERM");
+    await draining(server);
+    // The server has handled the first signal (it drains); a second one sent from now on is later than a second after it.
+    await new Promise((r) => setTimeout(r, 1500));
+    signalGroup(server, "SIGTERM");
+    expect(await exit).toBe(1);
+    await deciding;
+    expect(server.output()).toMatch(/a second signal: stopping without waiting for running attempts/);
   }, 400_000);
 
   it("a command that outlives the drain window is interrupted, marked so in its trajectory, and the next process adopts the run", async () => {
