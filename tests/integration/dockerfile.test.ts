@@ -16,6 +16,12 @@ test("the Dockerfile: node:20-slim, bubblewrap, npm ci, next build, a non-root u
   expect(dockerfile.slice(dockerfile.lastIndexOf("\nUSER "))).not.toMatch(/^USER (root|0)/m);
 });
 
+test("the Dockerfile: tini is PID 1 and starts node itself (no shell, no npm: docker stop's SIGTERM reaches the server, orphans are reaped)", () => {
+  expect(dockerfile).toMatch(/apt-get install[^\n]*\btini\b/);
+  expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
+  expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "server\/main\.ts"\]$/m);
+});
+
 /** A container engine that answers (a CLI on PATH whose daemon is down cannot build). */
 function engine(): { cmd: string | null; reason: string } {
   for (const cmd of ["docker", "podman"]) {
@@ -41,6 +47,8 @@ test.skipIf(!found.cmd)(`the image builds and runs as a non-root user (skipped w
     expect(id.stdout.trim()).not.toBe("0");
     const bwrap = spawnSync(found.cmd as string, ["run", "--rm", "--entrypoint", "sh", tag, "-c", "command -v bwrap"], { encoding: "utf8", timeout: 60_000 });
     expect(bwrap.stdout.trim()).toMatch(/bwrap$/);
+    const tini = spawnSync(found.cmd as string, ["run", "--rm", "--entrypoint", "/usr/bin/tini", tag, "--version"], { encoding: "utf8", timeout: 60_000 });
+    expect(tini.status, tini.stderr).toBe(0);
   } finally {
     spawnSync(found.cmd as string, ["rmi", "-f", tag], { timeout: 60_000 });
   }
