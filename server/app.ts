@@ -131,7 +131,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const { trustedProxies, bodyTimeoutMs, readyTimeoutMs, metricsPort, metricsToken } = config;
   const choice = options.sandbox ?? detectExecSandbox(config.execSandbox, config.execUser);
   secureDataDir(config.dataDir);
-  (choice.mode === "none" ? log.warn : log.info).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
+  (choice.mode === "bwrap" ? log.info : log.warn).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
   // Enabled plugins register their harnesses, agents and middleware before anything starts; a refused plugin stops the boot.
   const agents = options.agents ?? (agentsFile ? new AgentRegistry(agentsFile.agents, agentsFile.defaultAgent) : new AgentRegistry(configuredAgents(config.environment)));
   const harnesses = new HarnessRegistry();

@@ -191,6 +191,22 @@ describe("detection", () => {
     else expect(() => detectExecSandbox("user", undefined)).toThrow("COUNTERSIGN_EXEC_SANDBOX=user needs the server to run as root (to switch to the exec user).");
   });
 
+  it("without bubblewrap, the boot line names the weaker mode and the command that installs bubblewrap", () => {
+    const missing = detectExecSandbox("auto", undefined, () => "missing");
+    expect(missing.mode).toBe(isRoot ? "user" : "none");
+    expect(missing.reason).toMatch(isRoot ? /^weaker than bubblewrap: commands run as uid 65534/ : /^unconfined: /);
+    expect(missing.reason).toContain("`sudo apt-get install -y bubblewrap` (Debian/Ubuntu)");
+    // Installed but refused its namespaces: installing it again would not help.
+    const fails = detectExecSandbox("auto", undefined, () => "fails");
+    expect(fails.mode).toBe(missing.mode);
+    expect(fails.reason).toMatch(/bubblewrap is installed but cannot create its namespaces here/);
+    expect(fails.reason).not.toContain("apt-get");
+    expect(detectExecSandbox("auto", undefined, () => "works").mode).toBe("bwrap");
+    // An explicit weaker mode was chosen on purpose: no advice.
+    if (isRoot) expect(detectExecSandbox("user", undefined, () => "missing").reason).not.toContain("apt-get");
+    expect(() => detectExecSandbox("bwrap", undefined, () => "missing")).toThrow("sudo apt-get install -y bubblewrap");
+  });
+
   it("none is always available and runs commands as the server's user", () => {
     expect(detectExecSandbox(" NONE ", "1000:1000")).toMatchObject({ mode: "none", runAs: null });
   });

@@ -73,39 +73,57 @@ export function parseExecUser(value: string | undefined): { uid: number; gid: nu
   return { uid, gid };
 }
 
-/** Does bubblewrap run here (installed, and namespaces allowed by the kernel and the container)? */
-function bwrapWorks(runAs: { uid: number; gid: number } | null): boolean {
-  if (!existsSync(BWRAP)) return false;
-  if (runAs && !existsSync(SETPRIV)) return false;
+/** Whether bubblewrap runs here: `works`, `missing` (not installed) or `fails` (installed, but the kernel or the container refuses its namespaces). */
+export type TBwrapStatus = "works" | "missing" | "fails";
+
+/** The command that installs bubblewrap, as boot prints it. */
+export const INSTALL_BWRAP = "sudo apt-get install -y bubblewrap";
+
+/**
+ * Does bubblewrap run here (installed, and namespaces allowed by the kernel and the container)?
+ * The probe runs `/bin/true` as the namespace's PID 1 (`--as-pid-1`), so bubblewrap itself reaps
+ * it: without it the namespace's init outlives bubblewrap for a moment and becomes a zombie of a PID 1
+ * that does not reap (node as a container's PID 1).
+ */
+function bwrapStatus(runAs: { uid: number; gid: number } | null): TBwrapStatus {
+  if (!existsSync(BWRAP)) return "missing";
+  if (runAs && !existsSync(SETPRIV)) return "fails";
   const probe = bwrapArgs({ sandbox: { mode: "bwrap", runAs, reason: "" }, workspaceDir: "/", network: false }, "/", ["/bin/true"]);
-  const result = spawnSync(BWRAP, probe, { stdio: "ignore", timeout: 10_000 });
-  return result.status === 0;
+  const result = spawnSync(BWRAP, ["--as-pid-1", ...probe], { stdio: "ignore", timeout: 10_000 });
+  return result.status === 0 ? "works" : "fails";
+}
+
+/** What to do about a bubblewrap that does not run here (the end of the boot line). */
+function bwrapAdvice(status: TBwrapStatus): string {
+  return status === "missing"
+    ? `bubblewrap is not installed; for the full sandbox run \`${INSTALL_BWRAP}\` (Debian/Ubuntu) and restart`
+    : "bubblewrap is installed but cannot create its namespaces here; allow unprivileged user namespaces (docs/deployment.md) and restart";
 }
 
 /**
  * Picks the sandbox: `auto` (default) takes bubblewrap when it works, else the unprivileged user
  * when the server is root, else `none`. An explicit mode that cannot work is a boot error.
+ * `probe` tells whether bubblewrap runs here (tests pass their own).
  */
-export function detectExecSandbox(requested: string | undefined, execUser: string | undefined): TSandboxChoice {
+export function detectExecSandbox(requested: string | undefined, execUser: string | undefined, probe: (runAs: { uid: number; gid: number } | null) => TBwrapStatus = bwrapStatus): TSandboxChoice {
   const wanted = (requested ?? "auto").trim().toLowerCase() || "auto";
   if (wanted !== "auto" && !(EXEC_SANDBOX_MODES as readonly string[]).includes(wanted)) {
     throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX "${requested}": use auto, bwrap, user or none.`);
   }
   const runAs = isRoot() ? parseExecUser(execUser) : null;
   if (wanted === "none") return { mode: "none", runAs: null, reason: "COUNTERSIGN_EXEC_SANDBOX=none: commands run as the server's user with its file access" };
+  let status: TBwrapStatus | null = null;
   if (wanted === "bwrap" || wanted === "auto") {
-    if (bwrapWorks(runAs)) {
+    status = probe(runAs);
+    if (status === "works") {
       return { mode: "bwrap", runAs, reason: runAs ? `bubblewrap, commands run as uid ${runAs.uid}` : "bubblewrap, commands run as the server's user in a user namespace" };
     }
-    if (wanted === "bwrap") throw new Error(`COUNTERSIGN_EXEC_SANDBOX=bwrap, but bubblewrap does not work here (install it with apt-get install bubblewrap, and allow user namespaces).`);
+    if (wanted === "bwrap") throw new Error(`COUNTERSIGN_EXEC_SANDBOX=bwrap, but bubblewrap does not work here (install it with ${INSTALL_BWRAP}, and allow user namespaces).`);
   }
-  if (runAs) return { mode: "user", runAs, reason: `bubblewrap unavailable; commands run as uid ${runAs.uid} without namespaces (no network isolation)` };
+  const advice = status === null ? "" : `; ${bwrapAdvice(status)}`;
+  if (runAs) return { mode: "user", runAs, reason: `weaker than bubblewrap: commands run as uid ${runAs.uid} without namespaces (no network isolation)${advice}` };
   if (wanted === "user") throw new Error("COUNTERSIGN_EXEC_SANDBOX=user needs the server to run as root (to switch to the exec user).");
-  return {
-    mode: "none",
-    runAs: null,
-    reason: "bubblewrap unavailable and the server is not root: commands run as the server's user and could read its data directory; install bubblewrap",
-  };
+  return { mode: "none", runAs: null, reason: `unconfined: commands run as the server's user and could read its data directory${advice}` };
 }
 
 /** `/a/b/c` → `/a`, `/a/b` (not the root, not the path itself). */
