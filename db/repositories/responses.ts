@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
+import type { TPendingRef } from "../../server/core/pending";
 import type { TResponseStatus } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { jsonOrNull, prepared, rawSlot, slot } from "../prepared";
@@ -189,6 +190,41 @@ export async function lockActiveOrSuspended(tx: Db, responseId: string): Promise
     .update(responses)
     .set({ updatedAt: sql`now()` })
     .where(and(eq(responses.id, responseId), inArray(responses.status, ["in_progress", "requires_action"])))
+    .returning();
+  return row ?? null;
+}
+
+/** The status of a response; null when there is none. */
+export async function responseStatus(db: Db, responseId: string): Promise<TResponseStatus | null> {
+  const [row] = await db.select({ status: responses.status }).from(responses).where(eq(responses.id, responseId));
+  return row?.status ?? null;
+}
+
+/** Locks a response (`for update`) and reads its status; null when there is none. */
+export async function lockResponseStatus(tx: Db, responseId: string): Promise<TResponseStatus | null> {
+  const [row] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, responseId)).for("update");
+  return row?.status ?? null;
+}
+
+/** The agent a response runs; null when there is none. */
+export async function responseAgent(db: Db, responseId: string): Promise<string | null> {
+  const [row] = await db.select({ agent: responses.agent }).from(responses).where(eq(responses.id, responseId));
+  return row?.agent ?? null;
+}
+
+/** Suspends an executing response on a pending action: it waits (`requires_action`), its lease given up, its active time stored. */
+export async function suspendResponse(tx: Db, responseId: string, values: { pendingAction: TPendingRef; activeMs: number }): Promise<void> {
+  await tx
+    .update(responses)
+    .set({ status: "requires_action", pendingAction: values.pendingAction, leaseOwner: null, leaseExpiresAt: null, activeMs: values.activeMs })
+    .where(eq(responses.id, responseId));
+}
+
+/** Stores a new response already claimed by `values.leaseOwner`, its lease running `leaseMs` from the statement's clock; returns it as stored. */
+export async function insertClaimedResponse(tx: Db, values: Omit<typeof responses.$inferInsert, "leaseExpiresAt">, leaseMs: number): Promise<TResponseRow | null> {
+  const [row] = await tx
+    .insert(responses)
+    .values({ ...values, leaseExpiresAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
     .returning();
   return row ?? null;
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { jsonOrNull, prepared, rawSlot } from "../prepared";
 import { responseSteps } from "../schema";
@@ -46,4 +46,12 @@ export function upsertSteps(db: Db, rows: readonly TStepWrite[]): Promise<TStepR
   const statement = upserts[rows.length - 1];
   if (statement) return statement(db, values);
   return upserting(db, rows.length).prepare("upsert_steps").execute(values);
+}
+
+/** The results of the completed steps among `refs` (a response and a step key each), in no order. */
+export async function completedStepResults(db: Db, refs: ReadonlyArray<{ responseId: string; key: string }>): Promise<Array<Pick<TStepRow, "responseId" | "key" | "result">>> {
+  return db
+    .select({ responseId: responseSteps.responseId, key: responseSteps.key, result: responseSteps.result })
+    .from(responseSteps)
+    .where(and(eq(responseSteps.status, "completed"), or(...refs.map((r) => and(eq(responseSteps.responseId, r.responseId), eq(responseSteps.key, r.key))))));
 }

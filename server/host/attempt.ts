@@ -1,9 +1,7 @@
 import type { Context } from "@opentelemetry/api";
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { envelopeOf, finishResponse, leaseFor, lockExecuting, storeOutput, type TResponseRow } from "../../db/repositories/responses";
+import { envelopeOf, finishResponse, leaseFor, lockExecuting, storeOutput, suspendResponse, type TResponseRow } from "../../db/repositories/responses";
 import { type TStepRow, upsertSteps } from "../../db/repositories/steps";
-import { responses } from "../../db/schema";
 import type { TAgentConfig } from "../agents/types";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
 import type { TNewEvent } from "../core/frames";
@@ -350,10 +348,7 @@ export class Attempt {
     this.runtime.onSuspending?.();
     await c.flush();
     const activeMs = this.activeMs;
-    await c.tx
-      .update(responses)
-      .set({ status: "requires_action", pendingAction: pending, leaseOwner: null, leaseExpiresAt: null, activeMs })
-      .where(eq(responses.id, c.row.id));
+    await suspendResponse(c.tx, c.row.id, { pendingAction: pending, activeMs });
     c.row = { ...c.row, status: "requires_action", pendingAction: pending, activeMs };
     const envelope = envelopeOf(c.row, "requires_action", action);
     await c.emit(c.row.id, [requested, { type: "response.completed", data: { ...envelope, responseId: c.row.id }, frame: true }]);

@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { responses } from "../../db/schema";
+import { responseStatus } from "../../db/repositories/responses";
 import type { TCreatorAuthority } from "../../db/schema/questions";
 import { CREDENTIAL_RECHECK_MS, credentialRefusal } from "../auth/credential-status";
 import type { TCredential } from "../core/credential";
@@ -87,8 +86,8 @@ class RunSource {
   }
 
   private async readStatus(): Promise<void> {
-    const [row] = await this.deps.db.select({ status: responses.status }).from(responses).where(eq(responses.id, this.run.id));
-    if (row) this.onStatus(row.status);
+    const status = await responseStatus(this.deps.db, this.run.id);
+    if (status) this.onStatus(status);
   }
 
   private onStatus(status: string): void {

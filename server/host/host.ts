@@ -1,7 +1,6 @@
-import { eq } from "drizzle-orm";
 import type { TAuthorityServices } from "./authority-port";
 import { claimLease, orphanedResponses, releaseLease, renewLeases, } from "../../db/repositories/responses";
-import { responseSteps } from "../../db/schema";
+import { stepsOf } from "../../db/repositories/steps";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
 import {
@@ -221,7 +220,7 @@ export class Host implements TRunStarter {
     try {
       const row = await claimLease(this.deps.db, responseId, this.id, this.deps.config.leaseMs);
       if (!row) return null;
-      const steps = await this.deps.db.select().from(responseSteps).where(eq(responseSteps.responseId, responseId));
+      const steps = await stepsOf(this.deps.db, { id: responseId });
       return { row, claim: newId("claim"), steps, steeringQueued: true };
     } catch (error) {
       this.deps.log.error({ err: error, responseId }, "could not claim lease");

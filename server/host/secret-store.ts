@@ -1,9 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { secretValues } from "../../db/schema";
+import { insertSecretValue, secretValueById } from "../../db/repositories/secrets";
 import { newId } from "../core/ids";
 import type { TSecretSealer } from "../ports/secrets";
 
@@ -55,7 +54,7 @@ export const secretSealer = (key: Buffer): TSecretSealer => ({
 /** Stores one secret answer; the id is what the agent and records may see instead of the value. */
 export async function storeSecret(tx: Db, key: Buffer, input: { questionId: string; answerKey: string; userId: string; value: string }): Promise<string> {
   const id = newId("secret");
-  await tx.insert(secretValues).values({
+  await insertSecretValue(tx, {
     id,
     questionId: input.questionId,
     answerKey: input.answerKey,
@@ -67,6 +66,6 @@ export async function storeSecret(tx: Db, key: Buffer, input: { questionId: stri
 
 /** Reads a stored secret back (for application handlers only; never for records or the model). */
 export async function readSecret(db: Db, key: Buffer, secretId: string): Promise<string | null> {
-  const [row] = await db.select().from(secretValues).where(eq(secretValues.id, secretId));
+  const row = await secretValueById(db, secretId);
   return row ? decryptSecret(key, row.ciphertext, `${row.questionId}/${row.answerKey}`) : null;
 }

@@ -1,7 +1,6 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { prepared, slot } from "../../db/prepared";
-import { responses, steeringMessages } from "../../db/schema";
+import { lockResponseStatus } from "../../db/repositories/responses";
+import { cancelQueuedSteeringMessages, commitSteeringToTurn, insertSteeringMessage, queuedSteeringOf, rejectSteeringMessage } from "../../db/repositories/steering";
 import type { TFrame, TNewEvent } from "../core/frames";
 import { newId } from "../core/ids";
 import { createInjectionGuard, isAssertionCurrent, type TAssertCurrent, type TInjectionAuthorityKind, type TInjectionSettlement } from "../core/runtime";
@@ -51,14 +50,14 @@ export class SteeringDesk {
     const id = newId("steer");
     try {
       return await transact(this.deps, async (tx, emit) => {
-        const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, input.responseId)).for("update");
-        const live = run?.status === "in_progress" || run?.status === "requires_action";
+        const status = await lockResponseStatus(tx, input.responseId);
+        const live = status === "in_progress" || status === "requires_action";
         if (!live) return { refused: "The response is not running; steering is closed." };
         // Synchronous with the insert below: no await between the check and the queue mutation.
         if (!isAssertionCurrent(input.assertCurrent)) return { refused: "The source of this message is no longer current." };
         // Held before the commit, so a claim racing this insert always finds the assertion.
         this.hold(id, { responseId: input.responseId, onSettled: input.onSettled }, input.assertCurrent);
-        await tx.insert(steeringMessages).values({ id, responseId: input.responseId, sessionId: input.sessionId, userId: input.userId, text: input.text, authorityKind: input.authorityKind, via: input.via });
+        await insertSteeringMessage(tx, { id, responseId: input.responseId, sessionId: input.sessionId, userId: input.userId, text: input.text, authorityKind: input.authorityKind, via: input.via });
         const [frame] = await emit(input.responseId, [{ type: "steer.queued", data: { steerId: id, authorityKind: input.authorityKind, chars: input.text.length }, frame: true, actorUserId: input.userId, transport: input.via }]);
         return { id, sequence: frame?.sequence ?? 0 };
       });
@@ -75,7 +74,7 @@ export class SteeringDesk {
    * turn. While the run is not live nothing is taken or rejected: settlement cancels them.
    */
   async take(tx: Db, emit: TEmit, responseId: string, turn: number, isRunLive: () => boolean): Promise<TTakenSteering[]> {
-    const queued = await tx.select().from(steeringMessages).where(and(eq(steeringMessages.responseId, responseId), eq(steeringMessages.status, "queued"))).orderBy(asc(steeringMessages.createdAt));
+    const queued = await queuedSteeringOf(tx, responseId);
     const taken: TTakenSteering[] = [];
     const rejected: Array<{ id: string; reason: string }> = [];
     for (const row of queued) {
@@ -111,11 +110,7 @@ export class SteeringDesk {
     );
     if (dispatched.length === 0) return;
     const ids = dispatched.map((d) => d.id);
-    const updated = await tx
-      .update(steeringMessages)
-      .set({ status: "committed", committedTurn: turn, settledAt: this.deps.now() })
-      .where(and(inArray(steeringMessages.id, ids), eq(steeringMessages.status, "queued")))
-      .returning({ id: steeringMessages.id });
+    const updated = await commitSteeringToTurn(tx, ids, turn, this.deps.now());
     const done = new Set(updated.map((u) => u.id));
     await emit(
       responseId,
@@ -150,11 +145,7 @@ export class SteeringDesk {
   private async reject(tx: Db, turn: number | null, rejected: ReadonlyArray<{ id: string; reason: string }>): Promise<TNewEvent[]> {
     const events: TNewEvent[] = [];
     for (const { id, reason } of rejected) {
-      const [row] = await tx
-        .update(steeringMessages)
-        .set({ status: "rejected", reason, settledAt: this.deps.now() })
-        .where(and(eq(steeringMessages.id, id), eq(steeringMessages.status, "queued")))
-        .returning({ id: steeringMessages.id });
+      const row = await rejectSteeringMessage(tx, id, reason, this.deps.now());
       if (row) events.push({ type: "steer.rejected", data: { steerId: id, ...(turn === null ? {} : { turn }), reason }, frame: true });
     }
     return events;
@@ -208,15 +199,7 @@ export class SteeringDesk {
  * terminal frame. Every path that settles a response calls it.
  */
 export async function cancelQueuedSteering(deps: Pick<TDeps, "now">, tx: Db, responseId: string): Promise<TNewEvent[]> {
-  const rows = await cancelQueued(tx, { id: responseId, at: deps.now() });
+  const rows = await cancelQueuedSteeringMessages(tx, { id: responseId, at: deps.now() });
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   return rows.map((r) => ({ type: "steer.cancelled", data: { steerId: r.id }, frame: true }));
 }
-
-const cancelQueued = prepared<{ id: string; at: Date }, Array<{ id: string; createdAt: Date }>>("cancel_queued_steering", (db) =>
-  db
-    .update(steeringMessages)
-    .set({ status: "cancelled", reason: "The response settled before this message was used.", settledAt: slot("at", steeringMessages.settledAt) })
-    .where(and(eq(steeringMessages.responseId, sql.placeholder("id")), eq(steeringMessages.status, "queued")))
-    .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt }),
-);

@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { steeringMessages } from "../../db/schema";
+import { steeringAuthorsOf } from "../../db/repositories/steering";
 import type { TSubagentCapabilities, TSubagentSpawnOutcome } from "../../plugin-sdk/authority";
 import type { TAuthorityAttempt, TAuthorityServices } from "./authority-port";
 import { recordEvents } from "./transact";
@@ -38,8 +37,8 @@ export function createSubagentCapabilities(attempt: TAuthorityAttempt, use: { ga
         }
         if (!deps.agents.find(request.agent)) return refuse(`No agent named ${request.agent} is served here.`);
         // Everyone whose words are in this run: its owner, and whoever steered it.
-        const steerers = await deps.db.selectDistinct({ userId: steeringMessages.userId }).from(steeringMessages).where(eq(steeringMessages.responseId, response.id));
-        const others = steerers.map((s) => s.userId).filter((u) => u !== response.userId);
+        const steerers = await steeringAuthorsOf(deps.db, response.id);
+        const others = steerers.filter((u) => u !== response.userId);
         if (others.length > 0) {
           return refuse("More than one person is in this run, so who asks for the subagent is ambiguous; the spawn is refused. Ask the sender to resend the request as a new message, so it runs as its own turn.");
         }

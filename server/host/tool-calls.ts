@@ -1,7 +1,7 @@
-import { and, eq, ne } from "drizzle-orm";
+import { openClientToolRequest } from "../../db/repositories/client-tools";
 import { insertQuestion, toRecords } from "../../db/repositories/question-records";
 import { approvalAction, clientToolAction } from "../../db/repositories/responses";
-import { approvals, clientToolRequests, questions } from "../../db/schema";
+import { openApproval, pendingQuestionOfSession } from "../../db/repositories/tool-calls";
 import { bindingHash } from "../core/binding";
 import type { TRisk } from "../core/vocabulary";
 import { operationHash } from "../core/decision";
@@ -236,27 +236,24 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
         return true;
       }
     }
-    const [approval] = await c.tx
-      .insert(approvals)
-      .values({
-        id: newId("approval"),
-        responseId: r.id,
-        sessionId: r.sessionId,
-        userId: r.userId,
-        callId: call.id,
-        toolName: tool.name,
-        action: tool.action,
-        arguments: args,
-        cwd,
-        bindingHash: hash,
-        risk,
-        requiredApprovals: requiredApprovalsFor(attempt.agent.quorum, risk),
-        message: tool.describe(args, cwd),
-        reviewer: verdict?.reviewer ?? null,
-        reviewerRationale: verdict?.rationale ?? null,
-        expiresAt: new Date(attempt.deps.now().getTime() + r.approvalTtlMs),
-      })
-      .returning();
+    const approval = await openApproval(c.tx, {
+      id: newId("approval"),
+      responseId: r.id,
+      sessionId: r.sessionId,
+      userId: r.userId,
+      callId: call.id,
+      toolName: tool.name,
+      action: tool.action,
+      arguments: args,
+      cwd,
+      bindingHash: hash,
+      risk,
+      requiredApprovals: requiredApprovalsFor(attempt.agent.quorum, risk),
+      message: tool.describe(args, cwd),
+      reviewer: verdict?.reviewer ?? null,
+      reviewerRationale: verdict?.rationale ?? null,
+      expiresAt: new Date(attempt.deps.now().getTime() + r.approvalTtlMs),
+    });
     if (!approval) throw new Error("approval insert returned nothing");
     const action = approvalAction(approval);
     await attempt.suspendIn(c, { type: "approval.requested", data: { approval: action }, frame: true }, action, { type: "approval", id: approval.id, callId: call.id });
@@ -272,21 +269,18 @@ export async function awaitClientTool(attempt: Attempt, call: TToolCall, args: u
   if (settlement?.type === "client_tool") return recordToolResult(attempt, call, settlement.output);
   const r = attempt.response;
   await attempt.commit(async (c) => {
-    const [request] = await c.tx
-      .insert(clientToolRequests)
-      .values({
-        id: newId("client_tool"),
-        responseId: r.id,
-        sessionId: r.sessionId,
-        userId: r.userId,
-        callId: call.id,
-        name: tool.name,
-        arguments: args,
-        privateInput: Boolean(tool.handlePrivateInput),
-        inputSchema: tool.handlePrivateInput ? (tool.inputJsonSchema ?? null) : null,
-        expiresAt: new Date(attempt.deps.now().getTime() + r.clientToolTtlMs),
-      })
-      .returning();
+    const request = await openClientToolRequest(c.tx, {
+      id: newId("client_tool"),
+      responseId: r.id,
+      sessionId: r.sessionId,
+      userId: r.userId,
+      callId: call.id,
+      name: tool.name,
+      arguments: args,
+      privateInput: Boolean(tool.handlePrivateInput),
+      inputSchema: tool.handlePrivateInput ? (tool.inputJsonSchema ?? null) : null,
+      expiresAt: new Date(attempt.deps.now().getTime() + r.clientToolTtlMs),
+    });
     if (!request) throw new Error("client tool insert returned nothing");
     const action = clientToolAction(request);
     await attempt.suspendIn(c, { type: "client_tool.requested", data: { clientTool: action }, frame: true }, action, { type: "client_tool", id: request.id, callId: call.id });
@@ -306,10 +300,7 @@ async function awaitQuestion(attempt: Attempt, call: TToolCall, args: unknown, t
   const r = attempt.response;
   const id = deriveQuestionId(r.id, call.id);
   const busy = await attempt.commit(async (c) => {
-    const [pending] = await c.tx
-      .select({ id: questions.id })
-      .from(questions)
-      .where(and(eq(questions.sessionId, r.sessionId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
+    const pending = await pendingQuestionOfSession(c.tx, r.sessionId);
     if (pending) return true;
     const question = await insertQuestion(c.tx, attempt.deps.now(), {
       id,

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { and, eq, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import type { TFinalizeToolAvailability, TNativeRefusalReason, TNativeToolDecision, TNativeToolRequest, TSurfaceTool, TToolSurfaceCapabilities } from "../../plugin-sdk/tool-surface";
-import { responseSteps } from "../../db/schema";
+import { completedStepResults } from "../../db/repositories/steps";
 import { canonicalJson } from "../core/binding";
 import { DomainError } from "../core/errors";
 import { argsSchemaFromJson } from "../tools/arguments-json-schema";
@@ -68,10 +67,10 @@ export async function nativeParametersOf(
   const found = new Map<string, Record<string, unknown>>();
   const native = approvals.filter((a) => a.action === `native:${a.toolName}`);
   if (native.length === 0) return found;
-  const rows = await db
-    .select({ responseId: responseSteps.responseId, key: responseSteps.key, result: responseSteps.result })
-    .from(responseSteps)
-    .where(and(eq(responseSteps.status, "completed"), or(...native.map((a) => and(eq(responseSteps.responseId, a.responseId), eq(responseSteps.key, schemaKey(a.callId)))))));
+  const rows = await completedStepResults(
+    db,
+    native.map((a) => ({ responseId: a.responseId, key: schemaKey(a.callId) })),
+  );
   const byStep = new Map(rows.map((r) => [`${r.responseId} ${r.key}`, (r.result as { parameters?: unknown } | null)?.parameters]));
   for (const a of native) {
     const parameters = byStep.get(`${a.responseId} ${schemaKey(a.callId)}`);

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { appendEvents } from "../../db/repositories/events";
+import { notifyChannel } from "../../db/repositories/peers";
 import type { TFrame, TNewEvent } from "../core/frames";
 import { PEER_CHANNEL } from "./bus";
 import type { TAnnouncement } from "../ports/bus";
@@ -54,7 +54,7 @@ async function notifyPeers(tx: Db, bus: TDeps["bus"], batch: readonly TAnnouncem
   if (!bus.peerPayloads || batch.length === 0) return;
   const payloads = bus.peerPayloads(batch);
   if (payloads.length === 0) return;
-  await tx.execute(sql.join([sql`select `, sql.join(payloads.map((p) => sql`pg_notify(${PEER_CHANNEL}, ${p})`), sql`, `)]));
+  await notifyChannel(tx, PEER_CHANNEL, payloads);
 }
 
 /**

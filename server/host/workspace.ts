@@ -1,15 +1,13 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { eq } from "drizzle-orm";
-import { agentSessions } from "../../db/schema";
+import { sessionWorkspaceDir } from "../../db/repositories/workspaces";
 import { cwdRefusalSentence, type TCwdRefusal } from "../core/error-reasons";
 import type { TExecSandbox } from "../tools/exec-sandbox";
 import type { TDeps } from "./deps";
 
 /** The working directory of a session's runs: its own, or one under the data directory. */
 export async function sessionWorkspace(deps: Pick<TDeps, "db" | "config">, sessionId: string): Promise<string> {
-  const [session] = await deps.db.select({ workspaceDir: agentSessions.workspaceDir }).from(agentSessions).where(eq(agentSessions.id, sessionId));
-  return session?.workspaceDir ?? join(deps.config.dataDir, "workspaces", sessionId);
+  return (await sessionWorkspaceDir(deps.db, sessionId)) ?? join(deps.config.dataDir, "workspaces", sessionId);
 }
 
 /**

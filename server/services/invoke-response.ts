@@ -1,7 +1,7 @@
 import { agentPolicyOf } from "../core/agent-policy";
 import { join } from "node:path";
-import { eq, sql } from "drizzle-orm";
-import { agentSessions, responses } from "../../db/schema";
+import { insertClaimedResponse } from "../../db/repositories/responses";
+import { insertSessionIfAbsent, sessionById, sessionOwnerOf } from "../../db/repositories/workspaces";
 import type { TActor } from "../core/actor";
 import { DomainError, notFound, refused } from "../core/errors";
 import { newId } from "../core/ids";
@@ -38,8 +38,8 @@ export async function invokeResponse(
   const attachments = body.attachments ?? [];
   // Plain text with attachments is a new turn, never the answer to a pending question.
   if (body.sessionId && typeof body.input === "string" && attachments.length === 0) {
-    const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, body.sessionId));
-    const pending = session?.userId === actor.userId ? await pendingRunQuestion(deps, body.sessionId) : null;
+    const owner = await sessionOwnerOf(deps.db, body.sessionId);
+    const pending = owner === actor.userId ? await pendingRunQuestion(deps, body.sessionId) : null;
     if (pending) {
       const routed = await routeTextAnswer(deps, actor, { sessionId: body.sessionId, text: body.input, ...source }, pending);
       return { responseId: routed.responseId, sessionId: routed.sessionId, afterSequence: routed.afterSequence, answeredQuestionId: routed.questionId };
@@ -54,7 +54,7 @@ export async function invokeResponse(
     let sessionId = body.sessionId;
     let workspaceDir: string | undefined;
     if (sessionId) {
-      const [session] = await tx.select().from(agentSessions).where(eq(agentSessions.id, sessionId));
+      const session = await sessionById(tx, sessionId);
       // An id handed out to this user by a bare WebSocket connect: its session is stored on first use.
       if (!session && isSessionIdMintedFor(deps.secretKey, actor.userId, sessionId)) await createSession(tx, deps, actor.userId, agent.name, sessionId);
       else if (!session || session.userId !== actor.userId) throw notFound("session", sessionId);
@@ -64,7 +64,7 @@ export async function invokeResponse(
     }
     const facts = await admitAttachments(tx, actor.userId, checked);
     // Created already claimed for this process's host: the attempt starts without a lease round trip.
-    const [row] = await tx.insert(responses).values({
+    const row = await insertClaimedResponse(tx, {
       id: responseId,
       sessionId,
       userId: actor.userId,
@@ -79,8 +79,7 @@ export async function invokeResponse(
       // The run's source: revoking this key or ending this console session revokes its retained authority.
       sourceCredential: source.credential ?? null,
       leaseOwner: deps.host.id,
-      leaseExpiresAt: sql`now() + ${`${deps.config.leaseMs} milliseconds`}::interval`,
-    }).returning();
+    }, deps.config.leaseMs);
     if (!row) throw new Error("response insert returned nothing");
     const [frame] = await emit(responseId, [
       { type: "response.created", data: { metadata: body.metadata ?? {} }, frame: true, actorUserId: actor.userId },
@@ -102,6 +101,6 @@ export async function invokeResponse(
 export async function createSession(tx: TDeps["db"], deps: TDeps, userId: string, agent: string, sessionId = newId("sess")): Promise<string> {
   const workspaceDir = join(deps.config.dataDir, "workspaces", sessionId);
   prepareWorkspace(workspaceDir, deps.sandbox);
-  await tx.insert(agentSessions).values({ id: sessionId, userId, agent, workspaceDir }).onConflictDoNothing({ target: agentSessions.id });
+  await insertSessionIfAbsent(tx, { id: sessionId, userId, agent, workspaceDir });
   return sessionId;
 }

@@ -1,5 +1,5 @@
-import { eq } from "drizzle-orm";
-import { clientToolRequests, responses } from "../../db/schema";
+import { lockClientToolRequest, markClientToolSubmitted, storeClientToolPublicOutput } from "../../db/repositories/client-tools";
+import { responseAgent } from "../../db/repositories/responses";
 import { type TActor, canDecide, canRead } from "../core/actor";
 import { DomainError, notFound } from "../core/errors";
 import type { TTransport } from "../core/vocabulary";
@@ -19,7 +19,7 @@ export type TSubmitResult = { clientToolId: string; responseId: string; sessionI
  */
 export async function submitClientToolResult(deps: TRunDeps, actor: TActor, input: { requestId: string; output: unknown; via: TTransport }): Promise<TSubmitResult> {
   const outcome = await transact(deps, async (tx, emit, announce) => {
-    const [request] = await tx.select().from(clientToolRequests).where(eq(clientToolRequests.id, input.requestId)).for("update");
+    const request = await lockClientToolRequest(tx, input.requestId);
     if (!request || !canRead(actor, request.userId)) throw notFound("clientToolRequest", input.requestId);
     if (!canDecide(actor, request.userId) || (actor.userId !== request.userId && request.privateInput)) {
       throw new DomainError("forbidden", "Only the user the request belongs to can submit this result.");
@@ -30,8 +30,7 @@ export async function submitClientToolResult(deps: TRunDeps, actor: TActor, inpu
       throw new DomainError("already_submitted", "A result was already submitted for this request; it is used once.");
     }
     if (request.expiresAt.getTime() <= deps.now().getTime()) return { expired: true as const };
-    const [response] = await tx.select({ agent: responses.agent }).from(responses).where(eq(responses.id, request.responseId));
-    const agent = deps.agents.find(response?.agent ?? "");
+    const agent = deps.agents.find((await responseAgent(tx, request.responseId)) ?? "");
     // A native-loop agent's client-executed native tool opens the same request (server/host/tool-surface.ts).
     const tool = agent?.tools.find((t) => t.name === request.name) ?? nativeClientTool(agent, request.name) ?? undefined;
     if (tool?.kind !== "client") throw new DomainError("conflict", `The client tool ${request.name} is no longer configured.`);
@@ -40,14 +39,11 @@ export async function submitClientToolResult(deps: TRunDeps, actor: TActor, inpu
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "output"}: ${i.message}`).join("; ");
       throw new DomainError("validation_failed", `The ${request.privateInput ? "input" : "output"} does not match the schema of ${request.name}: ${detail}.`);
     }
-    await tx
-      .update(clientToolRequests)
-      .set({ status: "submitted", submittedBy: actor.userId, submittedVia: input.via, submittedAt: deps.now() })
-      .where(eq(clientToolRequests.id, request.id));
+    await markClientToolSubmitted(tx, request.id, { userId: actor.userId, via: input.via, at: deps.now() });
     const output = tool.handlePrivateInput
       ? await tool.handlePrivateInput(parsed.data, { tx, userId: request.userId, sessionId: request.sessionId, secrets: secretSealer(deps.secretKey) })
       : parsed.data;
-    await tx.update(clientToolRequests).set({ publicOutput: output }).where(eq(clientToolRequests.id, request.id));
+    await storeClientToolPublicOutput(tx, request.id, output);
     announce({ k: "inbox", change: { kind: "client_tool", responseId: request.responseId, id: request.id } });
     const events = [
       {

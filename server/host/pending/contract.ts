@@ -1,9 +1,8 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { prepared } from "../../../db/prepared";
 import { claimWaiting, finishResponse, leaseFor, type TResponseRow } from "../../../db/repositories/responses";
+import { countQueuedSteering } from "../../../db/repositories/steering";
 import { stepsOf, type TStepWrite, upsertSteps } from "../../../db/repositories/steps";
-import { agentSessions, responses, steeringMessages } from "../../../db/schema";
+import { responseWorkspaceDir } from "../../../db/repositories/workspaces";
 import type { TSettledQuestion } from "../../tools/types";
 import type { TApprovalBinding } from "../../core/binding";
 import { refused } from "../../core/errors";
@@ -67,8 +66,8 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
     upsertSteps(tx, values),
     emit(responseId, input.events),
     stepsOf(tx, { id: responseId }),
-    queuedSteering(tx, { id: responseId }),
-    workspaceOf(tx, { id: responseId }),
+    countQueuedSteering(tx, { id: responseId }),
+    responseWorkspaceDir(tx, { id: responseId }),
   ]);
   const row = settledValue(claimed)[0];
   if (!row) throw refused("conflict", { code: "notWaitingAction" });
@@ -80,21 +79,6 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
   // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
   return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
 }
-
-const queuedSteering = prepared<{ id: string }, Array<{ n: number }>>("queued_steering", (db) =>
-  db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(steeringMessages)
-    .where(and(eq(steeringMessages.responseId, sql.placeholder("id")), eq(steeringMessages.status, "queued"))),
-);
-
-const workspaceOf = prepared<{ id: string }, Array<{ workspaceDir: string }>>("workspace_of", (db) =>
-  db
-    .select({ workspaceDir: agentSessions.workspaceDir })
-    .from(agentSessions)
-    .innerJoin(responses, eq(responses.sessionId, agentSessions.id))
-    .where(eq(responses.id, sql.placeholder("id"))),
-);
 
 /** The value of a settled batch member, or its error thrown. */
 export function settledValue<T>(result: PromiseSettledResult<T>): T {

@@ -1,7 +1,7 @@
-import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import type { TResponseRow } from "../../../db/repositories/responses";
 import type { TScope, TWaitingItem, TWaitingKind } from "../../../db/repositories/console-waiting";
+import type { TDueQuery } from "../../../db/repositories/pending-expiry";
 import type { TRequiredAction } from "../../core/envelope";
 import type { TPendingType } from "../../core/pending";
 import type { TTransport } from "../../core/vocabulary";
@@ -42,7 +42,7 @@ export type TPendingKind = {
   /** What the console's "waiting" view lists of this kind (oldest first) and how many there are. */
   waiting: (db: Db, scope: TScope) => Promise<{ items: TWaitingItem[]; counts: Partial<Record<TWaitingKind, number>> }>;
   /** The query of this kind's pending rows whose time is up, as `(type, id)` rows (the sweep unions every kind's). */
-  due: (now: Date) => SQL;
+  due: (now: Date) => TDueQuery;
   /**
    * Expires one due row in its own transaction and settles the run waiting on it (ended, or
    * resumed with an "expired" result claimed for `host`). Idempotent; null when nothing expired.

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
-import { type Db, rowsOf } from "../../../db/client";
+import type { Db } from "../../../db/client";
 import { type TScope, type TWaitingItem, type TWaitingKind, WAITING_KINDS, waitingSteering } from "../../../db/repositories/console-waiting";
+import { duePendingActions } from "../../../db/repositories/pending-expiry";
 import type { TResponseRow } from "../../../db/repositories/responses";
 import type { TRequiredAction } from "../../core/envelope";
 import type { TPendingRef, TPendingType } from "../../core/pending";
@@ -60,11 +60,10 @@ export async function expirePending(deps: TDeps, host: TRunStarter, pending: { t
  */
 export async function expireDue(deps: TDeps, host: TRunStarter, limit = 200): Promise<void> {
   const now = deps.now();
-  const query = sql.join(
-    Object.values(PENDING_KINDS).map((kind) => sql`(${kind.due(now)})`),
-    sql` union all `,
+  const rows = await duePendingActions(
+    deps.db,
+    Object.values(PENDING_KINDS).map((kind) => kind.due(now)),
+    limit,
   );
-  const result = (await deps.db.execute(sql`${query} limit ${limit}`)) as unknown;
-  const rows = rowsOf<{ type: TPendingType; id: string }>(result);
   for (const row of rows) if (row.type in PENDING_KINDS) await expirePending(deps, host, row);
 }
