@@ -1,8 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { count } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { users } from "../db/schema";
+import { countUsers } from "../db/repositories/users";
 import type { TAuth } from "./auth/auth";
 import { addUser } from "./auth/users";
 import { newSecret } from "./core/ids";
@@ -12,8 +11,7 @@ import { newSecret } from "./core/ids";
  * key, prints them once, and keeps a copy readable only by the owner in the data directory.
  */
 export async function ensureDemoOperator(db: Db, auth: TAuth, dataDir: string, url: string): Promise<string | null> {
-  const [row] = await db.select({ n: count() }).from(users);
-  if ((row?.n ?? 0) > 0) return null;
+  if ((await countUsers(db)) > 0) return null;
   const password = newSecret(12);
   // Replicas starting together on an empty database race here; the loser simply skips.
   const created = await addUser(db, auth, { name: "Demo Operator", role: "admin", email: "operator@countersign.local", password }).catch(() => null);

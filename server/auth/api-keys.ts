@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { prepared } from "../../db/prepared";
-import { apiKeys, users } from "../../db/schema";
+import { actorForKeyHash, actorForLiveKeyId, insertApiKey, type TKeyActor, touchKeyLastUsed } from "../../db/repositories/api-keys";
 import type { TActor } from "../core/actor";
 import { newId, newSecret } from "../core/ids";
 
@@ -15,12 +13,12 @@ export const hashKey = (key: string): string => createHash("sha256").update(key)
 export async function createApiKey(db: Db, userId: string, name = "default"): Promise<{ id: string; apiKey: string }> {
   const apiKey = `${KEY_PREFIX}${newSecret(32)}`;
   const id = newId("key");
-  await db.insert(apiKeys).values({ id, userId, name, keyHash: hashKey(apiKey), prefix: apiKey.slice(0, 10) });
+  await insertApiKey(db, { id, userId, name, keyHash: hashKey(apiKey), prefix: apiKey.slice(0, 10) });
   return { id, apiKey };
 }
 
 /** The actor behind an API key, and which key it is (long-lived connections re-check that key). */
-export type TKeyActor = TActor & { keyId: string };
+export type { TKeyActor };
 
 /**
  * The actor owning an unrevoked key of an active (not disabled, not deleted) user, or null: one
@@ -32,22 +30,9 @@ export async function actorForApiKey(db: Db, apiKey: string): Promise<TKeyActor 
   return row ?? null;
 }
 
-const actorForKeyHash = prepared<{ hash: string }, TKeyActor[]>("actor_for_api_key", (db) =>
-  db
-    .select({ userId: users.id, role: users.role, name: users.name, email: users.email, keyId: apiKeys.id })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt))),
-);
-
 /** The actor owning the unrevoked key `keyId` of an active user, or null (an answer-link grant names its key by id). */
 export async function actorForKeyId(db: Db, keyId: string): Promise<TActor | null> {
-  const [row] = await db
-    .select({ userId: users.id, role: users.role, name: users.name, email: users.email })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));
-  return row ?? null;
+  return actorForLiveKeyId(db, keyId);
 }
 
 /** How often a key's `last_used_at` is written at most: the Admin page shows minutes, not requests. */
@@ -59,8 +44,5 @@ export const KEY_USE_RECORD_MS = 60_000;
  */
 export async function recordKeyUse(db: Db, keyId: string, at: Date): Promise<void> {
   const stale = new Date(at.getTime() - KEY_USE_RECORD_MS);
-  await db
-    .update(apiKeys)
-    .set({ lastUsedAt: at })
-    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
+  await touchKeyLastUsed(db, keyId, at, stale);
 }

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { APIError, betterAuth } from "better-auth";
-import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { fromNodeHeaders } from "better-auth/node";
-import { eq } from "drizzle-orm";
+import { betterAuthDatabase } from "../../db/auth-adapter";
 import type { Db } from "../../db/client";
-import { accounts, loginSessions, users, verifications } from "../../db/schema";
+import { userDisabledDeletedAt } from "../../db/repositories/users";
 
 /**
  * How the sign-in route hands better-auth the client address it resolved (server/api/http/
@@ -26,10 +25,7 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
     secret: options.secret,
     baseURL: options.baseURL,
     basePath: "/api/auth",
-    database: drizzleAdapter(options.db, {
-      provider: "pg",
-      schema: { users, login_sessions: loginSessions, accounts, verifications },
-    }),
+    database: betterAuthDatabase(options.db),
     user: {
       modelName: "users",
       additionalFields: { role: { type: "string", input: false, defaultValue: "member" } },
@@ -58,7 +54,7 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
         create: {
           // A disabled or deleted user keeps its password hash only until deletion: refuse the login itself.
           before: async (session) => {
-            const [user] = await options.db.select({ disabledAt: users.disabledAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, session.userId));
+            const user = await userDisabledDeletedAt(options.db, session.userId);
             if (user?.disabledAt || user?.deletedAt) throw new APIError("FORBIDDEN", { message: "This account is disabled; ask an admin to enable it again.", code: "ACCOUNT_DISABLED" });
           },
         },

@@ -1,6 +1,5 @@
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { apiKeys, loginSessions, users } from "../../db/schema";
+import { apiKeyStanding, loginSessionStanding } from "../../db/repositories/credentials";
 import { DomainError, refused } from "../core/errors";
 import type { TCredential } from "../core/credential";
 import type { TRole } from "../core/vocabulary";
@@ -20,20 +19,11 @@ export const credentialKey = (credential: TCredential): string => (credential.vi
 type TRow = { revoked: boolean; role: TRole; disabledAt: Date | null; deletedAt: Date | null };
 
 async function currentRow(db: Db, credential: TCredential, now: Date): Promise<TRow | null> {
-  const user = { role: users.role, disabledAt: users.disabledAt, deletedAt: users.deletedAt };
   if (credential.via === "api_key") {
-    const [row] = await db
-      .select({ ...user, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt })
-      .from(apiKeys)
-      .innerJoin(users, eq(users.id, apiKeys.userId))
-      .where(eq(apiKeys.id, credential.keyId));
+    const row = await apiKeyStanding(db, credential.keyId);
     return row && row.userId === credential.userId ? { ...row, revoked: row.revokedAt !== null } : null;
   }
-  const [row] = await db
-    .select({ ...user, userId: loginSessions.userId, expiresAt: loginSessions.expiresAt })
-    .from(loginSessions)
-    .innerJoin(users, eq(users.id, loginSessions.userId))
-    .where(eq(loginSessions.id, credential.sessionId));
+  const row = await loginSessionStanding(db, credential.sessionId);
   return row && row.userId === credential.userId ? { ...row, revoked: row.expiresAt <= now } : null;
 }
 

@@ -1,8 +1,7 @@
-import { and, eq, isNull, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
 import { isNameKeyViolation, nameHolder } from "../../db/repositories/display-names";
-import { accounts, users } from "../../db/schema";
+import { activeUserById, insertPasswordAccount, insertUser, userIdByEmail, usersMatchingRef } from "../../db/repositories/users";
 import type { TActor } from "../core/actor";
 import { SYSTEM_ORIGIN, type TAdminWho } from "../core/admin-trail";
 import { displayNameKey, ZDisplayName } from "../core/display-name";
@@ -14,10 +13,7 @@ import type { TAuth } from "./auth";
 
 /** The actor for a user id, or null when the user does not exist or is disabled or deleted. */
 export async function actorOf(db: Db, userId: string): Promise<TActor | null> {
-  const [user] = await db
-    .select({ id: users.id, role: users.role, name: users.name, email: users.email })
-    .from(users)
-    .where(and(eq(users.id, userId), isNull(users.disabledAt), isNull(users.deletedAt)));
+  const user = await activeUserById(db, userId);
   return user ? { userId: user.id, role: user.role, name: user.name, email: user.email } : null;
 }
 
@@ -68,11 +64,10 @@ export async function addUser(
     db.transaction(async (transaction) => {
       const tx = transaction as unknown as Db;
       if (await nameHolder(tx, name)) throw nameTaken(name);
-      const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
-      if (taken) throw new DomainError("conflict", `A user with the email ${email} already exists.`);
+      if ((await userIdByEmail(tx, email)) !== null) throw new DomainError("conflict", `A user with the email ${email} already exists.`);
       const userId = newId("user");
-      await tx.insert(users).values({ id: userId, name, nameKey: displayNameKey(name), email, emailVerified: hash !== null, role: input.role });
-      if (hash) await tx.insert(accounts).values({ id: newId("acct"), userId, providerId: "credential", accountId: userId, password: hash });
+      await insertUser(tx, { id: userId, name, email, emailVerified: hash !== null, role: input.role });
+      if (hash) await insertPasswordAccount(tx, { id: newId("acct"), userId, passwordHash: hash });
       const { id: keyId, apiKey } = await createApiKey(tx, userId);
       await recordAdminEvent(tx, who, { action: "user.created", targetType: "user", targetId: userId, detail: { name, email, role: input.role, signIn: hash !== null, apiKeyId: keyId } });
       return { userId, apiKey, email };
@@ -85,9 +80,6 @@ export async function addUser(
  * Alice). A deleted user keeps its name but is found by id only.
  */
 export async function findUser(db: Db, ref: string): Promise<{ id: string; name: string; email: string } | null> {
-  const rows = await db
-    .select({ id: users.id, name: users.name, email: users.email })
-    .from(users)
-    .where(or(eq(users.id, ref), and(isNull(users.deletedAt), or(eq(users.email, ref.toLowerCase()), eq(users.name, ref), eq(users.nameKey, displayNameKey(ref))))));
+  const rows = await usersMatchingRef(db, ref);
   return rows.length === 1 ? (rows[0] ?? null) : null;
 }

@@ -1,7 +1,6 @@
-import { eq } from "drizzle-orm";
+import { agentSessionAccess } from "../../db/repositories/devices";
 import type { TResponseRow } from "../../db/repositories/responses";
 import { latestAccessGrants } from "../../db/repositories/session-access";
-import { agentSessions } from "../../db/schema";
 import type { TRisk } from "../core/vocabulary";
 import type { TBaseDeps } from "../ports/deps";
 import { RunRevokedError } from "../tools/process-cleanup";
@@ -57,12 +56,12 @@ export async function runDeviceTool(host: TDeviceToolHost, args: TNodeInvokeArgs
 
   // Full access authorizes, without a prompt, only the exact commands the harness declared when
   // the attempt was created; everything else takes the ordinary approval path.
-  const [session] = await host.deps.db.select({ access: agentSessions.access }).from(agentSessions).where(eq(agentSessions.id, host.response.sessionId));
+  const access = await agentSessionAccess(host.deps.db, host.response.sessionId);
   const declared = host.requiredNodeCommands?.includes(args.command) ?? false;
   let authorizedBy: "session_full" | "approval";
   // Who granted the Full access a command runs under goes into its trajectory frame.
   let fullAccess: { fullAccessGrantedBy: string | null; fullAccessGrantedAt: string } | null = null;
-  if (session?.access === "full" && declared) {
+  if (access === "full" && declared) {
     authorizedBy = "session_full";
     const grant = (await latestAccessGrants(host.deps.db, [host.response.sessionId])).get(host.response.sessionId);
     if (grant) fullAccess = { fullAccessGrantedBy: grant.byUserId, fullAccessGrantedAt: grant.at };

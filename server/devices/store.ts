@@ -1,9 +1,19 @@
 import { createHash } from "node:crypto";
-import { and, desc, eq, gt, lte, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
 import { recordAdminEvent } from "../../db/repositories/audit";
-import { devices } from "../../db/schema";
+import {
+  deviceById,
+  deviceByPairingTokenHash,
+  devicesAfter,
+  devicesNamed,
+  insertPendingDevice,
+  pairPendingDevice,
+  recordDeviceConnection,
+  revokeExpiredPairingNamed,
+  revokeLiveDevice,
+  type TDeviceRow,
+} from "../../db/repositories/devices";
+import { decodeCursor, type TPage, toPage } from "../../db/repositories/keyset";
 import type { TActor } from "../core/actor";
 import type { TAdminOrigin } from "../core/admin-trail";
 import { notFound, refused } from "../core/errors";
@@ -12,7 +22,7 @@ import { newId, newSecret } from "../core/ids";
 import { READ_ALL_ROLES } from "../core/vocabulary";
 import type { TDeviceHello } from "./protocol";
 
-export type TDeviceRow = typeof devices.$inferSelect;
+export type { TDeviceRow };
 
 /** How long a pairing token can be used. */
 export const PAIRING_TTL_MS = 10 * 60_000;
@@ -44,14 +54,12 @@ export async function createPairing(
   const id = newId("dev");
   const expiresAt = new Date(input.now.getTime() + PAIRING_TTL_MS);
   try {
-    await db.transaction(async (tx) => {
+    await db.transaction(async (transaction) => {
+      const tx = transaction as unknown as Db;
       // An unused pairing that expired no longer holds its name.
-      await tx
-        .update(devices)
-        .set({ status: "revoked", revokedAt: input.now, revokedBy: "system" })
-        .where(and(eq(devices.name, input.name), eq(devices.status, "pending"), lte(devices.pairingExpiresAt, input.now)));
-      await tx.insert(devices).values({ id, name: input.name, createdBy: actor.userId, pairingTokenHash: hashSecret(token), pairingExpiresAt: expiresAt });
-      await recordAdminEvent(tx as unknown as Db, { actor, origin }, { action: "device.pairing_created", targetType: "device", targetId: id, detail: { name: input.name, expiresAt: expiresAt.toISOString() } });
+      await revokeExpiredPairingNamed(tx, input.name, input.now);
+      await insertPendingDevice(tx, { id, name: input.name, createdBy: actor.userId, pairingTokenHash: hashSecret(token), pairingExpiresAt: expiresAt });
+      await recordAdminEvent(tx, { actor, origin }, { action: "device.pairing_created", targetType: "device", targetId: id, detail: { name: input.name, expiresAt: expiresAt.toISOString() } });
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw refused("conflict", { code: "deviceNameTaken", params: { name: input.name } });
@@ -70,21 +78,10 @@ export async function pairWithToken(
 ): Promise<{ ok: true; device: TDeviceRow; credential: string } | TAuthFailure> {
   const tokenHash = hashSecret(hello.token);
   const credential = `${CREDENTIAL_PREFIX}${newSecret(32)}`;
-  const [device] = await db
-    .update(devices)
-    .set({
-      status: "paired",
-      pairedAt: now,
-      credentialHash: hashSecret(credential),
-      lastSeenAt: now,
-      commands: hello.commands,
-      policy: { consent: hello.consent, denyPatterns: hello.denyPatterns },
-    })
-    .where(and(eq(devices.pairingTokenHash, tokenHash), eq(devices.status, "pending"), gt(devices.pairingExpiresAt, now)))
-    .returning();
+  const device = await pairPendingDevice(db, tokenHash, hashSecret(credential), { commands: hello.commands, policy: { consent: hello.consent, denyPatterns: hello.denyPatterns } }, now);
   if (device) return { ok: true, device, credential };
   // Zero rows: say why, without revealing anything about other devices.
-  const [row] = await db.select().from(devices).where(eq(devices.pairingTokenHash, tokenHash));
+  const row = await deviceByPairingTokenHash(db, tokenHash);
   if (!row) return { ok: false, code: "pairing_failed", message: "This pairing token is not valid; ask an admin for a new one." };
   if (row.status === "revoked") return { ok: false, code: "pairing_failed", message: "This pairing was revoked; ask an admin for a new token." };
   if (row.status === "paired") return { ok: false, code: "pairing_failed", message: "This pairing token was already used; a token pairs one device once." };
@@ -93,16 +90,12 @@ export async function pairWithToken(
 
 /** Checks a reconnecting device's credential; records what it declared. */
 export async function authenticateDevice(db: Db, hello: Extract<TDeviceHello, { type: "hello" }>, now: Date): Promise<{ ok: true; device: TDeviceRow } | TAuthFailure> {
-  const [row] = await db.select().from(devices).where(eq(devices.id, hello.deviceId));
+  const row = await deviceById(db, hello.deviceId);
   if (!row?.credentialHash || row.credentialHash !== hashSecret(hello.credential)) {
     return { ok: false, code: "auth_failed", message: "Unknown device or wrong credential; pair this device again with a new token." };
   }
   if (row.status === "revoked") return { ok: false, code: "revoked", message: "This device's pairing was revoked by an admin; it can no longer run commands." };
-  const [device] = await db
-    .update(devices)
-    .set({ lastSeenAt: now, commands: hello.commands, policy: { consent: hello.consent, denyPatterns: hello.denyPatterns } })
-    .where(and(eq(devices.id, row.id), eq(devices.status, "paired")))
-    .returning();
+  const device = await recordDeviceConnection(db, row.id, { commands: hello.commands, policy: { consent: hello.consent, denyPatterns: hello.denyPatterns } }, now);
   if (!device) return { ok: false, code: "revoked", message: "This device's pairing was revoked by an admin; it can no longer run commands." };
   return { ok: true, device };
 }
@@ -112,16 +105,12 @@ export async function revokeDevice(db: Db, actor: TActor, origin: TAdminOrigin, 
   requireAdmin(actor, "revokeDevices");
   const row = await db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
-    const [revoked] = await tx
-      .update(devices)
-      .set({ status: "revoked", revokedAt: now, revokedBy: actor.userId })
-      .where(and(eq(devices.id, deviceId), ne(devices.status, "revoked")))
-      .returning();
+    const revoked = await revokeLiveDevice(tx, deviceId, actor.userId, now);
     if (revoked) await recordAdminEvent(tx, { actor, origin }, { action: "device.revoked", targetType: "device", targetId: revoked.id, detail: { name: revoked.name, was: revoked.pairedAt ? "paired" : "pending" } });
     return revoked;
   });
   if (row) return row;
-  const [existing] = await db.select().from(devices).where(eq(devices.id, deviceId));
+  const existing = await deviceById(db, deviceId);
   if (!existing) throw notFound("device", deviceId);
   throw refused("conflict", { code: "deviceRevoked", params: { name: existing.name } });
 }
@@ -135,12 +124,7 @@ export async function listDevices(db: Db, actor: TActor): Promise<TDeviceRow[]> 
 export async function listDevicesPage(db: Db, actor: TActor, page: { cursor?: string | null; limit: number }): Promise<TPage<TDeviceRow>> {
   if (!READ_ALL_ROLES.includes(actor.role)) throw refused("forbidden", { code: "roleCannot", params: { act: "seeDevices" } });
   const cursor = decodeCursor(page.cursor);
-  const rows = await db
-    .select({ row: devices, cursorAt: exactTimestamp(devices.createdAt) })
-    .from(devices)
-    .where(cursor ? beforeCursor(devices.createdAt, devices.id, cursor) : undefined)
-    .orderBy(desc(devices.createdAt), desc(devices.id))
-    .limit(page.limit + 1);
+  const rows = await devicesAfter(db, cursor, page.limit + 1);
   const shown = toPage(
     rows.map((r) => ({ id: r.row.id, cursorAt: r.cursorAt, row: r.row })),
     page.limit,
@@ -150,14 +134,11 @@ export async function listDevicesPage(db: Db, actor: TActor, page: { cursor?: st
 
 /** A device by id, else by name (the live one with that name, else the latest revoked one). */
 export async function findDevice(db: Db, ref: string): Promise<TDeviceRow | null> {
-  const [byId] = await db.select().from(devices).where(eq(devices.id, ref));
+  const byId = await deviceById(db, ref);
   if (byId) return byId;
-  const byName = await db.select().from(devices).where(eq(devices.name, ref)).orderBy(desc(devices.createdAt)).limit(20);
+  const byName = await devicesNamed(db, ref);
   return byName.find((d) => d.status !== "revoked") ?? byName[0] ?? null;
 }
 
 /** The current row of a device (re-read right before a command is sent). */
-export async function deviceById(db: Db, id: string): Promise<TDeviceRow | null> {
-  const [row] = await db.select().from(devices).where(eq(devices.id, id));
-  return row ?? null;
-}
+export { deviceById };

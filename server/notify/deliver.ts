@@ -1,5 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
-import { approvals, notificationAttempts, notifications, questions, responses } from "../../db/schema";
+import type { Db } from "../../db/client";
+import { claimDueNotifications, insertNotificationAttempt, recordNotificationOutcome, type TNotificationRow } from "../../db/repositories/notifications";
+import { approvalStateForDelivery, questionStateForDelivery } from "../../db/repositories/notify-subjects";
 import { actorOf } from "../auth/users";
 import type { TAgentPolicy } from "../core/agent-policy";
 import { canDecide, type TActor } from "../core/actor";
@@ -13,8 +14,6 @@ import { consoleLink, emailMessage, type TNotificationPayload, webhookBody } fro
 import { backoffMs } from "./route";
 import { slackMessage } from "./slack-render";
 import { isSlackUpdatePayload, recordSlackMessage, sendSlackUpdate } from "./slack-updates";
-
-type TNotificationRow = typeof notifications.$inferSelect;
 
 /** How many due deliveries one pass claims (sent concurrently). */
 const DELIVERY_BATCH = 10;
@@ -33,13 +32,7 @@ export function createDeliveryContext(config: TNotifyConfig, publicUrl: string):
 async function claimDue(deps: TNotifyDeps, ctx: TDeliveryContext): Promise<TNotificationRow[]> {
   const now = deps.now();
   const leaseUntil = new Date(now.getTime() + ctx.config.timeoutMs * 2 + 5000);
-  return deps.db
-    .update(notifications)
-    .set({ attempts: sql`${notifications.attempts} + 1`, nextAttemptAt: leaseUntil })
-    .where(
-      sql`${notifications.id} in (select id from notifications where status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz order by next_attempt_at, id limit ${DELIVERY_BATCH} for update skip locked)`,
-    )
-    .returning();
+  return claimDueNotifications(deps.db, now, leaseUntil, DELIVERY_BATCH);
 }
 
 type TSubjectState = { status: string; userId: string; expiresAt: Date; approval?: { requiredApprovals: number; agent: string; agentPolicy: TAgentPolicy | null } };
@@ -47,15 +40,10 @@ type TSubjectState = { status: string; userId: string; expiresAt: Date; approval
 /** The subject's state now: a settled approval or question is not announced any more. */
 async function subjectState(deps: TNotifyDeps, row: TNotificationRow): Promise<TSubjectState | null> {
   if (row.subjectKind === "approval") {
-    const [a] = await deps.db
-      .select({ status: approvals.status, userId: approvals.userId, expiresAt: approvals.expiresAt, requiredApprovals: approvals.requiredApprovals, agent: responses.agent, agentPolicy: responses.agentPolicy })
-      .from(approvals)
-      .innerJoin(responses, eq(responses.id, approvals.responseId))
-      .where(eq(approvals.id, row.subjectId));
+    const a = await approvalStateForDelivery(deps.db, row.subjectId);
     return a ? { status: a.status, userId: a.userId, expiresAt: a.expiresAt, approval: { requiredApprovals: a.requiredApprovals, agent: a.agent, agentPolicy: a.agentPolicy } } : null;
   }
-  const [q] = await deps.db.select({ status: questions.status, userId: questions.userId, expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, row.subjectId));
-  return q ?? null;
+  return questionStateForDelivery(deps.db, row.subjectId);
 }
 
 /** Whether the link would work for this recipient: an approval by the separation-of-duties rule, a question by role. */
@@ -152,19 +140,21 @@ async function deliverOne(deps: TNotifyDeps, ctx: TDeliveryContext, row: TNotifi
   if (!skipped) deps.observe.metrics.notification({ channel: row.channel, ok: result.ok });
   const now = deps.now();
   const final = result.ok || skipped || row.attempts >= ctx.config.retry.maxAttempts;
-  await deps.db.transaction(async (tx) => {
-    await tx.insert(notificationAttempts).values({ notificationId: row.id, attempt: row.attempts, ok: result.ok, statusCode: result.statusCode, error: result.error, durationMs, at: now });
-    await tx
-      .update(notifications)
-      .set({
+  await deps.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    await insertNotificationAttempt(tx, { notificationId: row.id, attempt: row.attempts, ok: result.ok, statusCode: result.statusCode, error: result.error, durationMs, at: now });
+    // Only the claim that counted this attempt records it.
+    await recordNotificationOutcome(
+      tx,
+      { id: row.id, attempts: row.attempts },
+      {
         status: result.ok ? "delivered" : final ? "failed" : "pending",
         lastError: result.error,
         lastStatusCode: result.statusCode,
         deliveredAt: result.ok ? now : null,
         nextAttemptAt: final ? now : new Date(now.getTime() + backoffMs(ctx.config.retry, row.attempts)),
-      })
-      // Only the claim that counted this attempt records it.
-      .where(and(eq(notifications.id, row.id), eq(notifications.attempts, row.attempts), eq(notifications.status, "pending")));
+      },
+    );
   });
   const log = { notificationId: row.id, channel: row.channel, attempt: row.attempts, statusCode: result.statusCode, error: result.error };
   if (result.ok) deps.log.debug(log, "notification delivered");

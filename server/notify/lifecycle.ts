@@ -1,6 +1,6 @@
-import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { approvals, questions, responses, users } from "../../db/schema";
+import { finishedRuns, settledApprovalsWithAgent, settledQuestions } from "../../db/repositories/notify-subjects";
+import { usersByIds } from "../../db/repositories/users";
 import type { TAnnouncement } from "../ports/bus";
 import type { TLifecycleNotifier } from "../ports/lifecycle";
 import type { TLifecycleEvent, TNotifyConfig } from "./config";
@@ -23,7 +23,7 @@ export const wantsLifecycle = (config: TNotifyConfig): boolean => Object.values(
 const nameOf = async (tx: Db, ids: Array<string | null>): Promise<Map<string, { name: string; email: string }>> => {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, wanted));
+  const rows = await usersByIds(tx, wanted);
   return new Map(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
 };
 
@@ -40,11 +40,7 @@ async function factsOf(tx: Db, batch: readonly TAnnouncement[], publicUrl: strin
   }
   const facts: TFact[] = [];
   if (approvalIds.size > 0) {
-    const rows = await tx
-      .select({ a: approvals, agent: responses.agent })
-      .from(approvals)
-      .innerJoin(responses, eq(responses.id, approvals.responseId))
-      .where(and(inArray(approvals.id, [...approvalIds]), ne(approvals.status, "pending")));
+    const rows = await settledApprovalsWithAgent(tx, [...approvalIds]);
     const names = await nameOf(tx, rows.map((r) => r.a.decidedBy));
     for (const { a, agent } of rows) {
       facts.push({
@@ -72,10 +68,7 @@ async function factsOf(tx: Db, batch: readonly TAnnouncement[], publicUrl: strin
     }
   }
   if (questionIds.size > 0) {
-    const rows = await tx
-      .select()
-      .from(questions)
-      .where(and(inArray(questions.id, [...questionIds]), ne(questions.status, "pending")));
+    const rows = await settledQuestions(tx, [...questionIds]);
     const names = await nameOf(tx, rows.map((q) => q.answeredBy));
     for (const q of rows) {
       // Never the answers: only that, how and by whom the question was settled.
@@ -97,10 +90,7 @@ async function factsOf(tx: Db, batch: readonly TAnnouncement[], publicUrl: strin
     }
   }
   if (responseIds.size > 0) {
-    const rows = await tx
-      .select()
-      .from(responses)
-      .where(and(inArray(responses.id, [...responseIds]), inArray(responses.status, ["completed", "failed"])));
+    const rows = await finishedRuns(tx, [...responseIds]);
     for (const r of rows) {
       // No output text: a run's output may hold anything; receivers fetch it with their own key.
       const error = r.status === "failed" && r.error ? { code: r.error.code, message: scrubText(r.error.message).slice(0, 500) } : undefined;

@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { linkTokens } from "../../db/schema";
+import { insertLinkToken, linkTokenByHash, markLinkTokenUsed, markNotificationLinkTokensUsed, restoreLinkToken, type TLinkToken } from "../../db/repositories/notification-links";
 import { DomainError } from "../core/errors";
 import { newId } from "../core/ids";
 import type { TSubjectKind } from "./route";
 
-export type TLinkToken = typeof linkTokens.$inferSelect;
+export type { TLinkToken };
 
 const hashOf = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
 
@@ -17,7 +16,7 @@ export async function mintLinkToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Math.min(input.now.getTime() + input.ttlMs, input.subjectExpiresAt.getTime()));
-  await db.insert(linkTokens).values({
+  await insertLinkToken(db, {
     id: newId("link"),
     tokenHash: hashOf(token),
     subjectKind: input.subjectKind,
@@ -32,7 +31,7 @@ export async function mintLinkToken(
 
 /** Makes the tokens minted for a notification unusable (its send failed, so nobody has the link). */
 export async function voidLinkTokens(db: Db, notificationId: string, now: Date): Promise<void> {
-  await db.update(linkTokens).set({ usedAt: now }).where(and(eq(linkTokens.notificationId, notificationId), isNull(linkTokens.usedAt)));
+  await markNotificationLinkTokensUsed(db, notificationId, now);
 }
 
 const invalid = () => new DomainError("not_found", "This link is not valid. Open the console and sign in to see what is waiting.");
@@ -41,7 +40,7 @@ const expired = () => new DomainError("expired", "This link has expired. Sign in
 
 /** The token's row, for showing what it is about; does not use it up. Unknown, used or expired tokens are errors. */
 export async function peekLinkToken(db: Db, token: string, now: Date): Promise<TLinkToken> {
-  const [row] = await db.select().from(linkTokens).where(eq(linkTokens.tokenHash, hashOf(token)));
+  const row = await linkTokenByHash(db, hashOf(token));
   if (!row) throw invalid();
   if (row.usedAt) throw used();
   if (row.expiresAt.getTime() <= now.getTime()) throw expired();
@@ -52,11 +51,7 @@ export async function peekLinkToken(db: Db, token: string, now: Date): Promise<T
 export async function consumeLinkToken(db: Db, token: string, kind: TSubjectKind, now: Date): Promise<TLinkToken> {
   const row = await peekLinkToken(db, token, now);
   if (row.subjectKind !== kind) throw new DomainError("invalid_request", `This link is for ${row.subjectKind === "approval" ? "an approval" : "a question"}.`);
-  const [won] = await db
-    .update(linkTokens)
-    .set({ usedAt: now })
-    .where(and(eq(linkTokens.id, row.id), isNull(linkTokens.usedAt), gt(linkTokens.expiresAt, now)))
-    .returning();
+  const won = await markLinkTokenUsed(db, row.id, now);
   if (!won) throw used();
   return won;
 }
@@ -64,5 +59,5 @@ export async function consumeLinkToken(db: Db, token: string, kind: TSubjectKind
 /** Gives a consumed token back when the action it was used for changed nothing (e.g. a transient failure). */
 export async function releaseLinkToken(db: Db, row: TLinkToken): Promise<void> {
   if (!row.usedAt) return;
-  await db.update(linkTokens).set({ usedAt: null }).where(and(eq(linkTokens.id, row.id), eq(linkTokens.usedAt, row.usedAt)));
+  await restoreLinkToken(db, row.id, row.usedAt);
 }

@@ -1,8 +1,9 @@
 import type { Db } from "../../db/client";
-import { notificationPlans, notifications } from "../../db/schema";
+import { insertNotifications, type TNewNotification } from "../../db/repositories/notifications";
+import { claimNotificationPlan } from "../../db/repositories/outbox";
 import { newId } from "../core/ids";
 
-type TOutboxRow = typeof notifications.$inferInsert;
+type TOutboxRow = TNewNotification;
 
 /** What one enqueued fact is about. */
 export type TOutboxSubject = { kind: TOutboxRow["subjectKind"]; id: string; responseId: string | null };
@@ -24,13 +25,10 @@ export async function enqueueOnce(
   now: Date,
   idPrefix: string,
 ): Promise<number> {
-  const [won] = await tx
-    .insert(notificationPlans)
-    .values({ subjectId: subject.id, event, subjectKind: subject.kind, deliveries: deliveries.length, createdAt: now })
-    .onConflictDoNothing()
-    .returning();
+  const won = await claimNotificationPlan(tx, { subjectId: subject.id, event, subjectKind: subject.kind, deliveries: deliveries.length, createdAt: now });
   if (!won || deliveries.length === 0) return 0;
-  await tx.insert(notifications).values(
+  await insertNotifications(
+    tx,
     deliveries.map((d) => ({
       id: newId(idPrefix),
       subjectKind: subject.kind,

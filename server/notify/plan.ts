@@ -1,5 +1,6 @@
-import { type AnyColumn, eq, inArray, sql } from "drizzle-orm";
-import { approvals, notificationPlans, questions, responses, users } from "../../db/schema";
+import { pendingApprovalsToAnnounce, pendingQuestionsToAnnounce } from "../../db/repositories/notify-subjects";
+import { plannedEvents } from "../../db/repositories/outbox";
+import { usersByEmails } from "../../db/repositories/users";
 import type { TRisk } from "../core/vocabulary";
 import type { TNotifyDeps } from "./deps";
 import type { TNotifyConfig } from "./config";
@@ -12,27 +13,12 @@ const isDecideEvent = (event: string): event is TNotifyEvent => event === "reque
 /** How many pending subjects one planning pass looks at (oldest first). */
 const PLAN_BATCH = 500;
 
-/** Items not announced yet come first, so a backlog beyond one batch cannot starve new ones. */
-const unplannedFirst = (id: AnyColumn) => sql`exists (select 1 from notification_plans p where p.subject_id = ${id} and p.event = 'requested')`;
-
 type TPendingSubject = TRoutedSubject & { id: string; responseId: string | null; view: TSubjectView; bindingHash?: string };
 
 async function pendingSubjects(deps: TNotifyDeps): Promise<TPendingSubject[]> {
-  const a = await deps.db
-    .select({ approval: approvals, agent: responses.agent, requesterName: users.name, requesterEmail: users.email })
-    .from(approvals)
-    .innerJoin(responses, eq(responses.id, approvals.responseId))
-    .leftJoin(users, eq(users.id, approvals.userId))
-    .where(eq(approvals.status, "pending"))
-    .orderBy(unplannedFirst(approvals.id), approvals.createdAt)
-    .limit(PLAN_BATCH);
-  const q = await deps.db
-    .select({ question: questions, agent: responses.agent })
-    .from(questions)
-    .leftJoin(responses, eq(responses.id, questions.responseId))
-    .where(eq(questions.status, "pending"))
-    .orderBy(unplannedFirst(questions.id), questions.createdAt)
-    .limit(PLAN_BATCH);
+  // Items not announced yet come first, so a backlog beyond one batch cannot starve new ones.
+  const a = await pendingApprovalsToAnnounce(deps.db, PLAN_BATCH);
+  const q = await pendingQuestionsToAnnounce(deps.db, PLAN_BATCH);
   return [
     ...a.map(({ approval, agent, requesterName, requesterEmail }) => ({
       kind: "approval" as const,
@@ -66,10 +52,7 @@ async function pendingSubjects(deps: TNotifyDeps): Promise<TPendingSubject[]> {
 export async function planDue(deps: TNotifyDeps, config: TNotifyConfig, publicUrl: string): Promise<number> {
   const subjects = await pendingSubjects(deps);
   if (subjects.length === 0) return 0;
-  const plans = await deps.db
-    .select({ subjectId: notificationPlans.subjectId, event: notificationPlans.event })
-    .from(notificationPlans)
-    .where(inArray(notificationPlans.subjectId, subjects.map((s) => s.id)));
+  const plans = await plannedEvents(deps.db, subjects.map((s) => s.id));
   const planned = new Map<string, Set<TNotifyEvent>>();
   for (const p of plans) if (isDecideEvent(p.event)) planned.set(p.subjectId, (planned.get(p.subjectId) ?? new Set()).add(p.event));
   const now = deps.now();
@@ -87,7 +70,7 @@ type TAddressed = TDelivery & { userId: string | null };
 /** Email deliveries get their user; addresses that belong to no user are logged and dropped. */
 async function withRecipients(deps: TNotifyDeps, deliveries: TDelivery[]): Promise<TAddressed[]> {
   const emails = [...new Set(deliveries.filter((d) => d.channelType === "email").map((d) => d.recipient))];
-  const known = emails.length ? await deps.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails)) : [];
+  const known = emails.length ? await usersByEmails(deps.db, emails) : [];
   const byEmail = new Map(known.map((u) => [u.email.toLowerCase(), u.id]));
   const out: TAddressed[] = [];
   for (const d of deliveries) {

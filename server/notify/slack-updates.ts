@@ -1,6 +1,14 @@
-import { and, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { approvals, notifications, slackMessages, users } from "../../db/schema";
+import { insertNotifications, notificationPayload } from "../../db/repositories/notifications";
+import {
+  approvalStatusForShare,
+  claimSlackMessageUpdate,
+  settledApproval,
+  type TSettledApproval,
+  type TSlackMessageRow,
+  unclaimedMessagesOfSettledApprovals,
+  upsertSlackMessage,
+} from "../../db/repositories/slack-messages";
 import { newId } from "../core/ids";
 import { personLabel } from "../core/person";
 import type { TAnnouncement } from "../ports/bus";
@@ -36,21 +44,7 @@ export const wantsSlackUpdates = (config: TNotifyConfig): boolean => Object.keys
 /** A reply shown in the channel is scrubbed like any other text and bounded (Slack's section is 3,000 characters). */
 const REPLY_SHOWN_MAX = 2000;
 
-type TSettled = { id: string; responseId: string; status: string; decidedAt: Date | null; decidedVia: string | null; replyMessage: string | null; name: string | null; email: string | null };
-type TMessage = typeof slackMessages.$inferSelect;
-
-const settledColumns = {
-  id: approvals.id,
-  responseId: approvals.responseId,
-  status: approvals.status,
-  decidedAt: approvals.decidedAt,
-  decidedVia: approvals.decidedVia,
-  replyMessage: approvals.replyMessage,
-  name: users.name,
-  email: users.email,
-};
-
-function outcomeOf(a: TSettled): TSlackOutcome {
+function outcomeOf(a: TSettledApproval): TSlackOutcome {
   const status = a.status as TSlackOutcome["status"];
   const person = a.name || a.email ? personLabel({ name: a.name, email: a.email }) : null;
   return {
@@ -63,28 +57,25 @@ function outcomeOf(a: TSettled): TSlackOutcome {
 }
 
 /** Claims a message's update (once) and puts it in the outbox, inside the caller's transaction. */
-async function claimUpdate(tx: Db, message: TMessage, approval: TSettled, now: Date): Promise<void> {
+async function claimUpdate(tx: Db, message: TSlackMessageRow, approval: TSettledApproval, now: Date): Promise<void> {
   const id = newId("notif");
-  const [won] = await tx
-    .update(slackMessages)
-    .set({ updateId: id })
-    .where(and(eq(slackMessages.notificationId, message.notificationId), isNull(slackMessages.updateId)))
-    .returning({ id: slackMessages.notificationId });
-  if (!won) return;
+  if (!(await claimSlackMessageUpdate(tx, message.notificationId, id))) return;
   const payload: TSlackUpdatePayload = { slackUpdate: true, postId: message.notificationId, slackChannel: message.slackChannel, ts: message.ts, outcome: outcomeOf(approval) };
-  await tx.insert(notifications).values({
-    id,
-    subjectKind: "approval",
-    subjectId: approval.id,
-    responseId: approval.responseId,
-    event: "resolved",
-    channel: message.channel,
-    channelType: "slack",
-    recipient: message.channel,
-    payload: payload as unknown as Record<string, unknown>,
-    nextAttemptAt: now,
-    createdAt: now,
-  });
+  await insertNotifications(tx, [
+    {
+      id,
+      subjectKind: "approval",
+      subjectId: approval.id,
+      responseId: approval.responseId,
+      event: "resolved",
+      channel: message.channel,
+      channelType: "slack",
+      recipient: message.channel,
+      payload: payload as unknown as Record<string, unknown>,
+      nextAttemptAt: now,
+      createdAt: now,
+    },
+  ]);
 }
 
 /** In the transaction that settles approvals: the updates of their messages already posted. */
@@ -92,12 +83,7 @@ export async function enqueueSlackUpdates(tx: Db, config: TNotifyConfig, batch: 
   if (!wantsSlackUpdates(config)) return;
   const ids = [...new Set(batch.flatMap((a) => (a.k === "inbox" && a.change.kind === "approval" && a.change.id ? [a.change.id] : [])))];
   if (ids.length === 0) return;
-  const rows = await tx
-    .select({ message: slackMessages, approval: settledColumns })
-    .from(slackMessages)
-    .innerJoin(approvals, eq(approvals.id, slackMessages.subjectId))
-    .leftJoin(users, eq(users.id, approvals.decidedBy))
-    .where(and(inArray(slackMessages.subjectId, ids), ne(approvals.status, "pending"), isNull(slackMessages.updateId)));
+  const rows = await unclaimedMessagesOfSettledApprovals(tx, ids);
   for (const { message, approval } of rows) await claimUpdate(tx, message, approval, now);
 }
 
@@ -108,14 +94,10 @@ export async function enqueueSlackUpdates(tx: Db, config: TNotifyConfig, batch: 
 export async function recordSlackMessage(db: Db, input: { postId: string; approvalId: string; channel: string; slackChannel: string; ts: string }, now: Date): Promise<void> {
   await db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
-    const [message] = await tx
-      .insert(slackMessages)
-      .values({ notificationId: input.postId, subjectId: input.approvalId, channel: input.channel, slackChannel: input.slackChannel, ts: input.ts, postedAt: now })
-      .onConflictDoUpdate({ target: slackMessages.notificationId, set: { slackChannel: input.slackChannel, ts: input.ts, postedAt: now } })
-      .returning();
-    const [locked] = await tx.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, input.approvalId)).for("share");
-    if (!message || !locked || locked.status === "pending") return;
-    const [approval] = await tx.select(settledColumns).from(approvals).leftJoin(users, eq(users.id, approvals.decidedBy)).where(eq(approvals.id, input.approvalId));
+    const message = await upsertSlackMessage(tx, { notificationId: input.postId, subjectId: input.approvalId, channel: input.channel, slackChannel: input.slackChannel, ts: input.ts, postedAt: now });
+    const status = await approvalStatusForShare(tx, input.approvalId);
+    if (!message || status === null || status === "pending") return;
+    const approval = await settledApproval(tx, input.approvalId);
     if (approval) await claimUpdate(tx, message, approval, now);
   });
 }
@@ -127,9 +109,9 @@ export async function recordSlackMessage(db: Db, input: { postId: string; approv
 export async function sendSlackUpdate(db: Db, config: TNotifyConfig, channel: string, payload: TSlackUpdatePayload): Promise<TSendResult> {
   const bot = config.slackBots[channel];
   if (!bot) return { ok: false, statusCode: null, error: `the channel "${channel}" no longer posts with a bot token, so its message cannot be updated` };
-  const [post] = await db.select({ payload: notifications.payload }).from(notifications).where(eq(notifications.id, payload.postId));
-  if (!post) return { ok: false, statusCode: null, error: `the posted notification ${payload.postId} is gone` };
-  const message = slackMessage(post.payload as unknown as TNotificationPayload, { outcome: payload.outcome });
+  const posted = await notificationPayload(db, payload.postId);
+  if (!posted) return { ok: false, statusCode: null, error: `the posted notification ${payload.postId} is gone` };
+  const message = slackMessage(posted as unknown as TNotificationPayload, { outcome: payload.outcome });
   const { ok, statusCode, error } = await callSlackApi(bot, "chat.update", { channel: payload.slackChannel, ts: payload.ts, ...message }, config.timeoutMs);
   return { ok, statusCode, error };
 }

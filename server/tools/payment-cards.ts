@@ -1,7 +1,6 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client";
-import { paymentCards } from "../../db/schema";
+import { insertPaymentCard, sealedPaymentCard } from "../../db/repositories/payment-cards";
 import { newId } from "../core/ids";
 import type { TSecretSealer } from "../ports/secrets";
 
@@ -22,7 +21,7 @@ export async function storePaymentCard(tx: Db, secrets: TSecretSealer, owner: { 
   const id = newId("card");
   const last4 = card.number.slice(-4);
   const sealed = secrets.seal(JSON.stringify({ number: card.number, expiry: card.expiry, name: card.name }), id);
-  await tx.insert(paymentCards).values({ id, userId: owner.userId, sessionId: owner.sessionId, last4, sealed });
+  await insertPaymentCard(tx, { id, userId: owner.userId, sessionId: owner.sessionId, last4, sealed });
   return { id, last4 };
 }
 
@@ -31,6 +30,6 @@ export async function storePaymentCard(tx: Db, secrets: TSecretSealer, owner: { 
  * model); null for an unknown id. Throws when the key is wrong or the sealed value was altered.
  */
 export async function readPaymentCard(db: Db, secrets: TSecretSealer, cardId: string): Promise<TCardDetails | null> {
-  const [row] = await db.select({ sealed: paymentCards.sealed }).from(paymentCards).where(eq(paymentCards.id, cardId));
-  return row ? ZCardDetails.parse(JSON.parse(secrets.open(row.sealed, cardId))) : null;
+  const sealed = await sealedPaymentCard(db, cardId);
+  return sealed !== null ? ZCardDetails.parse(JSON.parse(secrets.open(sealed, cardId))) : null;
 }

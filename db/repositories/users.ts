@@ -1,0 +1,63 @@
+import { and, count, eq, inArray, isNull, or } from "drizzle-orm";
+import { displayNameKey } from "../../server/core/display-name";
+import type { TRole } from "../../server/core/vocabulary";
+import type { Db } from "../client";
+import { accounts, users } from "../schema";
+
+/** A user who is neither disabled nor deleted, with what an actor carries; null otherwise. */
+export async function activeUserById(db: Db, userId: string): Promise<{ id: string; role: TRole; name: string; email: string } | null> {
+  const [user] = await db
+    .select({ id: users.id, role: users.role, name: users.name, email: users.email })
+    .from(users)
+    .where(and(eq(users.id, userId), isNull(users.disabledAt), isNull(users.deletedAt)));
+  return user ?? null;
+}
+
+/** The id of the user with this (lower-cased) email, deleted or not, or null. */
+export async function userIdByEmail(db: Db, email: string): Promise<string | null> {
+  const [taken] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  return taken?.id ?? null;
+}
+
+/** Inserts a new user row (its display name key computed from the name). */
+export async function insertUser(tx: Db, user: { id: string; name: string; email: string; emailVerified: boolean; role: TRole }): Promise<void> {
+  await tx.insert(users).values({ id: user.id, name: user.name, nameKey: displayNameKey(user.name), email: user.email, emailVerified: user.emailVerified, role: user.role });
+}
+
+/** Gives a user a password sign-in (better-auth's `credential` account, its scrypt hash). */
+export async function insertPasswordAccount(tx: Db, account: { id: string; userId: string; passwordHash: string }): Promise<void> {
+  await tx.insert(accounts).values({ id: account.id, userId: account.userId, providerId: "credential", accountId: account.userId, password: account.passwordHash });
+}
+
+/**
+ * The users a reference may name: by id (deleted too), or, not deleted, by email (lower-cased),
+ * exact name or the same name by {@link displayNameKey}.
+ */
+export async function usersMatchingRef(db: Db, ref: string): Promise<Array<{ id: string; name: string; email: string }>> {
+  return db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(or(eq(users.id, ref), and(isNull(users.deletedAt), or(eq(users.email, ref.toLowerCase()), eq(users.name, ref), eq(users.nameKey, displayNameKey(ref))))));
+}
+
+/** When a user was disabled and deleted (null when not), or null for an unknown user: may it sign in? */
+export async function userDisabledDeletedAt(db: Db, userId: string): Promise<{ disabledAt: Date | null; deletedAt: Date | null } | null> {
+  const [user] = await db.select({ disabledAt: users.disabledAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId));
+  return user ?? null;
+}
+
+/** How many users exist (deleted ones too). */
+export async function countUsers(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(users);
+  return row?.n ?? 0;
+}
+
+/** Names and emails of the users `ids` (existing ones only; the caller de-duplicates). */
+export async function usersByIds(db: Db, ids: string[]): Promise<Array<{ id: string; name: string; email: string }>> {
+  return db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids));
+}
+
+/** The users whose email is one of `emails` (exact match), with their ids. */
+export async function usersByEmails(db: Db, emails: string[]): Promise<Array<{ id: string; email: string }>> {
+  return db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails));
+}
