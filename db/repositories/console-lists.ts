@@ -183,3 +183,24 @@ export async function sessionResponses(db: Db, sessionId: string, limit = 200) {
     .orderBy(desc(responses.createdAt))
     .limit(limit);
 }
+
+/** The newest 100 responses (of `userId` only, when given) with their owner's name and email. */
+export async function recentResponsesWithOwner(db: Db, userId: string | null) {
+  return db
+    .select({ id: responses.id, sessionId: responses.sessionId, agent: responses.agent, status: responses.status, user: users.name, userEmail: users.email, createdAt: responses.createdAt })
+    .from(responses)
+    .innerJoin(users, eq(users.id, responses.userId))
+    .where(userId === null ? undefined : eq(responses.userId, userId))
+    .orderBy(desc(responses.createdAt))
+    .limit(100);
+}
+
+/** The owner and token usage of a session's newest 1,000 responses, newest first. */
+export async function sessionResponseUsage(db: Db, sessionId: string) {
+  return db
+    .select({ id: responses.id, userId: responses.userId, usage: responses.usage, createdAt: responses.createdAt })
+    .from(responses)
+    .where(eq(responses.sessionId, sessionId))
+    .orderBy(desc(responses.createdAt))
+    .limit(1000);
+}

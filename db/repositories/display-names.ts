@@ -1,7 +1,7 @@
-import { and, asc, eq, isNull, ne, or } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { displayNameKey } from "../../server/core/display-name";
 import type { Db } from "../client";
-import { users } from "../schema";
+import { agentSessions, approvals, approvalVotes, clientToolRequests, grants, questions, responseEvents, users } from "../schema";
 
 /** The unique index that keeps two users who are not deleted from sharing a display name. */
 export const NAME_KEY_INDEX = "users_name_key_idx";
@@ -57,4 +57,63 @@ export async function backfillNameKeys(db: Db): Promise<Array<{ id: string; name
     shared.push(user);
   }
   return shared;
+}
+
+/** The name and email of each of `ids` that is a user (no query for none). */
+export async function peopleByIds(db: Db, ids: readonly string[]): Promise<Array<{ id: string; name: string; email: string }>> {
+  if (ids.length === 0) return [];
+  return db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, [...ids]));
+}
+
+/**
+ * Who a member may know by name: itself, and whoever acted on its own objects (decided or voted
+ * on its approvals, answered its questions or client tools, granted or revoked its grants, or left
+ * an event in its sessions' trajectories). Anyone else's id stays an id, so a member cannot map
+ * arbitrary user ids to names.
+ */
+function knownToMember(db: Db, memberId: string): SQL {
+  const one = { one: sql`1` };
+  return or(
+    eq(users.id, memberId),
+    exists(
+      db
+        .select(one)
+        .from(responseEvents)
+        .innerJoin(agentSessions, eq(agentSessions.id, responseEvents.sessionId))
+        .where(and(eq(agentSessions.userId, memberId), eq(responseEvents.actorUserId, users.id))),
+    ),
+    exists(db.select(one).from(approvals).where(and(eq(approvals.userId, memberId), eq(approvals.decidedBy, users.id)))),
+    exists(
+      db
+        .select(one)
+        .from(approvalVotes)
+        .innerJoin(approvals, eq(approvals.id, approvalVotes.approvalId))
+        .where(and(eq(approvals.userId, memberId), eq(approvalVotes.userId, users.id))),
+    ),
+    exists(db.select(one).from(questions).where(and(eq(questions.userId, memberId), eq(questions.answeredBy, users.id)))),
+    exists(db.select(one).from(clientToolRequests).where(and(eq(clientToolRequests.userId, memberId), eq(clientToolRequests.submittedBy, users.id)))),
+    exists(db.select(one).from(grants).where(and(eq(grants.userId, memberId), or(eq(grants.createdBy, users.id), eq(grants.revokedBy, users.id))))),
+  ) as SQL;
+}
+
+/**
+ * The name and email of each of `ids` that is a user, all of them (`memberId` null) or only
+ * those the member `memberId` may know by name (see {@link knownToMember}).
+ */
+export async function namesKnownTo(db: Db, memberId: string | null, ids: readonly string[]): Promise<Array<{ id: string; name: string; email: string }>> {
+  const visible = memberId === null ? undefined : knownToMember(db, memberId);
+  return db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(and(inArray(users.id, [...ids]), visible));
+}
+
+/** Writes a user's new display name and its key unless the user was deleted meanwhile: false then. */
+export async function writeDisplayName(tx: Db, userId: string, name: string, now: Date): Promise<boolean> {
+  const rows = await tx
+    .update(users)
+    .set({ name, nameKey: displayNameKey(name), updatedAt: now })
+    .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+    .returning({ id: users.id });
+  return rows.length > 0;
 }

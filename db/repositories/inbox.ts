@@ -147,3 +147,15 @@ export async function sessionContext(db: Db, input: { sessionId: string; respons
   }
   return turns.slice(-(input.maxTurns ?? 12));
 }
+
+/** Whose an approval is and which session and response it belongs to (what its context is read from), or null. */
+export async function approvalPlace(db: Db, approvalId: string): Promise<{ userId: string; sessionId: string; responseId: string } | null> {
+  const [row] = await db.select({ userId: approvals.userId, sessionId: approvals.sessionId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
+  return row ?? null;
+}
+
+/** Whose an approval is and the response it belongs to (whose files it shows), or null. */
+export async function approvalRun(db: Db, approvalId: string): Promise<{ userId: string; responseId: string } | null> {
+  const [row] = await db.select({ userId: approvals.userId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
+  return row ?? null;
+}

@@ -1,12 +1,15 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, desc, eq, lte, ne, type SQL, sql } from "drizzle-orm";
 import { canRead, type TActor } from "../../server/core/actor";
 import { newId } from "../../server/core/ids";
 import { QuestionError } from "../../server/core/questions/errors";
 import type { TQuestionRecord } from "../../server/core/questions/record";
-import type { TQuestion, TQuestionKind } from "../../server/core/questions/schema";
+import type { TAnswers, TQuestion, TQuestionKind } from "../../server/core/questions/schema";
+import type { TTransport } from "../../server/core/vocabulary";
 import type { Db } from "../client";
-import { questions, users } from "../schema";
+import { questions, secretValues } from "../schema";
 import type { TCreatorAuthority } from "../schema/questions";
+import { peopleByIds } from "./display-names";
+import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "./keyset";
 
 export type TQuestionRow = typeof questions.$inferSelect;
 
@@ -16,9 +19,7 @@ export type { TQuestionRecord };
 /** Maps rows to records, resolving user names and emails in one query. */
 export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestionRecord[]> {
   const ids = [...new Set(rows.flatMap((r) => [r.userId, r.answeredBy ?? r.userId]))];
-  const people = new Map(
-    ids.length === 0 ? [] : (await db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids))).map((u) => [u.id, u]),
-  );
+  const people = new Map((await peopleByIds(db, ids)).map((u) => [u.id, u]));
   const person = (userId: string) => ({ userId, name: people.get(userId)?.name ?? null, email: people.get(userId)?.email ?? null });
   return rows.map((r) => ({
     id: r.id,
@@ -40,7 +41,7 @@ export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestion
 
 /** Loads a question the actor may see; others' questions look missing. */
 export async function visibleQuestion(db: Db, actor: TActor, id: string): Promise<TQuestionRow> {
-  const [row] = await db.select().from(questions).where(eq(questions.id, id));
+  const row = await questionById(db, id);
   if (!row || !canRead(actor, row.userId)) throw new QuestionError("QUESTION_NOT_FOUND", { code: "questionNotFound", params: { id } });
   return row;
 }
@@ -82,4 +83,113 @@ export async function insertQuestion(
   const [again] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
   if (again) throw inUse();
   return null;
+}
+
+/** A question by id, whatever its status (no visibility check: see {@link visibleQuestion}). */
+export async function questionById(db: Db, id: string): Promise<TQuestionRow | null> {
+  const [row] = await db.select().from(questions).where(eq(questions.id, id));
+  return row ?? null;
+}
+
+/** A question by id while it is still pending; null once settled. */
+export async function pendingQuestionById(db: Db, id: string): Promise<TQuestionRow | null> {
+  const [row] = await db.select().from(questions).where(and(eq(questions.id, id), eq(questions.status, "pending")));
+  return row ?? null;
+}
+
+/** The pending run-created question of a session, if any (plain text in the session goes to it). */
+export async function pendingRunQuestionOfSession(db: Db, sessionId: string): Promise<TQuestionRow | null> {
+  const [row] = await db
+    .select()
+    .from(questions)
+    .where(and(eq(questions.sessionId, sessionId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
+  return row ?? null;
+}
+
+/** Which questions a page lists: the pending, the settled (answered, expired, cancelled), or all. */
+export type TQuestionListStatus = "pending" | "settled" | "all";
+
+/** One keyset page of question rows (of `userId` only, when given), newest first. */
+export async function listQuestionRowsPage(
+  db: Db,
+  filter: { status: TQuestionListStatus; userId: string | null; cursor?: string | null; limit: number },
+): Promise<TPage<TQuestionRow>> {
+  const { status } = filter;
+  const cursor = decodeCursor(filter.cursor);
+  const rows = await db
+    .select({ row: questions, cursorAt: exactTimestamp(questions.createdAt) })
+    .from(questions)
+    .where(
+      and(
+        status === "pending" ? eq(questions.status, "pending") : status === "settled" ? ne(questions.status, "pending") : undefined,
+        filter.userId ? eq(questions.userId, filter.userId) : undefined,
+        cursor ? beforeCursor(questions.createdAt, questions.id, cursor) : undefined,
+      ),
+    )
+    .orderBy(desc(questions.createdAt), desc(questions.id))
+    .limit(filter.limit + 1);
+  const page = toPage(
+    rows.map((r) => ({ id: r.row.id, cursorAt: r.cursorAt, row: r.row })),
+    filter.limit,
+  );
+  return { rows: page.rows.map((r) => r.row), nextCursor: page.nextCursor };
+}
+
+/**
+ * Settles a question exactly once: answered (with the answers as stored) or cancelled by
+ * `answeredBy`, only while it is pending. The settled row, or null when another settlement won.
+ */
+export async function settlePendingQuestion(
+  tx: Db,
+  id: string,
+  settlement: { status: "answered" | "cancelled"; answers: TAnswers | null; answeredBy: string; answeredVia: TTransport; resolvedAt: Date },
+): Promise<TQuestionRow | null> {
+  const [row] = await tx
+    .update(questions)
+    .set({ status: settlement.status, answers: settlement.answers, answeredBy: settlement.answeredBy, answeredVia: settlement.answeredVia, resolvedAt: settlement.resolvedAt })
+    .where(and(eq(questions.id, id), eq(questions.status, "pending")))
+    .returning();
+  return row ?? null;
+}
+
+/** Cancels a still-pending question by the system (nobody waits for it any more): the row, or null once settled. */
+export async function cancelPendingQuestion(tx: Db, id: string, now: Date): Promise<TQuestionRow | null> {
+  const [row] = await tx
+    .update(questions)
+    .set({ status: "cancelled", answeredVia: "system", resolvedAt: now })
+    .where(and(eq(questions.id, id), eq(questions.status, "pending")))
+    .returning();
+  return row ?? null;
+}
+
+/** Expires a pending question whose time is up (by the system): the row, or null when it settled or is not due. */
+export async function expireDueQuestion(tx: Db, id: string, now: Date): Promise<TQuestionRow | null> {
+  const [row] = await tx
+    .update(questions)
+    .set({ status: "expired", resolvedAt: now, answeredVia: "system" })
+    .where(and(eq(questions.id, id), eq(questions.status, "pending"), lte(questions.expiresAt, now)))
+    .returning();
+  return row ?? null;
+}
+
+/** Cancels, by the system, every pending question of a response that is being cancelled. */
+export async function cancelQuestionsOfResponse(tx: Db, responseId: string, now: Date): Promise<Array<{ id: string; responseId: string | null }>> {
+  return tx
+    .update(questions)
+    .set({ status: "cancelled", answeredVia: "system", resolvedAt: now })
+    .where(and(eq(questions.responseId, responseId), eq(questions.status, "pending")))
+    .returning({ id: questions.id, responseId: questions.responseId });
+}
+
+/** The expiry sweep's query of the pending questions whose time is up, as `(type, id)` rows. */
+export const dueQuestions = (now: Date): SQL =>
+  sql`select ${"question"}::text as type, ${questions.id} as id from ${questions} where ${questions.status} = 'pending' and ${questions.expiresAt} <= ${now.toISOString()}::timestamptz`;
+
+/** The stored (encrypted) value of one secret answer of a question, or null. */
+export async function secretAnswerRow(db: Db, questionId: string, answerKey: string): Promise<typeof secretValues.$inferSelect | null> {
+  const [row] = await db
+    .select()
+    .from(secretValues)
+    .where(and(eq(secretValues.questionId, questionId), eq(secretValues.answerKey, answerKey)));
+  return row ?? null;
 }

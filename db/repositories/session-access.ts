@@ -1,6 +1,8 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
+import type { TSessionAccess } from "../../server/core/session-access";
 import type { Db } from "../client";
-import { auditLog, users } from "../schema";
+import { agentSessions, auditLog, users } from "../schema";
+import type { TSessionRow } from "./sessions";
 
 /** The audit actions that change a session's access. */
 export const ACCESS_GRANTED = "session.access.grant" as const;
@@ -21,4 +23,15 @@ export async function latestAccessGrants(db: Db, sessionIds: string[]): Promise<
   const grants = new Map<string, TAccessGrant>();
   for (const row of rows) if (!grants.has(row.sessionId)) grants.set(row.sessionId, { byUserId: row.byUserId, by: row.by, byEmail: row.byEmail, at: row.at.toISOString() });
   return grants;
+}
+
+/** Locks a session (`for update`) for a change of its access: the row, or null. */
+export async function lockSessionForAccessChange(tx: Db, sessionId: string): Promise<TSessionRow | null> {
+  const [row] = await tx.select().from(agentSessions).where(eq(agentSessions.id, sessionId)).for("update");
+  return row ?? null;
+}
+
+/** Sets a session's access level. */
+export async function writeSessionAccess(tx: Db, sessionId: string, access: TSessionAccess): Promise<void> {
+  await tx.update(agentSessions).set({ access }).where(eq(agentSessions.id, sessionId));
 }

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
-import { agentSessions } from "../../db/schema";
+import { createSessionIfAbsent, sessionExists, sessionOwnerId } from "../../db/repositories/sessions";
 import type { TActor } from "../core/actor";
 import type { TDeps } from "../host/deps";
 import { prepareWorkspace } from "../host/workspace";
@@ -16,14 +15,12 @@ export const threadSessionId = (userId: string, threadId: string): string =>
  * session id maps to a fresh session of the caller: nothing of the other user is reachable.
  */
 export async function sessionForThread(deps: TDeps, actor: TActor, threadId: string, agent: string): Promise<string> {
-  const [named] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, threadId));
-  if (named?.userId === actor.userId) return threadId;
+  if ((await sessionOwnerId(deps.db, threadId)) === actor.userId) return threadId;
   const id = threadSessionId(actor.userId, threadId);
-  const [existing] = await deps.db.select({ id: agentSessions.id }).from(agentSessions).where(eq(agentSessions.id, id));
-  if (existing) return id;
+  if (await sessionExists(deps.db, id)) return id;
   const workspaceDir = join(deps.config.dataDir, "workspaces", id);
   prepareWorkspace(workspaceDir, deps.sandbox);
   // Two first runs of a thread may race: the second insert changes nothing.
-  await deps.db.insert(agentSessions).values({ id, userId: actor.userId, agent, workspaceDir }).onConflictDoNothing();
+  await createSessionIfAbsent(deps.db, { id, userId: actor.userId, agent, workspaceDir });
   return id;
 }

@@ -1,6 +1,5 @@
-import { and, eq, } from "drizzle-orm";
 import { envelopeOf } from "../../../db/repositories/responses";
-import { questions, responses, secretValues } from "../../../db/schema";
+import { suspendOnHeldQuestion } from "../../../db/repositories/question-runs";
 import { newId } from "../../core/ids";
 import type { TQuestion } from "../../core/questions/schema";
 import type { TToolAskOutcome } from "../../ports/held-question";
@@ -11,8 +10,7 @@ import { questionTopic, type TTopic, waitFor } from "../wait-for";
 import { expirePending } from "./kinds";
 import { announceQuestion, settleRunQuestion } from "./question";
 import type { TRunStarter } from "./contract";
-import { toRecords } from "../../../db/repositories/question-records";
-import { insertQuestion } from "../../../db/repositories/question-records";
+import { cancelPendingQuestion, insertQuestion, questionById, secretAnswerRow, toRecords } from "../../../db/repositories/question-records";
 
 /** The running tool call a question is asked for; the run stays `in_progress` while it waits. */
 export type TToolAskContext = {
@@ -60,11 +58,7 @@ async function ask(ctx: TToolAskContext, asked: TAsked): Promise<TToolAskOutcome
   const id = asked.id ?? newId("ask");
   const inserted = await transact(deps, async (tx, emit, announce) => {
     const pending = { type: "question" as const, id, callId: ctx.callId, hold: true };
-    const [run] = await tx
-      .update(responses)
-      .set({ status: "requires_action", pendingAction: pending })
-      .where(and(eq(responses.id, ctx.responseId), eq(responses.status, "in_progress")))
-      .returning();
+    const run = await suspendOnHeldQuestion(tx, ctx.responseId, pending);
     if (!run) return null;
     const row = await insertQuestion(tx, deps.now(), {
       id,
@@ -97,7 +91,7 @@ async function ask(ctx: TToolAskContext, asked: TAsked): Promise<TToolAskOutcome
   const outcome = await waitFor(
     topic,
     async (): Promise<TToolAskOutcome | null> => {
-      const [row] = await deps.db.select().from(questions).where(eq(questions.id, id));
+      const row = await questionById(deps.db, id);
       if (!row) return { status: "aborted", questionId: id };
       if (row.status === "answered") return { status: "answered", questionId: id, answers: row.answers ?? {} };
       if (row.status === "expired") return { status: "expired", questionId: id };
@@ -120,11 +114,7 @@ async function ask(ctx: TToolAskContext, asked: TAsked): Promise<TToolAskOutcome
 async function cancelPending(ctx: Pick<TToolAskContext, "deps" | "host">, id: string): Promise<boolean> {
   const { deps } = ctx;
   return transact(deps, async (tx, emit, announce) => {
-    const [row] = await tx
-      .update(questions)
-      .set({ status: "cancelled", answeredVia: "system", resolvedAt: deps.now() })
-      .where(and(eq(questions.id, id), eq(questions.status, "pending")))
-      .returning();
+    const row = await cancelPendingQuestion(tx, id, deps.now());
     if (!row) return false;
     // The same settlement path as any answer: a held run goes back to executing.
     await settleRunQuestion(deps, ctx.host, tx, emit, row, { status: "cancelled", system: true }, []);
@@ -138,9 +128,6 @@ async function cancelPending(ctx: Pick<TToolAskContext, "deps" | "host">, id: st
  * for records, frames or the model): the record keeps "stored".
  */
 export async function secretAnswer(deps: TDeps, questionId: string, answerKey: string): Promise<string | null> {
-  const [row] = await deps.db
-    .select()
-    .from(secretValues)
-    .where(and(eq(secretValues.questionId, questionId), eq(secretValues.answerKey, answerKey)));
+  const row = await secretAnswerRow(deps.db, questionId, answerKey);
   return row ? decryptSecret(deps.secretKey, row.ciphertext, `${row.questionId}/${row.answerKey}`) : null;
 }

@@ -1,8 +1,15 @@
-import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { waitingQuestions } from "../../../db/repositories/console-waiting";
-import { type TQuestionRow, toRecords } from "../../../db/repositories/question-records";
-import { questions, responses } from "../../../db/schema";
+import {
+  cancelQuestionsOfResponse,
+  dueQuestions,
+  expireDueQuestion,
+  pendingQuestionById,
+  questionById,
+  type TQuestionRow,
+  toRecords,
+} from "../../../db/repositories/question-records";
+import { releaseHeldRun } from "../../../db/repositories/question-runs";
 import type { TNewEvent } from "../../core/frames";
 import type { TSettledQuestion } from "../../tools/types";
 import type { TDeps } from "../deps";
@@ -36,7 +43,7 @@ export async function settleRunQuestion(
     return null;
   }
   if (run.pendingAction.hold) {
-    await tx.update(responses).set({ status: "in_progress", pendingAction: null }).where(eq(responses.id, run.id));
+    await releaseHeldRun(tx, run.id);
     await emit(run.id, events);
     return null;
   }
@@ -55,21 +62,17 @@ export const questionKind: TPendingKind = {
   type: "question",
   waiting: waitingQuestions,
   find: async (db, id) => {
-    const [row] = await db.select().from(questions).where(eq(questions.id, id));
+    const row = await questionById(db, id);
     return row ? { type: "question", id, ownerId: row.userId, responseId: row.responseId, sessionId: row.sessionId, callId: row.callId, status: row.status, label: row.kind } : null;
   },
   actionOf: async (db, id) => {
-    const [row] = await db.select().from(questions).where(and(eq(questions.id, id), eq(questions.status, "pending")));
+    const row = await pendingQuestionById(db, id);
     return row ? { type: "question", id: row.id, callId: row.responseId ?? "", questions: row.questions, expiresAt: row.expiresAt.toISOString() } : null;
   },
-  due: (now) => sql`select ${"question"}::text as type, ${questions.id} as id from ${questions} where ${questions.status} = 'pending' and ${questions.expiresAt} <= ${now.toISOString()}::timestamptz`,
+  due: dueQuestions,
   expire: async (deps, host, id) =>
     transact(deps, async (tx, emit, announce) => {
-      const [row] = await tx
-        .update(questions)
-        .set({ status: "expired", resolvedAt: deps.now(), answeredVia: "system" })
-        .where(and(eq(questions.id, id), eq(questions.status, "pending"), lte(questions.expiresAt, deps.now())))
-        .returning();
+      const row = await expireDueQuestion(tx, id, deps.now());
       if (!row) return null;
       const [record] = await toRecords(tx, [row]);
       announceQuestion(announce, row, "expired");
@@ -79,11 +82,7 @@ export const questionKind: TPendingKind = {
       return { claimed: await settleRunQuestion(deps, host, tx, emit, row, settled, events) };
     }),
   cancelFor: async (tx, _emit, announce, run, _by, now) => {
-    const rows = await tx
-      .update(questions)
-      .set({ status: "cancelled", answeredVia: "system", resolvedAt: now })
-      .where(and(eq(questions.responseId, run.id), eq(questions.status, "pending")))
-      .returning({ id: questions.id, responseId: questions.responseId });
+    const rows = await cancelQuestionsOfResponse(tx, run.id, now);
     for (const r of rows) announceQuestion(announce, r, "cancelled");
   },
 };

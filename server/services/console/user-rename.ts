@@ -1,12 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { recordAdminEvent } from "../../../db/repositories/audit";
-import { nameHolder } from "../../../db/repositories/display-names";
+import { nameHolder, writeDisplayName } from "../../../db/repositories/display-names";
 import { userForAdmin } from "../../../db/repositories/user-status";
-import { users } from "../../../db/schema";
 import { checkedDisplayName, claimingName, nameTaken } from "../../auth/users";
 import type { TAdminWho } from "../../core/admin-trail";
-import { displayNameKey } from "../../core/display-name";
 import { notFound, refused } from "../../core/errors";
 import type { TUserAdminDeps } from "./user-status";
 
@@ -34,12 +31,7 @@ export async function renameUser(deps: TUserAdminDeps, who: TAdminWho, input: { 
       const same = { userId: target.id, name: target.name, email: target.email, previousName: target.name, renamed: false };
       if (target.name === name) return same;
       if (await nameHolder(tx, name, target.id)) throw nameTaken(name);
-      const rows = await tx
-        .update(users)
-        .set({ name, nameKey: displayNameKey(name), updatedAt: deps.now() })
-        .where(and(eq(users.id, target.id), isNull(users.deletedAt)))
-        .returning({ id: users.id });
-      if (rows.length === 0) throw refused("conflict", { code: "userChanged", params: { name: target.name } });
+      if (!(await writeDisplayName(tx, target.id, name, deps.now()))) throw refused("conflict", { code: "userChanged", params: { name: target.name } });
       await recordAdminEvent(tx, who, { action: "user.renamed", targetType: "user", targetId: target.id, detail: { from: target.name, to: name, email: target.email } });
       return { ...same, name, renamed: true };
     }),

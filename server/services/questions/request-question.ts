@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { agentSessions, responses } from "../../../db/schema";
+import { runOwnerAndSession } from "../../../db/repositories/question-runs";
+import { sessionOwnerId } from "../../../db/repositories/sessions";
 import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
 import { ZQuestions } from "../../core/questions/schema";
@@ -35,11 +35,11 @@ export async function requestQuestion(
 ): Promise<{ id: string; expiresAtMs: number }> {
   if (actor.role === "auditor") throw refused("forbidden", { code: "auditorReadOnly", params: { act: "askQuestions" } });
   if (params.sessionId) {
-    const [session] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, params.sessionId));
-    if (!session || session.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No session with id ${params.sessionId} was found.`);
+    const owner = await sessionOwnerId(deps.db, params.sessionId);
+    if (owner !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No session with id ${params.sessionId} was found.`);
   }
   if (params.responseId) {
-    const [response] = await deps.db.select({ userId: responses.userId, sessionId: responses.sessionId }).from(responses).where(eq(responses.id, params.responseId));
+    const response = await runOwnerAndSession(deps.db, params.responseId);
     if (!response || response.userId !== actor.userId) throw new QuestionError("INVALID_PARAMS", `No response with id ${params.responseId} was found.`);
     if (params.sessionId && response.sessionId !== params.sessionId) throw new QuestionError("INVALID_PARAMS", "The response does not belong to that session.");
   }

@@ -1,6 +1,5 @@
-import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { questions, responses } from "../../../db/schema";
+import { runAgentAndOwner, runStatus } from "../../../db/repositories/question-runs";
 import { type TActor, canDecide } from "../../core/actor";
 import { refused } from "../../core/errors";
 import { personLabel } from "../../core/person";
@@ -15,7 +14,7 @@ import { assertProfileMaySteer, assertQuestionSourceCurrent } from "../../host/a
 import type { TSettledQuestion } from "../../tools/types";
 import { storeSecret } from "../../host/secret-store";
 import { transact } from "../../host/transact";
-import { type TQuestionRow, toRecords, visibleQuestion } from "../../../db/repositories/question-records";
+import { questionById, settlePendingQuestion, type TQuestionRow, toRecords, visibleQuestion } from "../../../db/repositories/question-records";
 
 /** `question.resolve` params: answers, or `cancel: true`. */
 export const ZResolveParams = z.union([
@@ -54,7 +53,7 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
   if (!canDecide(actor, row.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "answer" } });
   if (row.status !== "pending") throw await settledQuestionError(deps, row);
   if (row.responseId) {
-    const [run] = await deps.db.select({ agent: responses.agent, userId: responses.userId }).from(responses).where(eq(responses.id, row.responseId));
+    const run = await runAgentAndOwner(deps.db, row.responseId);
     if (run) assertProfileMaySteer(deps.host, run, actor.userId, "answer");
   }
   if (row.expiresAt.getTime() <= deps.now().getTime()) {
@@ -92,18 +91,13 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
     if (!cancel) assertQuestionSourceCurrent(row);
     // The claim comes first: concurrent submissions serialize on this row, so a loser learns that
     // the question is already terminal (not that the run moved on), and writes nothing else.
-    const [won] = await tx
-      .update(questions)
-      .set({ status: cancel ? "cancelled" : "answered", answers: cancel ? null : stored, answeredBy: actor.userId, answeredVia: input.via, resolvedAt: deps.now() })
-      .where(and(eq(questions.id, row.id), eq(questions.status, "pending")))
-      .returning();
+    const won = await settlePendingQuestion(tx, row.id, { status: cancel ? "cancelled" : "answered", answers: cancel ? null : stored, answeredBy: actor.userId, answeredVia: input.via, resolvedAt: deps.now() });
     if (!won) return null;
     // Waiters that see this answer before its receipt is recorded wait for the commit's outcome.
     if (resolutionId) reservation = deps.receipts.reserve(row.id);
     if (won.responseId && won.kind !== "gateway") {
-      const [run] = await tx.select({ status: responses.status }).from(responses).where(eq(responses.id, won.responseId));
       // Throwing rolls the claim back: the question stays pending.
-      if (run?.status !== "requires_action") throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "The run that asked this question is no longer waiting for it.");
+      if ((await runStatus(tx, won.responseId)) !== "requires_action") throw new QuestionError("QUESTION_REQUESTER_INACTIVE", "The run that asked this question is no longer waiting for it.");
     }
     // Secret values go to the secret store only for the submission that won.
     const secretIds: Record<string, string> = {};
@@ -123,7 +117,7 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
     if (reservation) deps.receipts.release(row.id, reservation);
     throw error;
   });
-  if (!outcome) throw await settledQuestionError(deps, (await deps.db.select().from(questions).where(eq(questions.id, row.id)))[0] ?? row);
+  if (!outcome) throw await settledQuestionError(deps, (await questionById(deps.db, row.id)) ?? row);
   // Committed: the receipt is recorded here (settling the reservation) and, through the bus, by
   // every process's listener (which records the same receipt again, harmlessly).
   if (resolutionId) deps.receipts.record(row.id, resolutionId);

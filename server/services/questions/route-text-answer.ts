@@ -1,5 +1,5 @@
-import { and, eq, ne } from "drizzle-orm";
-import { questions, responses } from "../../../db/schema";
+import { pendingRunQuestionOfSession, questionById } from "../../../db/repositories/question-records";
+import { runStatusAndNextFrame } from "../../../db/repositories/question-runs";
 import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
 import type { TTransport } from "../../core/vocabulary";
@@ -7,12 +7,8 @@ import type { TDeps, TRunDeps } from "../../host/deps";
 import { resolveQuestion, settledQuestionError } from "./resolve-question";
 
 /** The pending run-created question of a session, if any (plain text in the session goes to it). */
-export async function pendingRunQuestion(deps: TDeps, sessionId: string) {
-  const [row] = await deps.db
-    .select()
-    .from(questions)
-    .where(and(eq(questions.sessionId, sessionId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
-  return row ?? null;
+export function pendingRunQuestion(deps: TDeps, sessionId: string) {
+  return pendingRunQuestionOfSession(deps.db, sessionId);
 }
 
 /**
@@ -37,11 +33,11 @@ export async function routeTextAnswer(
   if (row.questions.length !== 1 || !question || question.isSecret || question.fields || question.url || (question.options.length > 0 && !question.isOther)) {
     throw refuse(`answer "${question?.header ?? "the question"}" on its answer page (/answer/${row.id}); it needs more than a text reply.`);
   }
-  const [run] = await deps.db.select({ status: responses.status, nextFrameSeq: responses.nextFrameSeq }).from(responses).where(eq(responses.id, creator.responseId));
+  const run = await runStatusAndNextFrame(deps.db, creator.responseId);
   if (run?.status !== "requires_action") {
     // A racing answer that resumed the run: the loser hears that the question is settled, as when it
     // loses at the claim (the same 409 whichever way it lost).
-    const [now] = await deps.db.select().from(questions).where(eq(questions.id, row.id));
+    const now = await questionById(deps.db, row.id);
     if (now && now.status !== "pending") throw await settledQuestionError(deps, now);
     throw refuse("the run that asked is no longer waiting.");
   }

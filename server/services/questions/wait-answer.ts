@@ -1,11 +1,9 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { questions } from "../../../db/schema";
 import type { TActor } from "../../core/actor";
 import type { TAnswers } from "../../core/questions/schema";
 import type { TDeps } from "../../host/deps";
 import { questionTopic, waitFor } from "../../host/wait-for";
-import { visibleQuestion } from "../../../db/repositories/question-records";
+import { questionById, visibleQuestion } from "../../../db/repositories/question-records";
 
 export const ZWaitParams = z.strictObject({
   id: z.string().min(1),
@@ -33,7 +31,7 @@ export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typ
   const settled = await waitFor(
     questionTopic(deps.bus, params.id),
     async (): Promise<TWaitResult | null> => {
-      const [row] = await deps.db.select().from(questions).where(eq(questions.id, params.id));
+      const row = await questionById(deps.db, params.id);
       if (!row) return { status: "cancelled" };
       if (row.status === "answered") {
         // A submission that carries a receipt may have committed a moment before recording it:

@@ -1,12 +1,11 @@
-import { eq, inArray } from "drizzle-orm";
 import { listApiKeysPage, listPeople, listUsers, listUsersPage, type TPageRequest } from "../../../db/repositories/console-admin";
 import { listResponsesPage, listSessionsPage } from "../../../db/repositories/console-lists";
-import { listInbox, sessionContext } from "../../../db/repositories/inbox";
+import { peopleByIds } from "../../../db/repositories/display-names";
+import { approvalPlace, approvalRun, listInbox, sessionContext } from "../../../db/repositories/inbox";
 import { getResponse } from "../../../db/repositories/responses";
 import { listNotificationAttempts, listNotificationChannels, listNotificationsPage } from "../../../db/repositories/notifications";
 import { searchTrajectory, trajectoryActors, trajectoryBatches } from "../../../db/repositories/trajectory-search";
 import { usageByDay } from "../../../db/repositories/usage";
-import { approvals, users } from "../../../db/schema";
 import { notFound } from "../../core/errors";
 import type { TReadScope } from "../../core/read-scope";
 import type { TRole } from "../../core/vocabulary";
@@ -60,14 +59,14 @@ export const notificationChannels = (deps: TDb) => listNotificationChannels(deps
 
 /** The last few turns of an approval's session, up to its response (404 outside the scope). */
 export async function approvalContext(deps: TDb, scope: TReadScope, approvalId: string) {
-  const [a] = await deps.db.select({ userId: approvals.userId, sessionId: approvals.sessionId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
+  const a = await approvalPlace(deps.db, approvalId);
   if (!a || !scope.canRead(a.userId)) throw notFound("approval", approvalId);
   return sessionContext(deps.db, { sessionId: a.sessionId, responseId: a.responseId });
 }
 
 /** The files of an approval's run so far (given and attached), served by `/v1` to the same readers (404 outside the scope). */
 export async function approvalFiles(deps: TDb, scope: TReadScope, approvalId: string): Promise<TRunFile[]> {
-  const [a] = await deps.db.select({ userId: approvals.userId, responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
+  const a = await approvalRun(deps.db, approvalId);
   if (!a || !scope.canRead(a.userId)) throw notFound("approval", approvalId);
   const run = await getResponse(deps.db, a.responseId);
   return run ? runFiles(run, (id) => responseFileUrl(run.id, id)) : [];
@@ -88,9 +87,7 @@ export async function trajectoryPage(
 /** The people who caused events in a trajectory the scope may read, with their names and emails. */
 export async function trajectoryPeople(deps: TDeps, scope: TReadScope, of: TTrajectoryScope) {
   await assertTrajectoryReadable(deps, scope, of);
-  const ids = await trajectoryActors(deps.db, of);
-  if (ids.length === 0) return [];
-  return deps.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids));
+  return peopleByIds(deps.db, await trajectoryActors(deps.db, of));
 }
 
 /**
@@ -113,7 +110,7 @@ export async function trajectoryExport(
 async function* withActors<T extends { actorUserId: string | null }>(deps: TDb, batches: AsyncIterable<T[]>): AsyncGenerator<Array<T & { actorName: string | null; actorEmail: string | null }>> {
   for await (const rows of batches) {
     const ids = [...new Set(rows.flatMap((r) => (r.actorUserId ? [r.actorUserId] : [])))];
-    const people = new Map(ids.length === 0 ? [] : (await deps.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids))).map((u) => [u.id, u]));
+    const people = new Map((await peopleByIds(deps.db, ids)).map((u) => [u.id, u]));
     yield rows.map((r) => {
       const person = r.actorUserId ? people.get(r.actorUserId) : undefined;
       return { ...r, actorName: person?.name ?? null, actorEmail: person?.email ?? null };

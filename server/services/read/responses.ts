@@ -1,7 +1,6 @@
-import { desc, eq } from "drizzle-orm";
+import { recentResponsesWithOwner, sessionResponseUsage } from "../../../db/repositories/console-lists";
 import { trajectoryTail } from "../../../db/repositories/events";
 import { envelopeOf, getResponse, type TResponseRow } from "../../../db/repositories/responses";
-import { responses, users } from "../../../db/schema";
 import type { TEnvelope } from "../../core/envelope";
 import { notFound } from "../../core/errors";
 import type { TFrame } from "../../core/frames";
@@ -58,13 +57,7 @@ const TRAJECTORY_TAIL = 1000;
 
 /** The newest 100 responses `scope` may read, with their owner's name and email. */
 export async function recentResponses(deps: Pick<TDeps, "db">, scope: TReadScope) {
-  const rows = await deps.db
-    .select({ id: responses.id, sessionId: responses.sessionId, agent: responses.agent, status: responses.status, user: users.name, userEmail: users.email, createdAt: responses.createdAt })
-    .from(responses)
-    .innerJoin(users, eq(users.id, responses.userId))
-    .where(scope.userId === null ? undefined : eq(responses.userId, scope.userId))
-    .orderBy(desc(responses.createdAt))
-    .limit(100);
+  const rows = await recentResponsesWithOwner(deps.db, scope.userId);
   return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
 }
 
@@ -94,12 +87,7 @@ export async function responseDetail(deps: Pick<TDeps, "db">, scope: TReadScope,
 
 /** Token usage of a session's responses that `scope` may read, per response and in total (404 when none). */
 export async function sessionUsage(deps: Pick<TDeps, "db">, scope: TReadScope, sessionId: string) {
-  const rows = await deps.db
-    .select({ id: responses.id, userId: responses.userId, usage: responses.usage, createdAt: responses.createdAt })
-    .from(responses)
-    .where(eq(responses.sessionId, sessionId))
-    .orderBy(desc(responses.createdAt))
-    .limit(1000);
+  const rows = await sessionResponseUsage(deps.db, sessionId);
   const visible = rows.filter((r) => scope.canRead(r.userId));
   if (visible.length === 0) throw notFound("session", sessionId);
   return {

@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { agentSessions } from "../../../db/schema";
+import { sessionById, sessionOwnerId } from "../../../db/repositories/sessions";
 import type { TActor } from "../../core/actor";
 import type { TReadScope } from "../../core/read-scope";
 import { notFound } from "../../core/errors";
@@ -8,8 +7,7 @@ import type { TDeps } from "../../host/deps";
 
 /** The user a session belongs to, or null when there is no such session. */
 export async function sessionOwner(deps: Pick<TDeps, "db">, sessionId: string): Promise<string | null> {
-  const [row] = await deps.db.select({ userId: agentSessions.userId }).from(agentSessions).where(eq(agentSessions.id, sessionId));
-  return row?.userId ?? null;
+  return sessionOwnerId(deps.db, sessionId);
 }
 
 /**
@@ -24,7 +22,7 @@ export async function assertOwnSession(deps: Pick<TDeps, "db" | "secretKey">, ac
 
 /** One session as `scope` may read it (404 otherwise). */
 export async function readSession(deps: Pick<TDeps, "db">, scope: TReadScope, sessionId: string) {
-  const [session] = await deps.db.select().from(agentSessions).where(eq(agentSessions.id, sessionId));
+  const session = await sessionById(deps.db, sessionId);
   if (!session || !scope.canRead(session.userId)) throw notFound("session", sessionId);
   return { id: session.id, userId: session.userId, agent: session.agent, access: session.access, createdAt: session.createdAt.toISOString() };
 }

@@ -1,6 +1,5 @@
-import { inArray } from "drizzle-orm";
+import { peopleByIds } from "../../../db/repositories/display-names";
 import { trajectoryHead } from "../../../db/repositories/events";
-import { users } from "../../../db/schema";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
 import { dataForDisplay } from "./trajectory";
@@ -18,9 +17,7 @@ export async function responseTimeline(deps: TDeps, scope: TReadScope, responseI
   const row = await readResponse(deps, scope, responseId);
   const head = await trajectoryHead(deps.db, responseId, TIMELINE_EVENTS);
   const actorIds = [...new Set(head.events.flatMap((e) => (e.actorUserId ? [e.actorUserId] : [])))];
-  const people = new Map(
-    actorIds.length === 0 ? [] : (await deps.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, actorIds))).map((u) => [u.id, u]),
-  );
+  const people = new Map((await peopleByIds(deps.db, actorIds)).map((u) => [u.id, u]));
   const events = head.events.map((e) => ({ seq: e.seq, type: e.type, data: dataForDisplay(e.data), actorUserId: e.actorUserId, transport: e.transport, createdAt: e.createdAt.toISOString() }));
   const tree = buildTimeline(events, (id) => people.get(id) ?? null);
   const first = events[0]?.createdAt ?? row.createdAt.toISOString();
