@@ -22,7 +22,7 @@ export async function sessionExists(db: Db, sessionId: string): Promise<boolean>
   return row !== undefined;
 }
 
-/** Creates a session unless one with its id exists already (then nothing changes). */
-export async function createSessionIfAbsent(db: Db, session: { id: string; userId: string; agent: string; workspaceDir: string }): Promise<void> {
-  await db.insert(agentSessions).values(session).onConflictDoNothing();
+/** Stores a session; one stored already under the same id (a concurrent first run) is kept as it is. */
+export async function createSessionIfAbsent(db: Db, session: Pick<TSessionRow, "id" | "userId" | "agent" | "workspaceDir">): Promise<void> {
+  await db.insert(agentSessions).values(session).onConflictDoNothing({ target: agentSessions.id });
 }

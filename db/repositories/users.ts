@@ -52,11 +52,6 @@ export async function countUsers(db: Db): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** Names and emails of the users `ids` (existing ones only; the caller de-duplicates). */
-export async function usersByIds(db: Db, ids: string[]): Promise<Array<{ id: string; name: string; email: string }>> {
-  return db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids));
-}
-
 /** The users whose email is one of `emails` (exact match), with their ids. */
 export async function usersByEmails(db: Db, emails: string[]): Promise<Array<{ id: string; email: string }>> {
   return db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails));

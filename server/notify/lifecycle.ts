@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
+import { peopleByIds } from "../../db/repositories/display-names";
 import { finishedRuns, settledApprovalsWithAgent, settledQuestions } from "../../db/repositories/notify-subjects";
-import { usersByIds } from "../../db/repositories/users";
 import type { TAnnouncement } from "../ports/bus";
 import type { TLifecycleNotifier } from "../ports/lifecycle";
 import type { TLifecycleEvent, TNotifyConfig } from "./config";
@@ -23,7 +23,7 @@ export const wantsLifecycle = (config: TNotifyConfig): boolean => Object.values(
 const nameOf = async (tx: Db, ids: Array<string | null>): Promise<Map<string, { name: string; email: string }>> => {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await usersByIds(tx, wanted);
+  const rows = await peopleByIds(tx, wanted);
   return new Map(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
 };
 

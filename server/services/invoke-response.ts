@@ -1,20 +1,20 @@
-import { agentPolicyOf } from "../core/agent-policy";
 import { join } from "node:path";
 import { insertClaimedResponse } from "../../db/repositories/responses";
-import { insertSessionIfAbsent, sessionById, sessionOwnerOf } from "../../db/repositories/workspaces";
+import { createSessionIfAbsent, sessionById, sessionOwnerId } from "../../db/repositories/sessions";
 import type { TActor } from "../core/actor";
+import { agentPolicyOf } from "../core/agent-policy";
+import type { TCredential } from "../core/credential";
 import { DomainError, notFound, refused } from "../core/errors";
 import { newId } from "../core/ids";
+import type { TAttachmentInput } from "../core/media";
+import { isSessionIdMintedFor } from "../core/session-ids";
+import type { TTransport } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { transact } from "../host/transact";
-import type { TTransport } from "../core/vocabulary";
-import type { TCredential } from "../core/credential";
-import { isSessionIdMintedFor } from "../core/session-ids";
-import { pendingRunQuestion, routeTextAnswer } from "./questions/route-text-answer";
 import { prepareWorkspace } from "../host/workspace";
-import type { TAttachmentInput } from "../core/media";
 import { admitAttachments, checkAttachments } from "./media/admit-attachments";
+import { pendingRunQuestion, routeTextAnswer } from "./questions/route-text-answer";
 
 export type TInvokeInput = { input: unknown; sessionId?: string; agent?: string; metadata?: Record<string, unknown>; attachments?: readonly TAttachmentInput[] };
 
@@ -38,7 +38,7 @@ export async function invokeResponse(
   const attachments = body.attachments ?? [];
   // Plain text with attachments is a new turn, never the answer to a pending question.
   if (body.sessionId && typeof body.input === "string" && attachments.length === 0) {
-    const owner = await sessionOwnerOf(deps.db, body.sessionId);
+    const owner = await sessionOwnerId(deps.db, body.sessionId);
     const pending = owner === actor.userId ? await pendingRunQuestion(deps, body.sessionId) : null;
     if (pending) {
       const routed = await routeTextAnswer(deps, actor, { sessionId: body.sessionId, text: body.input, ...source }, pending);
@@ -101,6 +101,6 @@ export async function invokeResponse(
 export async function createSession(tx: TDeps["db"], deps: TDeps, userId: string, agent: string, sessionId = newId("sess")): Promise<string> {
   const workspaceDir = join(deps.config.dataDir, "workspaces", sessionId);
   prepareWorkspace(workspaceDir, deps.sandbox);
-  await insertSessionIfAbsent(tx, { id: sessionId, userId, agent, workspaceDir });
+  await createSessionIfAbsent(tx, { id: sessionId, userId, agent, workspaceDir });
   return sessionId;
 }
