@@ -4,11 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
 import { mediaCount } from "../../db/repositories/media";
 import { testDbKind } from "../../db/testing";
-import type { TAgentConfig } from "../../server/agents/types";
 import { createMediaCapabilities } from "../../server/host/media";
-import { echoTool, execTool } from "../../server/tools/host-tools";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { startFakeModel, type TFakeModel, type TFakeRequest, textReply, toolReply } from "./fake-openai";
+import { fakeModelAgent, startFakeModel, type TFakeModel, type TFakeRequest, textReply, toolReply } from "./fake-openai";
 import { decide, expectError, invoke, ok200, rows, type TBody, tableCounts, workspaceOf } from "./helpers";
 import { eventsOf } from "./runtime-helpers";
 
@@ -26,24 +24,9 @@ let owner: TTestUser;
 let other: TTestUser;
 let auditor: TTestUser;
 
-const modelAgent = (): TAgentConfig => ({
-  name: "fake-media",
-  harness: "openai-compatible",
-  model: "fake-model",
-  description: "A model agent against the fake endpoint.",
-  // Generous: a loaded machine must never trip them (no test here is about them).
-  endpoint: { baseURL: fake.url, maxRetries: 0, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000 },
-  system: "You are a test agent.",
-  tools: [execTool, echoTool],
-  approval: { exec: "always", echo: "never" },
-  approvalTtlMs: 60_000,
-  clientToolTtlMs: 60_000,
-  maxTurns: 8,
-});
-
 beforeAll(async () => {
   fake = await startFakeModel();
-  app = await startTestApp({ agents: [modelAgent()], media: { maxFileBytes: MAX_FILE, maxRunBytes: MAX_RUN, contextChars: CONTEXT_CHARS } });
+  app = await startTestApp({ agents: [fakeModelAgent(fake.url, "fake-media")], media: { maxFileBytes: MAX_FILE, maxRunBytes: MAX_RUN, contextChars: CONTEXT_CHARS } });
   owner = await app.user("operator");
   other = await app.user("member");
   auditor = await app.user("auditor");

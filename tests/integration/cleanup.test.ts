@@ -34,6 +34,16 @@ const alive = (pids: number[]) =>
     }
   });
 
+/** Waits for TREE, started in `cwd`, to write its marker and for its 4 processes to be up. */
+async function treeUp(cwd: string): Promise<{ marker: string; pids: number[] }> {
+  const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 30_000, "the marker");
+  const pids = await waitUntil(() => {
+    const found = listMarkedProcesses(marker);
+    return found.length >= 4 ? found : null;
+  }, 30_000, "the tree");
+  return { marker, pids };
+}
+
 beforeAll(async () => {
   app = await startTestApp({ expirySweepMs: 200 });
   admin = await app.user("admin");
@@ -56,11 +66,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
   it("cancelling a response kills the whole tree of its command, and the run is revoked", async () => {
     const { env, approval, cwd } = await invokeApproval(app, member.apiKey, TREE);
     const approving = decide(app, admin.apiKey, approval.id, "approve");
-    const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 30_000, "the marker");
-    const pids = await waitUntil(() => {
-      const found = listMarkedProcesses(marker);
-      return found.length >= 4 ? found : null;
-    }, 30_000, "the tree");
+    const { marker, pids } = await treeUp(cwd);
     expect(app.deps.processes.liveMarkers(env.id)).toEqual([marker]);
 
     const res = await cancel(env.id, "stop the build");
@@ -99,11 +105,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     const approval = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
     const approving = decide(app, admin.apiKey, approval.id, "approve");
     const cwd = workspaceOf(app, env.sessionId);
-    const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 30_000, "the marker");
-    const pids = await waitUntil(() => {
-      const found = listMarkedProcesses(marker);
-      return found.length >= 4 ? found : null;
-    }, 30_000, "the tree");
+    const { marker, pids } = await treeUp(cwd);
     const done = await ok200(await approving);
     expect(done.status).toBe("completed");
     const result = toolResults(done)[0]?.output as { timedOut?: boolean; exitCode: number | null };
@@ -145,11 +147,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
   it("a spawner killed mid-run: that run ends at once with a clear error, its tree is gone, and the next exec works", async () => {
     const { approval, cwd } = await invokeApproval(app, member.apiKey, TREE);
     const approving = decide(app, admin.apiKey, approval.id, "approve");
-    const marker = await waitUntil(() => (existsSync(join(cwd, "marker.txt")) ? readFileSync(join(cwd, "marker.txt"), "utf8").trim() : ""), 30_000, "the marker");
-    const pids = await waitUntil(() => {
-      const found = listMarkedProcesses(marker);
-      return found.length >= 4 ? found : null;
-    }, 30_000, "the tree");
+    const { marker, pids } = await treeUp(cwd);
     const spawner = app.deps.sandbox.spawner;
     const first = spawner.pid() as number;
     process.kill(first, "SIGKILL");

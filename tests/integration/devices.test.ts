@@ -59,6 +59,18 @@ const accessAuditOf = async (sessionId: string) =>
     `select actor_user_id, action, data from audit_log where target_type = 'session' and target_id = '${sessionId}' order by at, id`,
   );
 
+/** Runs `during` with the device harness declaring `commands` (none: undefined), then restores its declaration. */
+async function declaring<T>(commands: string[] | undefined, during: () => Promise<T>): Promise<T> {
+  const agent = deviceAgent();
+  const saved = agent.requiredNodeCommands;
+  agent.requiredNodeCommands = commands;
+  try {
+    return await during();
+  } finally {
+    agent.requiredNodeCommands = saved;
+  }
+}
+
 const approvalOf = (env: TBody) => {
   expect(env.status, JSON.stringify(env)).toBe("requires_action");
   const action = env.requiredAction as Extract<TRequiredAction, { type: "human_approval" }>;
@@ -218,16 +230,8 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   });
 
   it("a harness without the declaration gets the ordinary approval path even with Full access", async () => {
-    const agent = deviceAgent();
-    const saved = agent.requiredNodeCommands;
     const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
-    let env: TBody;
-    try {
-      agent.requiredNodeCommands = undefined;
-      env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]);
-    } finally {
-      agent.requiredNodeCommands = saved;
-    }
+    const env = await declaring(undefined, () => runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), { text: "done" }]));
     expect(approvalOf(env).action).toBe("node:uptime");
     await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} });
   });
@@ -258,17 +262,9 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
   });
 
   it("the device refuses a command outside its allowlist even when the server authorized it", async () => {
-    const agent = deviceAgent();
-    const saved = agent.requiredNodeCommands;
     const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
-    let env: TBody;
-    try {
-      // The harness declares it and the session has Full access: the server sends it without a prompt.
-      agent.requiredNodeCommands = ["uptime", "reboot"];
-      env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "reboot"), { text: "done" }]);
-    } finally {
-      agent.requiredNodeCommands = saved;
-    }
+    // The harness declares it and the session has Full access: the server sends it without a prompt.
+    const env = await declaring(["uptime", "reboot"], () => runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "reboot"), { text: "done" }]));
     expect(env.status).toBe("completed");
     expect(toolResults(env)[0]?.output).toEqual({
       error: "Device kitchen refused: reboot is not in the device allowlist.",

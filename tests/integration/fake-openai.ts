@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { TAgentConfig } from "../../server/agents/types";
+import { echoTool, execTool } from "../../server/tools/host-tools";
 
 /** A chat completions request as the fake endpoint received it. */
 export type TFakeRequest = {
@@ -141,5 +143,27 @@ export async function startFakeModel(): Promise<TFakeModel> {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
+  };
+}
+
+/**
+ * An `openai-compatible` agent against a fake endpoint at `baseURL`, with exec (always asked) and echo
+ * (never). Its timeouts are generous: a loaded machine must never trip them (a test of one sets its
+ * own through `endpoint`); `extra` overrides anything else.
+ */
+export function fakeModelAgent(baseURL: string, name: string, endpoint: Partial<NonNullable<TAgentConfig["endpoint"]>> = {}, extra: Partial<TAgentConfig> = {}): TAgentConfig {
+  return {
+    name,
+    harness: "openai-compatible",
+    model: "fake-model",
+    description: "A model agent against the fake endpoint.",
+    endpoint: { baseURL, maxRetries: 0, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000, ...endpoint },
+    system: "You are a test agent.",
+    tools: [execTool, echoTool],
+    approval: { exec: "always", echo: "never" },
+    approvalTtlMs: 60_000,
+    clientToolTtlMs: 60_000,
+    maxTurns: 8,
+    ...extra,
   };
 }

@@ -13,10 +13,11 @@ import { echoTool, execTool } from "../../server/tools/host-tools";
 import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from "../../server/tools/question-tools";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
-import { type TFakeModel, type TFakeRequest, httpError, startFakeModel, streamed, textReply, toolReply } from "./fake-openai";
+import { fakeModelAgent, type TFakeModel, type TFakeRequest, httpError, startFakeModel, streamed, textReply, toolReply } from "./fake-openai";
 import { decide, expectError, expectHealthy, invoke, lineCount, ok200, readSse, type TBody, type TWireFrame, waitUntil, workspaceOf } from "./helpers";
 import { eventsOf, replayFrames, steer, trajectory } from "./runtime-helpers";
 
+/** fakeModelAgent's system prompt, as the endpoint receives it. */
 const SYSTEM = "You are a test agent.";
 const TOOLS: TTool[] = [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool];
 
@@ -25,23 +26,9 @@ let app: TTestApp;
 let key: string;
 let closedPort: number;
 
-function agent(name: string, endpoint: Partial<NonNullable<TAgentConfig["endpoint"]>> = {}, extra: Partial<TAgentConfig> = {}): TAgentConfig {
-  return {
-    name,
-    harness: "openai-compatible",
-    model: "fake-model",
-    description: "A model agent against the fake endpoint.",
-    // Generous: a loaded machine must never trip them (the tests of these timeouts set their own).
-    endpoint: { baseURL: fake.url, maxRetries: 0, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000, ...endpoint },
-    system: SYSTEM,
-    tools: TOOLS,
-    approval: { exec: "always", echo: "never" },
-    approvalTtlMs: 60_000,
-    clientToolTtlMs: 60_000,
-    maxTurns: 8,
-    ...extra,
-  };
-}
+/** A model agent against the fake endpoint with every tool kind (the tests of its timeouts set their own). */
+const agent = (name: string, endpoint: Partial<NonNullable<TAgentConfig["endpoint"]>> = {}, extra: Partial<TAgentConfig> = {}): TAgentConfig =>
+  fakeModelAgent(fake.url, name, endpoint, { tools: TOOLS, ...extra });
 
 beforeAll(async () => {
   fake = await startFakeModel();

@@ -122,9 +122,11 @@ describe(`an approver edits a native call's arguments against the plugin's schem
     expect(readFileSync(join(workspaceOf(app, waiting.sessionId as string), "notes.txt"), "utf8")).toBe("console final\n");
   });
 
-  it("a call whose plugin gave no schema cannot be edited (422 naming the tool)", async () => {
+  it("a call whose plugin gave no schema cannot be edited (422 naming the tool); approved as asked, it runs", async () => {
+    const from = fake.requests.length;
     fake.reply(toolCall("append_note", { text: "draft" }), toolCall("append_note", { text: "draft" }), text("noted"));
     const waiting = await invoke(app, member.apiKey, { text: "Note 'draft'.", schemas: false }, { agent: "native-loop" });
+    expect(waiting.status).toBe("requires_action");
     const id = (waiting.requiredAction as { id: string }).id;
     const edit = await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "approve", arguments: { text: "final" } } });
     expect(edit.status).toBe(422);
@@ -135,6 +137,7 @@ describe(`an approver edits a native call's arguments against the plugin's schem
     expect(rows.find((a) => a.id === id)?.options).toMatchObject({ editable: false, argumentsSchema: null });
     expect((await ok200(await decide(app, approver.apiKey, id, "approve"))).status).toBe("completed");
     expect(readFileSync(join(workspaceOf(app, waiting.sessionId as string), "notes.txt"), "utf8")).toBe("draft\n");
+    expect(toolMessages(fake, from)).toEqual([{ appended: "draft", lines: 1, checkedBy: "native-loop" }]);
   });
 });
 

@@ -88,20 +88,6 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(JSON.parse(messages[0] as string)).toEqual({ refused: "denied", message: "Not today." });
   });
 
-  it("an approver cannot edit a native call's arguments when the plugin gave the host no schema for them; approved as asked, it runs", async () => {
-    const from = fake.requests.length;
-    fake.reply(toolCall("append_note", { text: "draft" }), toolCall("append_note", { text: "draft" }), text("noted"));
-    const waiting = await invoke(app, member.apiKey, { text: "Note 'draft'.", schemas: false }, { agent: "native-loop" });
-    expect(waiting.status).toBe("requires_action");
-    const id = (waiting.requiredAction as { id: string }).id;
-    const edit = await app.api(`/v1/approvals/${id}`, { key: approver.apiKey, body: { decision: "approve", arguments: { text: "final" } } });
-    expect(edit.status).toBe(422);
-    expect(((await edit.json()) as { detail: string }).detail).toBe("The arguments of append_note cannot be edited here; approve or deny it as asked.");
-    const done = await ok200(await decide(app, approver.apiKey, id, "approve"));
-    expect(done.status).toBe("completed");
-    expect(toolMessages(fake, from)).toEqual([JSON.stringify({ appended: "draft", lines: 1, checkedBy: "native-loop" })]);
-  });
-
   it("a native operation's own cwd outside the session workspace is refused with the reason, never run and never asked", async () => {
     const from = fake.requests.length;
     fake.reply(toolCall("read_notes", { cwd: "/etc" }), toolCall("append_note", { text: "escape", cwd: "../.." }), text("Both were refused."));

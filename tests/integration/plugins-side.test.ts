@@ -158,38 +158,80 @@ describe(`side questions and source revocation, through the native-authority plu
     expect(closed.seen).toEqual({ late: "This side question has settled; its host capabilities are closed." });
   }, 120_000);
 
-  it("revoking the API key that started a run (admin, tRPC) revokes its retained source and refuses its source-bound answers", async () => {
-    const created = await trpcPost(app, { key: admin.apiKey }, "admin.createApiKey", { name: "starts-a-run", userId: owner.userId });
-    expect(created.status).toBe(200);
-    const startKey = (created.body as { result: { data: { id: string; apiKey: string } } }).result.data;
+  /** The two credentials a run can be started with, and how each ends while the run holds its source. */
+  const credentials: Array<{
+    name: string;
+    tag: string;
+    reason: string;
+    start: (steps: TStep[]) => Promise<{ holding: TBody; answerKey: string; end: () => Promise<void> }>;
+  }> = [
+    {
+      name: "revoking the API key that started a run (admin, tRPC)",
+      tag: "key",
+      reason: "The API key was revoked",
+      start: async (steps) => {
+        const created = await trpcPost(app, { key: admin.apiKey }, "admin.createApiKey", { name: "starts-a-run", userId: owner.userId });
+        expect(created.status).toBe(200);
+        const startKey = (created.body as { result: { data: { id: string; apiKey: string } } }).result.data;
+        return {
+          holding: await run(steps, startKey.apiKey),
+          // Answered with the owner's other, still valid key.
+          answerKey: owner.apiKey,
+          end: async () => expect((await trpcPost(app, { key: admin.apiKey }, "admin.revokeApiKey", { keyId: startKey.id })).status).toBe(200),
+        };
+      },
+    },
+    {
+      name: "signing out of the console session that started a run",
+      tag: "cookie",
+      reason: "The console session ended",
+      start: async (steps) => {
+        const person = await app.user("operator");
+        const cookie = await signIn(app, person);
+        const started = await app.api("/v1/responses", { headers: { cookie, origin: app.url }, body: { ...AGENT, input: { steps } } });
+        return {
+          holding: await ok200(started),
+          // Answered with the person's API key (a different, valid credential).
+          answerKey: person.apiKey,
+          end: async () => {
+            const out = await fetch(`${app.url}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: app.url, "content-type": "application/json" }, body: "{}" });
+            expect(out.status).toBe(200);
+          },
+        };
+      },
+    },
+  ];
 
-    const holding = await run([{ retain: "key-bound" }, { ask: "Continue?", authority: "source-bound", source: "key-src" }], startKey.apiKey);
+  it.each(credentials)("$name revokes its retained source and refuses its source-bound answers", async ({ tag, reason, start }) => {
+    const bound = `${tag}-bound`;
+    const kept = `${tag}-control`;
+    const { holding, answerKey, end } = await start([{ retain: bound }, { ask: "Continue?", authority: "source-bound", source: `${tag}-src` }]);
     expect(holding.requiredAction?.type).toBe("question");
-    // A run started with a key that stays valid keeps its source.
-    const control = await run([{ retain: "key-control" }]);
-    expect(await check("key-bound")).toEqual({ check: "key-bound", state: "current", aborted: false });
+    // A run started with a credential that stays valid keeps its source.
+    const control = await run([{ retain: kept }]);
+    expect(await check(bound)).toEqual({ check: bound, state: "current", aborted: false });
 
-    expect((await trpcPost(app, { key: admin.apiKey }, "admin.revokeApiKey", { keyId: startKey.id })).status).toBe(200);
+    await end();
     const ended = await waitUntil(async () => {
-      const state = await check("key-bound");
+      const state = await check(bound);
       return state.state === "ended" ? state : null;
     }, 20_000);
-    expect(ended).toMatchObject({ aborted: true, message: expect.stringContaining("The API key was revoked") });
+    expect(ended).toMatchObject({ aborted: true, message: expect.stringContaining(reason) });
     expect(ended.message).toContain("The run's source was revoked");
-    expect(await check("key-control")).toEqual({ check: "key-control", state: "current", aborted: false });
+    expect(await check(kept)).toEqual({ check: kept, state: "current", aborted: false });
 
-    // The plugin's own source is still current, the run's is not: the answer is refused and the question stays pending.
+    // The answering credential is still current, the run's source is not: the answer is refused and the question stays pending.
     const questionId = holding.requiredAction?.id as string;
-    const refused = await gateway("question.resolve", owner.apiKey, { id: questionId, answers: { q: ["yes"] } });
+    const refused = await gateway("question.resolve", answerKey, { id: questionId, answers: { q: ["yes"] } });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe("QUESTION_REQUESTER_INACTIVE");
-    const question = await gateway("question.get", owner.apiKey, { id: questionId });
+    const question = await gateway("question.get", answerKey, { id: questionId });
     expect(((await question.json()) as { payload: { question: { status: string } } }).payload.question.status).toBe("pending");
 
     const revoked = await waitUntil(async () => (await trajectory(holding.id)).find((e) => e.type === "authority.revoked"));
-    expect(revoked.data.reason).toContain("the credential that started the run ended: The API key was revoked");
-    expect((await app.api(`/v1/responses/${holding.id}/cancel`, { key: owner.apiKey, body: {} })).status).toBe(200);
-    expect(results(await run([{ release: "key-control" }, { release: "key-bound" }]))).toHaveLength(2);
+    expect(revoked.data.reason).toContain(`the credential that started the run ended: ${reason}`);
+    expect((await app.api(`/v1/responses/${holding.id}/cancel`, { key: answerKey, body: {} })).status).toBe(200);
+    expect(results(await run([{ release: kept }, { release: bound }]))).toHaveLength(2);
     expect(control.status).toBe("completed");
   }, 120_000);
 
@@ -217,31 +259,4 @@ describe(`side questions and source revocation, through the native-authority plu
     results(await run([{ release: "user-bound" }]));
   }, 120_000);
 
-  it("signing out of the console session that started a run revokes its retained source and refuses its source-bound answers", async () => {
-    const person = await app.user("operator");
-    const cookie = await signIn(app, person);
-    const started = await app.api("/v1/responses", {
-      headers: { cookie, origin: app.url },
-      body: { ...AGENT, input: { steps: [{ retain: "cookie-bound" }, { ask: "Still there?", authority: "source-bound", source: "cookie-src" }] } },
-    });
-    const holding = await ok200(started);
-    expect(holding.requiredAction?.type).toBe("question");
-    expect(await check("cookie-bound")).toEqual({ check: "cookie-bound", state: "current", aborted: false });
-
-    const out = await fetch(`${app.url}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: app.url, "content-type": "application/json" }, body: "{}" });
-    expect(out.status).toBe(200);
-    const ended = await waitUntil(async () => {
-      const state = await check("cookie-bound");
-      return state.state === "ended" ? state : null;
-    }, 20_000);
-    expect(ended).toMatchObject({ aborted: true, message: expect.stringContaining("The console session ended") });
-
-    // Answered with the person's API key (a different, valid credential): still refused, the run's source is gone.
-    const questionId = holding.requiredAction?.id as string;
-    const refused = await gateway("question.resolve", person.apiKey, { id: questionId, answers: { q: ["yes"] } });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe("QUESTION_REQUESTER_INACTIVE");
-    expect((await app.api(`/v1/responses/${holding.id}/cancel`, { key: person.apiKey, body: {} })).status).toBe(200);
-    results(await run([{ release: "cookie-bound" }]));
-  }, 120_000);
 });

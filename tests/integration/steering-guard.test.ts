@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
-import type { TAgentConfig } from "../../server/agents/types";
-import { echoTool, execTool } from "../../server/tools/host-tools";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
-import { type TFakeModel, httpError, startFakeModel, textReply, toolReply } from "./fake-openai";
+import { fakeModelAgent, type TFakeModel, httpError, startFakeModel, textReply, toolReply } from "./fake-openai";
 import { decide, invoke, invokeApproval, LiveClient, ok200, type TWireFrame } from "./helpers";
 import { eventsOf, modelTurns, replayFrames, steer, steeringRows, stepResult } from "./runtime-helpers";
 import { trpcGet, trpcPost } from "./security-helpers";
@@ -20,24 +18,9 @@ let app: TTestApp;
 let member: TTestUser;
 let operator: TTestUser;
 
-const retryingAgent: () => TAgentConfig = () => ({
-  name: "fake-steer-retry",
-  harness: "openai-compatible",
-  model: "fake-model",
-  description: "A model agent whose endpoint gets one retry.",
-  // Generous: a loaded machine must never trip them (no test here is about them).
-  endpoint: { baseURL: fake.url, maxRetries: 1, timeoutMs: 60_000, firstTokenTimeoutMs: 30_000 },
-  system: "You are a test agent.",
-  tools: [execTool, echoTool],
-  approval: { exec: "always", echo: "never" },
-  approvalTtlMs: 60_000,
-  clientToolTtlMs: 60_000,
-  maxTurns: 4,
-});
-
 beforeAll(async () => {
   fake = await startFakeModel();
-  app = await startTestApp({ agents: [retryingAgent()] });
+  app = await startTestApp({ agents: [fakeModelAgent(fake.url, "fake-steer-retry", { maxRetries: 1 }, { description: "A model agent whose endpoint gets one retry.", maxTurns: 4 })] });
   member = await app.user("member");
   operator = await app.user("operator");
 });
