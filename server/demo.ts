@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../db/client";
 import { countUsers } from "../db/repositories/users";
@@ -29,6 +29,10 @@ export async function ensureDemoOperator(db: Db, auth: TAuth, dataDir: string, u
     "",
   ].join("\n");
   const file = join(dataDir, "demo-credentials.txt");
-  if (!existsSync(file)) writeFileSync(file, text, { mode: 0o600 });
+  // Written whole under a temporary name, then renamed: a reader never sees the file half written.
+  if (!existsSync(file)) {
+    writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
+  }
   return text;
 }

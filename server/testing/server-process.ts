@@ -88,10 +88,12 @@ export async function startServerProcess(options: { dataDir: string; port: numbe
 /** Reads the demo operator's API key that the first start writes into the data directory. */
 export async function demoApiKey(dataDir: string): Promise<string> {
   const file = join(dataDir, "demo-credentials.txt");
-  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  const key = readFileSync(file, "utf8").match(/API key:\s+(\S+)/)?.[1];
-  if (!key) throw new Error("no API key in demo-credentials.txt");
-  return key;
+  // A failure bound, not a timing expectation: the server writes the file once on its first start.
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    const key = existsSync(file) ? readFileSync(file, "utf8").match(/API key:\s+(\S+)/)?.[1] : undefined;
+    if (key) return key;
+  }
+  throw new Error(`no API key in ${file} after 60 s`);
 }
 
 /** Starts `server/main.ts` with exactly `env` and waits for it to exit: for boots that must be refused. */
