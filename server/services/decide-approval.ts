@@ -1,7 +1,5 @@
-import type { TAgentPolicy } from "../core/agent-policy";
-import { and, eq, sql } from "drizzle-orm";
-import { prepared, rawSlot, slot } from "../../db/prepared";
-import { approvals, grants, responses } from "../../db/schema";
+import { approvalStatus, loadApprovalWithRun, lockApprovalWithRun, settlePendingApproval, settlePendingApprovalWith, type TApprovalRow, type TApprovalWithRun } from "../../db/repositories/approvals";
+import { insertGrant } from "../../db/repositories/grants";
 import { type TActor, canRead } from "../core/actor";
 import { approvalBindingHash } from "../core/binding";
 import { operationHash, type TGrantRequest } from "../core/decision";
@@ -10,7 +8,6 @@ import { decisionRefusalCode, requiredApprovalsFor } from "../core/separation-of
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import type { TTransport } from "../core/vocabulary";
-import type { TPendingRef } from "../core/pending";
 import type { TDeps, TRunDeps } from "../host/deps";
 import { lockWaitingOn } from "../host/pending/approval";
 import { endWaitingRun, resumeWith, settledValue, type TApprovedOperation, type TSettlement } from "../host/pending/contract";
@@ -22,7 +19,6 @@ import { castVote } from "./approval-votes";
 import { checkDecisionShape, grantTerms, prepareEdit, type TEdit } from "./decision-options";
 
 export type TDecision = "approve" | "deny";
-export type TApprovalRow = typeof approvals.$inferSelect;
 
 export type TDecideInput = {
   approvalId: string;
@@ -57,18 +53,7 @@ export type TDecideResult = {
   requiredApprovals: number;
 };
 
-type TFound = { approval: TApprovalRow; agent: string; agentPolicy: TAgentPolicy | null; pending: TPendingRef | null };
-
-const approvalWithRun = (db: TDeps["db"]) =>
-  db
-    .select({ approval: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy, pending: responses.pendingAction })
-    .from(approvals)
-    .innerJoin(responses, eq(responses.id, approvals.responseId))
-    .where(eq(approvals.id, sql.placeholder("id")));
-
-/** The approval with what its run says about it; `loadApprovalForUpdate` locks both rows. */
-const loadApproval = prepared<{ id: string }, TFound[]>("load_approval", approvalWithRun);
-const loadApprovalForUpdate = prepared<{ id: string }, TFound[]>("load_approval_for_update", (db) => approvalWithRun(db).for("update"));
+type TFound = TApprovalWithRun;
 
 /** Everything a decision is checked against before it may change anything; throws the refusal. */
 function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: TFound | undefined): "expired" | null {
@@ -94,7 +79,7 @@ function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: T
 /** An edit is prepared (schema, confinement, maybe the reviewer) before the decision's transaction, never inside it. */
 async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): Promise<TEdit | null> {
   if (input.arguments === undefined) return null;
-  const [found] = await loadApproval(deps.db, { id: input.approvalId });
+  const [found] = await loadApprovalWithRun(deps.db, { id: input.approvalId });
   if (checkDecision(deps, actor, input, found) === "expired" || !found) return null;
   const edit = await prepareEdit(deps, found.approval, found.agent, input.arguments);
   // An edit must not turn a single approval into an operation that would have needed a quorum.
@@ -144,7 +129,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
   let continues = input.decision === "approve" || reply !== null;
 
   const result = await transact(deps, async (tx, emit, announce) => {
-    const [found] = await loadApprovalForUpdate(tx, { id: input.approvalId });
+    const [found] = await lockApprovalWithRun(tx, { id: input.approvalId });
     if (checkDecision(deps, actor, input, found) === "expired" || !found) return { expired: true as const };
     const { approval } = found;
     const terms = input.grant !== undefined ? grantTerms({ find: (name) => deps.agents.forRun(name, found.agentPolicy) }, found.agent, input.grant, deps.now()) : null;
@@ -167,20 +152,8 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
     // A plain decision (no edit, reply or grant: the common one) is a statement built once.
     const decided =
       !edit && reply === null && !grantId
-        ? decidePlain(tx, decision)
-        : tx
-            .update(approvals)
-            .set({
-              status: decision.status,
-              decidedBy: decision.by,
-              decidedVia: decision.via,
-              decidedAt: decision.at,
-              ...(edit ? editedColumns(approval, edit) : {}),
-              ...(reply !== null ? { replyMessage: reply } : {}),
-              ...(grantId ? { grantId } : {}),
-            })
-            .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending"), eq(approvals.bindingHash, current)))
-            .returning({ id: approvals.id });
+        ? settlePendingApproval(tx, decision)
+        : settlePendingApprovalWith(tx, decision, { ...(edit ? editedColumns(approval, edit) : {}), ...(reply !== null ? { replyMessage: reply } : {}), ...(grantId ? { grantId } : {}) });
     // The decided approval as the update above stores it (the row is locked: nothing else changes it).
     const won: TApprovalRow = { ...approval, ...(edit ? editedColumns(approval, edit) : {}) };
     announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
@@ -191,7 +164,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
     if (edit?.review) events.push({ type: "review.verdict", data: { callId: approval.callId, toolName: approval.toolName, edited: true, ...edit.review }, frame: true });
     if (terms && grantId) {
       const operation = { arguments: edit?.arguments ?? approval.arguments, cwd: edit ? edit.cwd : approval.cwd };
-      await tx.insert(grants).values({
+      await insertGrant(tx, {
         id: grantId,
         userId: approval.userId,
         agent: found.agent,
@@ -241,8 +214,7 @@ async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decisi
     throw error;
   });
   if (result === null) {
-    const [now] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, input.approvalId));
-    throw alreadySettled(now?.status ?? "approved");
+    throw alreadySettled((await approvalStatus(deps.db, input.approvalId)) ?? "approved");
   }
   if ("expired" in result) {
     await expirePending(deps, deps.host, { type: "approval", id: input.approvalId });
@@ -276,15 +248,6 @@ const approvedOperationOf = (a: TApprovalRow): TApprovedOperation => ({
 });
 
 /** The approval re-bound to the edited operation; the requested one is kept beside it. */
-/** Settles a still-pending approval whose binding is unchanged: the row's id, or none. */
-const decidePlain = prepared<{ id: string; status: "approved" | "denied"; by: string; via: TTransport; at: Date; bindingHash: string }, Array<{ id: string }>>("decide_approval", (db) =>
-  db
-    .update(approvals)
-    .set({ status: rawSlot("status"), decidedBy: rawSlot("by"), decidedVia: rawSlot("via"), decidedAt: slot("at", approvals.decidedAt) })
-    .where(and(eq(approvals.id, sql.placeholder("id")), eq(approvals.status, "pending"), eq(approvals.bindingHash, sql.placeholder("bindingHash"))))
-    .returning({ id: approvals.id }),
-);
-
 const editedColumns = (approval: TApprovalRow, edit: TEdit) => ({
   originalArguments: approval.arguments,
   originalBindingHash: approval.bindingHash,
