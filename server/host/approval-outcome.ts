@@ -1,11 +1,6 @@
-import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { grants } from "../../db/schema";
 import { approvalBindingHash } from "../core/binding";
 import { DomainError } from "../core/errors";
-
 import type { TApprovedOperation } from "./pending/contract";
-type TGrantRow = typeof grants.$inferSelect;
 
 /** The operation an approver edited before approving: what runs instead of what the agent asked. */
 export type TApprovedEdit = { arguments: unknown; cwd: string | null; originalArguments: unknown };
@@ -55,38 +50,5 @@ export function approvedOutcome(approval: TApprovedOperation, requestedHash: str
   return { edit: { arguments: approval.arguments, cwd: approval.cwd, originalArguments: approval.originalArguments } };
 }
 
-/**
- * Uses a standing grant for this exact operation, inside the caller's transaction: the oldest
- * active matching grant is locked and counted. A revocation that committed first is seen here (the
- * grant no longer matches); one that comes later waits for this transaction.
- */
-export async function claimGrant(
-  tx: Db,
-  match: { userId: string; agent: string; operationHash: string; sessionId: string; scopes: ReadonlyArray<"session" | "days">; now: Date },
-): Promise<TGrantRow | null> {
-  const [candidate] = await tx
-    .select({ id: grants.id })
-    .from(grants)
-    .where(
-      and(
-        eq(grants.userId, match.userId),
-        eq(grants.agent, match.agent),
-        eq(grants.operationHash, match.operationHash),
-        isNull(grants.revokedAt),
-        or(
-          match.scopes.includes("session") ? and(eq(grants.scope, "session"), eq(grants.sessionId, match.sessionId)) : undefined,
-          match.scopes.includes("days") ? and(eq(grants.scope, "days"), gt(grants.expiresAt, match.now)) : undefined,
-        ),
-      ),
-    )
-    .orderBy(asc(grants.createdAt))
-    .limit(1)
-    .for("update");
-  if (!candidate) return null;
-  const [used] = await tx
-    .update(grants)
-    .set({ uses: sql`${grants.uses} + 1`, lastUsedAt: match.now })
-    .where(and(eq(grants.id, candidate.id), isNull(grants.revokedAt)))
-    .returning();
-  return used ?? null;
-}
+/** Uses a standing grant for this exact operation, inside the caller's transaction (see the repository). */
+export { claimGrant } from "../../db/repositories/grants";

@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { approvals, questions, responses, users } from "../../db/schema";
+import { approvalOperation, approvalStatus, approvalWithAgent, linkRecipient, questionStatus, questionWithAgent } from "../../db/repositories/approvals";
 import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";
@@ -39,11 +38,11 @@ const gone = () => new DomainError("not_found", "What this link was for no longe
 /** Shows what a link is for, without using it up (link previews must not burn it). */
 export async function getLinkView(deps: TDeps, token: string): Promise<TLinkView> {
   const row = await peekLinkToken(deps.db, token, deps.now());
-  const [user] = await deps.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, row.userId));
+  const user = await linkRecipient(deps.db, row.userId);
   if (!user) throw gone();
   const base = { recipient: { name: user.name, email: user.email }, linkExpiresAt: row.expiresAt.toISOString() };
   if (row.subjectKind === "approval") {
-    const [found] = await deps.db.select({ approval: approvals, agent: responses.agent }).from(approvals).innerJoin(responses, eq(responses.id, approvals.responseId)).where(eq(approvals.id, row.subjectId));
+    const found = await approvalWithAgent(deps.db, row.subjectId);
     if (!found) throw gone();
     const view = approvalView({ ...found.approval, agent: found.agent });
     if (view.kind !== "approval") throw gone();
@@ -51,7 +50,7 @@ export async function getLinkView(deps: TDeps, token: string): Promise<TLinkView
     const complete = shownOperation(found.approval.action, found.approval.arguments).complete;
     return { ...base, subject: { kind: "approval", ...fields, status: found.approval.status, complete } };
   }
-  const [found] = await deps.db.select({ question: questions, agent: responses.agent }).from(questions).leftJoin(responses, eq(responses.id, questions.responseId)).where(eq(questions.id, row.subjectId));
+  const found = await questionWithAgent(deps.db, row.subjectId);
   if (!found) throw gone();
   const q = found.question;
   return { ...base, subject: { kind: "question", id: q.id, status: q.status, agent: found.agent ?? null, questions: q.questions, expiresAt: q.expiresAt.toISOString() } };
@@ -69,9 +68,8 @@ async function withLink<T>(deps: TDeps, token: string, kind: "approval" | "quest
     if (!actor) throw gone();
     return await act(actor, row);
   } catch (error) {
-    const table = kind === "approval" ? approvals : questions;
-    const [now] = await deps.db.select({ status: table.status }).from(table).where(eq(table.id, row.subjectId));
-    if (now?.status === "pending") await releaseLinkToken(deps.db, row).catch(() => {});
+    const now = kind === "approval" ? await approvalStatus(deps.db, row.subjectId) : await questionStatus(deps.db, row.subjectId);
+    if (now === "pending") await releaseLinkToken(deps.db, row).catch(() => {});
     throw error;
   }
 }
@@ -86,7 +84,7 @@ export function decideByLink(deps: TRunDeps, input: { token: string; decision: T
     // A decision of the wrong shape is refused first, for what it is.
     checkDecisionShape(input);
     if (input.decision === "approve") {
-      const [found] = await deps.db.select({ action: approvals.action, arguments: approvals.arguments }).from(approvals).where(eq(approvals.id, row.subjectId));
+      const found = await approvalOperation(deps.db, row.subjectId);
       if (found && !shownOperation(found.action, found.arguments).complete) {
         throw new DomainError("conflict", "This operation's arguments are too long to show on this page in full, so it cannot be approved here: open it in the console to read all of it. Denying or replying works here.");
       }

@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { questions } from "../../db/schema";
+import { questionDeadline } from "../../db/repositories/approvals";
 import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";
@@ -32,8 +31,8 @@ export function createAuthorityServices(deps: TDeps & { host: Host }): TAuthorit
       resolveQuestion(deps, await owner(ownerId), { id: input.id, answers: input.answers, resolutionId: input.resolutionId, via: "system", assertCurrent: input.assertCurrent }),
     waitAnswer: async (ownerId, params) => {
       // Bounded by the question's own deadline (the waiter's existing one), never a shorter timer.
-      const [row] = await deps.db.select({ expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, params.id));
-      const left = row ? row.expiresAt.getTime() - Date.now() + 2000 : 1000;
+      const expiresAt = await questionDeadline(deps.db, params.id);
+      const left = expiresAt ? expiresAt.getTime() - Date.now() + 2000 : 1000;
       return waitAnswer(deps, await owner(ownerId), { id: params.id, timeoutMs: Math.min(params.timeoutMs, Math.max(1000, Math.min(600_000, left))), includeResolutionId: true });
     },
   };

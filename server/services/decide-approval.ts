@@ -1,7 +1,6 @@
-import type { TAgentPolicy } from "../core/agent-policy";
-import { and, eq, sql } from "drizzle-orm";
-import { prepared, rawSlot, slot } from "../../db/prepared";
-import { approvals, grants, responses } from "../../db/schema";
+import type { Db } from "../../db/client";
+import { approvalStatus, loadApprovalWithRun, lockApprovalWithRun, settlePendingApproval, settlePendingApprovalWith, type TApprovalRow, type TApprovalWithRun } from "../../db/repositories/approvals";
+import { insertGrant } from "../../db/repositories/grants";
 import { type TActor, canRead } from "../core/actor";
 import { approvalBindingHash } from "../core/binding";
 import { operationHash, type TGrantRequest } from "../core/decision";
@@ -10,19 +9,17 @@ import { decisionRefusalCode, requiredApprovalsFor } from "../core/separation-of
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import type { TTransport } from "../core/vocabulary";
-import type { TPendingRef } from "../core/pending";
 import type { TDeps, TRunDeps } from "../host/deps";
 import { lockWaitingOn } from "../host/pending/approval";
-import { endWaitingRun, resumeWith, settledValue, type TApprovedOperation, type TSettlement } from "../host/pending/contract";
+import { endWaitingRun, resumeWith, settledValue, type TApprovedOperation, type TClaimedRun, type TSettlement } from "../host/pending/contract";
 import { expirePending } from "../host/pending/kinds";
-import { transact } from "../host/transact";
+import { type TAnnounce, type TEmit, transact } from "../host/transact";
 import { endOnce, SPAN, startSpan } from "../observe/spans";
 import type { TDecisionOutcome } from "../observe/port";
 import { castVote } from "./approval-votes";
 import { checkDecisionShape, grantTerms, prepareEdit, type TEdit } from "./decision-options";
 
 export type TDecision = "approve" | "deny";
-export type TApprovalRow = typeof approvals.$inferSelect;
 
 export type TDecideInput = {
   approvalId: string;
@@ -57,18 +54,7 @@ export type TDecideResult = {
   requiredApprovals: number;
 };
 
-type TFound = { approval: TApprovalRow; agent: string; agentPolicy: TAgentPolicy | null; pending: TPendingRef | null };
-
-const approvalWithRun = (db: TDeps["db"]) =>
-  db
-    .select({ approval: approvals, agent: responses.agent, agentPolicy: responses.agentPolicy, pending: responses.pendingAction })
-    .from(approvals)
-    .innerJoin(responses, eq(responses.id, approvals.responseId))
-    .where(eq(approvals.id, sql.placeholder("id")));
-
-/** The approval with what its run says about it; `loadApprovalForUpdate` locks both rows. */
-const loadApproval = prepared<{ id: string }, TFound[]>("load_approval", approvalWithRun);
-const loadApprovalForUpdate = prepared<{ id: string }, TFound[]>("load_approval_for_update", (db) => approvalWithRun(db).for("update"));
+type TFound = TApprovalWithRun;
 
 /** Everything a decision is checked against before it may change anything; throws the refusal. */
 function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: TFound | undefined): "expired" | null {
@@ -94,7 +80,7 @@ function checkDecision(deps: TDeps, actor: TActor, input: TDecideInput, found: T
 /** An edit is prepared (schema, confinement, maybe the reviewer) before the decision's transaction, never inside it. */
 async function prepareEditOf(deps: TDeps, actor: TActor, input: TDecideInput): Promise<TEdit | null> {
   if (input.arguments === undefined) return null;
-  const [found] = await loadApproval(deps.db, { id: input.approvalId });
+  const [found] = await loadApprovalWithRun(deps.db, { id: input.approvalId });
   if (checkDecision(deps, actor, input, found) === "expired" || !found) return null;
   const edit = await prepareEdit(deps, found.approval, found.agent, input.arguments);
   // An edit must not turn a single approval into an operation that would have needed a quorum.
@@ -136,129 +122,170 @@ export async function decideApproval(deps: TRunDeps, actor: TActor, input: TDeci
 
 const outcomeOf = (input: TDecideInput): TDecisionOutcome => (input.decision === "approve" ? "approved" : input.message !== undefined ? "replied" : "denied");
 
+/** A decision as worked out before its transaction: the prepared edit, the trimmed reply, and whether the run goes on. */
+type TPlan = { deps: TRunDeps; actor: TActor; input: TDecideInput; edit: TEdit | null; reply: string | null; continues: boolean };
+
+/** The decision's transaction and what it gives its steps. */
+type TTx = { tx: Db; emit: TEmit; announce: TAnnounce };
+
+/** A settled approval: as the decision stored it, with what its run became. */
+type TSettled = { found: TFound; won: TApprovalRow; grantId: string | null; sequence: number; approvals: number; claimed: TClaimedRun | null; continues: boolean };
+
+/** What the transaction did: nothing (the approval changed under it), found it expired, recorded one vote of a quorum, or settled it. */
+type TCommitted = null | { expired: true } | { found: TFound; pending: number } | TSettled;
+
 async function decide(deps: TRunDeps, actor: TActor, input: TDecideInput, decision: ReturnType<typeof startSpan>): Promise<TDecideResult> {
   checkDecisionShape(input);
   const edit = await prepareEditOf(deps, actor, input);
   const reply = input.decision === "deny" && input.message !== undefined ? input.message.trim() : null;
   // An external approval (POST /v1/approvals) has no run to go on: a reply is a denial its caller reads.
-  let continues = input.decision === "approve" || reply !== null;
-
-  const result = await transact(deps, async (tx, emit, announce) => {
-    const [found] = await loadApprovalForUpdate(tx, { id: input.approvalId });
-    if (checkDecision(deps, actor, input, found) === "expired" || !found) return { expired: true as const };
-    const { approval } = found;
-    const terms = input.grant !== undefined ? grantTerms({ find: (name) => deps.agents.forRun(name, found.agentPolicy) }, found.agent, input.grant, deps.now()) : null;
-    const grantId = terms ? newId("grant") : null;
-    const current = approval.bindingHash;
-    let approvalsSoFar = input.decision === "approve" ? 1 : 0;
-    const who = { actorUserId: actor.userId, transport: input.via };
-    if (approval.requiredApprovals > 1) {
-      const tally = await castVote(tx, { id: approval.id, bindingHash: current }, actor, { decision: input.decision, via: input.via });
-      if (tally === null) return null;
-      approvalsSoFar = tally;
-      if (input.decision === "approve" && tally < approval.requiredApprovals) {
-        const data = { approvalId: approval.id, decision: input.decision, approvals: tally, requiredApprovals: approval.requiredApprovals };
-        await emit(approval.responseId, [{ type: "approval.voted", data, frame: false, ...who }]);
-        announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
-        return { found, pending: tally };
-      }
-    }
-    const decision = { id: approval.id, status: input.decision === "approve" ? ("approved" as const) : ("denied" as const), by: actor.userId, via: input.via, at: deps.now(), bindingHash: current };
-    // A plain decision (no edit, reply or grant: the common one) is a statement built once.
-    const decided =
-      !edit && reply === null && !grantId
-        ? decidePlain(tx, decision)
-        : tx
-            .update(approvals)
-            .set({
-              status: decision.status,
-              decidedBy: decision.by,
-              decidedVia: decision.via,
-              decidedAt: decision.at,
-              ...(edit ? editedColumns(approval, edit) : {}),
-              ...(reply !== null ? { replyMessage: reply } : {}),
-              ...(grantId ? { grantId } : {}),
-            })
-            .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending"), eq(approvals.bindingHash, current)))
-            .returning({ id: approvals.id });
-    // The decided approval as the update above stores it (the row is locked: nothing else changes it).
-    const won: TApprovalRow = { ...approval, ...(edit ? editedColumns(approval, edit) : {}) };
-    announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
-    const data: Record<string, unknown> = { approvalId: approval.id, decision: input.decision };
-    if (reply !== null) data.message = reply;
-    if (edit) data.edited = { originalArguments: approval.arguments, arguments: edit.arguments, bindingHash: edit.bindingHash };
-    const events: TNewEvent[] = [{ type: "approval.resolved", data, frame: true, ...who }];
-    if (edit?.review) events.push({ type: "review.verdict", data: { callId: approval.callId, toolName: approval.toolName, edited: true, ...edit.review }, frame: true });
-    if (terms && grantId) {
-      const operation = { arguments: edit?.arguments ?? approval.arguments, cwd: edit ? edit.cwd : approval.cwd };
-      await tx.insert(grants).values({
-        id: grantId,
-        userId: approval.userId,
-        agent: found.agent,
-        toolName: approval.toolName,
-        action: approval.action,
-        ...operation,
-        operationHash: operationHash({ userId: approval.userId, agent: found.agent, action: approval.action, arguments: operation.arguments }),
-        scope: terms.scope,
-        sessionId: terms.scope === "session" ? approval.sessionId : null,
-        expiresAt: terms.expiresAt,
-        approvalId: approval.id,
-        createdBy: actor.userId,
-        createdVia: input.via,
-      });
-      events.push({ type: "grant.created", data: { grantId, approvalId: approval.id, scope: terms.scope, expiresAt: terms.expiresAt?.toISOString() ?? null, action: approval.action }, frame: false, ...who });
-    }
-    const pending = { type: "approval" as const, id: approval.id, callId: approval.callId };
-    if (approval.external || !continues) {
-      // The conditional update must have won before the run is ended (under the lock it always does).
-      const [row] = await decided;
-      if (!row) return null;
-    }
-    if (approval.external) {
-      // Nothing runs here: the record completes (approved) or is denied; the caller consumes the approval and runs it.
-      continues = input.decision === "approve";
-      const run = await lockWaitingOn(tx, approval.responseId, approval.id);
-      if (!run) throw refused("conflict", { code: "notWaiting" });
-      const [frame] = await emit(run.id, events);
-      await endWaitingRun(deps, tx, emit, announce, run, continues ? "completed" : "denied");
-      return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
-    }
-    if (!continues) {
-      const run = await lockWaitingOn(tx, approval.responseId, approval.id);
-      if (!run) throw refused("conflict", { code: "notWaiting" });
-      const [frame] = await emit(run.id, events);
-      await endWaitingRun(deps, tx, emit, announce, run, "denied");
-      return { found, won, grantId, sequence: frame?.sequence ?? 0, approvals: approvalsSoFar, claimed: null };
-    }
-    const settlement: TSettlement = reply !== null ? { type: "approval", reply } : { type: "approval", approved: approvedOperationOf(won) };
-    // The decision and the resume go to the database as one batch; a lost update rolls the resume back.
-    const [update, resume] = await Promise.allSettled([decided, resumeWith(deps, deps.host, tx, emit, approval.responseId, { pending, settlement, events, runsTool: reply === null })]);
-    if (settledValue(update).length === 0) throw new LostDecision();
-    const resumed = settledValue(resume);
-    return { found, won, grantId, sequence: resumed.sequence, approvals: approvalsSoFar, claimed: resumed.run };
-  }).catch((error: unknown) => {
+  const plan: TPlan = { deps, actor, input, edit, reply, continues: input.decision === "approve" || reply !== null };
+  const result = await transact(deps, (tx, emit, announce) => decideInTransaction(plan, { tx, emit, announce })).catch((error: unknown) => {
     if (error instanceof LostDecision) return null;
     throw error;
   });
-  if (result === null) {
-    const [now] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, input.approvalId));
-    throw alreadySettled(now?.status ?? "approved");
-  }
+  if (result === null) throw alreadySettled((await approvalStatus(deps.db, input.approvalId)) ?? "approved");
   if ("expired" in result) {
     await expirePending(deps, deps.host, { type: "approval", id: input.approvalId });
     throw refused("expired", { code: "approvalExpired" });
   }
   const approval = result.found.approval;
   const base = { approvalId: approval.id, responseId: approval.responseId, sessionId: approval.sessionId, decision: input.decision, requiredApprovals: approval.requiredApprovals };
-  if ("pending" in result) return { ...base, resolvedSequence: 0, continues: false, edited: false, grantId: null, settled: false, approvals: result.pending ?? 0 };
-  // The approval's wait, from its request to this decision (it may have outlived the process that asked).
+  if ("pending" in result) return { ...base, resolvedSequence: 0, continues: false, edited: false, grantId: null, settled: false, approvals: result.pending };
+  reportSettled(plan, approval, decision);
+  if (result.claimed) deps.host.startClaimed({ ...result.claimed, resumedBy: decision.span.spanContext() });
+  return { ...base, resolvedSequence: result.sequence, continues: result.continues, edited: edit !== null, grantId: result.grantId, settled: true, approvals: result.approvals };
+}
+
+/** The steps of the one transaction: load and check, choose the outcome, record it, then end or resume the run. */
+async function decideInTransaction(plan: TPlan, t: TTx): Promise<TCommitted> {
+  const found = await loadAndCheck(plan, t.tx);
+  if (found === "expired") return { expired: true };
+  const chosen = await chooseOutcome(plan, t, found);
+  if (chosen === null) return null;
+  if ("pending" in chosen) return { found, pending: chosen.pending };
+  const recorded = await recordDecision(plan, t, found, chosen);
+  return endOrResume(plan, t, found, chosen, recorded);
+}
+
+/** Reads and locks the approval with its run and checks the decision against it; "expired" when its time is up. */
+async function loadAndCheck(plan: TPlan, tx: Db): Promise<TFound | "expired"> {
+  const [found] = await lockApprovalWithRun(tx, { id: plan.input.approvalId });
+  if (checkDecision(plan.deps, plan.actor, plan.input, found) === "expired" || !found) return "expired";
+  return found;
+}
+
+/** A decision that settles the approval: the grant it creates, if any, and the approvals counted so far. */
+type TChosen = { terms: ReturnType<typeof grantTerms> | null; grantId: string | null; approvals: number };
+
+const whoOf = (plan: TPlan) => ({ actorUserId: plan.actor.userId, transport: plan.input.via });
+
+/**
+ * Whether this decision settles the approval: a quorum approval records the vote first, and an
+ * approve vote short of the quorum only tells the inbox (`pending`: the tally). Null when the
+ * approval changed under the vote.
+ */
+async function chooseOutcome(plan: TPlan, { tx, emit, announce }: TTx, found: TFound): Promise<TChosen | { pending: number } | null> {
+  const { deps, input } = plan;
+  const { approval } = found;
+  const terms = input.grant !== undefined ? grantTerms({ find: (name) => deps.agents.forRun(name, found.agentPolicy) }, found.agent, input.grant, deps.now()) : null;
+  const grantId = terms ? newId("grant") : null;
+  if (approval.requiredApprovals <= 1) return { terms, grantId, approvals: input.decision === "approve" ? 1 : 0 };
+  const tally = await castVote(tx, { id: approval.id, bindingHash: approval.bindingHash }, plan.actor, { decision: input.decision, via: input.via });
+  if (tally === null) return null;
+  if (input.decision === "approve" && tally < approval.requiredApprovals) {
+    const data = { approvalId: approval.id, decision: input.decision, approvals: tally, requiredApprovals: approval.requiredApprovals };
+    await emit(approval.responseId, [{ type: "approval.voted", data, frame: false, ...whoOf(plan) }]);
+    announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
+    return { pending: tally };
+  }
+  return { terms, grantId, approvals: tally };
+}
+
+/** The stored decision: its conditional update (not awaited yet), the approval as it stores it, and the events to append. */
+type TRecorded = { decided: PromiseLike<Array<{ id: string }>>; won: TApprovalRow; events: TNewEvent[] };
+
+/**
+ * Records the decision: the conditional update of the approval (a plain decision is a statement
+ * built once; one with an edit, a reply or a grant is sent when first awaited, after the grant's
+ * insert), its events and the grant it creates.
+ */
+async function recordDecision(plan: TPlan, { tx, announce }: TTx, found: TFound, chosen: TChosen): Promise<TRecorded> {
+  const { deps, input, edit, reply } = plan;
+  const { approval } = found;
+  const { terms, grantId } = chosen;
+  const decision = { id: approval.id, status: input.decision === "approve" ? ("approved" as const) : ("denied" as const), by: plan.actor.userId, via: input.via, at: deps.now(), bindingHash: approval.bindingHash };
+  const decided =
+    !edit && reply === null && !grantId
+      ? settlePendingApproval(tx, decision)
+      : settlePendingApprovalWith(tx, decision, { ...(edit ? editedColumns(approval, edit) : {}), ...(reply !== null ? { replyMessage: reply } : {}), ...(grantId ? { grantId } : {}) });
+  // The decided approval as the update above stores it (the row is locked: nothing else changes it).
+  const won: TApprovalRow = { ...approval, ...(edit ? editedColumns(approval, edit) : {}) };
+  announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
+  const data: Record<string, unknown> = { approvalId: approval.id, decision: input.decision };
+  if (reply !== null) data.message = reply;
+  if (edit) data.edited = { originalArguments: approval.arguments, arguments: edit.arguments, bindingHash: edit.bindingHash };
+  const events: TNewEvent[] = [{ type: "approval.resolved", data, frame: true, ...whoOf(plan) }];
+  if (edit?.review) events.push({ type: "review.verdict", data: { callId: approval.callId, toolName: approval.toolName, edited: true, ...edit.review }, frame: true });
+  if (terms && grantId) {
+    const operation = { arguments: edit?.arguments ?? approval.arguments, cwd: edit ? edit.cwd : approval.cwd };
+    await insertGrant(tx, {
+      id: grantId,
+      userId: approval.userId,
+      agent: found.agent,
+      toolName: approval.toolName,
+      action: approval.action,
+      ...operation,
+      operationHash: operationHash({ userId: approval.userId, agent: found.agent, action: approval.action, arguments: operation.arguments }),
+      scope: terms.scope,
+      sessionId: terms.scope === "session" ? approval.sessionId : null,
+      expiresAt: terms.expiresAt,
+      approvalId: approval.id,
+      createdBy: plan.actor.userId,
+      createdVia: input.via,
+    });
+    events.push({ type: "grant.created", data: { grantId, approvalId: approval.id, scope: terms.scope, expiresAt: terms.expiresAt?.toISOString() ?? null, action: approval.action }, frame: false, ...whoOf(plan) });
+  }
+  return { decided, won, events };
+}
+
+/**
+ * Ends the run (an external approval, whose caller runs the operation; a denial) once the update
+ * won, or resumes it and claims it for this host, the update and the resume sent as one batch.
+ */
+async function endOrResume(plan: TPlan, t: TTx, found: TFound, chosen: TChosen, { decided, won, events }: TRecorded): Promise<TSettled | null> {
+  const { deps, input, reply } = plan;
+  const { approval } = found;
+  const settled = { found, won, grantId: chosen.grantId, approvals: chosen.approvals };
+  if (approval.external || !plan.continues) {
+    // The conditional update must have won before the run is ended (under the lock it always does).
+    const [row] = await decided;
+    if (!row) return null;
+    // Nothing runs here for an external approval: the record completes (approved) or is denied; the caller consumes the approval and runs it.
+    const continues = approval.external && input.decision === "approve";
+    const run = await lockWaitingOn(t.tx, approval.responseId, approval.id);
+    if (!run) throw refused("conflict", { code: "notWaiting" });
+    const [frame] = await t.emit(run.id, events);
+    await endWaitingRun(deps, t.tx, t.emit, t.announce, run, continues ? "completed" : "denied");
+    return { ...settled, sequence: frame?.sequence ?? 0, claimed: null, continues };
+  }
+  const pending = { type: "approval" as const, id: approval.id, callId: approval.callId };
+  const settlement: TSettlement = reply !== null ? { type: "approval", reply } : { type: "approval", approved: approvedOperationOf(won) };
+  // The decision and the resume go to the database as one batch; a lost update rolls the resume back.
+  const [update, resume] = await Promise.allSettled([decided, resumeWith(deps, deps.host, t.tx, t.emit, approval.responseId, { pending, settlement, events, runsTool: reply === null })]);
+  if (settledValue(update).length === 0) throw new LostDecision();
+  const resumed = settledValue(resume);
+  return { ...settled, sequence: resumed.sequence, claimed: resumed.run, continues: true };
+}
+
+/** Observes a settled decision: the approval's wait, from its request to this decision (it may have outlived the process that asked), and the decision's metrics. */
+function reportSettled(plan: TPlan, approval: TApprovalRow, decision: ReturnType<typeof startSpan>): void {
+  const { deps, input } = plan;
   const waitedMs = deps.now().getTime() - approval.createdAt.getTime();
   const wait = startSpan(deps.observe.tracer, SPAN.approvalWait, decision.context, { "countersign.approval_id": approval.id, "countersign.response_id": approval.responseId, "countersign.risk": approval.risk }, { startTime: approval.createdAt });
   endOnce(wait.span, outcomeOf(input));
   decision.span.setAttribute("countersign.response_id", approval.responseId);
   deps.observe.metrics.decided({ outcome: outcomeOf(input), channel: input.via, waitedMs });
-  if (result.claimed) deps.host.startClaimed({ ...result.claimed, resumedBy: decision.span.spanContext() });
-  return { ...base, resolvedSequence: result.sequence, continues, edited: edit !== null, grantId: result.grantId, settled: true, approvals: result.approvals ?? 1 };
 }
 
 /** The decided operation the resumed attempt re-checks before running it. */
@@ -276,15 +303,6 @@ const approvedOperationOf = (a: TApprovalRow): TApprovedOperation => ({
 });
 
 /** The approval re-bound to the edited operation; the requested one is kept beside it. */
-/** Settles a still-pending approval whose binding is unchanged: the row's id, or none. */
-const decidePlain = prepared<{ id: string; status: "approved" | "denied"; by: string; via: TTransport; at: Date; bindingHash: string }, Array<{ id: string }>>("decide_approval", (db) =>
-  db
-    .update(approvals)
-    .set({ status: rawSlot("status"), decidedBy: rawSlot("by"), decidedVia: rawSlot("via"), decidedAt: slot("at", approvals.decidedAt) })
-    .where(and(eq(approvals.id, sql.placeholder("id")), eq(approvals.status, "pending"), eq(approvals.bindingHash, sql.placeholder("bindingHash"))))
-    .returning({ id: approvals.id }),
-);
-
 const editedColumns = (approval: TApprovalRow, edit: TEdit) => ({
   originalArguments: approval.arguments,
   originalBindingHash: approval.bindingHash,

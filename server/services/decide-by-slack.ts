@@ -1,6 +1,5 @@
-import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { approvals, responses, users } from "../../db/schema";
+import { approvalSettlement, approvalWithAgent, userIdByEmail } from "../../db/repositories/approvals";
 import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";
@@ -71,8 +70,8 @@ async function slackEmail(app: TSlackApp, slackUserId: string): Promise<string |
 /** The Countersign user the Slack user maps to (by the email Slack gives), or the sentence saying why none. */
 async function slackActor(deps: TRunDeps, app: TSlackApp, slackUserId: string): Promise<{ actor: TActor } | { refusal: string }> {
   const email = await slackEmail(app, slackUserId);
-  const [user] = email ? await deps.db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`) : [];
-  const actor = user ? await actorOf(deps.db, user.id) : null;
+  const userId = email ? await userIdByEmail(deps.db, email) : null;
+  const actor = userId ? await actorOf(deps.db, userId) : null;
   if (actor) return { actor };
   const who = email ? `Your Slack email (${email}) is not an active Countersign user` : "Slack did not tell us your email address, so you cannot be matched to a Countersign user";
   return { refusal: `${who}; nothing was decided. Ask an admin to add you, or decide in the Countersign console.` };
@@ -80,11 +79,7 @@ async function slackActor(deps: TRunDeps, app: TSlackApp, slackUserId: string): 
 
 /** "Already approved by Ada (ada@example.com) via the console at …": who settled an approval that someone acts on again. */
 async function settledText(deps: TRunDeps, approvalId: string): Promise<string | null> {
-  const [row] = await deps.db
-    .select({ status: approvals.status, decidedAt: approvals.decidedAt, decidedVia: approvals.decidedVia, name: users.name, email: users.email })
-    .from(approvals)
-    .leftJoin(users, eq(users.id, approvals.decidedBy))
-    .where(eq(approvals.id, approvalId));
+  const row = await approvalSettlement(deps.db, approvalId);
   if (!row || row.status === "pending") return null;
   const by = row.name || row.email ? ` by ${personLabel(row)}` : "";
   const via = row.decidedVia ? ` via ${viaWords(row.decidedVia)}` : "";
@@ -120,7 +115,7 @@ async function decideAs(deps: TRunDeps, actor: TActor, value: z.infer<typeof ZBu
 
 /** The approval a button names, with what its Slack message shows; null when it does not exist. */
 async function approvalShown(deps: TRunDeps, approvalId: string) {
-  const [found] = await deps.db.select({ approval: approvals, agent: responses.agent }).from(approvals).innerJoin(responses, eq(responses.id, approvals.responseId)).where(eq(approvals.id, approvalId));
+  const found = await approvalWithAgent(deps.db, approvalId);
   return found ? { row: found.approval, view: approvalView({ ...found.approval, agent: found.agent }) } : null;
 }
 

@@ -1,5 +1,5 @@
 import { evaluatePredicates } from "../core/agent-policy";
-import type { approvals } from "../../db/schema";
+import type { TApprovalRow } from "../../db/repositories/approvals";
 import type { AgentRegistry } from "../agents/registry";
 import { actionArgumentProblems, actionGate, actionPolicyFor } from "../agents/actions";
 import type { TActionPolicy, TAgentConfig } from "../agents/types";
@@ -16,8 +16,6 @@ import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
 import { argumentsJsonSchema } from "../tools/arguments-json-schema";
 import type { THostTool } from "../tools/types";
-
-type TApprovalRow = typeof approvals.$inferSelect;
 
 /** What an approver's edit turns the approval into: the new operation, re-bound (new hash). */
 export type TEdit = {

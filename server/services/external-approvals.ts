@@ -1,8 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { MAX_TTL_MS } from "../core/ttl";
+import { approvalById, type TApprovalRow } from "../../db/repositories/approvals";
+import { approvalByIdempotencyKey, consumeApprovedExternal, insertExternalApproval, insertExternalResponse, sessionForRequest } from "../../db/repositories/external-approvals";
+import { claimGrant } from "../../db/repositories/grants";
 import { approvalAction, envelopeOf, finishResponse } from "../../db/repositories/responses";
-import { agentSessions, approvals, responses } from "../../db/schema";
 import { type TActor, canRead } from "../core/actor";
 import { bindingHash, canonicalJson } from "../core/binding";
 import { operationHash } from "../core/decision";
@@ -16,7 +17,6 @@ import { agentPolicyOf, type TApprovalPolicy, type TApprovers } from "../core/ag
 import type { TQuorum } from "../core/separation-of-duties";
 import { actionArgumentProblems, actionGate, actionPolicyFor } from "../agents/actions";
 import type { TAgentConfig } from "../agents/types";
-import { claimGrant } from "../host/approval-outcome";
 import type { TRunDeps } from "../host/deps";
 import { expirePending } from "../host/pending/kinds";
 import { transact } from "../host/transact";
@@ -78,8 +78,6 @@ export const ZExternalApproval = ZExternalApprovalCreated.extend({
   decidedVia: z.string().nullable(),
 });
 export type TExternalApproval = z.infer<typeof ZExternalApproval>;
-
-type TApprovalRow = typeof approvals.$inferSelect;
 
 const RISK_ORDER: Record<TRisk, number> = { low: 0, medium: 1, high: 2 };
 const higher = (a: TRisk, b: TRisk | undefined): TRisk => (b !== undefined && RISK_ORDER[b] > RISK_ORDER[a] ? b : a);
@@ -176,7 +174,7 @@ export async function requestExternalApproval(
   const args = subject.args;
   let workspace: string | null = null;
   if (body.sessionId) {
-    const [session] = await deps.db.select().from(agentSessions).where(eq(agentSessions.id, body.sessionId));
+    const session = await sessionForRequest(deps.db, body.sessionId);
     if (!session || session.userId !== actor.userId) throw notFound("session", body.sessionId);
     workspace = session.workspaceDir;
   }
@@ -220,49 +218,42 @@ export async function requestExternalApproval(
           settled = { status: "approved", event: { type: "grant.used", data, frame: false } };
         }
       }
-      const [response] = await tx
-        .insert(responses)
-        .values({
-          id: responseId,
-          sessionId,
-          userId: actor.userId,
-          agent: agent.name,
-          status: "requires_action",
-          input: { externalApproval: { action: subject.action, arguments: args } },
-          metadata: { external: true },
-          approvalTtlMs: ttlMs,
-          clientToolTtlMs: agent.clientToolTtlMs,
-          pendingAction: { type: "approval", id: approvalId, callId },
-          // Decisions follow this policy (the action's own approvers and quorum, when it names them).
-          agentPolicy: { ...agentPolicyOf(agent), ...(subject.approvers ? { approvers: subject.approvers } : {}), ...(subject.quorum ? { quorum: subject.quorum } : {}) },
-        })
-        .returning();
+      const response = await insertExternalResponse(tx, {
+        id: responseId,
+        sessionId,
+        userId: actor.userId,
+        agent: agent.name,
+        status: "requires_action",
+        input: { externalApproval: { action: subject.action, arguments: args } },
+        metadata: { external: true },
+        approvalTtlMs: ttlMs,
+        clientToolTtlMs: agent.clientToolTtlMs,
+        pendingAction: { type: "approval", id: approvalId, callId },
+        // Decisions follow this policy (the action's own approvers and quorum, when it names them).
+        agentPolicy: { ...agentPolicyOf(agent), ...(subject.approvers ? { approvers: subject.approvers } : {}), ...(subject.quorum ? { quorum: subject.quorum } : {}) },
+      });
       if (!response) throw new Error("response insert returned nothing");
-      const [approval] = await tx
-        .insert(approvals)
-        .values({
-          id: approvalId,
-          responseId,
-          sessionId,
-          userId: actor.userId,
-          callId,
-          toolName: subject.toolName,
-          action: subject.action,
-          arguments: args,
-          cwd: null,
-          bindingHash: hash,
-          risk,
-          requiredApprovals: requiredApprovalsFor(subject.quorum ?? agent.quorum, risk),
-          message: body.message ?? subject.description,
-          reviewer: verdict?.reviewer ?? null,
-          reviewerRationale: verdict?.rationale ?? null,
-          expiresAt: new Date(now.getTime() + ttlMs),
-          external: true,
-          idempotencyKey: body.idempotencyKey ?? null,
-          ...(settled ? { status: settled.status, decidedAt: now, decidedVia: "system" as const } : {}),
-        })
-        .onConflictDoNothing({ target: [approvals.userId, approvals.idempotencyKey] })
-        .returning();
+      const approval = await insertExternalApproval(tx, {
+        id: approvalId,
+        responseId,
+        sessionId,
+        userId: actor.userId,
+        callId,
+        toolName: subject.toolName,
+        action: subject.action,
+        arguments: args,
+        cwd: null,
+        bindingHash: hash,
+        risk,
+        requiredApprovals: requiredApprovalsFor(subject.quorum ?? agent.quorum, risk),
+        message: body.message ?? subject.description,
+        reviewer: verdict?.reviewer ?? null,
+        reviewerRationale: verdict?.rationale ?? null,
+        expiresAt: new Date(now.getTime() + ttlMs),
+        external: true,
+        idempotencyKey: body.idempotencyKey ?? null,
+        ...(settled ? { status: settled.status, decidedAt: now, decidedVia: "system" as const } : {}),
+      });
       if (!approval) throw new KeyTaken();
       const created: TNewEvent = { type: "response.created", data: { metadata: { external: true } }, frame: true, actorUserId: actor.userId, transport: "http" };
       const action = approvalAction(approval);
@@ -294,11 +285,7 @@ export async function requestExternalApproval(
 }
 
 async function byKey(deps: TRunDeps, userId: string, key: string): Promise<TApprovalRow | null> {
-  const [row] = await deps.db
-    .select()
-    .from(approvals)
-    .where(and(eq(approvals.userId, userId), eq(approvals.idempotencyKey, key)));
-  return row ?? null;
+  return approvalByIdempotencyKey(deps.db, userId, key);
 }
 
 /**
@@ -317,7 +304,7 @@ function replayOf(existing: TApprovalRow, body: TExternalApprovalBody): TExterna
 
 /** One external approval the caller may read (404 otherwise, as for an unknown id). */
 async function readable(deps: TRunDeps, actor: TActor, id: string): Promise<TApprovalRow> {
-  const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
+  const row = await approvalById(deps.db, id);
   if (!row || !canRead(actor, row.userId)) throw notFound("approval", id);
   return row;
 }
@@ -348,14 +335,14 @@ export async function getExternalApproval(deps: TRunDeps, actor: TActor, id: str
   const first = await readable(deps, actor, id);
   const deadline = Date.now() + Math.min(Math.max(0, waitMs), deps.config.boundaryTimeoutMs);
   const check = async (): Promise<TApprovalRow | null> => {
-    const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
+    const row = await approvalById(deps.db, id);
     if (!row) return first;
     if (row.status !== "pending") return row;
     // A due one is expired when read (the sweep would a moment later).
     if (row.expiresAt.getTime() <= deps.now().getTime()) {
       await expirePending(deps, deps.host, { type: "approval", id });
-      const [after] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
-      return after?.status === "pending" ? null : (after ?? null);
+      const after = await approvalById(deps.db, id);
+      return after?.status === "pending" ? null : after;
     }
     return null;
   };
@@ -373,14 +360,9 @@ export async function consumeExternalApproval(deps: TRunDeps, actor: TActor, id:
   const row = await readable(deps, actor, id);
   if (row.userId !== actor.userId) throw new DomainError("forbidden", "Only the requester of an approval consumes it (it runs the operation).");
   if (!row.external) throw new DomainError("conflict", "This approval belongs to a hosted run; the server runs its operation, so it cannot be consumed.");
-  const [used] = await deps.db
-    .update(approvals)
-    .set({ consumedAt: deps.now() })
-    .where(and(eq(approvals.id, id), eq(approvals.userId, actor.userId), eq(approvals.external, true), eq(approvals.status, "approved"), eq(approvals.bindingHash, hash), isNull(approvals.consumedAt)))
-    .returning();
+  const used = await consumeApprovedExternal(deps.db, { id, userId: actor.userId, bindingHash: hash, at: deps.now() });
   if (used) return externalView(used);
-  const [now] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
-  const current = now ?? row;
+  const current = (await approvalById(deps.db, id)) ?? row;
   if (current.status === "approved" && current.consumedAt !== null) throw new DomainError("already_consumed", "This approval was already consumed; an approval runs its operation once.");
   if (current.status === "expired") throw new DomainError("expired", "This approval expired before anyone decided it; the operation must not run.");
   if (current.status === "pending") throw new DomainError("not_approved", "This approval is still pending; wait for the decision before running the operation.");

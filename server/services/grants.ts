@@ -1,10 +1,10 @@
-import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client";
+import { responseIdOfApproval } from "../../db/repositories/approvals";
 import { recordAdminEvent } from "../../db/repositories/audit";
-import { approvals, grants, users } from "../../db/schema";
+import { grantById, grantsPage, revokeActiveGrant, type TGrantRow } from "../../db/repositories/grants";
+import { decodeCursor, type TPage, toPage } from "../../db/repositories/keyset";
 import { GRANT_SCOPES } from "../../db/schema/grants";
-import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "../../db/repositories/keyset";
 import { canDecide, canRead, type TActor } from "../core/actor";
 import type { TAdminWho } from "../core/admin-trail";
 import { notFound, refused } from "../core/errors";
@@ -12,8 +12,6 @@ import { readScope, type TReadScope } from "../core/read-scope";
 import { TRANSPORTS } from "../core/vocabulary";
 import type { TDeps } from "../host/deps";
 import { recordEvents } from "../host/transact";
-
-type TGrantRow = typeof grants.$inferSelect;
 
 const ZNullableTime = z.string().nullable();
 
@@ -81,20 +79,8 @@ export async function listGrantsPage(
   options: { status?: "active" | "all"; cursor?: string | null; limit: number },
 ): Promise<TPage<TGrantRecord>> {
   const now = deps.now();
-  const where: SQL[] = [];
-  if (scope.userId) where.push(eq(grants.userId, scope.userId));
-  if ((options.status ?? "active") === "active") {
-    where.push(isNull(grants.revokedAt), or(isNull(grants.expiresAt), gt(grants.expiresAt, now)) as SQL);
-  }
-  const cursor = decodeCursor(options.cursor);
-  if (cursor) where.push(beforeCursor(grants.createdAt, grants.id, cursor));
-  const rows = await deps.db
-    .select({ grant: grants, userName: users.name, userEmail: users.email, cursorAt: exactTimestamp(grants.createdAt) })
-    .from(grants)
-    .leftJoin(users, eq(users.id, grants.userId))
-    .where(and(...where))
-    .orderBy(desc(grants.createdAt), desc(grants.id))
-    .limit(options.limit + 1);
+  const activeAt = (options.status ?? "active") === "active" ? now : null;
+  const rows = await grantsPage(deps.db, { userId: scope.userId, activeAt, cursor: decodeCursor(options.cursor), limit: options.limit + 1 });
   const page = toPage(
     rows.map((r) => ({ id: r.grant.id, cursorAt: r.cursorAt, record: grantRecord(r.grant, now, { name: r.userName, email: r.userEmail }) })),
     options.limit,
@@ -114,23 +100,19 @@ export async function listGrants(deps: Pick<TDeps, "db" | "now">, actor: TActor 
  */
 export async function revokeGrant(deps: Pick<TDeps, "db" | "bus" | "log" | "now">, who: TAdminWho, grantId: string): Promise<TGrantRecord> {
   const actor = who.actor;
-  const [grant] = await deps.db.select().from(grants).where(eq(grants.id, grantId));
+  const grant = await grantById(deps.db, grantId);
   if (!grant || (actor && !canRead(actor, grant.userId))) throw notFound("grant", grantId);
   if (actor && !canDecide(actor, grant.userId)) throw refused("forbidden", { code: "roleCannot", params: { act: "revokeGrants" } });
   const revoked = await deps.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
-    const [row] = await tx
-      .update(grants)
-      .set({ revokedAt: deps.now(), revokedBy: actor?.userId ?? "cli" })
-      .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
-      .returning();
+    const row = await revokeActiveGrant(tx, grantId, deps.now(), actor?.userId ?? "cli");
     if (!row) throw refused("conflict", { code: "grantRevoked" });
     await recordAdminEvent(tx, who, { action: "grant.revoked", targetType: "grant", targetId: grantId, detail: { userId: grant.userId, agent: grant.agent, action: grant.action, uses: row.uses } });
     return row;
   });
-  const [origin] = await deps.db.select({ responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, grant.approvalId));
-  if (origin) {
-    await recordEvents(deps, origin.responseId, [
+  const originId = await responseIdOfApproval(deps.db, grant.approvalId);
+  if (originId !== null) {
+    await recordEvents(deps, originId, [
       { type: "grant.revoked", data: { grantId, action: grant.action, uses: revoked.uses }, frame: false, actorUserId: actor?.userId ?? null },
     ]);
   }

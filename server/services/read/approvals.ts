@@ -1,26 +1,11 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
-import { approvals, responses, users } from "../../../db/schema";
+import { approvalsWithPeople } from "../../../db/repositories/approvals";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
 import { decisionOptionsFor, nativeEditSchemas } from "../decision-options";
 
-/** Whoever decided an approval, joined under their own name (the requester is `users`). */
-const decider = alias(users, "decider");
-
 /** The newest 200 approvals `scope` may read, pending or decided (or only `ids`), with what the approver may add to a decision. */
 export async function listApprovals(deps: Pick<TDeps, "db" | "agents">, scope: TReadScope, input: { status: "pending" | "decided"; ids?: string[] }) {
-  const statusFilter = input.status === "pending" ? eq(approvals.status, "pending") : inArray(approvals.status, ["approved", "denied", "expired", "cancelled"]);
-  const filters = and(statusFilter, input.ids ? inArray(approvals.id, input.ids) : undefined);
-  const rows = await deps.db
-    .select({ approval: approvals, agent: responses.agent, userName: users.name, userEmail: users.email, deciderName: decider.name, deciderEmail: decider.email })
-    .from(approvals)
-    .innerJoin(responses, eq(responses.id, approvals.responseId))
-    .innerJoin(users, eq(users.id, approvals.userId))
-    .leftJoin(decider, eq(decider.id, approvals.decidedBy))
-    .where(scope.userId === null ? filters : and(filters, eq(approvals.userId, scope.userId)))
-    .orderBy(desc(approvals.createdAt))
-    .limit(200);
+  const rows = await approvalsWithPeople(deps.db, { status: input.status, ...(input.ids ? { ids: input.ids } : {}), userId: scope.userId });
   const nativeSchemas = await nativeEditSchemas(deps, rows.map((r) => r.approval));
   return rows.map(({ approval: a, agent, userName, userEmail, deciderName, deciderEmail }) => ({
     id: a.id,
