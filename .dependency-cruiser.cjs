@@ -181,10 +181,10 @@ module.exports = {
       to: { path: "^server/api/(http|trpc)/" },
     },
     {
-      name: "transports-query-no-database",
-      comment: "Transports (HTTP, WebSocket, SSE, tRPC, AG-UI) never import Drizzle: reads are named queries in server/services/read behind one readScope(actor) check.",
+      name: "only-db-imports-drizzle",
+      comment: "SQL lives in repositories: only db/ imports Drizzle. Services, the host and every other module call named functions of db/repositories (and may import their row types); transports call services.",
       severity: "error",
-      from: { path: [FOLDERS["server/api"], FOLDERS["server/agui"]] },
+      from: { path: "^(server|plugin-sdk|components|app|i18n|messages|clients)/" },
       to: { path: npm("drizzle-orm") },
     },
   ],
