@@ -5,7 +5,7 @@ import type { TPendingRef } from "../../server/core/pending";
 import type { TTransport } from "../../server/core/vocabulary";
 import type { Db } from "../client";
 import { prepared, rawSlot, slot } from "../prepared";
-import { approvals, questions, responses, users } from "../schema";
+import { approvals, responses, users } from "../schema";
 
 export type TApprovalRow = typeof approvals.$inferSelect;
 export type TApprovalStatus = TApprovalRow["status"];
@@ -135,36 +135,6 @@ export async function approvalOperation(db: Db, approvalId: string): Promise<{ a
 export async function responseIdOfApproval(db: Db, approvalId: string): Promise<string | null> {
   const [origin] = await db.select({ responseId: approvals.responseId }).from(approvals).where(eq(approvals.id, approvalId));
   return origin?.responseId ?? null;
-}
-
-/** The Countersign user with this email, compared case-insensitively (Slack's users map to ours by it); null when none. */
-export async function userIdByEmail(db: Db, email: string): Promise<string | null> {
-  const [user] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
-  return user?.id ?? null;
-}
-
-/** Whom a single-use link acts for: the user's name and email; null when the user is gone. */
-export async function linkRecipient(db: Db, userId: string): Promise<{ name: string; email: string } | null> {
-  const [user] = await db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId));
-  return user ?? null;
-}
-
-/** A question with its run's agent (what a link page shows), the agent null when it has no run; null when the question does not exist. */
-export async function questionWithAgent(db: Db, questionId: string) {
-  const [found] = await db.select({ question: questions, agent: responses.agent }).from(questions).leftJoin(responses, eq(responses.id, questions.responseId)).where(eq(questions.id, questionId));
-  return found ?? null;
-}
-
-/** A question's status now (whether a link used on it may be given back); null when it does not exist. */
-export async function questionStatus(db: Db, questionId: string): Promise<string | null> {
-  const [now] = await db.select({ status: questions.status }).from(questions).where(eq(questions.id, questionId));
-  return now?.status ?? null;
-}
-
-/** When a question expires (what bounds a wait for its answer); null when it does not exist. */
-export async function questionDeadline(db: Db, questionId: string): Promise<Date | null> {
-  const [row] = await db.select({ expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, questionId));
-  return row?.expiresAt ?? null;
 }
 
 /** Whoever decided an approval, joined under their own name (the requester is `users`). */

@@ -6,7 +6,7 @@ import type { TQuestionRecord } from "../../server/core/questions/record";
 import type { TAnswers, TQuestion, TQuestionKind } from "../../server/core/questions/schema";
 import type { TTransport } from "../../server/core/vocabulary";
 import type { Db } from "../client";
-import { questions, secretValues } from "../schema";
+import { questions, responses, secretValues } from "../schema";
 import type { TCreatorAuthority } from "../schema/questions";
 import { peopleByIds } from "./display-names";
 import { beforeCursor, decodeCursor, exactTimestamp, type TPage, toPage } from "./keyset";
@@ -192,4 +192,22 @@ export async function secretAnswerRow(db: Db, questionId: string, answerKey: str
     .from(secretValues)
     .where(and(eq(secretValues.questionId, questionId), eq(secretValues.answerKey, answerKey)));
   return row ?? null;
+}
+
+/** A question with its run's agent (what a link page shows), the agent null when it has no run; null when the question does not exist. */
+export async function questionWithAgent(db: Db, questionId: string) {
+  const [found] = await db.select({ question: questions, agent: responses.agent }).from(questions).leftJoin(responses, eq(responses.id, questions.responseId)).where(eq(questions.id, questionId));
+  return found ?? null;
+}
+
+/** A question's status now (whether a link used on it may be given back); null when it does not exist. */
+export async function questionStatus(db: Db, questionId: string): Promise<string | null> {
+  const [now] = await db.select({ status: questions.status }).from(questions).where(eq(questions.id, questionId));
+  return now?.status ?? null;
+}
+
+/** When a question expires (what bounds a wait for its answer); null when it does not exist. */
+export async function questionDeadline(db: Db, questionId: string): Promise<Date | null> {
+  const [row] = await db.select({ expiresAt: questions.expiresAt }).from(questions).where(eq(questions.id, questionId));
+  return row?.expiresAt ?? null;
 }

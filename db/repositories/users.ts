@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { displayNameKey } from "../../server/core/display-name";
 import type { TRole } from "../../server/core/vocabulary";
 import type { Db } from "../client";
@@ -55,4 +55,16 @@ export async function countUsers(db: Db): Promise<number> {
 /** The users whose email is one of `emails` (exact match), with their ids. */
 export async function usersByEmails(db: Db, emails: string[]): Promise<Array<{ id: string; email: string }>> {
   return db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails));
+}
+
+/** The Countersign user with this email, compared case-insensitively (Slack's users map to ours by it); null when none. */
+export async function userIdByEmailIgnoringCase(db: Db, email: string): Promise<string | null> {
+  const [user] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
+  return user?.id ?? null;
+}
+
+/** Whom a single-use link acts for: the user's name and email; null when the user is gone. */
+export async function linkRecipient(db: Db, userId: string): Promise<{ name: string; email: string } | null> {
+  const [user] = await db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId));
+  return user ?? null;
 }

@@ -1,4 +1,6 @@
-import { approvalOperation, approvalStatus, approvalWithAgent, linkRecipient, questionStatus, questionWithAgent } from "../../db/repositories/approvals";
+import { approvalOperation, approvalStatus, approvalWithAgent } from "../../db/repositories/approvals";
+import { questionStatus, questionWithAgent } from "../../db/repositories/question-records";
+import { linkRecipient } from "../../db/repositories/users";
 import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";

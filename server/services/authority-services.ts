@@ -1,4 +1,4 @@
-import { questionDeadline } from "../../db/repositories/approvals";
+import { questionDeadline } from "../../db/repositories/question-records";
 import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { approvalSettlement, approvalWithAgent, userIdByEmail } from "../../db/repositories/approvals";
+import { approvalSettlement, approvalWithAgent } from "../../db/repositories/approvals";
+import { userIdByEmailIgnoringCase } from "../../db/repositories/users";
 import { actorOf } from "../auth/users";
 import type { TActor } from "../core/actor";
 import { DomainError } from "../core/errors";
@@ -70,7 +71,7 @@ async function slackEmail(app: TSlackApp, slackUserId: string): Promise<string |
 /** The Countersign user the Slack user maps to (by the email Slack gives), or the sentence saying why none. */
 async function slackActor(deps: TRunDeps, app: TSlackApp, slackUserId: string): Promise<{ actor: TActor } | { refusal: string }> {
   const email = await slackEmail(app, slackUserId);
-  const userId = email ? await userIdByEmail(deps.db, email) : null;
+  const userId = email ? await userIdByEmailIgnoringCase(deps.db, email) : null;
   const actor = userId ? await actorOf(deps.db, userId) : null;
   if (actor) return { actor };
   const who = email ? `Your Slack email (${email}) is not an active Countersign user` : "Slack did not tell us your email address, so you cannot be matched to a Countersign user";
