@@ -60,7 +60,7 @@ import type { TServerConfig } from "./config";
 
 export type TAppOptions = {
   db: DbHandle;
-  /** What loadConfig() read from the environment (server/config.ts); tests build one with server/testing/test-app.ts. */
+  /** What loadConfig() read from the environment (server/config/index.ts); tests build one with server/testing/test-app.ts. */
   config: TServerConfig;
   /** The server's clock for deadlines it checks itself (expiry of links, pairings, questions); tests move it forward. */
   now?: () => Date;
@@ -115,7 +115,7 @@ function parseRequestUrl(target: string | undefined): URL | null {
 }
 
 /**
- * Builds the whole process from its configuration (server/config.ts: it reads the environment,
+ * Builds the whole process from its configuration (server/config/index.ts: it reads the environment,
  * nothing here does): host, services, and one http.Server routing `/v1` (+ `WS /v1/live`),
  * `/api/trpc`, `/api/auth` and, when given, Next.js pages. Tests use it with port 0.
  */

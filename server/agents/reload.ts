@@ -59,7 +59,7 @@ export class AgentsConfig {
   /** The admin trail's "config reloaded" event (wired by the composition root, server/app.ts). */
   onReloaded: TOnReloaded | null = null;
 
-  /** `current`: the file as loaded at boot (server/config.ts); `env`: the environment its reloads resolve the variables it names in. */
+  /** `current`: the file as loaded at boot (server/config/index.ts); `env`: the environment its reloads resolve the variables it names in. */
   constructor(
     private readonly registry: AgentRegistry,
     private readonly log: Logger,

@@ -6,7 +6,7 @@ import { insertSecretValue, secretValueById } from "../../db/repositories/secret
 import { newId } from "../core/ids";
 import type { TSecretSealer } from "../ports/secrets";
 
-/** COUNTERSIGN_SECRET_KEY: 32 bytes, base64; throws naming the variable otherwise (checked at boot by server/config.ts). */
+/** COUNTERSIGN_SECRET_KEY: 32 bytes, base64; throws naming the variable otherwise (checked at boot by server/config/index.ts). */
 export function parseSecretKey(value: string): Buffer {
   const key = Buffer.from(value, "base64");
   if (key.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value.trim())) throw new Error("COUNTERSIGN_SECRET_KEY must be 32 bytes, base64-encoded (e.g. openssl rand -base64 32).");

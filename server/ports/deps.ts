@@ -20,7 +20,7 @@ export type THostConfig = {
   expirySweepMs: number;
   /** Attachment limits and allowlist (COUNTERSIGN_MEDIA_*). */
   media: TMediaPolicy;
-  /** The server's environment (server/config.ts), for the variables an agent names and that are read when used: `endpoint.apiKeyEnv`, `exec.env`. */
+  /** The server's environment (server/config/index.ts), for the variables an agent names and that are read when used: `endpoint.apiKeyEnv`, `exec.env`. */
   environment: Readonly<Record<string, string | undefined>>;
 };
 

@@ -1,15 +1,15 @@
 import { BlockList, isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { loadAgentsFile, type TLoadedAgents } from "./agents/file-config";
-import { mediaPolicyFromEnv, type TMediaPolicy } from "./core/media";
-import { pluginSourcesFromEnv, type TPluginSource } from "./plugins/loader";
-import { modelAgentFromEnv } from "./agents/model-agent";
-import { parseSecretKey } from "./host/secret-store";
-import { mcpServersFromEnv } from "./mcp/config";
-import { loadNotifyConfig, type TNotifyConfig } from "./notify/config";
-import { reviewerConfigFromEnv, type TReviewerConfig } from "./reviewer";
-import { EXEC_SANDBOX_MODES, parseExecUser } from "./tools/exec-sandbox";
+import { loadAgentsFile, type TLoadedAgents } from "../agents/file-config";
+import { mediaPolicyFromEnv, type TMediaPolicy } from "../core/media";
+import { pluginSourcesFromEnv, type TPluginSource } from "../plugins/loader";
+import { modelAgentFromEnv } from "../agents/model-agent";
+import { parseSecretKey } from "../host/secret-store";
+import { mcpServersFromEnv } from "../mcp/config";
+import { loadNotifyConfig, type TNotifyConfig } from "../notify/config";
+import { reviewerConfigFromEnv, type TReviewerConfig } from "../reviewer";
+import { EXEC_SANDBOX_MODES, parseExecUser } from "../tools/exec-sandbox";
 
 /*
  * The parsers of the variables whose syntax is more than a number or a URL. They live here, with
