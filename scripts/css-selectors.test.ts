@@ -87,16 +87,31 @@ function calleeName(callee: unknown): string | null {
   return null;
 }
 
-/** The names a file binds to a translator (`const t = useTranslations("x")`, `const t = await getTranslations("x")`). */
-function translatorsIn(ast: unknown): Set<string> {
-  const names = new Set<string>(["useTranslations", "getTranslations"]);
+type TAstNode = Record<string, unknown> & { type?: string };
+
+/**
+ * Walks an swc AST depth first. `visit` sees every node and returns true when it has walked (or
+ * meant to skip) that node's children itself, through the `walk` it is handed; otherwise every
+ * property but those in `skip` is walked.
+ */
+function walkAst(root: unknown, skip: ReadonlySet<string>, visit: (node: TAstNode, walk: (child: unknown) => void) => boolean): void {
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const child of node) walk(child);
       return;
     }
     if (!node || typeof node !== "object") return;
-    const n = node as Record<string, unknown> & { type?: string };
+    const n = node as TAstNode;
+    if (visit(n, walk)) return;
+    for (const key in n) if (!skip.has(key)) walk(n[key]);
+  };
+  walk(root);
+}
+
+/** The names a file binds to a translator (`const t = useTranslations("x")`, `const t = await getTranslations("x")`). */
+function translatorsIn(ast: unknown): Set<string> {
+  const names = new Set<string>(["useTranslations", "getTranslations"]);
+  walkAst(ast, new Set(["span"]), (n) => {
     if (n.type === "VariableDeclarator") {
       let init = n.init as { type?: string; argument?: unknown; callee?: unknown } | undefined;
       if (init?.type === "AwaitExpression") init = init.argument as typeof init;
@@ -104,9 +119,8 @@ function translatorsIn(ast: unknown): Set<string> {
       const from = init?.type === "CallExpression" ? calleeName(init.callee) : null;
       if (from && /^(use|get)Translations$/.test(from) && id.type === "Identifier" && typeof id.value === "string") names.add(id.value);
     }
-    for (const key in n) if (key !== "span") walk(n[key]);
-  };
-  walk(ast);
+    return false;
+  });
   return names;
 }
 
@@ -124,14 +138,8 @@ function usageOf(files: { file: string; source: string }[]): TUsage {
   for (const { file, source } of files) {
     const ast = parseSync(source, { syntax: "typescript", tsx: file.endsWith(".tsx") });
     const translators = translatorsIn(ast);
-    const walk = (node: unknown): void => {
-      if (Array.isArray(node)) {
-        for (const child of node) walk(child);
-        return;
-      }
-      if (!node || typeof node !== "object") return;
-      const n = node as Record<string, unknown> & { type?: string };
-      if (n.type === "TsTypeAliasDeclaration" || n.type === "TsInterfaceDeclaration") return;
+    walkAst(ast, TYPE_ONLY, (n, walk) => {
+      if (n.type === "TsTypeAliasDeclaration" || n.type === "TsInterfaceDeclaration") return true;
       if (n.type === "StringLiteral" && typeof n.value === "string") addWords(n.value);
       else if (n.type === "TemplateElement") addWords(String(n.cooked ?? n.raw ?? ""));
       else if (n.type === "MemberExpression") {
@@ -141,15 +149,14 @@ function usageOf(files: { file: string; source: string }[]): TUsage {
         const from = (n.source as { value?: unknown } | null)?.value;
         if (typeof from === "string" && from.startsWith(".")) usage.imports.add(join(dirname(file), from).split(sep).join("/"));
         else if (typeof from === "string" && from.startsWith("@/")) usage.imports.add(from.slice(2));
-        if (n.type === "ImportDeclaration") return;
-        for (const key in n) if (key !== "span" && key !== "source") walk(n[key]);
-        return;
+        if (n.type !== "ImportDeclaration") for (const key in n) if (key !== "span" && key !== "source") walk(n[key]);
+        return true;
       } else if (n.type === "CallExpression" && translators.has(calleeName(n.callee) ?? "")) {
         // The message key (a plain string) is no class; the values passed with it may be.
         const [key, ...rest] = n.arguments as { expression?: { type?: string } }[];
         if (key?.expression?.type !== "StringLiteral") walk(key);
         walk(rest);
-        return;
+        return true;
       } else if (n.type === "JSXOpeningElement") {
         const name = n.name as { type?: string; value?: unknown };
         const html = name.type === "Identifier" && typeof name.value === "string" && /^[a-z]/.test(name.value);
@@ -160,11 +167,10 @@ function usageOf(files: { file: string; source: string }[]): TUsage {
           walk(attribute.value ?? null);
           if (attribute.type !== "JSXAttribute") walk(attribute);
         }
-        return;
+        return true;
       }
-      for (const key in n) if (!TYPE_ONLY.has(key)) walk(n[key]);
-    };
-    walk(ast);
+      return false;
+    });
   }
   return usage;
 }
