@@ -215,12 +215,13 @@ async function recordDecision(plan: TPlan, { tx, announce }: TTx, found: TFound,
   const { approval } = found;
   const { terms, grantId } = chosen;
   const decision = { id: approval.id, status: input.decision === "approve" ? ("approved" as const) : ("denied" as const), by: plan.actor.userId, via: input.via, at: deps.now(), bindingHash: approval.bindingHash };
+  const edited = edit ? editedColumns(approval, edit) : {};
   const decided =
     !edit && reply === null && !grantId
       ? settlePendingApproval(tx, decision)
-      : settlePendingApprovalWith(tx, decision, { ...(edit ? editedColumns(approval, edit) : {}), ...(reply !== null ? { replyMessage: reply } : {}), ...(grantId ? { grantId } : {}) });
+      : settlePendingApprovalWith(tx, decision, { ...edited, ...(reply !== null ? { replyMessage: reply } : {}), ...(grantId ? { grantId } : {}) });
   // The decided approval as the update above stores it (the row is locked: nothing else changes it).
-  const won: TApprovalRow = { ...approval, ...(edit ? editedColumns(approval, edit) : {}) };
+  const won: TApprovalRow = { ...approval, ...edited };
   announce({ k: "inbox", change: { kind: "approval", responseId: approval.responseId, id: approval.id } });
   const data: Record<string, unknown> = { approvalId: approval.id, decision: input.decision };
   if (reply !== null) data.message = reply;
