@@ -22,6 +22,8 @@ export type DbHandle = {
   /** The postgres.js client (PostgreSQL only): used for LISTEN/NOTIFY. */
   sql?: postgres.Sql;
   url?: string;
+  /** PGlite only: the whole database as a tarball, which `openDb({ image })` opens again (db/testing.ts). */
+  dump?: () => Promise<Blob>;
   close: () => Promise<void>;
 };
 
@@ -94,19 +96,20 @@ async function pipelinedTransaction(pool: postgres.Sql, mode: string, fn: (inner
 
 /**
  * Opens the database: PostgreSQL when `url` is given, otherwise PGlite in `dataDir`
- * (in memory when `dataDir` is undefined). This is the only file that imports a driver.
+ * (in memory when `dataDir` is undefined), starting from `image` (a handle's `dump()`) when given
+ * instead of an empty cluster. This is the only file that imports a driver.
  */
-export async function openDb(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DbHandle> {
+export async function openDb(options: { url?: string; dataDir?: string; poolSize?: number; image?: Blob }): Promise<DbHandle> {
   if (options.url) {
     const sql = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
     const db = drizzlePostgres(preparing(sql), { schema }) as unknown as Db;
     return { db, kind: "postgres", sql, url: options.url, close: () => sql.end({ timeout: 5 }) };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const client = new PGlite({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.image ? { loadDataDir: options.image } : {}) });
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return { db, kind: "pglite", close: () => client.close() };
+  return { db, kind: "pglite", dump: () => client.dumpDataDir("none"), close: () => client.close() };
 }
 
 /** Applies the committed drizzle-kit migrations; serialized across processes on PostgreSQL. */

@@ -11,15 +11,14 @@
 //     a markdown table of the slowest test files: file, project / database, seconds (docs/testing.md).
 //     It reads the file times scripts/vitest-file-times.mjs writes, Playwright's JSON report, and
 //     (less exact: without each file's beforeAll) vitest's JSON report.
-import { existsSync, readFileSync } from "node:fs";
-import { relative } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 
 /** The lanes and parts scripts/test-all.sh runs, in the order it prints them; a part with no line did not run. */
 const KNOWN = [
   { lane: "setup", parts: ["install", "checks"] },
-  { lane: "pglite", parts: ["unit+integration"] },
-  { lane: "postgres", parts: ["integration", "replicas", "faults", "bench", "build"] },
-  { lane: "end-to-end", parts: ["playwright"] },
+  { lane: "a", parts: ["unit+integration", "replicas", "faults", "bench"] },
+  { lane: "b", parts: ["build", "end-to-end", "integration-postgres"] },
 ];
 
 function readReport(file) {
@@ -155,11 +154,45 @@ function lanesTable(lanesFile, totalSeconds, budgetMinutes) {
       .join("  ")
       .trimEnd();
   console.log("");
-  console.log("== test run: lanes (the setup, then pglite beside postgres, then end-to-end)");
+  console.log("== test run: lanes (the setup, then lane a beside lane b)");
   for (const r of rows) console.log(line(r));
   if (failedLanes.length) console.log(`== FAILED lanes: ${failedLanes.join(", ")}`);
+  printProblems(dirname(lanesFile));
   console.log(closingLine(total));
   return anyFailed || total.failed > 0;
+}
+
+/** Playwright's failed and flaky tests, as scripts/vitest-file-times.mjs lists vitest's. */
+function playwrightProblems(suites, into) {
+  for (const suite of suites ?? []) {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status !== "unexpected" && test.status !== "flaky") continue;
+        const error = (test.results ?? []).map((r) => r.error?.message).find(Boolean) ?? "";
+        into.push({ kind: test.status === "flaky" ? "flaky" : "failed", file: `e2e/${spec.file ?? suite.file}`, database: "Chromium", test: spec.title, error: error.split("\n").find((l) => l.trim()) ?? "" });
+      }
+    }
+    playwrightProblems(suite.suites, into);
+  }
+}
+
+/**
+ * The tests that failed, and those that passed only when run again (test-all.sh runs a failed test
+ * once more): file, database, name and first error line, read from the problems-*.json files
+ * (scripts/vitest-file-times.mjs) and Playwright's report in the results folder.
+ */
+function printProblems(folder) {
+  const problems = [];
+  if (existsSync(folder)) {
+    for (const name of readdirSync(folder).filter((n) => /^problems-.*\.json$/.test(n)).sort()) problems.push(...(readReport(join(folder, name)) ?? []));
+  }
+  playwrightProblems(readReport(join(folder, "playwright.json"))?.suites, problems);
+  for (const kind of ["failed", "flaky"]) {
+    const list = problems.filter((p) => p.kind === kind);
+    if (!list.length) continue;
+    console.log(kind === "failed" ? `== failed tests (${list.length})` : `== flaky tests (${list.length}): failed, then passed when run again; each is a defect to fix`);
+    for (const p of list) console.log(`  ${p.file} (${p.database}) › ${p.test}${p.error ? `\n      ${p.error.slice(0, 300)}` : ""}`);
+  }
 }
 
 /** The database a report ran on, from its file name as scripts/test-all.sh writes it. */
