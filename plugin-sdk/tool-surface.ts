@@ -26,7 +26,16 @@ export type TNativeRefusalReason = "invalid_request" | "not_on_surface" | "not_e
  */
 export type TNativeToolDecision =
   | { allow: true; callId: string; toolName: string; args: Record<string, unknown>; cwd: string; replayed?: { output?: unknown }; client?: { output: unknown } }
-  | { allow: false; callId: string; toolName: string; reason: TNativeRefusalReason; message: string };
+  | {
+      allow: false;
+      callId: string;
+      toolName: string;
+      reason: TNativeRefusalReason;
+      message: string;
+      /** `reviewer_denied` only: the exec reviewer's rationale and the rejection guidance (also in `message`). Tell the model both; never ask a person instead. */
+      rationale?: string;
+      guidance?: string;
+    };
 
 /**
  * A tool definition a native loop may show its model. The host reads its `name` and (plugin API

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test: static checks, then two lanes side by side:
-# unit and integration tests on PGlite, the replica and fault suites and the benchmarks at --quick
-# sizes (they must run, not be fast) in one; the production build, the Playwright end-to-end tests
-# in the system Chromium and the integration suite again on PostgreSQL in the other. The
-# PostgreSQL parts run when TEST_DATABASE_URL is set.
+# unit and integration tests on PGlite and the benchmarks at --quick sizes (they must run, not be
+# fast) in one; the integration suite again on PostgreSQL with the replica and fault suites (when
+# TEST_DATABASE_URL is set), the production build and the Playwright end-to-end tests in the
+# system Chromium in the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -70,65 +70,62 @@ checks() {
 part setup install "" install
 part setup checks "" checks
 
-# Two lanes run side by side. On 2 cores each keeps one core busy, so their parts are split to end
-# together (docs/testing.md has the minutes): lane a runs unit and integration on PGlite, then the
-# replica and fault suites and the benchmarks; lane b builds, runs the end-to-end tests against the
-# build, then the integration suite again on PostgreSQL. Every test file opens its own database (an
-# in-memory PGlite, or a throw-away database on the PostgreSQL server) and its own servers on free
-# ports; the end-to-end server has its own data directory and port: the lanes share no state. Each
-# lane's lines carry its name; a failed part does not stop its lane, and the script fails if any
-# part failed, after both lanes end.
-lane_a() {
+# Two lanes run side by side: every test file opens its own database (an in-memory PGlite, or a
+# throw-away database on the PostgreSQL server) and its own servers on free ports, and the
+# end-to-end server has its own data directory and port, so the lanes share no state.
+# - pglite: unit and integration tests on PGlite, then the benchmarks at --quick sizes;
+# - postgres: the integration tests on PostgreSQL, the replica and fault suites, the production
+#   build, then the end-to-end tests against it.
+# The PGlite lane runs one file at a time in one process and keeps about one core busy; the
+# end-to-end tests start when the PostgreSQL parts end and take the other core (docs/testing.md
+# has the minutes). A failed part does not stop its lane, except that the end-to-end tests need
+# the build. Each lane's lines carry its name; the script fails if any part failed, after both end.
+lane_pglite() {
   local rc=0
   echo "== unit + integration tests on PGlite"
-  TEST_DB=pglite VITEST_FILE_TIMES=test-results/times-pglite.json VITEST_PROBLEMS=test-results/problems-pglite.json part a unit+integration test-results/vitest-pglite.json \
+  TEST_DB=pglite VITEST_FILE_TIMES=test-results/times-pglite.json VITEST_PROBLEMS=test-results/problems-pglite.json part pglite unit+integration test-results/vitest-pglite.json \
     npx vitest run --project unit --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json --reporter=./scripts/vitest-file-times.mjs || rc=1
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then
-    echo "== replicas: 3 server processes on one PostgreSQL"
-    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-replicas.json VITEST_PROBLEMS=test-results/problems-replicas.json part a replicas test-results/vitest-replicas.json \
-      npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json --reporter=./scripts/vitest-file-times.mjs || rc=1
-    echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
-    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-faults.json VITEST_PROBLEMS=test-results/problems-faults.json part a faults test-results/vitest-faults.json \
-      npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json --reporter=./scripts/vitest-file-times.mjs || rc=1
-  else
-    echo "== TEST_DATABASE_URL is not set: skipping the replica and fault suites (PostgreSQL only)"
-    for name in replicas faults; do record a "$name" 0 skipped ""; done
-  fi
   echo "== benchmarks, --quick (small sizes: proves every benchmark still runs; speed is judged by npm run bench, not here)"
-  part a bench "" npm run bench -- --quick || rc=1
+  part pglite bench "" npm run bench -- --quick || rc=1
   return "$rc"
 }
-lane_b() {
+lane_postgres() {
   local rc=0
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
+    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-postgres.json VITEST_PROBLEMS=test-results/problems-postgres.json part postgres integration test-results/vitest-postgres.json \
+      npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json --reporter=./scripts/vitest-file-times.mjs || rc=1
+    echo "== replicas: 3 server processes on one PostgreSQL"
+    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-replicas.json VITEST_PROBLEMS=test-results/problems-replicas.json part postgres replicas test-results/vitest-replicas.json \
+      npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json --reporter=./scripts/vitest-file-times.mjs || rc=1
+    echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
+    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-faults.json VITEST_PROBLEMS=test-results/problems-faults.json part postgres faults test-results/vitest-faults.json \
+      npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json --reporter=./scripts/vitest-file-times.mjs || rc=1
+  else
+    echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
+    for name in integration replicas faults; do record postgres "$name" 0 skipped ""; done
+  fi
   echo "== production build for the end-to-end tests"
-  if part b build "" npx next build; then
+  if part postgres build "" npx next build; then
     echo "== end-to-end tests (Playwright, system Chromium)"
-    PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json part b end-to-end test-results/playwright.json \
+    PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json part postgres end-to-end test-results/playwright.json \
       npx playwright test --reporter=list,json || rc=1
   else
     rc=1
-    record b end-to-end 0 "not run" ""
-  fi
-  if [ -n "${TEST_DATABASE_URL:-}" ]; then
-    echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
-    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-postgres.json VITEST_PROBLEMS=test-results/problems-postgres.json part b integration-postgres test-results/vitest-postgres.json \
-      npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json --reporter=./scripts/vitest-file-times.mjs || rc=1
-  else
-    echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
-    record b integration-postgres 0 skipped ""
+    record postgres end-to-end 0 "not run" ""
   fi
   return "$rc"
 }
 STARTED=$SECONDS
-( lane_a 2>&1 | sed -u 's/^/[a] /' ) &
-A_PID=$!
-( lane_b 2>&1 | sed -u 's/^/[b] /' ) &
-B_PID=$!
+( lane_pglite 2>&1 | sed -u 's/^/[pglite] /' ) &
+PGLITE_PID=$!
+( lane_postgres 2>&1 | sed -u 's/^/[postgres] /' ) &
+POSTGRES_PID=$!
 FAILED=""
-wait "$A_PID" || FAILED="$FAILED a"
-echo "== lane a ended after $((SECONDS - STARTED)) s"
-wait "$B_PID" || FAILED="$FAILED b"
-echo "== lane b ended after $((SECONDS - STARTED)) s"
+wait "$PGLITE_PID" || FAILED="$FAILED pglite"
+echo "== lane pglite ended after $((SECONDS - STARTED)) s"
+wait "$POSTGRES_PID" || FAILED="$FAILED postgres"
+echo "== lane postgres ended after $((SECONDS - STARTED)) s"
 if [ -n "$FAILED" ]; then
   echo "== failed lanes:$FAILED"
   exit 1

@@ -17,8 +17,8 @@ import { dirname, join, relative } from "node:path";
 /** The lanes and parts scripts/test-all.sh runs, in the order it prints them; a part with no line did not run. */
 const KNOWN = [
   { lane: "setup", parts: ["install", "checks"] },
-  { lane: "a", parts: ["unit+integration", "replicas", "faults", "bench"] },
-  { lane: "b", parts: ["build", "end-to-end", "integration-postgres"] },
+  { lane: "pglite", parts: ["unit+integration", "bench"] },
+  { lane: "postgres", parts: ["integration", "replicas", "faults", "build", "end-to-end"] },
 ];
 
 function readReport(file) {
@@ -154,7 +154,7 @@ function lanesTable(lanesFile, totalSeconds, budgetMinutes) {
       .join("  ")
       .trimEnd();
   console.log("");
-  console.log("== test run: lanes (the setup, then lane a beside lane b)");
+  console.log("== test run: lanes (the setup, then pglite beside postgres)");
   for (const r of rows) console.log(line(r));
   if (failedLanes.length) console.log(`== FAILED lanes: ${failedLanes.join(", ")}`);
   printProblems(dirname(lanesFile));

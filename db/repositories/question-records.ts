@@ -1,4 +1,4 @@
-import { and, desc, eq, lte, ne, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { canRead, type TActor } from "../../server/core/actor";
 import { newId } from "../../server/core/ids";
 import { QuestionError } from "../../server/core/questions/errors";
@@ -99,10 +99,16 @@ export async function pendingQuestionById(db: Db, id: string): Promise<TQuestion
 
 /** The pending run-created question of a session, if any (plain text in the session goes to it). */
 export async function pendingRunQuestionOfSession(db: Db, sessionId: string): Promise<TQuestionRow | null> {
+  // A run's own question (one per session at most), or a question a run's tool call holds while the
+  // run waits on it (a plugin's questions.ask, an MCP elicitation: kind gateway, the run's pending
+  // action). A Gateway question nobody's run waits on is answered through the question routes only.
+  const heldByWaitingRun = sql`exists (select 1 from ${responses} where ${responses.id} = ${questions.responseId} and ${responses.status} = 'requires_action' and ${responses.pendingAction} ->> 'id' = ${questions.id})`;
   const [row] = await db
     .select()
     .from(questions)
-    .where(and(eq(questions.sessionId, sessionId), eq(questions.status, "pending"), ne(questions.kind, "gateway")));
+    .where(and(eq(questions.sessionId, sessionId), eq(questions.status, "pending"), or(ne(questions.kind, "gateway"), heldByWaitingRun)))
+    .orderBy(desc(questions.createdAt))
+    .limit(1);
   return row ?? null;
 }
 

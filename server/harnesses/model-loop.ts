@@ -42,6 +42,7 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
         // A cancelled or timed-out attempt asks the model nothing more.
         attempt.assertNotCancelled();
         let claim = await attempt.claimSteering(turnIndex);
+        const reportedBefore = attempt.reportedOutputTokens;
         const model = active === "primary" ? driver : (fallback as TModelDriver);
         const live = liveDeltas(record.liveFrame, turnIndex);
         let next: TModelTurn | null;
@@ -72,14 +73,16 @@ export async function runModelLoop(attempt: Attempt, driver: TModelDriver, fallb
           record.item({ type: "tool_call", id, name: call.name, arguments: call.arguments });
           record.frame("response.tool_call", { id, name: call.name, arguments: call.arguments });
         });
-        if (next.usage) record.usage(next.usage);
+        // A driver that reported this turn's tokens live (reportOutputTokens) has them counted already.
+        const usage = next.usage && attempt.reportedOutputTokens > reportedBefore ? { ...next.usage, outputTokens: undefined } : next.usage;
+        if (usage) record.usage(usage);
         record.event("model.turn", {
           turn: turnIndex,
           model: active,
           textChars: next.text?.length ?? 0,
           reasoningChars: next.reasoning?.length ?? 0,
           toolCalls: next.toolCalls.map((c) => c.name),
-          outputTokens: next.usage?.outputTokens ?? 0,
+          outputTokens: usage?.outputTokens ?? attempt.reportedOutputTokens - reportedBefore,
           steeringMessages: steering.length,
           ...(next.finishReason ? { finishReason: next.finishReason } : {}),
           ...(live.streamed.text || live.streamed.reasoning ? { occurrenceId: live.ids.text.occurrenceId } : {}),

@@ -17,6 +17,7 @@ export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<
   const { close: _close, ...base } = attempt.capabilities;
   const endpoint = attempt.agent.endpoint;
   let result: TNativeResult;
+  const reportedBefore = attempt.reportedOutputTokens;
   try {
     result = await run({
       input: attempt.input,
@@ -42,14 +43,17 @@ export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<
   if (surface.suspended()) throw new AttemptSuspended();
   attempt.assertNotCancelled();
   if (!result || typeof result.text !== "string") throw new DomainError("invalid_request", `The native harness ${attempt.agent.harness} returned no { text } result.`);
-  const { text, usage } = result;
+  const { text } = result;
+  // Tokens the loop reported live (once per model response, as the seed asks) are counted already:
+  // then the output tokens of the usage it returns are not counted again.
+  const usage = result.usage && attempt.reportedOutputTokens > reportedBefore ? { ...result.usage, outputTokens: undefined } : result.usage;
   await attempt.step("native:final", async (record) => {
     if (text) {
       record.item({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
       record.frame("response.text.delta", { delta: text, itemId: "msg_native", occurrenceId: "occ_native_0" });
     }
     if (usage) record.usage(usage);
-    record.event("native.completed", { textChars: text.length, outputTokens: usage?.outputTokens ?? 0 });
+    record.event("native.completed", { textChars: text.length, outputTokens: usage?.outputTokens ?? attempt.reportedOutputTokens - reportedBefore });
     const outcome = classifyTerminalOutcome({ visibleText: text });
     if (outcome) record.event("response.outcome", { turn: 0, classification: outcome, fallback: null });
     return { textChars: text.length };

@@ -6,7 +6,7 @@ import type { TAgentConfig } from "../agents/types";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
 import type { TNewEvent } from "../core/frames";
 import type { TPendingRef } from "../core/pending";
-import type { TAttemptCancellation, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
+import type { TAttemptCancellation, TReportOutputTokens, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
 import { snapshotNodeCommands } from "../devices/node-invoke-tool";
 import { AttemptTerminated } from "./attempt-errors";
 import { createHostCapabilities } from "./capabilities";
@@ -99,6 +99,13 @@ export class Attempt {
   private usageDelta = { inputTokens: 0, outputTokens: 0 };
   /** The run's output tokens so far (its stored total plus what this attempt added). */
   private totalOutputTokens: number;
+  /** The run's live counter for this attempt: true when a report counts (a positive count, this attempt still current). */
+  private readonly countOutputTokens: TReportOutputTokens;
+  /**
+   * Output tokens the harness reported itself through `reportOutputTokens` in this attempt. A loop
+   * whose harness reported live does not count the same tokens again from the usage it returns.
+   */
+  reportedOutputTokens = 0;
   private steeringWrites: Array<(tx: Db, emit: TEmit, responseId: string) => Promise<void>> = [];
   private chain: Promise<unknown> = Promise.resolve();
   private readonly startedAt = Date.now();
@@ -129,13 +136,14 @@ export class Attempt {
       if ("hint" in frame || frame.type === "steer.queued") this.steeringQueued = true;
     });
     this.signal = runtime.cancellation.signal;
+    this.countOutputTokens = runtime.usage.capability();
     this.requiredNodeCommands = snapshotNodeCommands(agent);
     this.capabilities = createHostCapabilities({
       deps,
       responseId: response.id,
       sessionId: response.sessionId,
       userId: response.userId,
-      reportOutputTokens: runtime.usage.capability(),
+      reportOutputTokens: (n) => this.reportOutputTokens(n),
       steering: runtime.steering,
       isRunLive: () => runtime.cancellation.isAdmissionOpen(),
       record: (event) => this.events.push(event),
@@ -214,8 +222,8 @@ export class Attempt {
       item: (item) => items.push(item),
       usage: (u) => {
         inputTokens += Number.isSafeInteger(u.inputTokens) && (u.inputTokens ?? 0) > 0 ? (u.inputTokens as number) : 0;
-        // Live output-token usage goes through the capability: invalid or late reports count for nothing.
-        if (u.outputTokens !== undefined && this.capabilities.reportOutputTokens(u.outputTokens)) outputTokens += u.outputTokens;
+        // Live output-token usage goes through the run's counter: invalid or late reports count for nothing.
+        if (u.outputTokens !== undefined && this.countOutputTokens(u.outputTokens)) outputTokens += u.outputTokens;
       },
       steering: (claim, used) => {
         steering = { claim, used };
@@ -223,11 +231,7 @@ export class Attempt {
     });
     this.buffer(key, "completed", result ?? null, events, items);
     this.usageDelta.inputTokens += inputTokens;
-    if (outputTokens > 0) {
-      this.usageDelta.outputTokens += outputTokens;
-      this.totalOutputTokens += outputTokens;
-      this.events.push({ type: "response.usage", data: { outputTokens, totalOutputTokens: this.totalOutputTokens }, frame: true });
-    }
+    if (outputTokens > 0) this.addOutputTokens(outputTokens);
     const claimed = steering as { claim: TSteeringClaim; used: boolean } | null;
     // A claim that took nothing has nothing to commit.
     if (claimed && (claimed.claim.dispatched.length > 0 || claimed.claim.revoked.length > 0)) {
@@ -290,6 +294,26 @@ export class Attempt {
   /** Commits the steering messages the buffered turns used (or rejects them), before anything else of the step. */
   private async flushSteering(c: TCommit): Promise<void> {
     for (const write of this.steeringWrites.splice(0)) await write(c.tx, c.emit, c.row.id);
+  }
+
+  /**
+   * `reportOutputTokens` as a harness calls it (once per completed model response, with that
+   * response's tokens): counted, the envelope's total grows and a `response.usage` frame goes out
+   * with the next commit. A count the run's counter refuses (not a positive integer, a superseded
+   * or settled attempt) changes nothing and returns false.
+   */
+  private reportOutputTokens(outputTokens: number): boolean {
+    if (!this.countOutputTokens(outputTokens)) return false;
+    this.reportedOutputTokens += outputTokens;
+    this.addOutputTokens(outputTokens);
+    return true;
+  }
+
+  /** Adds counted output tokens to the envelope's total, with their `response.usage` frame. */
+  private addOutputTokens(outputTokens: number): void {
+    this.usageDelta.outputTokens += outputTokens;
+    this.totalOutputTokens += outputTokens;
+    this.events.push({ type: "response.usage", data: { outputTokens, totalOutputTokens: this.totalOutputTokens }, frame: true });
   }
 
   /**

@@ -199,7 +199,11 @@ export function createToolSurface(attempt: Attempt, declared: readonly string[])
         if (parameters && !attempt.stepOf(schemaKey(call.id))) attempt.buffer(schemaKey(call.id), "completed", { parameters });
         // The same gate as the host's own tools: policy and predicates, the exec reviewer, grants and a person.
         const gate = await passGate(attempt, call, request.args, cwd, tool);
-        if (gate.kind === "reviewer_denied") return refuse("reviewer_denied", `The exec reviewer denied this call; it was not run. ${gate.verdict.rationale ?? ""}`.trim());
+        if (gate.kind === "reviewer_denied") {
+          // The reviewer's rationale and the seed's rejection guidance, as the host's own exec returns them.
+          const { rationale, guidance } = gate.verdict;
+          return { ...refuse("reviewer_denied", `The exec reviewer denied this call; it was not run. ${rationale} ${guidance}`.trim()), rationale, guidance };
+        }
         if (gate.kind === "replied") return refuse("denied", gate.reply);
         const args = (gate.edit?.arguments as Record<string, unknown> | undefined) ?? request.args;
         const runCwd = gate.edit ? gate.edit.cwd : cwd;

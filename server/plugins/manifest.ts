@@ -43,6 +43,11 @@ export function readManifest(dir: string): TPluginManifest {
   const parsed = ZPluginManifest.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    // An unknown key is named itself (zod reports it at the object that holds it).
+    if (issue?.code === "unrecognized_keys") {
+      const field = [...issue.path, issue.keys[0]].join(".");
+      throw new PluginLoadError(`Plugin at ${dir}: manifest field "${field}" is not a manifest field (unknown fields are refused).`);
+    }
     const field = issue?.path.length ? issue.path.join(".") : "(the manifest)";
     throw new PluginLoadError(`Plugin at ${dir}: manifest field "${field}" ${issue?.message ?? "is invalid"}.`);
   }

@@ -56,6 +56,10 @@ describe(`the host's authority capabilities, through the native-authority plugin
     const error = ((await refused.json()) as { error: { message: string; details: { reason: string } } }).error;
     expect(error.details.reason).toBe("QUESTION_REQUESTER_INACTIVE");
     expect(error.message).toContain("no longer current");
+    // Plain text into the session is refused the same way (409, no new turn).
+    const byText = await app.api("/v1/responses", { key: owner.apiKey, body: { input: "yes", sessionId: second.sessionId } });
+    expect(byText.status, await byText.clone().text()).toBe(409);
+    expect(((await byText.json()) as { detail: string }).detail).toContain("no longer current");
     // The question stays pending (a refused input releases only itself); the run still waits.
     const still = await ok200(await getResponse(app, owner.apiKey, second.id, second.sessionId));
     expect(still.status).toBe("requires_action");
@@ -67,8 +71,11 @@ describe(`the host's authority capabilities, through the native-authority plugin
   it("an unscoped question is answered; an input dispatched with a lost response is recovered from its receipt, or left unconfirmed and never replayed", async () => {
     const asking = await run([{ ask: "Name?" }]);
     const id = asking.requiredAction?.id as string;
-    expect((await gateway("question.resolve", owner.apiKey, { id, answers: { q: ["Ada"] } })).status).toBe(200);
-    expect(results(await settled(asking))[0]).toMatchObject({ status: "answered", answers: { q: ["Ada"] } });
+    // Plain text into the session, no agent named: it answers the question the plugin's run waits on
+    // (as for a built-in agent's question) and starts no new turn.
+    const byText = await invoke(app, owner.apiKey, "Ada", { sessionId: asking.sessionId });
+    expect(byText.id).toBe(asking.id);
+    expect(results(await settled(asking))[0]).toMatchObject({ status: "answered", questionId: id, answers: { q: ["Ada"] } });
 
     // A question of the owner's own (a Gateway question): the plugin dispatches an input as its answer.
     const requested = (await (await gateway("question.request", owner.apiKey, { questions: [{ questionId: "q", header: "Color", question: "Color?", isOther: true }] })).json()) as { payload: { id: string } };

@@ -7,6 +7,7 @@ import pino from "pino";
 import { HOST_TOOL_CATALOG } from "../../server/agents/catalog";
 import { AgentRegistry } from "../../server/agents/registry";
 import { createToolResultMiddlewareRegistry } from "../../server/core/runtime";
+import { createRuleReviewer } from "../../server/reviewer";
 import { HarnessRegistry } from "../../server/harnesses/registry";
 import { loadPlugins, } from "../../server/plugins/loader";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
@@ -111,6 +112,22 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(toolMessages(fake, from)).toEqual([JSON.stringify({ notes: "", checkedBy: "native-loop" })]);
     const decision = (await trajectoryOf(done.id as string)).find((e) => e.type === "native_tool.decision");
     expect(decision?.data).toMatchObject({ toolName: "read_notes", allow: true, cwd: "." });
+  });
+
+  it("reportOutputTokens once per model response: a response.usage frame each, the envelope's total, nothing for a refused count", async () => {
+    // Two model responses of 2 output tokens each (the fake's usage); the loop reports each one live.
+    fake.reply(toolCall("read_notes", {}), text("read"));
+    const done = await invoke(app, member.apiKey, "Read the notes.", { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    expect((done.usage as { outputTokens: number }).outputTokens).toBe(4);
+    const usage = (await trajectoryOf(done.id as string)).filter((e) => e.type === "response.usage").map((e) => e.data);
+    expect(usage).toEqual([
+      { outputTokens: 2, totalOutputTokens: 2 },
+      { outputTokens: 2, totalOutputTokens: 4 },
+    ]);
+    // The same envelope when read again (the total is stored, not only sent live).
+    const again = await ok200(await app.api(`/v1/responses/${done.id}?sessionId=${done.sessionId}`, { key: member.apiKey }));
+    expect(again.usage).toMatchObject({ outputTokens: 4 });
   });
 
   it("toolExecutionAllow: [] refuses execution while every schema stays visible to the model; onPrepared saw the surface", async () => {
@@ -227,10 +244,19 @@ describe(`the agents file names a plugin's native-loop harness (${testDbKind()})
             // The file's policy, not the plugin's: reading needs a person here, appending nobody.
             nativeTools: { read_notes: { approval: "always" }, append_note: { approval: "never" } },
           },
+          {
+            name: "file-reviewed",
+            harness: "native-loop",
+            model: "fake-file",
+            endpoint: { baseURL: fake.url },
+            tools: {},
+            // Appending goes to the exec reviewer (the rule reviewer here: no model to ask).
+            nativeTools: { read_notes: { approval: "never" }, append_note: { approval: "review" } },
+          },
         ],
       }),
     );
-    fileApp = await startTestApp({ agentsFile: file, plugins: [{ path: NATIVE, enabled: true }] });
+    fileApp = await startTestApp({ agentsFile: file, plugins: [{ path: NATIVE, enabled: true }], reviewer: createRuleReviewer() });
   }, 180_000);
   afterAll(async () => {
     await fileApp?.close();
@@ -252,6 +278,20 @@ describe(`the agents file names a plugin's native-loop harness (${testDbKind()})
       { notes: "free\n", checkedBy: "native-loop" },
     ]);
     expect(lineCount(workspaceOf(fileApp, waiting.sessionId as string), "notes.txt")).toBe(1);
+  });
+
+  it("a reviewer's deny of a native call reaches the loop with the rationale and the rejection guidance; nobody is asked and nothing runs", async () => {
+    const user = await fileApp.user("member");
+    const from = fake.requests.length;
+    // The reviewer reads a call's `command` argument (else its arguments as JSON): the rules deny this one.
+    fake.reply(toolCall("append_note", { text: "wipe", command: "rm -rf / --no-preserve-root" }), text("I will not."));
+    const done = await invoke(fileApp, user.apiKey, "Note a command.", { agent: "file-reviewed" });
+    expect(done.status).toBe("completed");
+    const [refusal] = toolMessages(fake, from).map((m) => JSON.parse(m) as { refused: string; message: string });
+    expect(refusal?.refused).toBe("reviewer_denied");
+    expect(refusal?.message).toMatch(/^The exec reviewer denied this call; it was not run\. .+/);
+    expect(refusal?.message).toContain("Do not pursue the same outcome through workarounds");
+    expect(lineCount(workspaceOf(fileApp, done.sessionId as string), "notes.txt")).toBe(0);
   });
 
   it("a file agent naming a harness no enabled plugin registered stops the boot", async () => {

@@ -90,7 +90,8 @@ describe("plugins refused at boot, with the reason", () => {
   it("a bad manifest names the field", async () => {
     await expect(boot([{ path: variant("no-api", (m) => delete m.pluginApi), enabled: true }])).rejects.toThrow(/manifest field "pluginApi"/);
     await expect(boot([{ path: variant("bad-version", (m) => (m.version = "one")), enabled: true }])).rejects.toThrow(/manifest field "version" must be a semantic version/);
-    await expect(boot([{ path: variant("extra", (m) => (m.color = "red")), enabled: true }])).rejects.toThrow(/manifest field/);
+    await expect(boot([{ path: variant("extra", (m) => (m.entrypoint = "index.js")), enabled: true }])).rejects.toThrow(/manifest field "entrypoint" is not a manifest field \(unknown fields are refused\)\./);
+    await expect(boot([{ path: variant("extra-nested", (m) => (m.contracts = { agentToolResultMiddleware: [], extra: true })), enabled: true }])).rejects.toThrow(/manifest field "contracts\.extra" is not a manifest field/);
     await expect(boot([{ path: join(scratch, "missing"), enabled: true }])).rejects.toThrow(/no such folder/);
   });
 

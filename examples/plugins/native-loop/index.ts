@@ -119,7 +119,7 @@ const plugin: TCountersignPlugin = {
         });
         const client = new OpenAI({ baseURL: agent.endpoint.baseURL, apiKey: agent.endpoint.apiKey ?? "none", defaultHeaders: agent.endpoint.headers, maxRetries: 0 });
         const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [...(agent.system ? [{ role: "system" as const, content: agent.system }] : []), { role: "user", content: options.text }];
-        const usage = { inputTokens: 0, outputTokens: 0 };
+        const usage = { inputTokens: 0 };
         for (let turn = 0; turn < 8; turn++) {
           const completion = await client.chat.completions.create(
             {
@@ -130,7 +130,9 @@ const plugin: TCountersignPlugin = {
             { signal },
           );
           usage.inputTokens += completion.usage?.prompt_tokens ?? 0;
-          usage.outputTokens += completion.usage?.completion_tokens ?? 0;
+          // Live usage, once per completed model response with that response's tokens: the host adds
+          // them to the run's total and sends the response.usage frame (a count of 0 is refused).
+          hostCapabilities.reportOutputTokens(completion.usage?.completion_tokens ?? 0);
           const message = completion.choices[0]?.message;
           const calls = (message?.tool_calls ?? []).filter((c) => c.type === "function");
           if (calls.length === 0) return { text: message?.content ?? "", usage };
