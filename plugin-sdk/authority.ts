@@ -123,8 +123,38 @@ export type TAsyncWorkContext = {
 };
 
 /** The authority capabilities every attempt receives (`hostCapabilities`), bound to the admitted run. */
+/** What a harness asks the configured exec reviewer about: the exact command it would run itself. */
+export type TExecReviewRequest = {
+  command: string;
+  /** The working directory, relative to the session workspace or absolute; omitted: the workspace. */
+  cwd?: string;
+  /** Environment variables the command would get (shown to the reviewer with the command). */
+  env?: Readonly<Record<string, string>>;
+  /** Why the agent wants it: recent conversation or the model's stated purpose (bounded by the host). */
+  reason?: string;
+};
+
+/**
+ * The seed's `ExecAutoReviewDecision`. Handle all three outcomes: `allow-once` (risk `low` or
+ * `medium`): run the reviewed command once, under the current policy; `deny`: do not run it, give
+ * the model `rationale` and `guidance`, never turn it into a person's approval; `ask`: a person
+ * decides (ask through your own approval path; the host never runs the command for you). No
+ * reviewer, a provider failure, a timeout, an invalid answer and a high-risk allow are `ask`.
+ */
+export type TExecAutoReviewDecision =
+  | { decision: "allow-once"; risk: "low" | "medium"; rationale: string; reviewer: string; latencyMs: number }
+  | { decision: "deny"; risk: "low" | "medium" | "high"; rationale: string; guidance: string; reviewer: string; latencyMs: number }
+  | { decision: "ask"; risk: "low" | "medium" | "high" | null; rationale: string; reviewer: string; latencyMs: number };
+
 export type THostAuthorityCapabilities = {
   questions: TQuestionDispatcher;
+  /**
+   * Asks the installation's configured exec reviewer about a command the harness runs with its own
+   * exec tool (the seed's `reviewExecRequestWithConfiguredModel`). The verdict is recorded in the
+   * run's trajectory as a `review.verdict` frame, as for the host's own `exec`. Throws after the
+   * attempt settled; an error is never permission to run.
+   */
+  reviewExec: (request: TExecReviewRequest) => Promise<TExecAutoReviewDecision>;
   /** Retains the run's source for native work that outlives the foreground turn (see {@link TRetainedSourceAuthority}). */
   retainSourceAuthority: () => TRetainedSourceAuthority;
   subagents: TSubagentCapabilities;

@@ -116,8 +116,16 @@ export type TPluginAgent = {
   harness: string;
   model?: string;
   description: string;
-  /** The host's tools by name (`exec`, `echo`, `ask_user`, `request_input`, `request_secret`, `confirm_url`, `get_page_context`, `collect_card_details`). */
+  /** The host's tools by name (`exec`, `echo`, `ask_user`, `request_input`, `request_secret`, `confirm_url`, `get_page_context`, `collect_card_details`, `node_invoke`). */
   tools: string[];
+  /**
+   * The exact node commands the agent's harness needs on a paired device (with the `node_invoke`
+   * tool). Copied when the agent registers and snapshotted into each attempt's host capabilities:
+   * in a Full access session only these run without a person's approval; any other command takes
+   * the ordinary approval path. It narrows authority, never grants it: pairing, the device's
+   * allowlist, consent and local policy still apply, and changing the array later changes nothing.
+   */
+  requiredNodeCommands?: string[];
   /** Tool name → who decides; tools not listed never need approval. */
   approval?: Record<string, "always" | "review" | "never">;
   maxTurns?: number;
@@ -164,4 +172,8 @@ export type {
   TCompactResult,
   TAsyncWorkContext,
   TAsyncWorkResource,
+  TExecReviewRequest,
+  TExecAutoReviewDecision,
 } from "./authority";
+/** The seed's name for the decision `hostCapabilities.reviewExec` returns. */
+export type ExecAutoReviewDecision = import("./authority").TExecAutoReviewDecision;

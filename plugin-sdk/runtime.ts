@@ -37,7 +37,12 @@ export type TQueueMessageOptions = {
 /** What `queueMessage` resolves to; `pending` means it returned early and settlement follows by callback. */
 export type TQueueMessageResult = { accepted: boolean; outcome: TInjectionSettlement | "pending" };
 
-/** The V2 active-run injection (steering) capability the host gives a harness. */
+/**
+ * The V2 active-run injection (steering) capability the host gives a harness: guarded steering
+ * (the seed's `messageInjectionV2`). The seed's optional V2
+ * `claimPendingUserInputAnswer` and `cancelPendingUserInput` are not offered by this host (the
+ * assertion cannot yet be carried to the question's final claim): use `questions.submit`.
+ */
 export type TMessageInjectionV2 = {
   readonly version: 2;
   isAvailable: () => boolean;

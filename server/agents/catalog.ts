@@ -9,8 +9,8 @@ import type { TAgentConfig } from "./types";
 
 /** What every scripted agent shares: the deterministic model, its tools and expiry times. */
 const SCRIPTED_TOOLS = [execTool, echoTool, getPageContextTool, collectCardDetailsTool, askUserTool, requestSecretTool, requestInputTool, confirmUrlTool];
-/** The host's tools an agent (a built-in one, or one a plugin registers) may name. */
-export const HOST_TOOL_CATALOG: readonly TTool[] = SCRIPTED_TOOLS;
+/** The host's tools an agent a plugin registers may name: the scripted agents' tools and `node_invoke` (paired devices). */
+export const HOST_TOOL_CATALOG: readonly TTool[] = [...SCRIPTED_TOOLS, nodeInvokeTool];
 const SCRIPTED = { harness: "scripted", model: "scripted", approvalTtlMs: 15 * 60_000, clientToolTtlMs: 5 * 60_000, maxTurns: 64 } as const;
 
 /** The agents this installation serves; the first is the default. */

@@ -22,7 +22,9 @@ export type TAuthorityAttempt = {
   readonly response: { id: string; sessionId: string; userId: string; agent: string; sourceCredential?: TCredential | null };
   readonly signal: AbortSignal;
   readonly runtime: { host: TRunStarter; services?: () => TAuthorityServices | undefined };
-  step: <T>(key: string, fn: (record: { event: (type: string, data: Record<string, unknown>) => void }) => Promise<T>) => Promise<T>;
+  /** The session workspace (an exec review's confinement is judged against it). */
+  readonly workspaceDir: string;
+  step: <T>(key: string, fn: (record: { event: (type: string, data: Record<string, unknown>) => void; frame: (type: string, data: Record<string, unknown>) => void }) => Promise<T>) => Promise<T>;
   commit: () => Promise<unknown>;
   assertNotCancelled: () => void;
 };

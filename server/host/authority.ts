@@ -9,11 +9,14 @@ import { newId } from "../core/ids";
 import { QuestionError } from "../core/questions/errors";
 import { ZAnswers, ZQuestions } from "../core/questions/schema";
 import { askDuringTool } from "./pending/ask-during-tool";
+import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type {
   TAsyncWorkContext,
   TAsyncWorkResource,
   TCompactParams,
   TCompactResult,
+  TExecAutoReviewDecision,
+  TExecReviewRequest,
   THostAuthorityCapabilities,
   TQuestionAuthority,
   TQuestionSubmitOutcome,
@@ -317,8 +320,38 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
     return result;
   };
 
+  let reviews = 0;
+  const reviewExec = async (request: TExecReviewRequest): Promise<TExecAutoReviewDecision> => {
+    gate();
+    if (!request || typeof request.command !== "string" || request.command.trim() === "") throw new DomainError("invalid_request", "reviewExec needs the command, a non-empty string.");
+    if (request.cwd !== undefined && typeof request.cwd !== "string") throw new DomainError("invalid_request", "reviewExec: cwd must be a string.");
+    if (request.env !== undefined && (typeof request.env !== "object" || request.env === null || Object.values(request.env).some((v) => typeof v !== "string"))) {
+      throw new DomainError("invalid_request", "reviewExec: env must map names to strings.");
+    }
+    if (request.reason !== undefined && typeof request.reason !== "string") throw new DomainError("invalid_request", "reviewExec: reason must be a string.");
+    attempt.assertNotCancelled();
+    const index = ++reviews;
+    const callId = `harness_review_${index}`;
+    // A step: a re-run attempt reads the recorded verdict rather than asking again.
+    const verdict = await attempt.step(`review:${callId}`, async (record) => {
+      const args = { command: request.command, ...(request.cwd !== undefined ? { cwd: request.cwd } : {}), ...(request.env ? { env: { ...request.env } } : {}) };
+      const reviewed = await reviewWithFallback(
+        deps.reviewer,
+        reviewRequestFor({ cwd: request.cwd ?? null, workspace: attempt.workspaceDir, agent: response.agent, toolName: "exec", arguments: args, ...(request.reason ? { context: request.reason } : {}) }),
+        attempt.signal,
+      );
+      record.frame("review.verdict", { callId, toolName: "exec", ...reviewed });
+      return reviewed;
+    });
+    // In the trajectory now, not with the next commit: the harness acts on it at once.
+    await attempt.commit();
+    gate();
+    return verdict as TExecAutoReviewDecision;
+  };
+
   return {
     retainSourceAuthority: retain,
+    reviewExec,
     questions: {
       version: 2,
       ask: async (request) => {

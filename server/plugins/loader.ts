@@ -169,6 +169,14 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
         if (typeof name !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) refuse(`registerAgent(${agent.name}): native tool name ${JSON.stringify(name)} must be 1–64 letters, digits, '_', '.' or '-'.`);
         if (agent.tools.includes(name)) refuse(`registerAgent(${agent.name}): ${name} is both a host tool and a native tool.`);
       }
+      const nodeCommands = agent.requiredNodeCommands;
+      if (nodeCommands !== undefined) {
+        // As the agents file takes it: non-empty command names (the device's allowlist says what each runs).
+        if (!Array.isArray(nodeCommands) || nodeCommands.some((c) => typeof c !== "string" || c === "")) {
+          refuse(`registerAgent(${agent.name}): requiredNodeCommands must be a list of non-empty node command names.`);
+        }
+        if (!agent.tools.includes("node_invoke")) refuse(`registerAgent(${agent.name}): requiredNodeCommands needs the node_invoke tool among its tools.`);
+      }
       if (nativeTools.length > 0 && !host.harnesses.find(agent.harness)?.native) refuse(`registerAgent(${agent.name}): nativeTools need a native-loop harness; ${agent.harness} is not one.`);
       for (const [tool, policy] of Object.entries(agent.approval ?? {})) {
         if (!agent.tools.includes(tool) && !nativeTools.includes(tool)) refuse(`registerAgent(${agent.name}): approval names ${tool}, which is not among its tools.`);
@@ -185,6 +193,8 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
         clientToolTtlMs: agent.clientToolTtlMs ?? 5 * 60_000,
         maxTurns: agent.maxTurns ?? 32,
         ...(nativeTools.length > 0 ? { nativeTools: [...nativeTools] } : {}),
+        // A copy: the plugin changing its array after registering changes nothing.
+        ...(nodeCommands !== undefined ? { requiredNodeCommands: [...nodeCommands] } : {}),
         ...(agent.endpoint ? { endpoint: { ...agent.endpoint } } : {}),
         ...(agent.system ? { system: agent.system } : {}),
       };

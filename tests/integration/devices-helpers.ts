@@ -128,8 +128,8 @@ export async function deviceSession(app: TTestApp, key: string, access: "default
 }
 
 /** Runs a scripted-device response in a session. */
-export async function runDeviceScript(app: TTestApp, key: string, sessionId: string, turns: TScriptTurn[]): Promise<TBody> {
-  return ok200(await app.api("/v1/responses", { key, body: { input: script(turns), sessionId, agent: "scripted-device" } }));
+export async function runDeviceScript(app: TTestApp, key: string, sessionId: string, turns: TScriptTurn[], agent = "scripted-device"): Promise<TBody> {
+  return ok200(await app.api("/v1/responses", { key, body: { input: script(turns), sessionId, agent } }));
 }
 
 /** The tool results of an envelope, by call id. */

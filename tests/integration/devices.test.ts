@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PAIRING_TTL_MS } from "../../server/devices/store";
 import { testDbKind } from "../../db/testing";
@@ -30,7 +31,8 @@ const started: DeviceProcess[] = [];
 let main: { device: DeviceProcess; deviceId: string };
 
 beforeAll(async () => {
-  app = await startTestApp({ expirySweepMs: 200 });
+  // A plugin's agent declares node commands too (tests/fixtures/plugin-device: uptime).
+  app = await startTestApp({ expirySweepMs: 200, plugins: [{ path: resolve("tests/fixtures/plugin-device"), enabled: true }] });
   admin = await app.user("admin");
   member = await app.user("member");
   operator = await app.user("operator");
@@ -194,6 +196,16 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     // By id as well as by name.
     const byId = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn(main.deviceId, "uptime"), { text: "done" }]);
     expect(toolResults(byId)[0]?.output.exitCode).toBe(0);
+  });
+
+  it("a plugin's agent declares its node commands: under Full access uptime runs without a prompt; disk, added to the plugin's array after it registered, asks", async () => {
+    const sessionId = await deviceSession(app, member.apiKey, "full", operator.apiKey);
+    const env = await runDeviceScript(app, member.apiKey, sessionId, [nodeTurn("kitchen", "uptime"), nodeTurn("kitchen", "disk"), { text: "done" }], "plugin-device");
+    // uptime ran without a prompt (the run now waits on disk: its results show once it ends).
+    const invoked = (await eventsOf(env.id)).find((e) => e.type === "device.invoked");
+    expect(invoked?.data).toMatchObject({ command: "uptime", authorizedBy: "session_full", exitCode: 0 });
+    expect(approvalOf(env).action).toBe("node:disk");
+    await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} });
   });
 
   it("a default session gets a human_approval for node:uptime; approved, it runs", async () => {

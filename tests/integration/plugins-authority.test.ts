@@ -2,6 +2,8 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
+import { createModelReviewer, createReviewerChain, createRuleReviewer } from "../../server/reviewer";
+import { fakeModel, type TFakeModel } from "./fake-model";
 import { type TBody, expectError, getResponse, invoke, ok200, waitUntil, settledResponse } from "./helpers";
 
 const EXAMPLE = resolve("examples/plugins/native-authority");
@@ -11,15 +13,19 @@ type TStep = Record<string, unknown>;
 
 describe(`the host's authority capabilities, through the native-authority plugin (${testDbKind()})`, () => {
   let app: TTestApp;
+  let model: TFakeModel;
   let owner: TTestUser;
   let other: TTestUser;
   beforeAll(async () => {
-    app = await startTestApp({ plugins: [{ path: EXAMPLE, enabled: true }] });
+    model = await fakeModel();
+    // The installation's reviewer: the rules, then a model (the fake endpoint; its mode picks the verdict).
+    app = await startTestApp({ plugins: [{ path: EXAMPLE, enabled: true }], reviewer: createReviewerChain([createRuleReviewer(), createModelReviewer({ baseURL: model.url, model: "m", timeoutMs: 30_000 })]) });
     owner = await app.user("operator");
     other = await app.user("operator");
   }, 180_000);
   afterAll(async () => {
     await app?.close();
+    model?.server.close();
   });
 
   const run = (steps: TStep[], key = owner.apiKey) => invoke(app, key, { steps }, AGENT);
@@ -192,13 +198,36 @@ describe(`the host's authority capabilities, through the native-authority plugin
     expect(events.filter((e) => e.type === "async_work.released").map((e) => e.data.why).sort()).toEqual(["after-result", "before-result"]);
   }, 120_000);
 
+  it("reviewExec: the configured exec reviewer's allow-once, deny (with guidance), ask and the failures that become ask, each recorded as a review.verdict", async () => {
+    const review = async (command: string, mode: TFakeModel["mode"]) => {
+      model.mode = mode;
+      const env = await run([{ review: command, reason: "the user asked for it" }]);
+      expect(env.status).toBe("completed");
+      const verdict = results(env)[0] as Record<string, unknown>;
+      const recorded = (await trajectoryTypes(env.id as string)).filter((e) => e.type === "review.verdict").map((e) => e.data);
+      expect(recorded).toEqual([expect.objectContaining({ toolName: "exec", decision: verdict.decision, rationale: verdict.rationale })]);
+      return verdict;
+    };
+    // A command the rules leave to the model: its verdict.
+    expect(await review("curl -s https://example.com/health", "allow-low")).toMatchObject({ decision: "allow-once", risk: "low", rationale: "Reads a file in the workspace." });
+    // The rules deny before the model is asked; a deny carries the rejection guidance.
+    const before = model.requests;
+    const denied = await review("rm -rf / --no-preserve-root", "allow-low");
+    expect(denied).toMatchObject({ decision: "deny", risk: "high" });
+    expect(String(denied.guidance)).toContain("Do not pursue the same outcome through workarounds");
+    expect(model.requests).toBe(before);
+    expect(await review("npm install left-pad", "ask")).toMatchObject({ decision: "ask", risk: "medium" });
+    // A high-risk allow, a provider failure and an invalid answer are each `ask`.
+    for (const mode of ["allow-high", "500", "garbage"] as const) expect((await review("npm install left-pad", mode)).decision).toBe("ask");
+  }, 120_000);
+
   it("every authority capability called after its attempt settled fails closed with a sentence", async () => {
     expect((await run([{ keep: "old" }])).status).toBe("completed");
     const [late] = results(await run([{ late: "old" }]));
     const closed = "This attempt has settled; its host capabilities are closed.";
     expect(late).toEqual({
       late: "old",
-      outcomes: { retainSourceAuthority: closed, ask: closed, spawn: closed, compact: closed, runWithAsyncWorkResources: closed },
+      outcomes: { retainSourceAuthority: closed, ask: closed, spawn: closed, compact: closed, runWithAsyncWorkResources: closed, reviewExec: closed },
     });
   }, 120_000);
 });

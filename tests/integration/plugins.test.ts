@@ -115,6 +115,17 @@ describe("plugins refused at boot, with the reason", () => {
     await expect(load(variant("undeclared-none", (m) => delete m.contracts, registering("undefined")))).rejects.toThrow(/does not declare contracts.agentToolResultMiddleware/);
   });
 
+  it("requiredNodeCommands needs node_invoke among the agent's tools, and non-empty command names", async () => {
+    const agentWith = (name: string, fields: string) =>
+      `export default { register(api) { api.registerAgent({ name: "${name}", harness: "scripted", description: "d", ${fields} }); } };\n`;
+    await expect(boot([{ path: variant("nodes-no-tool", () => {}, agentWith("nodes-no-tool", 'tools: ["exec"], requiredNodeCommands: ["uptime"]')), enabled: true }])).rejects.toThrow(
+      "registerAgent(nodes-no-tool): requiredNodeCommands needs the node_invoke tool among its tools.",
+    );
+    await expect(boot([{ path: variant("nodes-empty-name", () => {}, agentWith("nodes-empty-name", 'tools: ["node_invoke"], requiredNodeCommands: [""]')), enabled: true }])).rejects.toThrow(
+      "requiredNodeCommands must be a list of non-empty node command names.",
+    );
+  });
+
   it("the configuration file names plugins and whether each is enabled; a bad file names the field", () => {
     const file = join(scratch, "plugins.json");
     writeFileSync(file, JSON.stringify({ plugins: [{ path: "./one", enabled: true }, { package: "some-plugin", enabled: false }] }));

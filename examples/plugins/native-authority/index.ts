@@ -17,6 +17,10 @@
  * - `{ "asyncWork": true }`: async work with two resources (one released before the result).
  * - `{ "keep": name }` / `{ "late": name }`: keeps this attempt's capabilities, and later calls
  *   them after that attempt settled (they fail closed).
+ * - `{ "review": command, "cwd"?: dir, "reason"?: text }`: asks the configured exec reviewer about
+ *   a command this harness would run with its own exec tool; returns the decision (it runs nothing:
+ *   a real harness runs an `allow-once` command once, tells the model a `deny`'s rationale and
+ *   guidance, and asks a person on `ask`).
  *
  * Both harnesses answer side questions (plugin API 1.2) with a JSON text describing what the
  * handler saw (run, asker, transcript, whether the transcript is frozen). The question `keep`
@@ -60,6 +64,13 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
     const pending = host.questions.submit({ questionId: step.submit, answers: { q: [String(step.answer ?? "")] }, authority: { kind: "unscoped" }, signal: lost.signal });
     if (step.lose === true) lost.abort();
     return pending;
+  }
+  if (typeof step.review === "string") {
+    return host.reviewExec({
+      command: step.review,
+      ...(typeof step.cwd === "string" ? { cwd: step.cwd } : {}),
+      ...(typeof step.reason === "string" ? { reason: step.reason } : {}),
+    });
   }
   if (typeof step.retain === "string") {
     retained.set(step.retain, host.retainSourceAuthority());
@@ -144,6 +155,7 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
     await attempt("spawn", () => old.subagents.spawn({ agent: "native-authority", input: { steps: [] }, user: "x" }));
     await attempt("compact", () => old.compact(async () => ({ summary: "late" })));
     await attempt("runWithAsyncWorkResources", () => old.runWithAsyncWorkResources(async () => "late"));
+    await attempt("reviewExec", () => old.reviewExec({ command: "ls" }));
     return { late: step.late, outcomes };
   }
   return { unknownStep: Object.keys(step) };
