@@ -101,11 +101,7 @@ export class Attempt {
   private totalOutputTokens: number;
   /** The run's live counter for this attempt: true when a report counts (a positive count, this attempt still current). */
   private readonly countOutputTokens: TReportOutputTokens;
-  /**
-   * Output tokens the harness reported itself through `reportOutputTokens` in this attempt. A loop
-   * whose harness reported live does not count the same tokens again from the usage it returns.
-   */
-  reportedOutputTokens = 0;
+  private reportedLive = 0;
   private steeringWrites: Array<(tx: Db, emit: TEmit, responseId: string) => Promise<void>> = [];
   private chain: Promise<unknown> = Promise.resolve();
   private readonly startedAt = Date.now();
@@ -304,9 +300,17 @@ export class Attempt {
    */
   private reportOutputTokens(outputTokens: number): boolean {
     if (!this.countOutputTokens(outputTokens)) return false;
-    this.reportedOutputTokens += outputTokens;
+    this.reportedLive += outputTokens;
     this.addOutputTokens(outputTokens);
     return true;
+  }
+
+  /**
+   * Output tokens the harness reported itself through `reportOutputTokens` in this attempt. A loop
+   * whose harness reported live does not count the same tokens again from the usage it returns.
+   */
+  get reportedOutputTokens(): number {
+    return this.reportedLive;
   }
 
   /** Adds counted output tokens to the envelope's total, with their `response.usage` frame. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { responseStatus } from "../../db/repositories/responses";
 import type { TCreatorAuthority } from "../../db/schema/questions";
 import { CREDENTIAL_RECHECK_MS, credentialRefusal } from "../auth/credential-status";
@@ -320,7 +321,8 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
     return result;
   };
 
-  let reviews = 0;
+  /** How often each exact request was reviewed in this attempt (its recorded verdicts are keyed by request and occurrence). */
+  const reviewed = new Map<string, number>();
   const reviewExec = async (request: TExecReviewRequest): Promise<TExecAutoReviewDecision> => {
     gate();
     if (!request || typeof request.command !== "string" || request.command.trim() === "") throw new DomainError("invalid_request", "reviewExec needs the command, a non-empty string.");
@@ -330,18 +332,21 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
     }
     if (request.reason !== undefined && typeof request.reason !== "string") throw new DomainError("invalid_request", "reviewExec: reason must be a string.");
     attempt.assertNotCancelled();
-    const index = ++reviews;
-    const callId = `harness_review_${index}`;
-    // A step: a re-run attempt reads the recorded verdict rather than asking again.
-    const verdict = await attempt.step(`review:${callId}`, async (record) => {
-      const args = { command: request.command, ...(request.cwd !== undefined ? { cwd: request.cwd } : {}), ...(request.env ? { env: { ...request.env } } : {}) };
-      const reviewed = await reviewWithFallback(
+    const args = { command: request.command, ...(request.cwd !== undefined ? { cwd: request.cwd } : {}), ...(request.env ? { env: { ...request.env } } : {}) };
+    // A step keyed by the exact request and how often it was asked: a re-run attempt that asks the
+    // same again reads the recorded verdict; a different command is always reviewed afresh.
+    const digest = createHash("sha256").update(JSON.stringify([args.command, args.cwd ?? null, Object.entries(args.env ?? {}).sort()])).digest("hex").slice(0, 32);
+    const occurrence = (reviewed.get(digest) ?? 0) + 1;
+    reviewed.set(digest, occurrence);
+    const callId = `harness_review_${digest.slice(0, 12)}_${occurrence}`;
+    const verdict = await attempt.step(`review:harness:${digest}:${occurrence}`, async (record) => {
+      const decided = await reviewWithFallback(
         deps.reviewer,
         reviewRequestFor({ cwd: request.cwd ?? null, workspace: attempt.workspaceDir, agent: response.agent, toolName: "exec", arguments: args, ...(request.reason ? { context: request.reason } : {}) }),
         attempt.signal,
       );
-      record.frame("review.verdict", { callId, toolName: "exec", ...reviewed });
-      return reviewed;
+      record.frame("review.verdict", { callId, toolName: "exec", ...decided });
+      return decided;
     });
     // In the trajectory now, not with the next commit: the harness acts on it at once.
     await attempt.commit();
