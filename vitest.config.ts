@@ -8,12 +8,20 @@ import { defineConfig } from "vitest/config";
 const retry = Number(process.env.TEST_RETRY ?? 0);
 
 /**
- * Integration files that run on PGlite only: whole role matrices over every procedure and route,
- * whose outcome is the services' authorization code, not the database (the same queries serve
- * every other file on both databases). On PostgreSQL they would add two minutes to CI and prove
- * nothing new (docs/testing.md).
+ * Integration files that run on PGlite only, whose outcome does not depend on the database: the
+ * role matrices over every procedure and route (the services' authorization code), the exec
+ * sandbox's confinement, the client packages driven over the wire, the OpenAPI document and the
+ * refusals' reason codes. The queries under them run on both databases in every other file; on
+ * PostgreSQL these would add about three minutes to CI and prove nothing new (docs/testing.md).
  */
-const PGLITE_ONLY = ["tests/integration/console-roles.test.ts", "tests/integration/security-authz-matrix.test.ts"];
+const PGLITE_ONLY = [
+  "tests/integration/console-roles.test.ts",
+  "tests/integration/security-authz-matrix.test.ts",
+  "tests/integration/exec-confinement.test.ts",
+  "tests/integration/clients.test.ts",
+  "tests/integration/openapi.test.ts",
+  "tests/integration/i18n-refusals.test.ts",
+];
 
 export default defineConfig({
   test: {

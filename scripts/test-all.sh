@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test: static checks, then two lanes side by side:
-# unit and integration tests on PGlite and the benchmarks at --quick sizes (they must run, not be
-# fast) in one; the integration suite again on PostgreSQL with the replica and fault suites (when
-# TEST_DATABASE_URL is set), the production build and the Playwright end-to-end tests in the
-# system Chromium in the other.
+# unit and integration tests on PGlite, the replica and fault suites (PostgreSQL) and the
+# benchmarks at --quick sizes (they must run, not be fast) in one; the integration suite again on
+# PostgreSQL, the production build and the Playwright end-to-end tests in the system Chromium in
+# the other. The PostgreSQL parts run when TEST_DATABASE_URL is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -73,18 +73,30 @@ part setup checks "" checks
 # Two lanes run side by side: every test file opens its own database (an in-memory PGlite, or a
 # throw-away database on the PostgreSQL server) and its own servers on free ports, and the
 # end-to-end server has its own data directory and port, so the lanes share no state.
-# - pglite: unit and integration tests on PGlite, then the benchmarks at --quick sizes;
-# - postgres: the integration tests on PostgreSQL, the replica and fault suites, the production
-#   build, then the end-to-end tests against it.
-# The PGlite lane runs one file at a time in one process and keeps about one core busy; the
-# end-to-end tests start when the PostgreSQL parts end and take the other core (docs/testing.md
-# has the minutes). A failed part does not stop its lane, except that the end-to-end tests need
-# the build. Each lane's lines carry its name; the script fails if any part failed, after both end.
+# - pglite: unit and integration tests on PGlite, then the replica and fault suites (PostgreSQL),
+#   then the benchmarks at --quick sizes;
+# - postgres: the integration tests on PostgreSQL, the production build, then the end-to-end tests
+#   against it.
+# Every part is CPU-bound on 2 cores; the parts are split so the lanes end together
+# (docs/testing.md has the minutes). A failed part does not stop its lane, except that the
+# end-to-end tests need the build. Each lane's lines carry its name; the script fails if any part
+# failed, after both lanes end.
 lane_pglite() {
   local rc=0
   echo "== unit + integration tests on PGlite"
   TEST_DB=pglite VITEST_FILE_TIMES=test-results/times-pglite.json VITEST_PROBLEMS=test-results/problems-pglite.json part pglite unit+integration test-results/vitest-pglite.json \
     npx vitest run --project unit --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-pglite.json --reporter=./scripts/vitest-file-times.mjs || rc=1
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    echo "== replicas: 3 server processes on one PostgreSQL"
+    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-replicas.json VITEST_PROBLEMS=test-results/problems-replicas.json part pglite replicas test-results/vitest-replicas.json \
+      npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json --reporter=./scripts/vitest-file-times.mjs || rc=1
+    echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
+    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-faults.json VITEST_PROBLEMS=test-results/problems-faults.json part pglite faults test-results/vitest-faults.json \
+      npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json --reporter=./scripts/vitest-file-times.mjs || rc=1
+  else
+    echo "== TEST_DATABASE_URL is not set: skipping the replica and fault suites (PostgreSQL only)"
+    for name in replicas faults; do record pglite "$name" 0 skipped ""; done
+  fi
   echo "== benchmarks, --quick (small sizes: proves every benchmark still runs; speed is judged by npm run bench, not here)"
   part pglite bench "" npm run bench -- --quick || rc=1
   return "$rc"
@@ -95,15 +107,9 @@ lane_postgres() {
     echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
     TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-postgres.json VITEST_PROBLEMS=test-results/problems-postgres.json part postgres integration test-results/vitest-postgres.json \
       npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=test-results/vitest-postgres.json --reporter=./scripts/vitest-file-times.mjs || rc=1
-    echo "== replicas: 3 server processes on one PostgreSQL"
-    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-replicas.json VITEST_PROBLEMS=test-results/problems-replicas.json part postgres replicas test-results/vitest-replicas.json \
-      npx vitest run --project replicas --reporter=default --reporter=json --outputFile.json=test-results/vitest-replicas.json --reporter=./scripts/vitest-file-times.mjs || rc=1
-    echo "== faults: replica kill mid-decision, PostgreSQL restart (own throwaway cluster), WebSocket drops, pool exhaustion"
-    TEST_DB=postgres VITEST_FILE_TIMES=test-results/times-faults.json VITEST_PROBLEMS=test-results/problems-faults.json part postgres faults test-results/vitest-faults.json \
-      npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/vitest-faults.json --reporter=./scripts/vitest-file-times.mjs || rc=1
   else
     echo "== TEST_DATABASE_URL is not set: skipping the PostgreSQL pass"
-    for name in integration replicas faults; do record postgres "$name" 0 skipped ""; done
+    record postgres integration 0 skipped ""
   fi
   echo "== production build for the end-to-end tests"
   if part postgres build "" npx next build; then

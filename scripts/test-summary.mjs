@@ -17,8 +17,8 @@ import { dirname, join, relative } from "node:path";
 /** The lanes and parts scripts/test-all.sh runs, in the order it prints them; a part with no line did not run. */
 const KNOWN = [
   { lane: "setup", parts: ["install", "checks"] },
-  { lane: "pglite", parts: ["unit+integration", "bench"] },
-  { lane: "postgres", parts: ["integration", "replicas", "faults", "build", "end-to-end"] },
+  { lane: "pglite", parts: ["unit+integration", "replicas", "faults", "bench"] },
+  { lane: "postgres", parts: ["integration", "build", "end-to-end"] },
 ];
 
 function readReport(file) {

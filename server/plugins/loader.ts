@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "pino";
-import { z } from "zod";
 import { HOST_RUNTIME, PLUGIN_API_VERSION, type TCountersignPlugin, type TPluginAgent, type TPluginApi, type TPluginHarness } from "../../plugin-sdk";
 import type { AgentRegistry } from "../agents/registry";
 import type { TAgentConfig } from "../agents/types";
@@ -13,45 +12,9 @@ import { runModelLoop } from "../harnesses/model-loop";
 import { runNativeLoop } from "../harnesses/native-loop";
 import type { TTool } from "../tools/types";
 import { assertApiCompatible, MANIFEST_FILE, PluginLoadError, readManifest, type TPluginManifest } from "./manifest";
+import type { TPluginSource } from "./sources";
 
-/** Where a plugin lives: a local folder, or a package resolved from the server's node_modules. */
-export type TPluginSource = { path: string; enabled: boolean } | { package: string; enabled: boolean };
-
-/** `COUNTERSIGN_PLUGINS_FILE`: which plugins exist and which are enabled. Only enabled ones load. */
-export const ZPluginsFile = z.strictObject({
-  plugins: z.array(
-    z.union([
-      z.strictObject({ path: z.string().min(1), enabled: z.boolean() }),
-      z.strictObject({ package: z.string().min(1), enabled: z.boolean() }),
-    ]),
-  ),
-});
-
-/**
- * The plugin sources of this installation: `COUNTERSIGN_PLUGINS_FILE` (a JSON file; relative
- * paths are relative to it) and `COUNTERSIGN_PLUGINS` (comma-separated folders, each enabled).
- * A bad file stops the boot naming the field.
- */
-export function pluginSourcesFromEnv(env: Readonly<Record<string, string | undefined>>): TPluginSource[] {
-  const sources: TPluginSource[] = [];
-  const file = env.COUNTERSIGN_PLUGINS_FILE?.trim();
-  if (file) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      throw new PluginLoadError(`COUNTERSIGN_PLUGINS_FILE: cannot read ${file}: ${(error as Error).message}`);
-    }
-    const parsed = ZPluginsFile.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new PluginLoadError(`COUNTERSIGN_PLUGINS_FILE (${file}): field "${issue?.path.join(".") || "(root)"}" ${issue?.message ?? "is invalid"}.`);
-    }
-    for (const entry of parsed.data.plugins) sources.push("path" in entry ? { path: isAbsolute(entry.path) ? entry.path : resolve(dirname(file), entry.path), enabled: entry.enabled } : entry);
-  }
-  for (const path of (env.COUNTERSIGN_PLUGINS ?? "").split(",").map((p) => p.trim()).filter(Boolean)) sources.push({ path: resolve(path), enabled: true });
-  return sources;
-}
+export { pluginSourcesFromEnv, type TPluginSource } from "./sources";
 
 /** A plugin as the admin page lists it. */
 export type TLoadedPlugin = {
