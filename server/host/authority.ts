@@ -10,7 +10,7 @@ import { newId } from "../core/ids";
 import { QuestionError } from "../core/questions/errors";
 import { ZAnswers, ZQuestions } from "../core/questions/schema";
 import { askDuringTool } from "./pending/ask-during-tool";
-import { reviewRequestFor, reviewWithFallback } from "../reviewer";
+import { recordedReview } from "./review-step";
 import type {
   TAsyncWorkContext,
   TAsyncWorkResource,
@@ -339,14 +339,12 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
     const occurrence = (reviewed.get(digest) ?? 0) + 1;
     reviewed.set(digest, occurrence);
     const callId = `harness_review_${digest.slice(0, 12)}_${occurrence}`;
-    const verdict = await attempt.step(`review:harness:${digest}:${occurrence}`, async (record) => {
-      const decided = await reviewWithFallback(
-        deps.reviewer,
-        reviewRequestFor({ cwd: request.cwd ?? null, workspace: attempt.workspaceDir, agent: response.agent, toolName: "exec", arguments: args, ...(request.reason ? { context: request.reason } : {}) }),
-        attempt.signal,
-      );
-      record.frame("review.verdict", { callId, toolName: "exec", ...decided });
-      return decided;
+    const verdict = await recordedReview(attempt, `review:harness:${digest}:${occurrence}`, callId, {
+      cwd: request.cwd ?? null,
+      agent: response.agent,
+      toolName: "exec",
+      arguments: args,
+      ...(request.reason ? { context: request.reason } : {}),
     });
     // In the trajectory now, not with the next commit: the harness acts on it at once.
     await attempt.commit();

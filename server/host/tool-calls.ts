@@ -13,7 +13,8 @@ import type { TNodeInvokeArgs } from "../devices/node-invoke-tool";
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
 import { gateFor, grantScopesOf } from "../mcp/policy";
 import { findMcpTool } from "./mcp-tools";
-import { reviewRequestFor, reviewWithFallback, type TReviewVerdict } from "../reviewer";
+import type { TReviewVerdict } from "../reviewer";
+import { recordedReview } from "./review-step";
 import type { TClientTool, THostTool, TQuestionTool } from "../tools/types";
 import { approvedOutcome, claimGrant, RepliedInstead, replyResult, type TApprovalOutcome, type TApprovedEdit, withEditNotice } from "./approval-outcome";
 import { type Attempt, AttemptSuspended, HOST_RUNTIME_ID, type TToolCall } from "./attempt";
@@ -202,13 +203,8 @@ export async function passGate(attempt: Attempt, call: TToolCall, args: unknown,
  * Asks the exec reviewer once per tool call (the verdict is a step, so a resumed attempt reuses
  * it); an identical later call is reviewed again. Every verdict is a trajectory frame.
  */
-async function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
-  return attempt.step(`review:${call.id}`, async (record) => {
-    const request = reviewRequestFor({ cwd, workspace: attempt.workspaceDir, agent: attempt.agent.name, toolName: tool.name, arguments: args, context });
-    const verdict = await reviewWithFallback(attempt.deps.reviewer, request, attempt.signal);
-    record.frame("review.verdict", { callId: call.id, toolName: tool.name, ...verdict });
-    return verdict;
-  });
+function review(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: { name: string }, context?: string): Promise<TReviewVerdict> {
+  return recordedReview(attempt, `review:${call.id}`, call.id, { cwd, agent: attempt.agent.name, toolName: tool.name, arguments: args, context });
 }
 
 /**
