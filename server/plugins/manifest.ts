@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import semver from "semver";
 import { z } from "zod";
+import { invalidFieldReason } from "../core/error-reasons";
 
 /** The manifest file a plugin folder (or package root) holds. */
 export const MANIFEST_FILE = "countersign.plugin.json";
@@ -43,13 +44,11 @@ export function readManifest(dir: string): TPluginManifest {
   const parsed = ZPluginManifest.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    // An unknown key is named itself (zod reports it at the object that holds it).
-    if (issue?.code === "unrecognized_keys") {
-      const field = [...issue.path, issue.keys[0]].join(".");
-      throw new PluginLoadError(`Plugin at ${dir}: manifest field "${field}" is not a manifest field (unknown fields are refused).`);
-    }
-    const field = issue?.path.length ? issue.path.join(".") : "(the manifest)";
-    throw new PluginLoadError(`Plugin at ${dir}: manifest field "${field}" ${issue?.message ?? "is invalid"}.`);
+    // The field as every schema refusal names it (an unknown key by its own path, e.g. contracts.extra).
+    const unknown = issue?.code === "unrecognized_keys";
+    const field = unknown || issue?.path.length ? (invalidFieldReason(parsed.error.issues)?.params.field ?? "(the manifest)") : "(the manifest)";
+    const what = unknown ? "is not a manifest field (unknown fields are refused)" : (issue?.message ?? "is invalid");
+    throw new PluginLoadError(`Plugin at ${dir}: manifest field "${field}" ${what}.`);
   }
   return parsed.data;
 }
