@@ -14,7 +14,17 @@ import { type DbHandle, migrateDb, openDb } from "./client";
  * changed migration makes a new image. Written to a temporary name and renamed: files opening
  * databases at once never read half an image.
  */
-async function migratedImage(): Promise<Blob> {
+let image: Promise<Blob> | null = null;
+/** The image, read (or made) once per process: a file opening several databases reads it once. */
+const migratedImage = (): Promise<Blob> => {
+  image ??= readOrMakeImage().catch((error: unknown) => {
+    image = null;
+    throw error;
+  });
+  return image;
+};
+
+async function readOrMakeImage(): Promise<Blob> {
   const hash = createHash("sha256");
   const folder = fileURLToPath(new URL("./migrations", import.meta.url));
   for (const name of readdirSync(folder, { recursive: true, encoding: "utf8" }).sort()) {
@@ -32,12 +42,12 @@ async function migratedImage(): Promise<Blob> {
   } catch {
     const handle = await openDb({});
     await migrateDb(handle);
-    const image = await (handle.dump as () => Promise<Blob>)();
+    const made = await (handle.dump as () => Promise<Blob>)();
     await handle.close();
     const partial = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    writeFileSync(partial, Buffer.from(await image.arrayBuffer()));
+    writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
     renameSync(partial, path);
-    return image;
+    return made;
   }
 }
 
