@@ -5,7 +5,7 @@
  * and server/harnesses/native-loop.ts run them.
  */
 import type { THostCapabilities } from "./capabilities";
-import type { TContextMedia } from "./media";
+import type { TContextMedia, TPreparedMedia } from "./media";
 import type { TToolSurfaceCapabilities } from "./tool-surface";
 
 /** One completed model response. */
@@ -72,5 +72,10 @@ export type TNativeAttemptParams = {
   signal: AbortSignal;
 };
 
-/** What a native loop answers: the final text (and the usage of its model calls in this attempt). */
-export type TNativeResult = { text: string; usage?: { inputTokens?: number; outputTokens?: number } };
+/**
+ * What a native loop answers: the final text, the usage of its model calls in this attempt, and
+ * the reply media to deliver with the answer: what this attempt's `media.prepareReplyMedia`
+ * returned (its attachments become `attachment` items, its failures `attachment_failure`
+ * notices). Only media this attempt prepared is delivered; anything else refuses the result.
+ */
+export type TNativeResult = { text: string; usage?: { inputTokens?: number; outputTokens?: number }; media?: TPreparedMedia };

@@ -37,16 +37,44 @@ export type TQueueMessageOptions = {
 /** What `queueMessage` resolves to; `pending` means it returned early and settlement follows by callback. */
 export type TQueueMessageResult = { accepted: boolean; outcome: TInjectionSettlement | "pending" };
 
+/** Which pending question a claim targets; omitted: the question the run waits on now. */
+export type TPendingInputOptions = { questionId?: string };
+
 /**
- * The V2 active-run injection (steering) capability the host gives a harness: guarded steering
- * (the seed's `messageInjectionV2`). The seed's optional V2
- * `claimPendingUserInputAnswer` and `cancelPendingUserInput` are not offered by this host (the
- * assertion cannot yet be carried to the question's final claim): use `questions.submit`.
+ * How a claim of the run's pending input ended. `answered`: the text committed as the answer
+ * (with this input's receipt). `none`: the run waits on no question (or not on the one named);
+ * nothing was used. `rejected`: a definitive refusal (the assertion failed, the run stopped
+ * waiting, someone settled the question first, or it needs more than a text reply); the question
+ * is unchanged.
+ */
+export type TPendingInputClaim =
+  | { status: "answered"; questionId: string; resolutionId: string }
+  | { status: "none" }
+  | { status: "rejected"; questionId: string | null; reason: string; message: string };
+
+/** How a cancellation of the run's pending input ended (`none` and `rejected` as for a claim). */
+export type TPendingInputCancel =
+  | { status: "cancelled"; questionId: string }
+  | { status: "none" }
+  | { status: "rejected"; questionId: string | null; reason: string; message: string };
+
+/**
+ * The V2 active-run injection capability the host gives a harness (the seed's
+ * `messageInjectionV2`): guarded steering, and the claim or cancellation of the input the run is
+ * waiting on. Every method takes the host-side assertion and authority kind of that one input.
  */
 export type TMessageInjectionV2 = {
   readonly version: 2;
   isAvailable: () => boolean;
   queueMessage: (text: string, options: TQueueMessageOptions, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => Promise<TQueueMessageResult>;
+  /**
+   * Answers the question the run waits on with `text`, as plain text into its session would (one
+   * free-text question only). `assertCurrent` (and, for `source-bound`, the run's source) is
+   * checked synchronously right before the claim commits, with no await between.
+   */
+  claimPendingUserInputAnswer: (text: string, options: TPendingInputOptions, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => Promise<TPendingInputClaim>;
+  /** Cancels the question the run waits on, recorded as resolved by `resolvedBy`; the same checks at the same boundary. */
+  cancelPendingUserInput: (resolvedBy: string, assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind) => Promise<TPendingInputCancel>;
 };
 
 /** How a completed turn without visible assistant text ended; null when it needs no fallback. */

@@ -5,6 +5,7 @@ import { AttemptSuspended } from "../host/attempt-errors";
 import { endOnce, SPAN, startSpan } from "../observe/spans";
 import type { TBeforeDispatch, TConversationEntry, TModelTurn, TTurnStream } from "../../plugin-sdk/loops";
 import { liveDeltas } from "./live-deltas";
+import { recordReplyMedia } from "../host/media/reply-items";
 
 /**
  * A model behind the loop: scripted, or a real endpoint. `null` means it has nothing more to say.
@@ -147,16 +148,8 @@ async function attachReplyMedia(attempt: Attempt, turnIndex: number, paths: stri
   await attempt.step(`reply-media:${turnIndex}`, async (record) => {
     const prepared = await attempt.capabilities.media.prepareReplyMedia({ kind: "attempt", attempt: { paths } });
     if (prepared.kind !== "attempt") return null;
-    const { attachments, failures } = prepared.preparedMedia;
-    for (const a of attachments) {
-      record.item({ type: "attachment", id: a.id, name: a.name, mediaType: a.mediaType, size: a.size, url: `/v1/responses/${attempt.response.id}/attachments/${a.id}` });
-      record.event("attachment.published", { ...a });
-    }
-    for (const f of failures) {
-      record.item({ type: "attachment_failure", ...f });
-      record.event("attachment.failed", { ...f });
-    }
-    return { attachments: attachments.length, failures: failures.length };
+    recordReplyMedia(record, attempt.response.id, prepared.preparedMedia);
+    return { attachments: prepared.preparedMedia.attachments.length, failures: prepared.preparedMedia.failures.length };
   });
   attempt.assertNotCancelled();
 }

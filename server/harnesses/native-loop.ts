@@ -3,6 +3,7 @@ import { DomainError } from "../core/errors";
 import { type Attempt, AttemptSuspended } from "../host/attempt";
 import type { TNativeAttemptParams, TNativeResult } from "../../plugin-sdk/loops";
 import { createToolSurface } from "../host/tool-surface";
+import { recordReplyMedia } from "../host/media/reply-items";
 
 export type TNativeRun = (params: TNativeAttemptParams) => Promise<TNativeResult>;
 
@@ -14,7 +15,7 @@ export type TNativeRun = (params: TNativeAttemptParams) => Promise<TNativeResult
  */
 export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<void> {
   const surface = createToolSurface(attempt, attempt.agent.nativeTools ?? []);
-  const { close: _close, ...base } = attempt.capabilities;
+  const base = attempt.harnessCapabilities;
   const endpoint = attempt.agent.endpoint;
   let result: TNativeResult;
   const reportedBefore = attempt.reportedOutputTokens;
@@ -44,6 +45,8 @@ export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<
   attempt.assertNotCancelled();
   if (!result || typeof result.text !== "string") throw new DomainError("invalid_request", `The native harness ${attempt.agent.harness} returned no { text } result.`);
   const { text } = result;
+  // Reply media: only what this attempt's prepareReplyMedia stored, as the host recorded it.
+  const media = result.media === undefined ? null : attempt.capabilities.deliverableMedia(result.media);
   // Tokens the loop reported live (once per model response, as the seed asks) are counted already:
   // then the output tokens of the usage it returns are not counted again.
   const usage = result.usage && attempt.reportedOutputTokens > reportedBefore ? { ...result.usage, outputTokens: undefined } : result.usage;
@@ -52,6 +55,7 @@ export async function runNativeLoop(attempt: Attempt, run: TNativeRun): Promise<
       record.item({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
       record.frame("response.text.delta", { delta: text, itemId: "msg_native", occurrenceId: "occ_native_0" });
     }
+    if (media) recordReplyMedia(record, attempt.response.id, media);
     if (usage) record.usage(usage);
     record.event("native.completed", { textChars: text.length, outputTokens: usage?.outputTokens ?? attempt.reportedOutputTokens - reportedBefore });
     const outcome = classifyTerminalOutcome({ visibleText: text });

@@ -9,8 +9,9 @@ import type { TPendingRef } from "../core/pending";
 import type { TAttemptCancellation, TReportOutputTokens, TRunUsageAccumulator, TToolResultMiddlewareRegistry } from "../core/runtime";
 import { snapshotNodeCommands } from "../devices/node-invoke-tool";
 import { AttemptTerminated } from "./attempt-errors";
-import { createHostCapabilities } from "./capabilities";
-import { createAuthorityCapabilities } from "./authority";
+import { createHostCapabilities, harnessCapabilities } from "./capabilities";
+import type { THostCapabilities } from "../../plugin-sdk/capabilities";
+import { createAuthorityCapabilities, createPendingInputMethods } from "./authority";
 import type { TAuthorityServices } from "./authority-port";
 import type { TDeps } from "./deps";
 import type { TClaimedRun, TRunStarter, TSettlement } from "./pending/contract";
@@ -111,6 +112,8 @@ export class Attempt {
   readonly claim: string;
   /** The versioned host capabilities handed to the harness; closed when the attempt settles. */
   readonly capabilities: ReturnType<typeof createHostCapabilities>;
+  /** What the harness receives: the capabilities without the host's own controls (close, the media ledger). */
+  readonly harnessCapabilities: THostCapabilities;
   readonly signal: AbortSignal;
   /** The harness's declared node commands, copied now: mutating the agent config later cannot widen them. */
   readonly requiredNodeCommands: readonly string[] | null;
@@ -151,7 +154,9 @@ export class Attempt {
       signal: runtime.cancellation.signal,
       publish: async (write) => (await this.commit(async (c) => write(c.tx))) as Awaited<ReturnType<typeof write>>,
       authority: (isOpen) => createAuthorityCapabilities(this, isOpen),
+      pendingInput: (isOpen) => createPendingInputMethods(this, isOpen),
     });
+    this.harnessCapabilities = harnessCapabilities(this.capabilities);
   }
 
   /** Time this run has executed, over all its attempts (waits for people excluded). */

@@ -1,5 +1,15 @@
 import type { TCredential } from "../core/credential";
 import type { TAnswers } from "../core/questions/schema";
+
+/** The run whose pending input a harness claims or cancels, and the check made right before the commit. */
+export type TPendingInputTarget = {
+  responseId: string;
+  sessionId: string;
+  /** A question of this run; omitted: the one the run waits on now. */
+  questionId?: string;
+  /** Checked synchronously inside the claim's transaction, with no await before the claim. */
+  assertCurrent: () => boolean;
+};
 import type { TDeps } from "./deps";
 import type { TRunStarter } from "../ports/run-starter";
 
@@ -12,6 +22,12 @@ export type TAuthorityServices = {
   spawnRun: (ownerId: string, body: { agent: string; input: unknown; metadata: Record<string, unknown> }, source: TCredential | null) => Promise<{ responseId: string; sessionId: string }>;
   /** Answers a question as `ownerId` with a receipt; `assertCurrent` is checked right before the commit. */
   resolveQuestion: (ownerId: string, input: { id: string; answers: TAnswers; resolutionId: string; assertCurrent: () => boolean }) => Promise<unknown>;
+  /**
+   * Answers the question the run waits on with a text (claimed) or cancels it, as `ownerId`;
+   * `assertCurrent` is checked right before the claim. Null: the run waits on no such question.
+   */
+  claimPendingInput: (ownerId: string, input: TPendingInputTarget & { text: string; resolutionId: string }) => Promise<{ questionId: string } | null>;
+  cancelPendingInput: (ownerId: string, input: TPendingInputTarget & { resolvedBy: string }) => Promise<{ questionId: string } | null>;
   /** Waits for a question's outcome with the receipt of its committed answer (`includeResolutionId`). */
   waitAnswer: (ownerId: string, params: { id: string; timeoutMs: number }) => Promise<{ status: string; resolutionId?: string }>;
 };

@@ -5,6 +5,7 @@ import { CREDENTIAL_RECHECK_MS, credentialRefusal } from "../auth/credential-sta
 import type { TCredential } from "../core/credential";
 import { DomainError } from "../core/errors";
 import { isTerminal } from "../core/vocabulary";
+import { assertInjectionRequest, isAssertionCurrent, type TAssertCurrent, type TInjectionAuthorityKind, type TMessageInjectionV2 } from "../core/runtime";
 import { DEFAULT_QUESTION_TIMEOUT_MS } from "../core/ttl";
 import { newId } from "../core/ids";
 import { QuestionError } from "../core/questions/errors";
@@ -237,6 +238,13 @@ const holds = (authority: TQuestionAuthority): boolean => {
 /** `signal` aborted when any of `signals` does. */
 const anySignal = (...signals: Array<AbortSignal | undefined>): AbortSignal => AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
 
+/** The services layer the composition root gave the host (spawns, answers, claims). */
+function servicesOf(attempt: TAuthorityAttempt): TAuthorityServices {
+  const s = attempt.runtime.services?.();
+  if (!s) throw new DomainError("conflict", "This server does not provide the host services this capability needs.");
+  return s;
+}
+
 // --- The capabilities --------------------------------------------------------------------------
 
 /**
@@ -254,11 +262,7 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
     attempt.assertNotCancelled();
     return retainSource(deps, response, attempt.signal);
   };
-  const services = (): TAuthorityServices => {
-    const s = attempt.runtime.services?.();
-    if (!s) throw new DomainError("conflict", "This server does not provide the host services this capability needs.");
-    return s;
-  };
+  const services = () => servicesOf(attempt);
   let compactions = 0;
   let asked = 0;
 
@@ -452,6 +456,74 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
       return result;
     },
     runWithAsyncWorkResources: runAsyncWork,
+  };
+}
+
+// --- The input the run waits on (V2 claim and cancellation) --------------------------------------
+
+/** The V2 methods of `messageInjectionV2` that settle the input the run waits on. */
+export type TPendingInputMethods = Pick<TMessageInjectionV2, "claimPendingUserInputAnswer" | "cancelPendingUserInput">;
+
+/**
+ * The seed's optional V2 `claimPendingUserInputAnswer` and `cancelPendingUserInput`, bound to the
+ * attempt. Each input carries its own assertion and authority kind to the question's claim: the
+ * run's check (the attempt open, not cancelled), the assertion, and for `source-bound` the run's
+ * source (its credential not ended) are checked synchronously inside the claim's transaction,
+ * right before the conditional update. A refusal leaves the question pending for later input.
+ */
+export function createPendingInputMethods(attempt: TAuthorityAttempt, isOpen: () => boolean): TPendingInputMethods {
+  const { deps, response } = attempt;
+  const closed = { status: "rejected" as const, questionId: null, reason: "ATTEMPT_SETTLED", message: closedError().message };
+  const services = () => servicesOf(attempt);
+  /** Runs one guarded settlement: the run's and the input's checks travel with it to the claim. */
+  const guarded = async <T>(assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind, settle: (current: () => boolean) => Promise<T>): Promise<T> => {
+    const source = authorityKind === "source-bound" ? holdForQuestion(deps, response) : null;
+    try {
+      return await settle(() => isOpen() && !attempt.signal.aborted && (source === null || source.current()) && isAssertionCurrent(assertCurrent));
+    } finally {
+      source?.drop();
+    }
+  };
+  const refusal = (questionId: string | null, error: unknown) => {
+    if (error instanceof QuestionError && error.reason !== "UNAVAILABLE") return { status: "rejected" as const, questionId, reason: error.reason, message: error.message };
+    if (error instanceof DomainError && error.code !== "internal" && error.code !== "capacity") return { status: "rejected" as const, questionId, reason: error.code.toUpperCase(), message: error.message };
+    throw error;
+  };
+  return {
+    claimPendingUserInputAnswer: async (text, options, assertCurrent, authorityKind) => {
+      // A harness's mistake is refused, never claimed unchecked.
+      assertInjectionRequest(assertCurrent, authorityKind);
+      if (typeof text !== "string") throw new TypeError("claimPendingUserInputAnswer needs the text, a string.");
+      const questionId = options?.questionId;
+      if (questionId !== undefined && (typeof questionId !== "string" || questionId === "")) throw new TypeError("options.questionId must be a non-empty string.");
+      if (!isOpen()) return closed;
+      const resolutionId = newId("res");
+      try {
+        const claimed = await guarded(assertCurrent, authorityKind, (current) =>
+          services().claimPendingInput(response.userId, { responseId: response.id, sessionId: response.sessionId, ...(questionId ? { questionId } : {}), text, resolutionId, assertCurrent: current }),
+        );
+        if (!claimed) return { status: "none" };
+        note(deps, response.id, "question.input_claimed", { questionId: claimed.questionId, authorityKind, resolutionId });
+        return { status: "answered", questionId: claimed.questionId, resolutionId };
+      } catch (error) {
+        return refusal(questionId ?? null, error);
+      }
+    },
+    cancelPendingUserInput: async (resolvedBy, assertCurrent, authorityKind) => {
+      assertInjectionRequest(assertCurrent, authorityKind);
+      if (typeof resolvedBy !== "string" || resolvedBy.trim() === "") throw new TypeError("cancelPendingUserInput needs resolvedBy, a non-empty string naming who resolved the input.");
+      if (!isOpen()) return closed;
+      try {
+        const cancelled = await guarded(assertCurrent, authorityKind, (current) =>
+          services().cancelPendingInput(response.userId, { responseId: response.id, sessionId: response.sessionId, resolvedBy, assertCurrent: current }),
+        );
+        if (!cancelled) return { status: "none" };
+        note(deps, response.id, "question.input_cancelled", { questionId: cancelled.questionId, authorityKind, resolvedBy });
+        return { status: "cancelled", questionId: cancelled.questionId };
+      } catch (error) {
+        return refusal(null, error);
+      }
+    },
   };
 }
 

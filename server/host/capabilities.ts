@@ -15,9 +15,19 @@ import type { SteeringDesk } from "./steering";
 import type { Db } from "../../db/client";
 import type { TAttachmentFact } from "../core/media";
 import { createMediaCapabilities } from "./media";
+import { createPreparedMediaLedger, type TPreparedMediaLedger } from "./media/reply-items";
 import type { THostAuthorityCapabilities } from "../../plugin-sdk/authority";
+import type { TPendingInputMethods } from "./authority";
 
 const MAX_BUFFERED = 500;
+
+/** An attempt's capabilities and the host's own controls of them (never handed to a harness). */
+export type TAttemptCapabilities = THostCapabilities & {
+  /** Every later call fails closed. */
+  close: () => void;
+  /** The host's record of reply media a harness returns; refuses media this attempt did not prepare. */
+  deliverableMedia: TPreparedMediaLedger["deliverable"];
+};
 
 /**
  * Builds the capabilities of one attempt, bound to its response, session and user. `close()`
@@ -42,8 +52,11 @@ export function createHostCapabilities(input: {
   publish: <T>(write: (tx: Db) => Promise<T>) => Promise<T>;
   /** The authority capabilities (server/host/authority.ts); `isOpen` is false once the attempt settled. */
   authority: (isOpen: () => boolean) => THostAuthorityCapabilities;
-}): THostCapabilities & { close: () => void } {
+  /** The V2 claim and cancellation of the input the run waits on (server/host/authority.ts). */
+  pendingInput: (isOpen: () => boolean) => TPendingInputMethods;
+}): TAttemptCapabilities {
   let closed = false;
+  const prepared = createPreparedMediaLedger();
   const media = createMediaCapabilities({
     db: input.deps.db,
     policy: input.deps.config.media,
@@ -54,6 +67,7 @@ export function createHostCapabilities(input: {
     isCurrent: () => !closed && input.isRunLive(),
     signal: input.signal,
     publish: input.publish,
+    onPrepared: prepared.add,
   });
   let buffered = 0;
   const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
@@ -116,10 +130,18 @@ export function createHostCapabilities(input: {
         if (options.waitForTranscriptCommit === false) return { accepted, outcome: "pending" as const };
         return { accepted, outcome: await settledPromise };
       },
+      ...input.pendingInput(() => !closed),
     },
     ...input.authority(() => !closed),
     close: () => {
       closed = true;
     },
+    deliverableMedia: prepared.deliverable,
   };
+}
+
+/** What a harness receives: the attempt's capabilities without the host's own controls. */
+export function harnessCapabilities(capabilities: TAttemptCapabilities): THostCapabilities {
+  const { close: _close, deliverableMedia: _deliverable, ...view } = capabilities;
+  return view;
 }

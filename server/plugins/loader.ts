@@ -117,7 +117,7 @@ function pluginApi(manifest: TPluginManifest, host: TPluginHost, record: TLoaded
         run: (attempt) => {
           const { run, createDriver } = harness;
           if (run) return runNativeLoop(attempt, run);
-          return runModelLoop(attempt, (createDriver as NonNullable<typeof createDriver>)({ input: attempt.input, agent: { name: attempt.agent.name, model: attempt.agent.model }, hostCapabilities: attempt.capabilities, signal: attempt.signal }));
+          return runModelLoop(attempt, (createDriver as NonNullable<typeof createDriver>)({ input: attempt.input, agent: { name: attempt.agent.name, model: attempt.agent.model }, hostCapabilities: attempt.harnessCapabilities, signal: attempt.signal }));
         },
       });
       undo.push(unregister);

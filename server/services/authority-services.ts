@@ -6,6 +6,7 @@ import type { TAuthorityServices } from "../host/authority-port";
 import type { TDeps } from "../host/deps";
 import type { Host } from "../host/host";
 import { invokeResponse } from "./invoke-response";
+import { cancelPendingInput, claimPendingInput } from "./questions/pending-input";
 import { resolveQuestion } from "./questions/resolve-question";
 import { waitAnswer } from "./questions/wait-answer";
 
@@ -29,6 +30,8 @@ export function createAuthorityServices(deps: TDeps & { host: Host }): TAuthorit
     },
     resolveQuestion: async (ownerId, input) =>
       resolveQuestion(deps, await owner(ownerId), { id: input.id, answers: input.answers, resolutionId: input.resolutionId, via: "system", assertCurrent: input.assertCurrent }),
+    claimPendingInput: async (ownerId, input) => claimPendingInput(deps, await owner(ownerId), input),
+    cancelPendingInput: async (ownerId, input) => cancelPendingInput(deps, await owner(ownerId), input),
     waitAnswer: async (ownerId, params) => {
       // Bounded by the question's own deadline (the waiter's existing one), never a shorter timer.
       const expiresAt = await questionDeadline(deps.db, params.id);

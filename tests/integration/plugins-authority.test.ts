@@ -104,6 +104,71 @@ describe(`the host's authority capabilities, through the native-authority plugin
     expect(answers).toEqual({ q: ["L"] });
   }, 120_000);
 
+  it("V2 pending input: a harness claims the question its run waits on with a text, or cancels it; a stale assertion is refused and the question stays pending", async () => {
+    // The waiting run keeps its capabilities; another run of the plugin (its own channel) claims through them.
+    const waiting = await run([{ keep: "v2-a" }, { ask: "Which branch?" }]);
+    expect(waiting.requiredAction?.type).toBe("question");
+    const questionId = waiting.requiredAction?.id as string;
+    const inactive = { status: "rejected", questionId: null, reason: "QUESTION_REQUESTER_INACTIVE", message: expect.stringContaining("no longer current") };
+    expect(
+      results(
+        await run([
+          { claim: "v2-a", text: "main", current: false },
+          { claim: "v2-a", text: "main", current: false, kind: "source-bound" },
+          { cancelInput: "v2-a", resolvedBy: "chat", current: false },
+          { claim: "v2-a", text: "main", kind: "ordinary" },
+          { claim: "v2-a", text: "main", questionId: "ask_of_nobody" },
+        ]),
+      ),
+    ).toEqual([inactive, inactive, inactive, { error: expect.stringContaining('authorityKind must be "run" or "source-bound"') }, { status: "none" }]);
+    const pending = await gateway("question.get", owner.apiKey, { id: questionId });
+    expect(((await pending.json()) as { payload: { question: { status: string } } }).payload.question.status).toBe("pending");
+
+    // A current source-bound input answers it as the run's owner, with a receipt; the run resumes with the text.
+    const [claimed] = results(await run([{ claim: "v2-a", text: "main", kind: "source-bound" }]));
+    expect(claimed).toEqual({ status: "answered", questionId, resolutionId: expect.stringMatching(/^res/) });
+    expect(results(await settled(waiting))[1]).toEqual({ status: "answered", questionId, answers: { q: ["main"] } });
+    const claimEvents = await waitUntil(async () => {
+      const all = await trajectoryTypes(waiting.id);
+      return all.some((e) => e.type === "question.input_claimed") ? all : null;
+    });
+    expect(claimEvents.find((e) => e.type === "question.input_claimed")?.data).toEqual({ questionId, authorityKind: "source-bound", resolutionId: (claimed as { resolutionId: string }).resolutionId });
+
+    // Cancelled, recorded with who resolved it; the harness's ask ends (nobody can answer it any more).
+    const second = await run([{ keep: "v2-b" }, { ask: "Proceed?" }]);
+    const secondId = second.requiredAction?.id as string;
+    expect(results(await run([{ cancelInput: "v2-b", resolvedBy: "the harness's chat channel" }]))).toEqual([{ status: "cancelled", questionId: secondId }]);
+    expect(results(await settled(second))[1]).toEqual({ status: "aborted", questionId: secondId });
+    const cancelled = await gateway("question.get", owner.apiKey, { id: secondId });
+    expect(((await cancelled.json()) as { payload: { question: { status: string } } }).payload.question.status).toBe("cancelled");
+    const cancelEvents = await waitUntil(async () => {
+      const all = await trajectoryTypes(second.id);
+      return all.some((e) => e.type === "question.input_cancelled") ? all : null;
+    });
+    expect(cancelEvents.find((e) => e.type === "question.input_cancelled")?.data).toEqual({ questionId: secondId, authorityKind: "run", resolvedBy: "the harness's chat channel" });
+  }, 120_000);
+
+  it("a schema-backed form question from the plugin: answered with typed values through question.resolve; a text reply (in the session or a V2 claim) and an invalid value are refused and it stays pending", async () => {
+    const fields = [
+      { name: "name", type: "string", required: true },
+      { name: "plan", type: "enum", enum: ["free", "pro"], required: true },
+      { name: "seats", type: "integer", minimum: 1 },
+    ];
+    const asking = await run([{ keep: "form-a" }, { ask: "Who signs up?", form: fields }]);
+    expect(asking.requiredAction?.type).toBe("question");
+    const id = asking.requiredAction?.id as string;
+    const shown = ((await (await gateway("question.get", owner.apiKey, { id })).json()) as { payload: { question: { questions: Array<{ presentation?: string; fields?: unknown[] }> } } }).payload.question;
+    expect(shown.questions[0]).toMatchObject({ presentation: "form", fields: [expect.objectContaining({ name: "name" }), expect.objectContaining({ name: "plan", enum: ["free", "pro"] }), expect.objectContaining({ name: "seats" })] });
+    const invalid = await gateway("question.resolve", owner.apiKey, { id, answers: { "form.name": ["Ada"], "form.plan": ["gold"] } });
+    expect(((await invalid.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe("QUESTION_INVALID_ANSWER");
+    const byText = await app.api("/v1/responses", { key: owner.apiKey, body: { input: "Ada, pro", sessionId: asking.sessionId } });
+    expect(byText.status).toBe(409);
+    expect(((await byText.json()) as { detail: string }).detail).toContain(`/answer/${id}`);
+    expect(results(await run([{ claim: "form-a", text: "Ada, pro" }]))[0]).toMatchObject({ status: "rejected", reason: "QUESTION_INVALID_ANSWER", message: expect.stringContaining("answer page") });
+    expect((await gateway("question.resolve", owner.apiKey, { id, answers: { "form.name": ["Ada"], "form.plan": ["pro"], "form.seats": ["3"] } })).status).toBe(200);
+    expect(results(await settled(asking))[1]).toEqual({ status: "answered", questionId: id, answers: { "form.name": ["Ada"], "form.plan": ["pro"], "form.seats": ["3"] } });
+  }, 120_000);
+
   it("retained source authority outlives the foreground turn, is released idempotently, and ends when the run is cancelled", async () => {
     const holding = await run([{ retain: "w1" }, { retain: "w2" }, { ask: "Keep going?" }]);
     expect(holding.status).toBe("requires_action");
@@ -227,7 +292,7 @@ describe(`the host's authority capabilities, through the native-authority plugin
     const closed = "This attempt has settled; its host capabilities are closed.";
     expect(late).toEqual({
       late: "old",
-      outcomes: { retainSourceAuthority: closed, ask: closed, spawn: closed, compact: closed, runWithAsyncWorkResources: closed, reviewExec: closed },
+      outcomes: { retainSourceAuthority: closed, ask: closed, spawn: closed, compact: closed, runWithAsyncWorkResources: closed, reviewExec: closed, claimPendingUserInputAnswer: closed },
     });
   }, 120_000);
 });

@@ -130,6 +130,33 @@ describe(`a native-loop plugin asks the host before each of its own tool calls (
     expect(again.usage).toMatchObject({ outputTokens: 4 });
   });
 
+  it("prepareReplyMedia from the loop: an artifact it made and the workspace files it named reach the answer as attachments and notices", async () => {
+    fake.reply(text("Here is the summary."));
+    const done = await invoke(app, member.apiKey, { text: "Summarize.", reply: { files: ["missing.txt", "../outside.txt"], artifact: { fileName: "summary.txt", text: "All done." } } }, { agent: "native-loop" });
+    expect(done.status).toBe("completed");
+    const output = done.output as Array<Record<string, unknown>>;
+    expect(output.map((item) => item.type)).toEqual(["message", "attachment", "attachment_failure", "attachment_failure"]);
+    expect(output.filter((item) => item.type === "attachment_failure").map((item) => [item.path, item.reason])).toEqual([
+      ["missing.txt", "missing"],
+      ["../outside.txt", "outside_workspace"],
+    ]);
+    const attachment = output.find((item) => item.type === "attachment") as { id: string; name: string; url: string; size: number };
+    expect(attachment).toMatchObject({ name: "summary.txt", size: 9, url: `/v1/responses/${done.id}/attachments/${attachment.id}` });
+    const download = await app.api(attachment.url, { key: member.apiKey });
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe("All done.");
+    const trajectory = await trajectoryOf(done.id as string);
+    expect(trajectory.filter((e) => e.type === "attachment.published").map((e) => e.data.name)).toEqual(["summary.txt"]);
+    expect(trajectory.filter((e) => e.type === "attachment.failed").map((e) => e.data.reason)).toEqual(["missing", "outside_workspace"]);
+
+    // Media this attempt did not prepare (here the id just delivered, by another run) is never delivered: the result is refused.
+    fake.reply(text("Here it is again."));
+    const forged = await invoke(app, member.apiKey, { text: "Again.", reply: { forge: attachment.id } }, { agent: "native-loop" });
+    expect(forged.status).toBe("failed");
+    expect(JSON.stringify(forged.error)).toContain("did not prepare");
+    expect((forged.output as unknown[]).length).toBe(0);
+  });
+
   it("toolExecutionAllow: [] refuses execution while every schema stays visible to the model; onPrepared saw the surface", async () => {
     const from = fake.requests.length;
     fake.reply(toolCall("read_notes", {}), text("I could not read them."));

@@ -5,9 +5,10 @@
  * step returned. Steps:
  *
  * - `{ "say": text }`: returns the text.
- * - `{ "ask": text, "authority"?: "unscoped" | "source-bound", "source"?: name }`: asks the run's
- *   owner through the question dispatcher; a source-bound question is bound to the plugin-side
- *   source `name` (current until a step `{ "endSource": name }` of any run ends it).
+ * - `{ "ask": text, "authority"?: "unscoped" | "source-bound", "source"?: name, "form"?: fields }`:
+ *   asks the run's owner through the question dispatcher (with `form`: a schema-backed form of
+ *   those fields); a source-bound question is bound to the plugin-side source `name` (current
+ *   until a step `{ "endSource": name }` of any run ends it).
  * - `{ "submit": questionId, "answer": text, "lose"?: true }`: dispatches an input as that
  *   question's answer (`lose`: the response is treated as lost right after dispatch).
  * - `{ "retain": name }`, `{ "check": name }`, `{ "release": name }`: retained source authority,
@@ -17,6 +18,12 @@
  * - `{ "asyncWork": true }`: async work with two resources (one released before the result).
  * - `{ "keep": name }` / `{ "late": name }`: keeps this attempt's capabilities, and later calls
  *   them after that attempt settled (they fail closed).
+ * - `{ "claim": name, "text": text, "kind"?: "run" | "source-bound", "current"?: false, "questionId"?: id }`:
+ *   through the capabilities kept as `name` (another run, waiting on its question), claims the
+ *   input that run waits on with `text` (`messageInjectionV2.claimPendingUserInputAnswer`, V2);
+ *   `current: false` passes an assertion that no longer holds.
+ * - `{ "cancelInput": name, "resolvedBy": label, "kind"?, "current"?: false }`: cancels it instead
+ *   (`cancelPendingUserInput`).
  * - `{ "review": command, "cwd"?: dir, "reason"?: text }`: asks the configured exec reviewer about
  *   a command this harness would run with its own exec tool; returns the decision (it runs nothing:
  *   a real harness runs an `allow-once` command once, tells the model a `deny`'s rationale and
@@ -37,6 +44,7 @@ import type {
   TSideQuestionAnswer,
   TSideQuestionCapabilities,
 } from "../../../plugin-sdk";
+import type { TQuestion } from "../../../plugin-sdk/wire";
 
 type TStep = Record<string, unknown>;
 
@@ -57,13 +65,27 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
     const name = typeof step.source === "string" ? step.source : "default";
     if (!sources.has(name)) sources.set(name, true);
     const authority = step.authority === "source-bound" ? { kind: "source-bound" as const, assertCurrent: () => sources.get(name) === true } : { kind: "unscoped" as const };
-    return host.questions.ask({ questions: [{ questionId: "q", header: "Native", question: step.ask, options: [], isOther: true, isSecret: false }], authority, timeoutMs: 120_000 });
+    // With `form`: a schema-backed form question (its fields), answered on the answer page or through question.resolve.
+    const question: TQuestion = Array.isArray(step.form)
+      ? { questionId: "form", header: "Native", question: step.ask, options: [], presentation: "form", fields: step.form as NonNullable<TQuestion["fields"]> }
+      : { questionId: "q", header: "Native", question: step.ask, options: [], isOther: true, isSecret: false };
+    return host.questions.ask({ questions: [question], authority, timeoutMs: 120_000 });
   }
   if (typeof step.submit === "string") {
     const lost = new AbortController();
     const pending = host.questions.submit({ questionId: step.submit, answers: { q: [String(step.answer ?? "")] }, authority: { kind: "unscoped" }, signal: lost.signal });
     if (step.lose === true) lost.abort();
     return pending;
+  }
+  if (typeof step.claim === "string" || typeof step.cancelInput === "string") {
+    const caps = kept.get(String(step.claim ?? step.cancelInput));
+    if (!caps) return { unknownKept: step.claim ?? step.cancelInput };
+    const assertCurrent = () => step.current !== false;
+    // Any other kind is passed on as given: the host refuses it.
+    const kind = (step.kind ?? "run") as "run" | "source-bound";
+    const v2 = caps.messageInjectionV2;
+    if (typeof step.claim === "string") return v2.claimPendingUserInputAnswer(String(step.text ?? ""), typeof step.questionId === "string" ? { questionId: step.questionId } : {}, assertCurrent, kind);
+    return v2.cancelPendingUserInput(String(step.resolvedBy ?? ""), assertCurrent, kind);
   }
   if (typeof step.review === "string") {
     return host.reviewExec({
@@ -156,6 +178,9 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
     await attempt("compact", () => old.compact(async () => ({ summary: "late" })));
     await attempt("runWithAsyncWorkResources", () => old.runWithAsyncWorkResources(async () => "late"));
     await attempt("reviewExec", () => old.reviewExec({ command: "ls" }));
+    // The V2 input methods answer a refusal instead of throwing (as queueMessage does).
+    const claim = await old.messageInjectionV2.claimPendingUserInputAnswer("late", {}, () => true, "run");
+    outcomes.claimPendingUserInputAnswer = claim.status === "rejected" ? claim.message : claim.status;
     return { late: step.late, outcomes };
   }
   return { unknownStep: Object.keys(step) };

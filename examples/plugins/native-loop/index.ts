@@ -21,17 +21,22 @@
  * (e.g. http://127.0.0.1:8080/v1), COUNTERSIGN_EXAMPLE_MODEL (default `example`) and the name of
  * the variable holding the API key, COUNTERSIGN_EXAMPLE_MODEL_KEY_ENV.
  *
- * Input: a text, or `{ text, toolExecutionAllow?, probeSettled?, schemas? }`: `toolExecutionAllow` is
+ * Input: a text, or `{ text, toolExecutionAllow?, probeSettled?, schemas?, reply? }`: `toolExecutionAllow` is
  * handed to `finalizeAgentToolAvailability` (the model still sees every schema); `probeSettled` calls
  * the capabilities of this process's previous attempt (long settled) and reports how they refused;
- * `schemas: false` gives the host the tools without their `parameters` (the model still sees them).
+ * `schemas: false` gives the host the tools without their `parameters` (the model still sees them);
+ * `reply: { files?: [paths], artifact?: { fileName, text } }` attaches workspace files and a file
+ * made by the loop to the answer (`media.prepareReplyMedia`, returned as the result's `media`);
+ * `reply.forge: id` also returns an attachment it did not prepare (the host refuses the result).
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import type { TCountersignPlugin, TNativeAttemptParams, TNativeToolDecision } from "../../../plugin-sdk";
+import type { TPreparedMedia } from "../../../plugin-sdk/media";
 
-type TInput = { text: string; toolExecutionAllow?: string[]; probeSettled?: boolean; schemas?: boolean };
+type TReply = { files?: string[]; artifact?: { fileName: string; text: string }; forge?: string };
+type TInput = { text: string; toolExecutionAllow?: string[]; probeSettled?: boolean; schemas?: boolean; reply?: TReply };
 
 const TOOLS = [
   {
@@ -62,7 +67,9 @@ function parse(input: unknown): TInput | null {
   if (typeof o.text !== "string" || !o.text.trim()) return null;
   if (o.toolExecutionAllow !== undefined && (!Array.isArray(o.toolExecutionAllow) || o.toolExecutionAllow.some((n) => typeof n !== "string"))) return null;
   if (o.schemas !== undefined && typeof o.schemas !== "boolean") return null;
-  return { text: o.text, toolExecutionAllow: o.toolExecutionAllow as string[] | undefined, probeSettled: o.probeSettled === true, schemas: o.schemas !== false };
+  const reply = o.reply as TReply | undefined;
+  if (reply !== undefined && (reply === null || typeof reply !== "object" || (reply.files !== undefined && !Array.isArray(reply.files)))) return null;
+  return { text: o.text, toolExecutionAllow: o.toolExecutionAllow as string[] | undefined, probeSettled: o.probeSettled === true, schemas: o.schemas !== false, ...(reply ? { reply } : {}) };
 }
 
 /** The plugin's own tools: they run here, in the directory the host confined and returned. */
@@ -76,6 +83,33 @@ function execute(name: string, args: Record<string, unknown>, cwd: string): unkn
   if (name === "read_notes") return { notes: existsSync(file) ? readFileSync(file, "utf8") : "" };
   // page_title is client-executed: the host hands the loop the client's output instead.
   return { error: `The tool ${name} does not run in this loop.` };
+}
+
+/**
+ * The reply's files: workspace files read and stored by the host (`attempt`), and an artifact made
+ * here (`artifact`); their attachments and notices are returned with the answer.
+ */
+async function replyMedia(media: TNativeAttemptParams["hostCapabilities"]["media"], reply: TReply | undefined): Promise<TPreparedMedia | undefined> {
+  if (!reply) return undefined;
+  const out: TPreparedMedia = { attachments: [], failures: [] };
+  if (reply.files?.length) {
+    const prepared = await media.prepareReplyMedia({ kind: "attempt", attempt: { paths: reply.files } });
+    if (prepared.kind === "attempt") {
+      out.attachments.push(...prepared.preparedMedia.attachments);
+      out.failures.push(...prepared.preparedMedia.failures);
+    }
+  }
+  if (reply.artifact) {
+    const bytes = new TextEncoder().encode(reply.artifact.text);
+    const prepared = await media.prepareReplyMedia({ kind: "artifact", buffer: bytes, fileName: reply.artifact.fileName, mediaType: "text/plain", assertCurrent: () => true });
+    if (prepared.kind !== "attempt") {
+      out.attachments.push(...prepared.payload.media.attachments);
+      out.failures.push(...prepared.payload.media.failures);
+    }
+  }
+  // A media id this loop did not get from prepareReplyMedia (another run's file, say): the host refuses the result.
+  if (reply.forge) out.attachments.push({ id: reply.forge, name: "forged.txt", mediaType: "text/plain", size: 1, sha256: "0".repeat(64) } as TPreparedMedia["attachments"][number]);
+  return out;
 }
 
 /** The capabilities of this process's previous attempt, kept only to show that they fail closed once it settled. */
@@ -103,7 +137,7 @@ const plugin: TCountersignPlugin = {
   register(api) {
     api.registerHarness({
       id: "native-loop",
-      parseInput: (input) => (parse(input) ? { ok: true } : { ok: false, message: "The native-loop harness takes a text, or { text, toolExecutionAllow?: string[], probeSettled?: boolean, schemas?: boolean }." }),
+      parseInput: (input) => (parse(input) ? { ok: true } : { ok: false, message: "The native-loop harness takes a text, or { text, toolExecutionAllow?: string[], probeSettled?: boolean, schemas?: boolean, reply?: { files?: string[], artifact?: { fileName, text } } }." }),
       run: async ({ input, agent, hostCapabilities, signal }) => {
         const options = parse(input) as TInput;
         if (options.probeSettled) return { text: await probeSettled() };
@@ -135,7 +169,10 @@ const plugin: TCountersignPlugin = {
           hostCapabilities.reportOutputTokens(completion.usage?.completion_tokens ?? 0);
           const message = completion.choices[0]?.message;
           const calls = (message?.tool_calls ?? []).filter((c) => c.type === "function");
-          if (calls.length === 0) return { text: message?.content ?? "", usage };
+          if (calls.length === 0) {
+            const media = await replyMedia(hostCapabilities.media, options.reply);
+            return { text: message?.content ?? "", usage, ...(media ? { media } : {}) };
+          }
           messages.push({ role: "assistant", content: message?.content ?? null, tool_calls: calls });
           for (const call of calls) {
             let output: unknown;

@@ -2,7 +2,7 @@ import type { Db } from "../../../db/client";
 import { mediaBytesOf } from "../../../db/repositories/media";
 import { DomainError } from "../../core/errors";
 import type { TAttachmentFact, TMediaPolicy } from "../../core/media";
-import type { THostMediaCapabilities, TInputMedia } from "../../../plugin-sdk/media";
+import type { THostMediaCapabilities, TInputMedia, TPreparedMedia } from "../../../plugin-sdk/media";
 import { buildContextMedia } from "./context-media";
 import { prepareReplyMedia } from "./reply-media";
 import { readStagedAttachment, stageInputAttachments } from "./staging";
@@ -19,6 +19,8 @@ export function createMediaCapabilities(input: {
   isCurrent: () => boolean;
   signal: AbortSignal;
   publish: <T>(write: (tx: Db) => Promise<T>) => Promise<T>;
+  /** Told what each `prepareReplyMedia` call stored and refused (a native result may deliver only that). */
+  onPrepared?: (media: TPreparedMedia) => void;
 }): THostMediaCapabilities {
   const assertCurrent = () => {
     if (!input.isCurrent()) throw new DomainError("conflict", "This attempt has settled; its media capabilities are closed.");
@@ -63,7 +65,10 @@ export function createMediaCapabilities(input: {
           publish: input.publish,
         },
         request,
-      ),
+      ).then((result) => {
+        input.onPrepared?.(result.kind === "attempt" ? result.preparedMedia : result.payload.media);
+        return result;
+      }),
     stageInputAttachments: stage,
     readStagedAttachment: (relativePath, options) =>
       readStagedAttachment(input.workspaceDir, relativePath, { maxBytes: options.maxBytes, signal: options.signal ?? input.signal, isCurrent: input.isCurrent }),

@@ -2,6 +2,7 @@ import { pendingRunQuestionOfSession, questionById } from "../../../db/repositor
 import { runStatusAndNextFrame } from "../../../db/repositories/question-runs";
 import type { TActor } from "../../core/actor";
 import { QuestionError } from "../../core/questions/errors";
+import type { TAnswers, TQuestion } from "../../core/questions/schema";
 import type { TTransport } from "../../core/vocabulary";
 import type { TDeps, TRunDeps } from "../../host/deps";
 import { resolveQuestion, settledQuestionError } from "./resolve-question";
@@ -9,6 +10,18 @@ import { resolveQuestion, settledQuestionError } from "./resolve-question";
 /** The pending run-created question of a session, if any (plain text in the session goes to it). */
 export function pendingRunQuestion(deps: TDeps, sessionId: string) {
   return pendingRunQuestionOfSession(deps.db, sessionId);
+}
+
+/**
+ * A text as the answers of a question that takes a text reply: one free-text question (or one
+ * whose options allow "other"), not a secret, a form or a URL.
+ */
+export function textAnswers(row: { id: string; questions: readonly TQuestion[] }, text: string): { ok: true; answers: TAnswers } | { ok: false; why: string } {
+  const [question] = row.questions;
+  if (row.questions.length !== 1 || !question || question.isSecret || question.fields || question.url || (question.options.length > 0 && !question.isOther)) {
+    return { ok: false, why: `answer "${question?.header ?? "the question"}" on its answer page (/answer/${row.id}); it needs more than a text reply.` };
+  }
+  return { ok: true, answers: { [question.questionId]: [text] } };
 }
 
 /**
@@ -29,10 +42,8 @@ export async function routeTextAnswer(
   const refuse = (why: string) => new QuestionError("QUESTION_REQUESTER_INACTIVE", `Your message was not used as an answer: ${why} No new agent turn was started.`);
   if (!creator.responseId || !creator.callId) throw refuse("this question accepts answers on its answer page only.");
   if (creator.userId !== actor.userId || creator.sessionId !== input.sessionId) throw refuse("only the person who started this run can answer it by message.");
-  const [question] = row.questions;
-  if (row.questions.length !== 1 || !question || question.isSecret || question.fields || question.url || (question.options.length > 0 && !question.isOther)) {
-    throw refuse(`answer "${question?.header ?? "the question"}" on its answer page (/answer/${row.id}); it needs more than a text reply.`);
-  }
+  const answers = textAnswers(row, input.text);
+  if (!answers.ok) throw refuse(answers.why);
   const run = await runStatusAndNextFrame(deps.db, creator.responseId);
   if (run?.status !== "requires_action") {
     // A racing answer that resumed the run: the loser hears that the question is settled, as when it
@@ -43,7 +54,7 @@ export async function routeTextAnswer(
   }
   await resolveQuestion(deps, actor, {
     id: row.id,
-    answers: { [question.questionId]: [input.text] },
+    answers: answers.answers,
     via: input.via,
     assertCurrent: input.isSourceCurrent,
   });
