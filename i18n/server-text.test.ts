@@ -228,11 +228,21 @@ describe("the approval's one-line summary", () => {
     expect(zh.summary({ action: echoTool.action, arguments: { text: "hi" }, message: echoTool.describe({ text: "hi" }, null) })).toBe('回显 "hi"？');
     const device = { id: "dev_1", name: "build-box" } as TDeviceRow;
     for (const args of [{ command: "uptime" }, { command: "restart", args: ["web", "--now"] }]) {
-      const target = approvalTarget(device, args as never);
+      const target = approvalTarget(device, args as never, null);
       const a = { action: target.action, arguments: { device: "build-box", ...args }, message: target.describe(args, null) };
       expect(en.summary(a)).toBe(a.message);
       expect(zh.summary(a)).toBe(`在设备 build-box (dev_1) 上运行 ${args.command}${args.args ? ` ${JSON.stringify(args.args)}` : ""}？`);
     }
+    // With the commands the agent's harness declared for the attempt: whether this one is among them.
+    const declared = (command: string) => {
+      const target = approvalTarget(device, { command } as never, ["uptime", "df"]);
+      return { action: target.action, arguments: { device: "build-box", command }, message: target.describe({ command }, null) };
+    };
+    expect(en.summary(declared("uptime"))).toBe("Run uptime on device build-box (dev_1)? The agent's harness declared this command (it declared: uptime, df).");
+    expect(en.summary(declared("reboot"))).toBe(declared("reboot").message);
+    expect(declared("reboot").message).toContain("did not declare this command (it declared: uptime, df).");
+    expect(zh.summary(declared("uptime"))).toBe("在设备 build-box (dev_1) 上运行 uptime？代理的 harness 声明了此命令（它声明的命令：uptime, df）。");
+    expect(zh.summary(declared("reboot"))).toBe("在设备 build-box (dev_1) 上运行 reboot？代理的 harness 没有声明此命令（它声明的命令：uptime, df）。");
   });
 
   test("the trail's approval.requested line uses the same wording", () => {

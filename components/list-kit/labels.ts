@@ -89,7 +89,10 @@ type TSummarised = { action: string; arguments?: unknown; message: string };
 type TSummaryFacts =
   | { key: "exec"; params: { command: string; inWorkspace: "yes" | "no"; cwd: string } }
   | { key: "echo"; params: { text: string } }
-  | { key: "nodeInvoke"; params: { command: string; args: string; device: string } };
+  | { key: "nodeInvoke"; params: { command: string; args: string; device: string; declared: "yes" | "no" | "unknown"; list: string } };
+
+/** The note a node command's approval ends with: whether the agent's harness declared the command (server/devices/run-device-tool.ts). */
+const DECLARED_NOTE = / The agent's harness (declared|did not declare) this command \(it declared: (.*)\)\.$/;
 
 /** The text between `prefix` and a final "?" of `message`, or null when it has another shape. */
 const between = (message: string, prefix: string): string | null => (message.startsWith(prefix) && message.endsWith("?") ? message.slice(prefix.length, -1) : null);
@@ -106,8 +109,10 @@ function summaryFacts(a: TSummarised): TSummaryFacts | null {
   if (a.action === "tool:echo" && typeof args.text === "string") return { key: "echo", params: { text: JSON.stringify(args.text) } };
   if (a.action.startsWith("node:") && typeof args.command === "string") {
     const list = Array.isArray(args.args) && args.args.length > 0 ? ` ${JSON.stringify(args.args)}` : "";
-    const device = between(a.message, `Run ${args.command}${list} on device `);
-    return device ? { key: "nodeInvoke", params: { command: args.command, args: list, device } } : null;
+    const note = DECLARED_NOTE.exec(a.message);
+    const device = between(note ? a.message.slice(0, note.index) : a.message, `Run ${args.command}${list} on device `);
+    const declared = note ? (note[1] === "declared" ? "yes" : "no") : "unknown";
+    return device ? { key: "nodeInvoke", params: { command: args.command, args: list, device, declared, list: note?.[2] ?? "" } } : null;
   }
   return null;
 }

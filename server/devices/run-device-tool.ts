@@ -66,7 +66,7 @@ export async function runDeviceTool(host: TDeviceToolHost, args: TNodeInvokeArgs
     const grant = (await latestAccessGrants(host.deps.db, [host.response.sessionId])).get(host.response.sessionId);
     if (grant) fullAccess = { fullAccessGrantedBy: grant.byUserId, fullAccessGrantedAt: grant.at };
   } else {
-    await host.awaitApproval({ ...args, args: args.args ?? [], deviceId: device.id }, approvalTarget(device, args));
+    await host.awaitApproval({ ...args, args: args.args ?? [], deviceId: device.id }, approvalTarget(device, args, host.requiredNodeCommands));
     authorizedBy = "approval";
   }
 
@@ -107,11 +107,17 @@ function describeUnusable(device: TDeviceRow | null, ref: string): { reason: str
   return null;
 }
 
-export function approvalTarget(device: TDeviceRow, args: TNodeInvokeArgs): TNodeApprovalTarget {
+/**
+ * The approval of a node command. The approver also sees the commands the harness declared for
+ * this attempt (`requiredNodeCommands`, snapshotted when it began): whether this one is among them.
+ */
+export function approvalTarget(device: TDeviceRow, args: TNodeInvokeArgs, declared: readonly string[] | null): TNodeApprovalTarget {
+  const list = declared && declared.length > 0 ? declared.join(", ") : "none";
+  const note = declared === null ? "" : declared.includes(args.command) ? ` The agent's harness declared this command (it declared: ${list}).` : ` The agent's harness did not declare this command (it declared: ${list}).`;
   return {
     name: "node_invoke",
     action: `node:${args.command}`,
-    describe: () => `Run ${args.command}${args.args?.length ? ` ${JSON.stringify(args.args)}` : ""} on device ${device.name} (${device.id})?`,
+    describe: () => `Run ${args.command}${args.args?.length ? ` ${JSON.stringify(args.args)}` : ""} on device ${device.name} (${device.id})?${note}`,
     risk: () => "medium",
   };
 }

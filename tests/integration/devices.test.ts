@@ -205,6 +205,8 @@ describe(`paired devices: authority (${testDbKind()})`, () => {
     const invoked = (await eventsOf(env.id)).find((e) => e.type === "device.invoked");
     expect(invoked?.data).toMatchObject({ command: "uptime", authorizedBy: "session_full", exitCode: 0 });
     expect(approvalOf(env).action).toBe("node:disk");
+    // The approver sees what the harness declared for this attempt, and that disk is not among it.
+    expect(approvalOf(env).message).toContain("The agent's harness did not declare this command (it declared: uptime).");
     await app.api(`/v1/responses/${env.id}/cancel`, { key: member.apiKey, body: {} });
   });
 

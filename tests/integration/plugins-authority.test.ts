@@ -286,6 +286,18 @@ describe(`the host's authority capabilities, through the native-authority plugin
     for (const mode of ["allow-high", "500", "garbage"] as const) expect((await review("npm install left-pad", mode)).decision).toBe("ask");
   }, 120_000);
 
+  it("reportOutputTokens from a driver harness: a live response.usage frame per counted report and the envelope's total; a count that is not a positive integer changes nothing", async () => {
+    const env = await run([{ tokens: 5 }, { tokens: 0 }, { tokens: 2.5 }, { tokens: 3 }]);
+    expect(env.status).toBe("completed");
+    expect(results(env)).toEqual([true, false, false, true]);
+    expect(env.usage).toMatchObject({ outputTokens: 8 });
+    const usage = (await trajectoryTypes(env.id)).filter((e) => e.type === "response.usage").map((e) => e.data);
+    expect(usage).toEqual([
+      { outputTokens: 5, totalOutputTokens: 5 },
+      { outputTokens: 3, totalOutputTokens: 8 },
+    ]);
+  }, 120_000);
+
   it("every authority capability called after its attempt settled fails closed with a sentence", async () => {
     expect((await run([{ keep: "old" }])).status).toBe("completed");
     const [late] = results(await run([{ late: "old" }]));

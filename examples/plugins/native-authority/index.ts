@@ -24,6 +24,7 @@
  *   `current: false` passes an assertion that no longer holds.
  * - `{ "cancelInput": name, "resolvedBy": label, "kind"?, "current"?: false }`: cancels it instead
  *   (`cancelPendingUserInput`).
+ * - `{ "tokens": n }`: reports one completed model response's output tokens (`reportOutputTokens`).
  * - `{ "review": command, "cwd"?: dir, "reason"?: text }`: asks the configured exec reviewer about
  *   a command this harness would run with its own exec tool; returns the decision (it runs nothing:
  *   a real harness runs an `allow-once` command once, tells the model a `deny`'s rationale and
@@ -87,6 +88,8 @@ async function play(step: TStep, host: THostCapabilities): Promise<unknown> {
     if (typeof step.claim === "string") return v2.claimPendingUserInputAnswer(String(step.text ?? ""), typeof step.questionId === "string" ? { questionId: step.questionId } : {}, assertCurrent, kind);
     return v2.cancelPendingUserInput(String(step.resolvedBy ?? ""), assertCurrent, kind);
   }
+  // The output tokens of one model response this harness completed (reported live, once per response).
+  if (typeof step.tokens === "number") return host.reportOutputTokens(step.tokens);
   if (typeof step.review === "string") {
     return host.reviewExec({
       command: step.review,
