@@ -16,13 +16,17 @@ export type TQuestionRow = typeof questions.$inferSelect;
 /** The public shape of a question record: never a secret value, never a resolution receipt. */
 export type { TQuestionRecord };
 
-/** Maps rows to records, resolving user names and emails in one query. */
-export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestionRecord[]> {
+/**
+ * Maps rows to records, resolving user names and emails in one query. `viewerId`: whose view the
+ * records are. A creator sees its own question under the id it chose; everyone else sees the
+ * primary key (they differ only when another creator's question had that id first).
+ */
+export async function toRecords(db: Db, rows: TQuestionRow[], viewerId?: string | null): Promise<TQuestionRecord[]> {
   const ids = [...new Set(rows.flatMap((r) => [r.userId, r.answeredBy ?? r.userId]))];
   const people = new Map((await peopleByIds(db, ids)).map((u) => [u.id, u]));
   const person = (userId: string) => ({ userId, name: people.get(userId)?.name ?? null, email: people.get(userId)?.email ?? null });
   return rows.map((r) => ({
-    id: r.id,
+    id: r.clientId !== null && viewerId === r.userId ? r.clientId : r.id,
     kind: r.kind,
     status: r.status,
     questions: r.questions,
@@ -39,9 +43,13 @@ export async function toRecords(db: Db, rows: TQuestionRow[]): Promise<TQuestion
   }));
 }
 
-/** Loads a question the actor may see; others' questions look missing. */
+/**
+ * Loads a question the actor may see: its own question under the id it chose first, else the
+ * question with that primary key; others' questions look missing.
+ */
 export async function visibleQuestion(db: Db, actor: TActor, id: string): Promise<TQuestionRow> {
-  const row = await questionById(db, id);
+  const [own] = await db.select().from(questions).where(and(eq(questions.userId, actor.userId), eq(questions.clientId, id)));
+  const row = own ?? (await questionById(db, id));
   if (!row || !canRead(actor, row.userId)) throw new QuestionError("QUESTION_NOT_FOUND", { code: "questionNotFound", params: { id } });
   return row;
 }
@@ -50,38 +58,52 @@ export async function visibleQuestion(db: Db, actor: TActor, id: string): Promis
  * Registers a question inside the caller's transaction (so a run can suspend on it atomically).
  * The creator's authority (user, session, run, tool call) is captured with it. Returns null when
  * a run question of the same session is already pending (at most one per session), also when a
- * concurrent transaction inserted it first.
+ * concurrent transaction inserted it first. `clientId`: the id a creator chose (`question.request`),
+ * unique per creator (its own earlier question is `QUESTION_ID_IN_USE`).
  */
 export async function insertQuestion(
   tx: Db,
   now: Date,
-  input: { id?: string; kind: TQuestionKind; questions: TQuestion[]; creator: TCreatorAuthority; timeoutMs: number },
+  input: { id?: string; clientId?: string; kind: TQuestionKind; questions: TQuestion[]; creator: TCreatorAuthority; timeoutMs: number },
 ): Promise<typeof questions.$inferSelect | null> {
-  const id = input.id ?? newId("ask");
-  const inUse = () => new QuestionError("QUESTION_ID_IN_USE", `A question with id ${id} already exists.`);
-  const [taken] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
-  if (taken) throw inUse();
-  // A concurrent insert may commit between the check and this insert (same id, or another pending
-  // question of the session): the conflict then leaves no row and changes nothing. A unique
-  // violation would abort the caller's transaction and surface as a store failure or a failed run.
-  const [row] = await tx
-    .insert(questions)
-    .values({
-      id,
-      kind: input.kind,
-      userId: input.creator.userId,
-      sessionId: input.creator.sessionId,
-      responseId: input.creator.responseId,
-      callId: input.creator.callId,
-      creator: input.creator,
-      questions: input.questions,
-      expiresAt: new Date(now.getTime() + input.timeoutMs),
-    })
-    .onConflictDoNothing()
-    .returning();
+  const clientId = input.clientId ?? null;
+  const inUse = () => new QuestionError("QUESTION_ID_IN_USE", `You already have a question with id ${clientId}.`);
+  // A chosen id is unique per creator: the creator's own earlier question is the conflict; another
+  // creator's question with that id is not (this one gets its own primary key, and the answer
+  // never tells that the id was taken).
+  const ownAlready = async () => {
+    if (clientId === null) return false;
+    const [mine] = await tx.select({ id: questions.id }).from(questions).where(and(eq(questions.userId, input.creator.userId), eq(questions.clientId, clientId)));
+    return mine !== undefined;
+  };
+  const keyTaken = async (key: string) => (await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, key))).length > 0;
+  if (await ownAlready()) throw inUse();
+  const values = (id: string) => ({
+    id,
+    clientId,
+    kind: input.kind,
+    userId: input.creator.userId,
+    sessionId: input.creator.sessionId,
+    responseId: input.creator.responseId,
+    callId: input.creator.callId,
+    creator: input.creator,
+    questions: input.questions,
+    expiresAt: new Date(now.getTime() + input.timeoutMs),
+  });
+  // A server-chosen id (`input.id`, or a new one) is the key as it is.
+  const id = clientId === null ? (input.id ?? newId("ask")) : !(await keyTaken(clientId)) ? clientId : newId("ask");
+  // A concurrent insert may commit between the checks and this insert (the creator's same id,
+  // another creator's same key, or another pending question of the session): the conflict then
+  // leaves no row and changes nothing. A unique violation would abort the caller's transaction.
+  const [row] = await tx.insert(questions).values(values(id)).onConflictDoNothing().returning();
   if (row) return row;
-  const [again] = await tx.select({ id: questions.id }).from(questions).where(eq(questions.id, id));
-  if (again) throw inUse();
+  if (await ownAlready()) throw inUse();
+  if (id === clientId && (await keyTaken(id))) {
+    // Another creator's question took the key first: this one gets its own.
+    const [retried] = await tx.insert(questions).values(values(newId("ask"))).onConflictDoNothing().returning();
+    if (retried) return retried;
+    if (await ownAlready()) throw inUse();
+  }
   return null;
 }
 

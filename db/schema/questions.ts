@@ -18,6 +18,11 @@ export const questions = pgTable(
   "questions",
   {
     id: text("id").primaryKey(),
+    /**
+     * The id the creator chose (`question.request {id}`), unique per creator: the creator addresses
+     * the question by it. The primary key is that same id unless another creator's question has it.
+     */
+    clientId: text("client_id"),
     kind: questionKindEnum("kind").notNull(),
     userId: text("user_id").notNull(),
     sessionId: text("session_id"),
@@ -37,6 +42,7 @@ export const questions = pgTable(
     index("questions_pending_idx").on(t.expiresAt).where(sql`status = 'pending'`),
     uniqueIndex("questions_one_pending_per_session").on(t.sessionId).where(sql`status = 'pending' and session_id is not null and kind <> 'gateway'`),
     index("questions_user_idx").on(t.userId, t.createdAt),
+    uniqueIndex("questions_client_id_uq").on(t.userId, t.clientId).where(sql`client_id is not null`),
   ],
 );
 

@@ -88,13 +88,28 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
     expect(stored).toMatchObject({ status: "answered", answered_by: alice.userId, answered_via: "http" });
   });
 
-  it("a caller-chosen id is kept; reusing it is QUESTION_ID_IN_USE (also concurrently) and changes nothing", async () => {
+  it("a caller-chosen id is kept and unique per creator: another person's same id is a different question; reusing one's own is QUESTION_ID_IN_USE (also concurrently) and changes nothing", async () => {
     const created = await ask(alice.apiKey, { id: "harness:run-1.q_1" });
     expect(created.id).toBe("harness:run-1.q_1");
     const counts = await questionCounts(app);
     await gwErr(app, alice.apiKey, "question.request", { id: "harness:run-1.q_1", questions: [pick()] }, "QUESTION_ID_IN_USE");
-    await gwErr(app, bob.apiKey, "question.request", { id: "harness:run-1.q_1", questions: [pick()] }, "QUESTION_ID_IN_USE");
     expect(await questionCounts(app)).toEqual(counts);
+    // Bob's question with the same id: his own, addressed by that id, answered apart from Alice's.
+    const bobs = await gwOk<{ id: string }>(app, bob.apiKey, "question.request", { id: "harness:run-1.q_1", questions: [{ ...pick(), header: "Bob's" }] });
+    expect(bobs.id).toBe("harness:run-1.q_1");
+    expect(await get(bob.apiKey, "harness:run-1.q_1")).toMatchObject({ id: "harness:run-1.q_1", requester: { userId: bob.userId }, questions: [{ header: "Bob's" }] });
+    await gwErr(app, bob.apiKey, "question.request", { id: "harness:run-1.q_1", questions: [pick()] }, "QUESTION_ID_IN_USE");
+    // An operator sees both, each under an id that addresses it: Alice's keeps the id, Bob's has its own key.
+    const pending = await list(operator.apiKey);
+    expect(pending.find((q) => q.id === "harness:run-1.q_1")?.requester.userId).toBe(alice.userId);
+    const bobsKey = pending.find((q) => q.requester.userId === bob.userId && q.questions[0]?.header === "Bob's")?.id as string;
+    expect(bobsKey).toMatch(/^ask_/);
+    expect((await get(operator.apiKey, bobsKey)).requester.userId).toBe(bob.userId);
+    // Bob answers his; Alice's stays pending.
+    await gwOk(app, bob.apiKey, "question.resolve", { id: "harness:run-1.q_1", answers: { color: ["Red"] } });
+    expect(await gwOk(app, bob.apiKey, "question.waitAnswer", { id: "harness:run-1.q_1", timeoutMs: 1000 })).toEqual({ status: "answered", answers: { color: ["Red"] } });
+    expect(await get(operator.apiKey, bobsKey)).toMatchObject({ status: "answered", answers: { color: ["Red"] } });
+    expect(await get(alice.apiKey, "harness:run-1.q_1")).toMatchObject({ status: "pending", requester: { userId: alice.userId } });
 
     const racers = await Promise.all(Array.from({ length: 8 }, () => gateway(app, alice.apiKey, "question.request", { id: "raced_id", questions: [pick()] })));
     const winners = racers.filter((r) => r.body.ok);
@@ -103,7 +118,16 @@ describe(`Gateway question methods over HTTP (${testDbKind()})`, () => {
       expect(loser.status).toBe(400);
       expect(loser.body).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST", details: { reason: "QUESTION_ID_IN_USE" } } });
     }
-    expect(await questionCounts(app)).toEqual({ ...counts, questions: counts.questions + 1 });
+    // Two creators choosing the same new id at once: two questions, each its creator's.
+    const pair = await Promise.all([alice, bob].map((u) => gateway(app, u.apiKey, "question.request", { id: "both_at_once", questions: [pick()] })));
+    expect(pair.map((r) => [r.status, (r.body as { payload?: { id: string } }).payload?.id])).toEqual([
+      [200, "both_at_once"],
+      [200, "both_at_once"],
+    ]);
+    expect((await get(alice.apiKey, "both_at_once")).requester.userId).toBe(alice.userId);
+    expect((await get(bob.apiKey, "both_at_once")).requester.userId).toBe(bob.userId);
+    // Bob's, the raced winner and the pair.
+    expect(await questionCounts(app)).toEqual({ ...counts, questions: counts.questions + 4 });
   });
 
   it("cancel → {status:cancelled}; waiters see cancelled; a later answer is QUESTION_ALREADY_TERMINAL", async () => {

@@ -10,10 +10,10 @@ export async function getQuestion(deps: TRunDeps, actor: TActor, id: string): Pr
   let row = await visibleQuestion(deps.db, actor, id);
   // Past its expiry but not yet swept: expire it now, so a read never shows a dead question as pending.
   if (row.status === "pending" && row.expiresAt.getTime() <= deps.now().getTime()) {
-    await expirePending(deps, deps.host, { type: "question", id });
+    await expirePending(deps, deps.host, { type: "question", id: row.id });
     row = await visibleQuestion(deps.db, actor, id);
   }
-  const [record] = await toRecords(deps.db, [row]);
+  const [record] = await toRecords(deps.db, [row], actor.userId);
   return record as TQuestionRecord;
 }
 
@@ -26,7 +26,7 @@ export async function listQuestionsPage(
   options: { status?: TQuestionListStatus; cursor?: string | null; limit: number },
 ): Promise<TPage<TQuestionRecord>> {
   const page = await listQuestionRowsPage(deps.db, { status: options.status ?? "pending", userId: scope.userId, cursor: options.cursor, limit: options.limit });
-  return { rows: await toRecords(deps.db, page.rows), nextCursor: page.nextCursor };
+  return { rows: await toRecords(deps.db, page.rows, scope.actor.userId), nextCursor: page.nextCursor };
 }
 
 /** `question.list`: pending questions visible to the caller (up to 200): the first page of {@link listQuestionsPage}. */

@@ -45,7 +45,7 @@ export async function requestQuestion(
   }
   const row = await transact(deps, async (tx, emit) => {
     const inserted = await insertQuestion(tx, deps.now(), {
-      id: params.id,
+      ...(params.id !== undefined ? { clientId: params.id } : {}),
       kind: "gateway",
       questions: params.questions,
       creator: { userId: actor.userId, sessionId: params.sessionId ?? null, responseId: params.responseId ?? null, callId: null },
@@ -54,12 +54,13 @@ export async function requestQuestion(
     if (!inserted) throw new QuestionError("QUESTION_ID_IN_USE", "The question could not be registered; try again.");
     // Broadcast with the record on the response it names (as `question.resolved` is).
     if (inserted.responseId) {
-      const [record] = await toRecords(tx, [inserted]);
+      const [record] = await toRecords(tx, [inserted], actor.userId);
       await emit(inserted.responseId, [{ type: "question.requested", data: { question: record }, frame: true, actorUserId: actor.userId, transport: via }]);
     }
     return inserted;
   });
   deps.bus.publishQuestion({ questionId: row.id, status: "pending" });
   deps.bus.publishInbox({ kind: "question", responseId: row.responseId, id: row.id });
-  return { id: row.id, expiresAtMs: row.expiresAt.getTime() };
+  // The creator's handle: the id it chose (also when another creator's question has that key).
+  return { id: row.clientId ?? row.id, expiresAtMs: row.expiresAt.getTime() };
 }

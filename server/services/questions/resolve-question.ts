@@ -104,7 +104,8 @@ export async function resolveQuestion(deps: TRunDeps, actor: TActor, input: TRes
     for (const key of secretKeys) {
       secretIds[key] = await storeSecret(tx, deps.secretKey, { questionId: row.id, answerKey: key, userId: row.userId, value: answers[key]?.[0] ?? "" });
     }
-    const [record] = await toRecords(tx, [won]);
+    // The run's frame shows the question as its creator (the run's owner) knows it.
+    const [record] = await toRecords(tx, [won], won.userId);
     const result: TSettledQuestion = cancel
       ? { status: "cancelled", by: actor.name, system: input.via === "system" }
       : { status: "answered", answers: stored, ...(Object.keys(secretIds).length ? { secretIds } : {}) };

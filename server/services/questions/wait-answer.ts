@@ -26,12 +26,13 @@ export type TWaitResult =
  * (`pending`). The receipt is returned only when asked for and only for a committed answer.
  */
 export async function waitAnswer(deps: TDeps, actor: TActor, params: z.infer<typeof ZWaitParams>): Promise<TWaitResult> {
-  await visibleQuestion(deps.db, actor, params.id);
+  // The creator's own id or the key: from here on, the key.
+  const { id } = await visibleQuestion(deps.db, actor, params.id);
   const deadline = Date.now() + Math.min(params.timeoutMs ?? 30_000, MAX_WAIT_MS);
   const settled = await waitFor(
-    questionTopic(deps.bus, params.id),
+    questionTopic(deps.bus, id),
     async (): Promise<TWaitResult | null> => {
-      const row = await questionById(deps.db, params.id);
+      const row = await questionById(deps.db, id);
       if (!row) return { status: "cancelled" };
       if (row.status === "answered") {
         // A submission that carries a receipt may have committed a moment before recording it:
