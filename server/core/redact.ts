@@ -12,6 +12,8 @@ export type TBounds = {
   maxArray: number;
   /** Told whenever a bound cut something (a string, an array, an object's keys, a level too deep). */
   onCut?: () => void;
+  /** Told whenever a value was hidden (a secret-named key's value, a card-like number). */
+  onRedact?: () => void;
 };
 export const DEFAULT_BOUNDS: TBounds = { maxDepth: 6, maxKeys: 100, maxString: 4000, maxArray: 100 };
 
@@ -24,7 +26,10 @@ export function boundAndRedact(value: unknown, bounds: TBounds = DEFAULT_BOUNDS,
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (typeof value === "string") {
-    const masked = value.replace(CARD_RUN, (d) => `${"*".repeat(d.length - 4)}${d.slice(-4)}`);
+    const masked = value.replace(CARD_RUN, (d) => {
+      bounds.onRedact?.();
+      return `${"*".repeat(d.length - 4)}${d.slice(-4)}`;
+    });
     if (masked.length <= bounds.maxString) return masked;
     bounds.onCut?.();
     return `${masked.slice(0, bounds.maxString)}… [${masked.length - bounds.maxString} more characters]`;
@@ -52,7 +57,10 @@ export function boundAndRedact(value: unknown, bounds: TBounds = DEFAULT_BOUNDS,
     }
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (!descriptor || !("value" in descriptor)) continue;
-    out[key] = SECRET_KEY.test(key) ? REDACTED : boundAndRedact(descriptor.value, bounds, depth + 1);
+    if (SECRET_KEY.test(key)) {
+      bounds.onRedact?.();
+      out[key] = REDACTED;
+    } else out[key] = boundAndRedact(descriptor.value, bounds, depth + 1);
   }
   return out;
 }

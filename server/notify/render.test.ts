@@ -139,10 +139,24 @@ describe("Slack messages show what they approve", () => {
     expect(payload.subject.kind === "approval" && payload.subject.operation?.complete).toBe(false);
     const slack = slackMessage(payload, { buttons: true });
     expect(buttonsOf(slack.blocks)).toEqual(["countersign_deny", "countersign_reply", "countersign_open"]);
-    expect(texts(slack.blocks)).toContain("Some arguments are too long to show here and are cut; the console shows all of them.");
+    expect(texts(slack.blocks)).toContain("Some arguments are not shown here in full (too long, or secret-looking values hidden as [redacted]); the console shows all of them.");
     expect(texts(slack.blocks)).toContain(`<${CONSOLE}|Open in Countersign>`);
     expect(texts(slack.blocks)).toMatch(/x… \[\d+ more characters\]\n```\n_Cut here: too long for one Slack section._/);
     for (const b of slack.blocks ?? []) if (b.type === "section" && b.text) expect((b.text as { text: string }).text.length).toBeLessThanOrEqual(SLACK_SECTION_MAX);
+  });
+
+  it("a value hidden as [redacted] is not shown whole either: no Approve button; an operation with nothing hidden keeps it", () => {
+    const sha = "3f5a9c1e7b2d4f60a8c9e1b3d5f7a9c0e2b4d6f8";
+    for (const args of [{ command: `git push origin ${sha}:main` }, { command: "deploy", api_key: "abc" }, { command: "pay 4111111111111111" }]) {
+      const payload = payloadOf(source({ arguments: args }));
+      expect(payload.subject.kind === "approval" && payload.subject.operation?.complete, JSON.stringify(args)).toBe(false);
+      const slack = slackMessage(payload, { buttons: true });
+      expect(buttonsOf(slack.blocks)).toEqual(["countersign_deny", "countersign_reply", "countersign_open"]);
+      expect(texts(slack.blocks)).toContain("secret-looking values hidden as [redacted]");
+    }
+    const plain = payloadOf(source({ arguments: { command: "git push origin main" } }));
+    expect(plain.subject.kind === "approval" && plain.subject.operation?.complete).toBe(true);
+    expect(buttonsOf(slackMessage(plain, { buttons: true }).blocks)).toContain("countersign_approve");
   });
 
   it("Slack's own limits cut too: a section that escaping makes too long, more arguments than blocks", () => {
@@ -176,7 +190,7 @@ describe("Slack messages show what they approve", () => {
     expect(mail.html).toContain("<pre>rm -rf /srv/data &#60;b&#62;</pre>");
     expect(mail.text).not.toContain("too long");
     const cut = emailMessage(payloadOf(source({ arguments: { command: "y".repeat(SHOWN_PART_MAX + 1) } })), { url: "http://cs.test/l/tok", singleUse: true });
-    expect(cut.text).toContain(`Some arguments are too long to show here and are cut; the console shows all of them. ${CONSOLE}`);
+    expect(cut.text).toContain(`Some arguments are not shown here in full (too long, or secret-looking values hidden as [redacted]); the console shows all of them. ${CONSOLE}`);
     expect(cut.html).toContain(`<a href="${CONSOLE.replace("?", "?")}">Open in Countersign</a>`);
   });
 });

@@ -25,8 +25,8 @@ export type TQuestionSource = { id: string; agent: string | null; questions: Rea
 
 /**
  * The operation as a notification shows it: the operation view of the redacted arguments, each
- * part scrubbed of secrets and bounded. `complete` is false when anything was cut (then the
- * message says so and links to the console, and Slack offers no Approve button).
+ * part scrubbed of secrets and bounded. `complete` is false when anything was cut or hidden (then
+ * the message says so and links to the console, and Slack offers no Approve button).
  */
 export type TShownOperation = { title: string; parts: TOperationPart[]; complete: boolean };
 
@@ -137,23 +137,30 @@ const LABEL_MAX = 200;
 
 const cutText = (text: string, max: number): string => `${text.slice(0, max)}… [${text.length - max} more characters]`;
 
-/** The operation view of an approval's arguments: redacted, scrubbed, bounded; `complete` tells whether anything was cut. */
+/**
+ * The operation view of an approval's arguments: redacted, scrubbed, bounded. `complete` tells
+ * whether it shows the operation whole: false when anything was cut or hidden (a secret-named
+ * key, a card number, a secret-looking word), since nobody may approve what they could not read.
+ */
 export function shownOperation(action: string, args: unknown): TShownOperation {
   let complete = true;
-  const redacted = boundAndRedact(args, {
-    ...SHOWN_BOUNDS,
-    onCut: () => {
-      complete = false;
-    },
-  });
+  const partial = () => {
+    complete = false;
+  };
+  const redacted = boundAndRedact(args, { ...SHOWN_BOUNDS, onCut: partial, onRedact: partial });
   const view = operationView(action, redacted);
+  const scrubbed = (text: string): string => {
+    const out = scrubText(text);
+    if (out !== text) complete = false;
+    return out;
+  };
   const parts = view.parts.slice(0, SHOWN_PARTS_MAX).map((part): TOperationPart => {
-    let label = scrubText(partLabel(part));
+    let label = scrubbed(partLabel(part));
     if (label.length > LABEL_MAX) {
       label = cutText(label, LABEL_MAX);
       complete = false;
     }
-    let text = scrubText(part.text);
+    let text = scrubbed(part.text);
     if (text.length > SHOWN_PART_MAX) {
       text = cutText(text, SHOWN_PART_MAX);
       complete = false;
@@ -162,7 +169,8 @@ export function shownOperation(action: string, args: unknown): TShownOperation {
     return { kind: part.kind, label, text };
   });
   if (view.parts.length > SHOWN_PARTS_MAX) complete = false;
-  return { title: scrubText(view.title), parts, complete };
+  const title = scrubbed(view.title);
+  return { title, parts, complete };
 }
 
 /** The operation of an approval view; a payload stored before views had one is shown from its arguments, as cut. */
@@ -231,7 +239,7 @@ export function webhookBody(notificationId: string, payload: TNotificationPayloa
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** How an operation's cut arguments are announced, with where to see all of them. */
-export const CUT_SENTENCE = "Some arguments are too long to show here and are cut; the console shows all of them.";
+export const CUT_SENTENCE = "Some arguments are not shown here in full (too long, or secret-looking values hidden as [redacted]); the console shows all of them.";
 
 /** An email to one person: a single-use link when they may act, else the console link (sign-in). */
 export function emailMessage(payload: TNotificationPayload, link: { url: string; singleUse: boolean; expiresAt?: Date }): { subject: string; text: string; html: string } {

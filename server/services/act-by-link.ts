@@ -29,7 +29,7 @@ export type TLinkView = {
         message: string;
         arguments: unknown;
         expiresAt: string;
-        /** False when the arguments are too long to show here in full: then this page may deny or reply, never approve. */
+        /** False when the arguments are not shown here in full (cut or hidden): then this page may deny or reply, never approve. */
         complete: boolean;
       }
     | { kind: "question"; id: string; status: string; agent: string | null; questions: TQuestion[]; expiresAt: string };
@@ -88,7 +88,7 @@ export function decideByLink(deps: TRunDeps, input: { token: string; decision: T
     if (input.decision === "approve") {
       const found = await approvalOperation(deps.db, row.subjectId);
       if (found && !shownOperation(found.action, found.arguments).complete) {
-        throw new DomainError("conflict", "This operation's arguments are too long to show on this page in full, so it cannot be approved here: open it in the console to read all of it. Denying or replying works here.");
+        throw new DomainError("conflict", "This operation's arguments are not shown on this page in full (too long, or secret-looking values hidden), so it cannot be approved here: open it in the console to read all of it. Denying or replying works here.");
       }
     }
     return decideApproval(deps, actor, { approvalId: row.subjectId, decision: input.decision, via: "link", ...(input.message !== undefined ? { message: input.message } : {}) });

@@ -120,7 +120,7 @@ async function approvalShown(deps: TRunDeps, approvalId: string) {
   return found ? { row: found.approval, view: approvalView({ ...found.approval, agent: found.agent }) } : null;
 }
 
-const NOT_ALL_SHOWN = "Not all of this approval's arguments fit in a Slack message, so it cannot be approved from Slack; nothing was decided. Open it in Countersign to see everything and decide there.";
+const NOT_ALL_SHOWN = "Not all of this approval's arguments are shown in full in a Slack message (too long, or secret-looking values hidden), so it cannot be approved from Slack; nothing was decided. Open it in Countersign to see everything and decide there.";
 
 /** The Reply button: opens the reply form (`views.open`) unless the approval is settled already. */
 async function openReplyForm(deps: TRunDeps, app: TSlackApp, payload: TSlackBlockActions, value: z.infer<typeof ZButtonValue>): Promise<TSlackReply> {

@@ -13,7 +13,7 @@ const OWN_RUN = 'You started this run; the agent "scripted" requires another per
 /** The Slack channel id the "desk" channel posts to with the bot token (chat.postMessage, then chat.update). */
 const DESK = "C0DESK0001";
 const DESK_AGENT = { ...(SOD_AGENTS[0] as (typeof SOD_AGENTS)[number]), name: "slack-desk", selfApproval: undefined };
-const NOT_ALL_SHOWN = "Not all of this approval's arguments fit in a Slack message, so it cannot be approved from Slack; nothing was decided. Open it in Countersign to see everything and decide there.";
+const NOT_ALL_SHOWN = "Not all of this approval's arguments are shown in full in a Slack message (too long, or secret-looking values hidden), so it cannot be approved from Slack; nothing was decided. Open it in Countersign to see everything and decide there.";
 
 let app: TTestApp;
 let slack: Awaited<ReturnType<typeof startFakeSlack>>;
@@ -245,7 +245,7 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     const row = await approvalRow(app, approval.id);
     expect(row).toMatchObject({ reviewer: "none", reviewerRationale: "No reviewer is configured." });
     expect(shown).toContain("*Reviewer:* Exec reviewer none asked a person: No reviewer is configured.");
-    expect(shown).toContain("Some arguments are too long to show here and are cut; the console shows all of them.");
+    expect(shown).toContain("Some arguments are not shown here in full (too long, or secret-looking values hidden as [redacted]); the console shows all of them.");
     expect(shown).toContain(`<${app.url}/approvals?focus=${approval.id}|Open in Countersign>`);
     expect(shown).toMatch(/x… \[\d+ more characters\]/);
 
@@ -258,6 +258,16 @@ describe(`Deciding inside Slack (${testDbKind()})`, () => {
     // Deny is still possible from Slack: it runs nothing.
     const denied = await slack.click(app, { slackUser: "U_OLGA", actionId: "countersign_deny", value: buttons.countersign_deny?.value ?? "" });
     expect(denied.body.text).toMatch(/^Denied by Olga Slackop \(olga\.slackop@countersign\.local\) via Slack; it was not run\./);
+  });
+
+  it("a secret-looking value shown as [redacted] is not shown whole: no Approve button, and a crafted Approve click is refused", async () => {
+    const { approval } = await startRun(app, nora, "git push origin 3f5a9c1e7b2d4f60a8c9e1b3d5f7a9c0e2b4d6f8:main", "scripted-reviewed");
+    const { message, buttons } = await buttonsFor(approval.id);
+    expect(Object.keys(buttons).sort()).toEqual(["countersign_deny", "countersign_open", "countersign_reply"]);
+    expect(slackTextOf(message)).toContain("git push origin [redacted]:main");
+    const crafted = await slack.click(app, { slackUser: "U_OLGA", actionId: "countersign_approve", value: buttons.countersign_deny?.value ?? "" });
+    expect(crafted.body).toEqual({ text: NOT_ALL_SHOWN, replacedMessage: false });
+    expect(await statusOf(approval.id)).toBe("pending");
   });
 
   it("a channel with a bot token and a channel id: chat.postMessage, then chat.update for every outcome wherever it was decided (console, /v1, Slack reply, cancel, expiry)", async () => {

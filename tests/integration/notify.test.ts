@@ -229,7 +229,7 @@ describe(`Notifications (${testDbKind()})`, () => {
     expect((await trpcPublic(app, "query", "link.get", { token })).body.result?.data).toMatchObject({ subject: { kind: "approval", complete: false } });
     const blind = await trpcPublic(app, "mutation", "link.decide", { token, decision: "approve" });
     expect(blind.status).toBe(409);
-    expect(blind.body.error?.message).toMatch(/too long to show on this page.*console/);
+    expect(blind.body.error?.message).toMatch(/not shown on this page in full.*console/);
     const replied = await trpcPublic(app, "mutation", "link.decide", { token, decision: "deny", message: "use the staging database instead" });
     expect(replied.status).toBe(200);
     expect(replied.body.result?.data).toMatchObject({ decision: "deny", continues: true });
