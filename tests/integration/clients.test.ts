@@ -121,6 +121,7 @@ const DECISIONS: Record<string, TDecisionBody> = {
   "async-deny": { decision: "deny", message: REPLY },
   "async-retry": { decision: "approve", arguments: { command: "deploy v4" } },
   "sync-client-async-def": { decision: "approve" },
+  "send-email": { decision: "approve", arguments: { to: "ops@example.com", subject: "Weekly report (checked)" } },
 };
 
 /** Decides a scenario's `requested` steps as DECISIONS says and answers its question. */
@@ -164,6 +165,7 @@ describe(`TypeScript package, installed from its npm pack tarball (${testDbKind(
       expect(events.retry).toEqual({ event: "retry", value: "ran deploy v2" });
       await expectUnconsumedEdit(events["retry-refused"]);
       expect(events.replay).toEqual({ event: "replay", status: 409, code: "already_consumed" });
+      expect(events["send-email"]).toEqual({ event: "send-email", value: 'sent "Weekly report (checked)" to ops@example.com' });
       expect(events.done).toEqual({ event: "done", ran: ["make deploy ENV=staging", "deploy v2"] });
     } finally {
       dir.remove();
@@ -191,6 +193,7 @@ describe(`Python package, installed from its wheel (${testDbKind()})`, () => {
       expect(events.retried).toEqual({ event: "retried", status: "approved", edited: true, arguments: { command: "deploy v2" } });
       expect(events.retry).toEqual({ event: "retry", value: "ran deploy v2" });
       await expectUnconsumedEdit(events["retry-refused"]);
+      expect(events["send-email"]).toEqual({ event: "send-email", value: 'sent "Weekly report (checked)" to ops@example.com' });
       expect(events.answer).toEqual({ event: "answer", value: "staging" });
       // The asyncio client, and the synchronous one wrapping an async def.
       expect(events["async-def"]).toEqual({ event: "async-def", value: "async ran make test" });

@@ -108,6 +108,14 @@ def sync_steps(cs: Countersign, ran: List[str]) -> int:
     except ApprovalEdited as edited:
         emit(event="retry-refused", id=edited.approval_id, arguments=edited.arguments, original=edited.original_arguments, denied=isinstance(edited, ApprovalDenied))
 
+    # The caller's own action, declared by no agent: a person approves it (an edit of the
+    # subject), and the function runs with what was approved.
+    @cs.require_approval("send_email", on_request=requested("send-email"))
+    def send_email(to: str, subject: str) -> str:
+        return 'sent "%s" to %s' % (subject, to)
+
+    emit(event="send-email", value=send_email(to="ops@example.com", subject="Weekly report"))
+
     # A question, answered by a person.
     emit(event="asking")
     emit(event="answer", value=cs.ask("Which environment?", options=["staging", "prod"], header="Env"))

@@ -48,6 +48,10 @@ async function main(): Promise<number> {
   if (!(again instanceof CountersignError)) return fail("replay", again);
   emit({ event: "replay", status: again.status, code: again.code });
 
+  // The caller's own action, declared by no agent: a person approves it (an edit of the subject), and the function runs with what was approved.
+  const sendEmail = cs.requireApproval("send_email", async (a: { to: string; subject: string }) => `sent "${a.subject}" to ${a.to}`, { onRequest: requested("send-email") });
+  emit({ event: "send-email", value: await sendEmail({ to: "ops@example.com", subject: "Weekly report" }) });
+
   emit({ event: "done", ran });
   return 0;
 }
