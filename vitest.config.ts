@@ -18,7 +18,6 @@ const PGLITE_ONLY = [
   "tests/integration/console-roles.test.ts",
   "tests/integration/security-authz-matrix.test.ts",
   "tests/integration/exec-confinement.test.ts",
-  "tests/integration/clients.test.ts",
   "tests/integration/openapi.test.ts",
   "tests/integration/i18n-refusals.test.ts",
 ];
