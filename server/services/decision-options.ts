@@ -41,17 +41,22 @@ export function checkDecisionShape(input: { decision: "approve" | "deny"; argume
 }
 
 /** The host tool behind an approval, when its arguments can be checked here (the agent's own host tools). */
-function editableTool(agent: TAgentConfig | undefined, toolName: string): THostTool | null {
-  const tool = agent?.tools.find((t) => t.name === toolName);
-  return tool && tool.kind === "host" ? tool : null;
-}
-
 /** The approval columns that say what kind of operation it is. */
 type TApprovalKind = Pick<TApprovalRow, "toolName" | "action" | "external">;
 
+/**
+ * The agent's host tool an approval is a call of. An external approval is one only when its action
+ * is that tool's (a coding tool or a caller's action named like a host tool is not).
+ */
+function editableTool(agent: TAgentConfig | undefined, approval: TApprovalKind): THostTool | null {
+  const tool = agent?.tools.find((t) => t.name === approval.toolName);
+  if (!tool || tool.kind !== "host") return null;
+  return !approval.external || tool.action === approval.action ? tool : null;
+}
+
 /** The policy of an external approval's action (one the caller runs itself, not a host tool), while the agent still accepts it. */
 function actionOf(agent: TAgentConfig | undefined, approval: TApprovalKind): TActionPolicy | null {
-  if (!agent || !approval.external || editableTool(agent, approval.toolName)) return null;
+  if (!agent || !approval.external || editableTool(agent, approval)) return null;
   return actionPolicyFor(agent, approval.action);
 }
 
@@ -101,7 +106,7 @@ export async function prepareEdit(deps: TDeps, approval: TApprovalRow, agentName
   const action = actionOf(agent, approval);
   if (agent && action) return prepareActionEdit(deps, approval, agent, action, edited);
   // A native call's tool is checked with the argument schema its plugin gave for the call (none: not editable).
-  const tool = editableTool(agent, approval.toolName) ?? (agent?.nativeTools?.includes(approval.toolName) ? await nativeEditTarget(deps.db, approval) : null);
+  const tool = editableTool(agent, approval) ?? (agent?.nativeTools?.includes(approval.toolName) ? await nativeEditTarget(deps.db, approval) : null);
   if (!agent || !tool) {
     throw refused("validation_failed", { code: "notEditable", params: { tool: approval.toolName } });
   }
@@ -172,7 +177,7 @@ export const NO_DECISION_OPTIONS: TDecisionOptions = { editable: false, argument
  */
 export function decisionOptionsFor(agents: Pick<AgentRegistry, "find">, agentName: string, approval: TApprovalKind, nativeParameters?: Record<string, unknown>): TDecisionOptions {
   const agent = agents.find(agentName);
-  const tool = editableTool(agent, approval.toolName);
+  const tool = editableTool(agent, approval);
   const action = actionOf(agent, approval);
   const native = !tool && nativeParameters && agent?.nativeTools?.includes(approval.toolName) ? nativeParameters : null;
   return {

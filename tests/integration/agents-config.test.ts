@@ -156,6 +156,12 @@ describe("a server booted with an agents file", () => {
     write(file, "{ not json");
     expect(JSON.stringify((await trpcPost(app, { key: admin.apiKey }, "admin.reloadAgents", undefined)).body)).toContain("is not valid JSON");
     expect((await run("guarded", exec("echo still"))).status).toBe("completed");
+    // An action whose schema is not a JSON Schema: refused by its path, nothing changes.
+    const badSchema = fileWith("never") as { agents: Array<Record<string, unknown>> };
+    (badSchema.agents[0] as Record<string, unknown>).actions = { send_email: { schema: { type: "objekt" } } };
+    write(file, badSchema);
+    expect(JSON.stringify((await trpcPost(app, { key: admin.apiKey }, "admin.reloadAgents", undefined)).body)).toContain("agents[0].actions.send_email.schema: not a JSON Schema (2020-12):");
+    expect((await run("guarded", exec("echo still"))).status).toBe("completed");
   });
 });
 

@@ -139,6 +139,19 @@ describe(`MCP server face /v1/mcp (${testDbKind()})`, () => {
     } finally {
       await client.close();
     }
+    // A coding tool named like one of the agent's host tools is still the coding action: the
+    // approver's edit is that action's (here any JSON), never checked or cut as the host tool's.
+    const opsClient = await connect(alice.apiKey, "ops");
+    try {
+      const call = opsClient.callTool({ name: "approval_prompt", arguments: { tool_name: "exec", input: { command: "ls", shell: "zsh" } } });
+      const item = await pendingOfAlice();
+      expect(item).toMatchObject({ agent: "ops", action: "coding:exec", toolName: "exec" });
+      const edited = { command: "ls -la", shell: "zsh" };
+      expect((await app.api(`/v1/approvals/${item.id}`, { key: operator.apiKey, body: { decision: "approve", arguments: edited } })).status).toBe(200);
+      expect(parsed(await call)).toEqual({ behavior: "allow", updatedInput: edited });
+    } finally {
+      await opsClient.close();
+    }
     // An agent the URL names must exist.
     await expect(connect(alice.apiKey, "nobody")).rejects.toThrow(/400|no agent named nobody/);
   });
