@@ -50,7 +50,7 @@ type TApprovalKind = Pick<TApprovalRow, "toolName" | "action" | "external">;
  */
 function editableTool(agent: TAgentConfig | undefined, approval: TApprovalKind): THostTool | null {
   const tool = agent?.tools.find((t) => t.name === approval.toolName);
-  if (!tool || tool.kind !== "host") return null;
+  if (tool?.kind !== "host") return null;
   return !approval.external || tool.action === approval.action ? tool : null;
 }
 
