@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testDbKind } from "../../db/testing";
-import { createRuleReviewer } from "../../server/reviewer";
+import { createModelReviewer, createRuleReviewer } from "../../server/reviewer";
+import { fakeModel } from "./fake-model";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { actionsAgentsFile } from "./actions-helpers";
 import { expectError, invokeApproval, waitUntil } from "./helpers";
@@ -353,6 +354,26 @@ describe(`External approvals of the caller's own actions (${testDbKind()})`, () 
     expect(denied).toMatchObject({ status: "denied", risk: "high" });
     expect(denied.message).toBeTruthy();
   });
+
+  it("a reviewed action goes to the configured model reviewer with its name, its description and the arguments", async () => {
+    const model = await fakeModel();
+    const reviewed = await startTestApp({ reviewer: createModelReviewer({ baseURL: model.url, model: "m", timeoutMs: 30_000 }), agentsFile: actionsAgentsFile() });
+    try {
+      const requester = await reviewed.user("member");
+      model.mode = "ask";
+      const res = await reviewed.api("/v1/approvals", { key: requester.apiKey, body: { action: "deploy:prod", arguments: { branch: "release-7" }, agent: "ops" } });
+      expect(res.status, await res.clone().text()).toBe(201);
+      expect(((await res.json()) as TView).status).toBe("pending");
+      expect(model.bodies).toHaveLength(1);
+      const prompt = model.bodies[0] as string;
+      expect(prompt).toContain("deploy:prod");
+      expect(prompt).toContain("Deploy the main branch to production");
+      expect(prompt).toContain("release-7");
+    } finally {
+      await reviewed.close();
+      model.server.close();
+    }
+  }, 180_000);
 
   it('externalActions "declared": an undeclared name is 422 naming it, nothing created; a declared one is asked', async () => {
     const before = await count();

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 /** How the fake model answers: one verdict, nonsense, never ("slow": only the caller's timeout ends the call), or with an HTTP 500. */
 export type TFakeModelMode = "allow-low" | "allow-high" | "deny" | "ask" | "garbage" | "slow" | "500";
-export type TFakeModel = { server: Server; url: string; requests: number; mode: TFakeModelMode };
+export type TFakeModel = { server: Server; url: string; requests: number; mode: TFakeModelMode; /** The request bodies, in order. */ bodies: string[] };
 
 const VERDICTS: Record<string, unknown> = {
   "allow-low": { decision: "allow-once", risk: "low", rationale: "Reads a file in the workspace." },
@@ -12,13 +12,15 @@ const VERDICTS: Record<string, unknown> = {
   ask: { decision: "ask", risk: "medium", rationale: "Installs packages; a person should decide." },
 };
 
-/** A local server that answers like an OpenAI-compatible chat endpoint and counts the requests it got. */
+/** A local server that answers like an OpenAI-compatible chat endpoint and keeps the requests it got. */
 export async function fakeModel(): Promise<TFakeModel> {
-  const fake = { requests: 0, mode: "allow-low" } as TFakeModel;
+  const fake = { requests: 0, mode: "allow-low", bodies: [] as string[] } as TFakeModel;
   fake.server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       fake.requests++;
+      fake.bodies.push(Buffer.concat(chunks).toString("utf8"));
       if (fake.mode === "500") return res.writeHead(500).end("boom");
       const content = fake.mode === "garbage" ? "I think it is probably fine!" : JSON.stringify(VERDICTS[fake.mode] ?? {});
       const reply = () =>
