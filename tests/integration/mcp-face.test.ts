@@ -152,6 +152,24 @@ describe(`MCP server face /v1/mcp (${testDbKind()})`, () => {
     } finally {
       await opsClient.close();
     }
+    // No agent in the URL: the default agent's, as for POST /v1/approvals without one; Read asks a person there.
+    const plainClient = await connect(alice.apiKey);
+    try {
+      const input = { file_path: "/repo/.env.example" };
+      const call = plainClient.callTool({ name: "approval_prompt", arguments: { tool_name: "Read", input } });
+      await pendingOfAlice();
+      expect((await app.api("/v1/approvals", { key: alice.apiKey, body: { action: "send_email", arguments: { to: "x@example.com" } } })).status).toBe(201);
+      const both = await pendingOfAliceN(2);
+      const item = both.find((p) => p.action === "coding:Read") as TPendingItem;
+      const viaApi = both.find((p) => p.action === "send_email") as TPendingItem;
+      expect(item).toMatchObject({ agent: viaApi.agent, arguments: input });
+      expect(item.agent).not.toBe("coder");
+      expect((await app.api(`/v1/approvals/${item.id}`, { key: operator.apiKey, body: { decision: "approve" } })).status).toBe(200);
+      expect(parsed(await call)).toEqual({ behavior: "allow", updatedInput: input });
+      expect((await app.api(`/v1/approvals/${viaApi.id}`, { key: operator.apiKey, body: { decision: "deny" } })).status).toBe(200);
+    } finally {
+      await plainClient.close();
+    }
     // An agent the URL names must exist.
     await expect(connect(alice.apiKey, "nobody")).rejects.toThrow(/400|no agent named nobody/);
   });
