@@ -42,6 +42,22 @@ export async function markDisabled(tx: Db, userId: string, now: Date): Promise<b
   return true;
 }
 
+/**
+ * Offboards a user who is not deleted: disabled (if it was not), every console session ended and
+ * every API key revoked, for good. Null when the user is deleted; else what it ended.
+ */
+export async function markOffboarded(tx: Db, userId: string, now: Date): Promise<{ sessionsEnded: number; keysRevoked: number } | null> {
+  const rows = await tx
+    .update(users)
+    .set({ disabledAt: sql`coalesce(${users.disabledAt}, ${now.toISOString()}::timestamptz)`, updatedAt: now })
+    .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+    .returning({ id: users.id });
+  if (rows.length === 0) return null;
+  const keys = await tx.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id });
+  const sessions = await tx.delete(loginSessions).where(eq(loginSessions.userId, userId)).returning({ id: loginSessions.id });
+  return { sessionsEnded: sessions.length, keysRevoked: keys.length };
+}
+
 /** Enables a disabled (not deleted) user; false when it was not disabled. */
 export async function markEnabled(tx: Db, userId: string, now: Date): Promise<boolean> {
   const rows = await tx

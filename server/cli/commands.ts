@@ -37,6 +37,7 @@ export function adminCommandOf(parsed: TParsedCommand, stdin: string | undefined
     case "user disable":
     case "user enable":
     case "user delete":
+    case "user offboard":
       return { command, user: target };
     case "user set-role":
       return { command, user: target, role: role as (typeof ROLES)[number] };

@@ -32,6 +32,12 @@ export const COMMANDS: Record<string, TSpec> = {
   "user disable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user disable USER [--json]", help: "keys, console sessions and open connections stop at once (reversible)" },
   "user enable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user enable USER [--json]", help: "a disabled user's keys and password work again" },
   "user delete": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user delete USER [--json]", help: "credentials removed for good; the history keeps the name" },
+  "user offboard": {
+    positionals: ["USER"],
+    options: { ...JSON_FLAG },
+    usage: "user offboard USER [--json]",
+    help: "someone left: disabled, every console session ended, every API key revoked for good, open connections closed",
+  },
   "user set-role": { positionals: ["USER"], options: { role: { type: "string" }, ...JSON_FLAG }, usage: "user set-role USER --role ROLE [--json]", help: `changes a user's role (the last admin stays one). Roles: ${ROLE_LIST}` },
   "key create": { positionals: ["USER"], options: { name: { type: "string" }, ...JSON_FLAG }, usage: "key create USER [--name NAME] [--json]", help: "a new API key for USER, printed once" },
   "key list": { positionals: [], options: { user: { type: "string" }, all: { type: "boolean" }, ...JSON_FLAG }, usage: "key list [--user USER] [--all] [--json]", help: "API keys (prefix only, never the key); --all includes revoked ones" },

@@ -11,6 +11,7 @@ export const ADMIN_ACTIONS = [
   "user.disabled",
   "user.enabled",
   "user.deleted",
+  "user.offboarded",
   "user.role_changed",
   "user.renamed",
   "api_key.created",

@@ -13,10 +13,10 @@ export type TErrorReason =
   | { code: "adminOnly"; params: { act: TAdminAct } }
   | { code: "auditorReadOnly"; params: { act: TAuditorAct } }
   | { code: "rolesOnly"; params: { act: "readTrail" | "exportRange" | "grantFullAccess" | "changeAccess" } }
-  | { code: "ownAccount"; params: { change: "role" | "disable" | "enable" | "delete" } }
+  | { code: "ownAccount"; params: { change: "role" | "disable" | "enable" | "delete" | "offboard" } }
   | { code: "lastAdminRole" }
   | { code: "lastAdmin"; params: { name: string } }
-  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" | "rename" } }
+  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" | "rename" | "offboard" } }
   | { code: "userStatusIs"; params: { name: string; status: "disabled" | "active" } }
   | { code: "userChanged"; params: { name: string } }
   | { code: "nameTaken"; params: { name: string } }
@@ -89,7 +89,7 @@ const NOT_FOUND_KIND: Record<TNotFoundKind, string> = {
 /** What a role may not do ("Your role cannot …"): console procedures limited to some roles, and acts of the decide services. */
 export type TRoleAct = "steer" | "cancel" | "revokeGrants" | "answer" | "administer" | "readConfig" | "readWorkspace" | "readTrail" | "change" | "seeDevices";
 /** What only an admin may do ("Only an admin can …"). */
-export type TAdminAct = "changeRoles" | "renameUsers" | "disableUsers" | "enableUsers" | "deleteUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
+export type TAdminAct = "changeRoles" | "renameUsers" | "disableUsers" | "enableUsers" | "deleteUsers" | "offboardUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
 /** What an auditor (read-only) may not do. */
 export type TAuditorAct = "createKeys" | "revokeKeys" | "requestApprovals" | "askQuestions" | "invokeAgents" | "runAgents" | "changeAccess";
 
@@ -111,6 +111,7 @@ const ADMIN_ACT: Record<TAdminAct, string> = {
   disableUsers: "disable users",
   enableUsers: "enable users",
   deleteUsers: "delete users",
+  offboardUsers: "offboard users",
   createKeysForOthers: "create API keys for another user",
   pairDevices: "pair devices",
   revokeDevices: "revoke devices",
@@ -137,6 +138,7 @@ const USER_DELETED = {
   enable: "was deleted; a deleted user cannot be enabled.",
   delete: "is already deleted.",
   rename: "was deleted; its name no longer changes.",
+  offboard: "was deleted; nothing is left to offboard.",
 } as const;
 
 /** A schema issue as zod reports it (only what naming the field needs). */

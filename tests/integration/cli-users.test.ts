@@ -9,7 +9,7 @@ import { within } from "./stream-helpers";
 import { cli, json, jsonError, type TRun } from "./cli-helpers";
 
 /**
- * Point 10 of issue 14 through the CLI: `user disable|enable|delete USER [--json]`, with and
+ * Point 10 of issue 14 through the CLI: `user disable|enable|delete|offboard USER [--json]`, with and
  * without a running server. A running server's sockets of the user close at once (through the
  * server's control channel on PGlite, through NOTIFY on PostgreSQL); unknown options and
  * subcommands are errors that change nothing; the last admin stays.
@@ -72,6 +72,12 @@ test(`the CLI disables, enables and deletes users, with and without a running se
   expect(json(await run("user", "enable", op.email, "--json"))).toMatchObject({ status: "active" });
   expect(await keyStatus(server.url, op.apiKey)).toBe(200);
   expect(await signInStatus(server.url, op.email, "op-password-long")).toBe(200);
+
+  // Offboarded (someone left), with the server running: disabled, its key revoked for good.
+  const leaver = json(await run("user", "add", "Leaver", "--role", "operator", "--json")) as { userId: string; apiKey: string };
+  expect(json(await run("user", "offboard", "Leaver", "--json"))).toMatchObject({ userId: leaver.userId, name: "Leaver", status: "disabled", keysRevoked: 1, sessionsEnded: 0 });
+  expect(await keyStatus(server.url, leaver.apiKey)).toBe(401);
+  expect((await statusOf(server.url, root.apiKey, leaver.userId))?.status).toBe("disabled");
 
   // Deleted while its socket is open: the socket closes at once; gone for good; the email is free again.
   const socket = await LiveClient.open({ url: server.url }, op.apiKey);

@@ -121,6 +121,7 @@ const MATRIX: TRow[] = [
   { path: "admin.renameUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId, name: `matrix ${Math.random().toString(36).slice(2, 10)}` }) },
   { path: "admin.enableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.disabledUserId }) },
   { path: "admin.deleteUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
+  { path: "admin.offboardUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
   { path: "admin.plugins", kind: "query", expect: WORKSPACE_READERS },
   { path: "admin.trail", kind: "query", expect: ADMINS_AUDITORS, input: () => ({ limit: 5 }) },
   { path: "admin.trailActors", kind: "query", expect: ADMINS_AUDITORS },

@@ -142,6 +142,30 @@ describe(`credentials are checked for as long as a connection lives (${testDbKin
     await back.waitFor((f) => f.type === "approval.resolved" && f.approvalId === target.approvalId);
   });
 
+  it("offboarding a user (someone left): disabled, every key revoked and console session ended for good, every connection closed, one trail row", async () => {
+    const leaver = await app.user("operator");
+    const cookie = await signIn(app, leaver);
+    const target = await pendingApproval();
+    const byKey = await openAll(leaver, { key: leaver.apiKey }, () => LiveClient.open(app, leaver.apiKey));
+    const byCookie = track(await openCookieSocket(app, cookie));
+    const trailBefore = (await trpcGet(app, { key: admin.apiKey }, "admin.trail", { limit: 50 })).body as unknown;
+
+    const res = await trpcPost(app, { key: admin.apiKey }, "admin.offboardUser", { userId: leaver.userId });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(res.body)).toMatch(/"status":"disabled".*"sessionsEnded":1,"keysRevoked":1/);
+    sendDecision(byKey.socket, target);
+    await expectCutOff(byKey, 4401, "UNAUTHORIZED", target);
+    expect((await within(byCookie.closed, 30_000, "the console session's socket")).code).toBe(4401);
+
+    // Enabled again, the account is back but nothing it held is: the key stays revoked, the session ended.
+    expect((await trpcPost(app, { key: admin.apiKey }, "admin.enableUser", { userId: leaver.userId })).status).toBe(200);
+    expect((await app.api("/v1/approvals?status=pending", { key: leaver.apiKey })).status).toBe(401);
+    expect((await trpcGet(app, { cookie }, "settings.get")).status).toBe(401);
+    const trail = JSON.stringify((await trpcGet(app, { key: admin.apiKey }, "admin.trail", { limit: 50 })).body);
+    const rows = [...trail.matchAll(/"action":"user\.offboarded"/g)].length - [...JSON.stringify(trailBefore).matchAll(/"action":"user\.offboarded"/g)].length;
+    expect(rows).toBe(1);
+  });
+
   it("signing a console session out ends its socket, SSE stream and subscription; the user's other session keeps working", async () => {
     const operator = await app.user("operator");
     const [first, second] = [await signIn(app, operator), await signIn(app, operator)];

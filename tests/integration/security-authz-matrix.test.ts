@@ -135,6 +135,7 @@ const TRPC: Record<string, TRow> = {
   "admin.disableUser":                               [200,      403,      403,         403,         401,    403],
   "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
   "admin.deleteUser":                                [200,      403,      403,         403,         401,    403],
+  "admin.offboardUser":                              [200,      403,      403,         403,         401,    403],
   "admin.apiKeys":                                   [200,      200,      200,         200,         401,    200],
   "admin.agentsConfig":                              [200,      403,      403,         200,         401,    403],
   "admin.reloadAgents":                              [200,      403,      403,         403,         401,    403],
@@ -395,6 +396,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
     return trpcStatus(trpcPost(app, caller(r), "admin.enableUser", { userId }));
   },
   "admin.deleteUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.deleteUser", { userId: (await app.user("member")).userId })),
+  "admin.offboardUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.offboardUser", { userId: (await app.user("member")).userId })),
   "admin.apiKeys": (r) => trpcStatus(trpcGet(app, caller(r), "admin.apiKeys")),
   "admin.agentsConfig": (r) => trpcStatus(trpcGet(app, caller(r), "admin.agentsConfig")),
   "admin.reloadAgents": (r) => trpcStatus(trpcPost(app, caller(r), "admin.reloadAgents", undefined)),

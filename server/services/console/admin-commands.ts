@@ -13,7 +13,7 @@ import { apiKeysVisible, trajectoryExport, workspaceUsers } from "../read/consol
 import { trajectoryLine } from "../read/trajectory-line";
 import { changeRole, createKeyFor, revokeKeyFor } from "./admin";
 import { renameUser } from "./user-rename";
-import { deleteUser, disableUser, enableUser, type TUserAdminDeps } from "./user-status";
+import { deleteUser, disableUser, enableUser, offboardUser, type TUserAdminDeps } from "./user-status";
 
 /*
  * The administrative commands of a data directory's owner: users, keys, grants, export. The CLI
@@ -35,6 +35,7 @@ export const ZAdminCommand = z.discriminatedUnion("command", [
   z.strictObject({ command: z.literal("user disable"), user: ZUserRef }),
   z.strictObject({ command: z.literal("user enable"), user: ZUserRef }),
   z.strictObject({ command: z.literal("user delete"), user: ZUserRef }),
+  z.strictObject({ command: z.literal("user offboard"), user: ZUserRef }),
   z.strictObject({ command: z.literal("user set-role"), user: ZUserRef, role: ZRole }),
   z.strictObject({ command: z.literal("key create"), user: ZUserRef, name: ZText.optional() }),
   z.strictObject({ command: z.literal("key list"), user: ZUserRef.optional(), all: z.boolean().optional() }),
@@ -84,6 +85,8 @@ export async function runAdminCommand(deps: TAdminCommandDeps, who: TAdminWho, c
       return result(await enableUser(deps, who, (await userRef(deps.db, command.user)).id));
     case "user delete":
       return result(await deleteUser(deps, who, (await userRef(deps.db, command.user)).id));
+    case "user offboard":
+      return result(await offboardUser(deps, who, (await userRef(deps.db, command.user)).id));
     case "user set-role":
       return result(await changeRole(deps, who, { userId: (await userRef(deps.db, command.user)).id, role: command.role }));
     case "key create": {

@@ -4,7 +4,7 @@ import { DomainError } from "../../../core/errors";
 import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
 import { renameUser } from "../../../services/console/user-rename";
-import { deleteUser, disableUser, enableUser } from "../../../services/console/user-status";
+import { deleteUser, disableUser, enableUser, offboardUser } from "../../../services/console/user-status";
 import { adminTrailPage, adminTrailPeople } from "../../../services/console/admin-trail";
 import { apiKeysPage, apiKeysVisible, workspaceUsers, workspaceUsersPage } from "../../../services/read/console";
 import { authenticatedProcedure, router } from "../init";
@@ -34,6 +34,8 @@ export const adminRouter = router({
   disableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => disableUser(ctx.deps, ctx.who, input.userId)),
   /** Enables a disabled user again (admins only). */
   enableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => enableUser(ctx.deps, ctx.who, input.userId)),
+  /** Offboards a user who left: disabled, console sessions ended, keys revoked for good, connections closed; one trail row (admins only; not oneself, not the last admin). */
+  offboardUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => offboardUser(ctx.deps, ctx.who, input.userId)),
   /** Deletes a user's credentials for good; its history keeps its name (admins only; not oneself, not the last admin). */
   deleteUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => deleteUser(ctx.deps, ctx.who, input.userId)),
   /** One page of the admin trail, newest first; `cursor` (a page's `nextCursor`) continues with older rows. Admins and auditors only; nobody edits it. */
