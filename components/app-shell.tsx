@@ -52,7 +52,7 @@ export function AppShell({ children }: { children: ReactNode }) {
 }
 
 /** The console's language menu: the browser's, or one chosen for this user on every device. */
-function LanguageMenu({ chosen }: { chosen: TLocale | null }) {
+export function LanguageMenu({ chosen }: { chosen: TLocale | null }) {
   const trpc = useTRPC();
   const t = useTranslations("shell");
   const queryClient = useQueryClient();
@@ -181,9 +181,9 @@ function Shell({ children, chosenLocale, settingsKnown }: { children: ReactNode;
           </nav>
           <div className="account">
             {me.data ? (
-              <span className="account-name" data-testid="signed-in-user">
+              <Link href="/account" className="account-name" data-testid="signed-in-user" title={t("accountLink")}>
                 {me.data.name} <span className="role">{t(`role.${me.data.role}`)}</span>
-              </span>
+              </Link>
             ) : null}
             {me.data ? <LanguageMenu chosen={chosenLocale} /> : null}
             <button type="button" className="btn btn-quiet" onClick={signOut} disabled={signingOut || !me.data}>

@@ -70,3 +70,22 @@ test("an admin renames a user on the Users page: a name another user has is refu
   await expect(rows.getByTestId("trail-target-person")).toHaveText(personText(renamed, user.email));
   await screenshot(page, "admin-trail-rename");
 });
+
+test("an admin offboards a user who left on the Users page: disabled, no live key, one trail row", async ({ page }) => {
+  const user = addUser("Leo Leaver", "operator");
+  await page.goto("/admin");
+  const userRow = page.locator(`[data-testid="user-row"][data-user-id="${user.userId}"]`);
+  await expect(userRow).toHaveAttribute("data-status", "active");
+  await userRow.getByRole("button", { name: `Offboard ${user.name}: disabled, console sessions ended, API keys revoked for good` }).click();
+  await userRow.getByRole("button", { name: "Yes, offboard: keys revoked for good" }).click();
+  await expect(userRow).toHaveAttribute("data-status", "disabled");
+  await expect(userRow.locator("td").filter({ hasText: /^0$/ })).toHaveCount(1);
+  await expect(page.getByTestId("users-error")).toHaveCount(0);
+
+  await page.goto("/admin/trail");
+  await page.getByTestId("trail-filter-action").selectOption("user.offboarded");
+  const rows = page.getByTestId("trail-row").filter({ hasText: user.userId });
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText("User offboarded");
+  await expect(rows).toContainText('"keysRevoked":1');
+});

@@ -17,7 +17,7 @@ import { useErrorSentence } from "../use-error-sentence";
 const isRole = (v: string): v is TRole => (ROLES as readonly string[]).includes(v);
 const isUserStatus = (v: string): v is TUserStatus => (USER_STATUSES as readonly string[]).includes(v);
 
-type TConfirming = { userId: string; action: "disable" | "delete" } | null;
+type TConfirming = { userId: string; action: "disable" | "delete" | "offboard" } | null;
 
 /** An admin's rename of one user, in place of the name until saved or cancelled. */
 function RenameForm({ user, busy, onSave, onCancel }: { user: { id: string; name: string }; busy: boolean; onSave: (name: string) => void; onCancel: () => void }) {
@@ -43,7 +43,7 @@ function RenameForm({ user, busy, onSave, onCancel }: { user: { id: string; name
   );
 }
 
-/** Users and roles: admins change roles, disable, enable and delete (never themselves); others read. */
+/** Users and roles: admins change roles, disable, enable, offboard and delete (never themselves); others read. */
 export function UsersPanel() {
   const t = useTranslations("admin.users");
   const col = useTranslations("columns");
@@ -58,11 +58,12 @@ export function UsersPanel() {
   const disable = useMutation(trpc.admin.disableUser.mutationOptions({ onSettled: refresh }));
   const enable = useMutation(trpc.admin.enableUser.mutationOptions({ onSettled: refresh }));
   const remove = useMutation(trpc.admin.deleteUser.mutationOptions({ onSettled: refresh }));
+  const offboard = useMutation(trpc.admin.offboardUser.mutationOptions({ onSettled: refresh }));
   const [renaming, setRenaming] = useState<string | null>(null);
   const rename = useMutation(trpc.admin.renameUser.mutationOptions({ onSuccess: () => setRenaming(null), onSettled: refresh }));
   const [confirming, setConfirming] = useState<TConfirming>(null);
   const isAdmin = me?.role === "admin";
-  const error = setRole.error ?? disable.error ?? enable.error ?? remove.error ?? rename.error;
+  const error = setRole.error ?? disable.error ?? enable.error ?? remove.error ?? offboard.error ?? rename.error;
   const rows = loadedRows(users);
   return (
     <section aria-label={t("label")}>
@@ -167,6 +168,17 @@ export function UsersPanel() {
                         ariaLabel={t("disableLabel", { name: u.name })}
                       />
                     )}
+                    <TwoStepAction
+                      asking={confirming?.userId === u.id && confirming.action === "offboard"}
+                      onAsk={() => setConfirming({ userId: u.id, action: "offboard" })}
+                      onCancel={() => setConfirming(null)}
+                      onConfirm={() => offboard.mutate({ userId: u.id }, { onSettled: () => setConfirming(null) })}
+                      label={t("offboard")}
+                      confirmLabel={t("offboardConfirm")}
+                      askClassName="btn btn-outline-bad btn-small"
+                      busy={offboard.isPending}
+                      ariaLabel={t("offboardLabel", { name: u.name })}
+                    />
                     <TwoStepAction
                       asking={confirming?.userId === u.id && confirming.action === "delete"}
                       onAsk={() => setConfirming({ userId: u.id, action: "delete" })}

@@ -74,6 +74,9 @@ const MATRIX: TRow[] = [
   { path: "users.names", kind: "query", expect: ALL_OK, input: (f) => ({ ids: [f.userId] }) },
   { path: "settings.get", kind: "query", expect: ALL_OK },
   { path: "settings.setLocale", kind: "mutation", expect: ALL_OK, input: () => ({ locale: "zh-CN" }) },
+  { path: "account.sessions", kind: "query", expect: ALL_OK },
+  // Only one's own sessions end: any other id is not found, for every role.
+  { path: "account.endSession", kind: "mutation", expect: [401, 404, 404, 404, 404, 404], input: () => ({ id: "login_session_of_nobody" }) },
   { path: "settings.setName", kind: "mutation", expect: ALL_OK, input: () => ({ name: `matrix ${Math.random().toString(36).slice(2, 10)}` }) },
   { path: "question.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
   { path: "question.page", kind: "query", expect: ALL_OK, input: () => ({ status: "settled", limit: 5 }) },

@@ -183,6 +183,31 @@ describe(`credentials are checked for as long as a connection lives (${testDbKin
     await stays.waitFor((f) => f.type === "approval.resolved" && f.approvalId === target.approvalId);
   });
 
+  it("/account: a person lists its own console sessions and ends one: that browser is signed out and its socket closes; the other session, and others' sessions, stay", async () => {
+    const person = await app.user("member");
+    const other = await app.user("member");
+    const [here, there] = [await signIn(app, person), await signIn(app, person)];
+    const othersCookie = await signIn(app, other);
+    const thereSocket = track(await openCookieSocket(app, there));
+    const listed = (await trpcGet(app, { cookie: here }, "account.sessions")).body as { result: { data: Array<{ id: string; current: boolean; userAgent: string | null; lastSeenAt: string }> } };
+    const sessions = listed.result.data;
+    expect(sessions).toHaveLength(2);
+    expect(sessions.filter((s) => s.current)).toHaveLength(1);
+    const thereId = sessions.find((s) => !s.current)?.id as string;
+    // Another person's session, or an unknown id: not found, nothing ends.
+    const othersId = ((await trpcGet(app, { cookie: othersCookie }, "account.sessions")).body as typeof listed).result.data[0]?.id as string;
+    expect((await trpcPost(app, { cookie: here, headers: { origin: app.url } }, "account.endSession", { id: othersId })).status).toBe(404);
+    expect((await trpcPost(app, { cookie: here, headers: { origin: app.url } }, "account.endSession", { id: "nope" })).status).toBe(404);
+    expect((await trpcGet(app, { cookie: othersCookie }, "settings.get")).status).toBe(200);
+
+    expect((await trpcPost(app, { cookie: here, headers: { origin: app.url } }, "account.endSession", { id: thereId })).status).toBe(200);
+    expect((await within(thereSocket.closed, 30_000, "the ended session's socket")).code).toBe(4401);
+    expect((await trpcGet(app, { cookie: there }, "settings.get")).status).toBe(401);
+    expect((await trpcGet(app, { cookie: here }, "settings.get")).status).toBe(200);
+    const after = ((await trpcGet(app, { cookie: here }, "account.sessions")).body as typeof listed).result.data;
+    expect(after.map((s) => s.id)).toEqual(sessions.filter((s) => s.current).map((s) => s.id));
+  });
+
   it("a change whose announcement is lost (a missed NOTIFY) still ends the connection within the re-check period", async () => {
     const quiet = await startTestApp({ credentialRecheckMs: 300 });
     try {

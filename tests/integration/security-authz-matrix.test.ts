@@ -94,6 +94,8 @@ const TRPC: Record<string, TRow> = {
   // One's own console language: every signed-in role (an auditor's preference changes nothing of the workspace).
   "settings.get":                                    [200,      200,      200,         200,         401,    200],
   "settings.setLocale":                              [200,      200,      200,         200,         401,    200],
+  "account.sessions":                                [200,      200,      200,         200,         401,    200],
+  "account.endSession":                              [404,      404,      404,         404,         401,    404],
   // One's own display name: every signed-in role (checked and recorded like an admin's rename).
   "settings.setName":                                [200,      200,      200,         200,         401,    200],
   "question.request":                                [200,      200,      200,         403,         401,    200],
@@ -347,6 +349,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "users.names": (r) => trpcStatus(trpcGet(app, caller(r), "users.names", { ids: [users.owner.userId] })),
   "settings.get": (r) => trpcStatus(trpcGet(app, caller(r), "settings.get")),
   "settings.setLocale": (r) => trpcStatus(trpcPost(app, caller(r), "settings.setLocale", { locale: null })),
+  "account.sessions": (r) => trpcStatus(trpcGet(app, caller(r), "account.sessions")),
+  "account.endSession": (r) => trpcStatus(trpcPost(app, caller(r), "account.endSession", { id: "login_session_of_nobody" })),
   "settings.setName": (r) => trpcStatus(trpcPost(app, caller(r), "settings.setName", { name: `${r} ${Math.random().toString(36).slice(2, 10)}` })),
   "question.request": (r) => trpcStatus(trpcPost(app, caller(r), "question.request", { questions: QUESTIONS })),
   "question.waitAnswer": (r) => trpcStatus(trpcGet(app, caller(r), "question.waitAnswer", { id: ownerQuestion, timeoutMs: 1000 })),

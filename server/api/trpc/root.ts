@@ -1,4 +1,5 @@
 import { authenticatedProcedure, router } from "./init";
+import { accountRouter } from "./routers/account";
 import { adminRouter } from "./routers/admin";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
@@ -30,6 +31,7 @@ export const appRouter = router({
   link: linkRouter,
   grants: grantsRouter,
   settings: settingsRouter,
+  account: accountRouter,
 });
 
 export type AppRouter = typeof appRouter;
