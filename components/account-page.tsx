@@ -27,7 +27,7 @@ export function AccountPage() {
   return (
     <>
       <PageHead title={t("title")} lede={t("lede")} />
-      <section aria-labelledby="account-sessions">
+      <section className="account-section" aria-labelledby="account-sessions">
         <h2 id="account-sessions">{t("sessions")}</h2>
         {end.error ? (
           <p role="alert" className="error-box" data-testid="account-error">
@@ -77,7 +77,7 @@ export function AccountPage() {
           />
         </ListStates>
       </section>
-      <section aria-labelledby="account-language">
+      <section className="account-section" aria-labelledby="account-language">
         <h2 id="account-language">{t("language")}</h2>
         <p className="muted">{t("languageHelp")}</p>
         <LanguageMenu chosen={settings.data?.locale ?? null} />
