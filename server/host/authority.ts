@@ -238,6 +238,16 @@ const holds = (authority: TQuestionAuthority): boolean => {
 /** `signal` aborted when any of `signals` does. */
 const anySignal = (...signals: Array<AbortSignal | undefined>): AbortSignal => AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
 
+/**
+ * The reason and sentence of a definitive refusal of an input (the question unchanged), or null
+ * for a failure that says nothing about it (unavailable, internal, over capacity).
+ */
+function definitiveRefusal(error: unknown): { reason: string; message: string } | null {
+  if (error instanceof QuestionError) return error.reason === "UNAVAILABLE" ? null : { reason: error.reason, message: error.message };
+  if (error instanceof DomainError && error.code !== "internal" && error.code !== "capacity") return { reason: error.code.toUpperCase(), message: error.message };
+  return null;
+}
+
 /** The services layer the composition root gave the host (spawns, answers, claims). */
 function servicesOf(attempt: TAuthorityAttempt): TAuthorityServices {
   const s = attempt.runtime.services?.();
@@ -408,13 +418,9 @@ export function createAuthorityCapabilities(attempt: TAuthorityAttempt, isOpen: 
         });
         const first = await Promise.race([dispatched, lost]);
         if (first.kind === "ok") return { status: "answered", questionId, resolutionId };
-        if (first.kind === "error" && first.error instanceof QuestionError && first.error.reason !== "UNAVAILABLE") {
-          // A definitive refusal releases this input at once; the question is unchanged.
-          return { status: "rejected", questionId, reason: first.error.reason, message: first.error.message };
-        }
-        if (first.kind === "error" && first.error instanceof DomainError && first.error.code !== "internal" && first.error.code !== "capacity") {
-          return { status: "rejected", questionId, reason: first.error.code.toUpperCase(), message: first.error.message };
-        }
+        // A definitive refusal releases this input at once; the question is unchanged.
+        const refused = first.kind === "error" ? definitiveRefusal(first.error) : null;
+        if (refused) return { status: "rejected", questionId, ...refused };
         // The response was lost: recover it from this input's own receipt, within the question's deadline.
         const recovered = await recoverReceipt(s, response.userId, questionId, resolutionId);
         if (recovered !== "unconfirmed") return recovered === "answered" ? { status: "answered", questionId, resolutionId } : { status: "not_consumed", questionId };
@@ -485,9 +491,9 @@ export function createPendingInputMethods(attempt: TAuthorityAttempt, isOpen: ()
     }
   };
   const refusal = (questionId: string | null, error: unknown) => {
-    if (error instanceof QuestionError && error.reason !== "UNAVAILABLE") return { status: "rejected" as const, questionId, reason: error.reason, message: error.message };
-    if (error instanceof DomainError && error.code !== "internal" && error.code !== "capacity") return { status: "rejected" as const, questionId, reason: error.code.toUpperCase(), message: error.message };
-    throw error;
+    const refused = definitiveRefusal(error);
+    if (!refused) throw error;
+    return { status: "rejected" as const, questionId, ...refused };
   };
   return {
     claimPendingUserInputAnswer: async (text, options, assertCurrent, authorityKind) => {
