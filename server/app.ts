@@ -129,7 +129,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   }
   const notifyConfig = agentsFile?.notify ?? config.notify;
   const { trustedProxies, bodyTimeoutMs, readyTimeoutMs, metricsPort, metricsToken } = config;
-  const choice = options.sandbox ?? detectExecSandbox(config.execSandbox, config.execUser);
+  const choice = options.sandbox ?? detectExecSandbox(config.execSandbox, config.execUser, undefined, config.execSandboxReuse);
   secureDataDir(config.dataDir);
   (choice.mode === "bwrap" ? log.info : log.warn).call(log, { sandbox: choice.mode }, `approved commands run in sandbox mode "${choice.mode}": ${choice.reason}`);
   // Enabled plugins register their harnesses, agents and middleware before anything starts; a refused plugin stops the boot.

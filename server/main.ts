@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   log.info({ url, database: db.kind, sandbox: app.deps.sandbox.mode }, "Countersign is listening");
   /** When the first stop signal arrived (performance.now()); null while running. */
   let firstSignalAt: number | null = null;
+  /** A later signal cut the drain short: the process exits 1 whichever stop reaches its exit first. */
+  let forced = false;
   // SIGTERM drains: no new runs or decisions here, running attempts finish within the window, then exit.
   // A supervisor that signals the whole process group (systemd's KillMode=control-group, Ctrl-C, a
   // shell entrypoint) makes one stop arrive several times: from it, and forwarded by each npm above
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
         return;
       }
       log.warn({ signal }, "a second signal: stopping without waiting for running attempts");
+      forced = true;
       await app.drain(0).catch(() => {});
       process.exit(1);
     }
@@ -74,7 +77,8 @@ async function main(): Promise<void> {
     await control?.close().catch(() => {});
     await app.close().catch(() => {});
     await db.close().catch(() => {});
-    process.exit(0);
+    // The first stop may get here before the second signal's own exit: that stop still did not wait.
+    process.exit(forced ? 1 : 0);
   };
   // SIGHUP re-reads COUNTERSIGN_AGENTS_FILE: the next runs use it, runs already started keep theirs; a bad file keeps the old one (logged).
   process.on("SIGHUP", () => {

@@ -78,41 +78,52 @@ export async function forkMicro(n: number, asLargeAsMb: number): Promise<{ rssMb
   };
 }
 
+type TCost = { cpuMs: number; wallMs: number };
+
 /**
  * What one approved `true` costs the machine in the sandbox the server picks here (`auto`: bubblewrap
- * when it runs), against the same command unconfined, both through a spawner and one after the
- * other, `n` each, alternating: the machine's CPU time per exec (every process and the kernel's
- * own threads: namespaces are set up and torn down in the kernel) and the wall time p50.
+ * when it runs), against the same command unconfined, all through a spawner, `n` each, series
+ * alternating: the machine's CPU time per exec (every process and the kernel's own threads:
+ * namespaces are set up and torn down in the kernel) and the wall time p50. Bubblewrap is measured
+ * both ways: one sandbox per session (the default: the session's later commands start inside it)
+ * and one per command; `first` is a session's first command, which starts its sandbox.
  */
-export async function sandboxCost(n: number): Promise<{ mode: string; confined: { cpuMs: number; wallMs: number }; plain: { cpuMs: number; wallMs: number } }> {
-  const sandbox = detectExecSandbox(undefined, undefined);
+export async function sandboxCost(n: number): Promise<{ mode: string; session: TCost; command: TCost; first: TCost; plain: TCost }> {
+  const session = detectExecSandbox(undefined, undefined);
+  const perCommand = detectExecSandbox(undefined, undefined, undefined, { scope: "command", idleMs: 1 });
   const spawner = await startSpawner();
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-bench-sandbox-"));
   try {
     secureDataDir(dataDir);
-    const workspace = prepareWorkspace(join(dataDir, "workspaces", "bench"), sandbox);
+    const workspace = prepareWorkspace(join(dataDir, "workspaces", "bench"), session);
     const env = execEnvironment(workspace);
-    const one = (confined: boolean) =>
-      runCommand({ command: "true", cwd: workspace, env, timeoutMs: 10_000, spawner, ...(confined ? { confinement: { sandbox, workspaceDir: workspace, network: false } } : {}) });
-    const series = async (confined: boolean) => {
+    const one = async (sandbox: typeof session | null, dir = workspace) => {
+      const r = await runCommand({ command: "true", cwd: dir, env, timeoutMs: 10_000, spawner, ...(sandbox ? { confinement: { sandbox, workspaceDir: dir, network: false } } : {}) });
+      if (r.exitCode !== 0) throw new Error(`sandbox bench: true exited ${r.exitCode}: ${r.stderr}`);
+    };
+    const series = async (count: number, run: (i: number) => Promise<void>): Promise<TCost> => {
       const wall: number[] = [];
       const cpu0 = machineCpuMs();
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < count; i++) {
         const t0 = now();
-        const r = await one(confined);
-        if (r.exitCode !== 0) throw new Error(`sandbox bench: true exited ${r.exitCode}: ${r.stderr}`);
+        await run(i);
         wall.push(now() - t0);
       }
-      return { cpuMs: (machineCpuMs() - cpu0) / n, wallMs: percentile(wall, 50) };
+      return { cpuMs: (machineCpuMs() - cpu0) / count, wallMs: percentile(wall, 50) };
     };
-    for (let i = 0; i < 5; i++) await Promise.all([one(true), one(false)]);
-    const runs = { confined: [] as Array<{ cpuMs: number; wallMs: number }>, plain: [] as Array<{ cpuMs: number; wallMs: number }> };
+    for (let i = 0; i < 5; i++) await Promise.all([one(session), one(perCommand), one(null)]);
+    const runs = { session: [] as TCost[], command: [] as TCost[], plain: [] as TCost[] };
     for (let round = 0; round < 2; round++) {
-      runs.confined.push(await series(true));
-      runs.plain.push(await series(false));
+      runs.session.push(await series(n, () => one(session)));
+      runs.command.push(await series(n, () => one(perCommand)));
+      runs.plain.push(await series(n, () => one(null)));
     }
-    const mean = (xs: Array<{ cpuMs: number; wallMs: number }>) => ({ cpuMs: xs.reduce((a, x) => a + x.cpuMs, 0) / xs.length, wallMs: xs.reduce((a, x) => a + x.wallMs, 0) / xs.length });
-    return { mode: sandbox.mode, confined: mean(runs.confined), plain: mean(runs.plain) };
+    // A session's first command: a fresh workspace each time, so each one starts its sandbox.
+    const firsts = Math.max(3, Math.round(n / 10));
+    const fresh = Array.from({ length: firsts }, (_, i) => prepareWorkspace(join(dataDir, "workspaces", `first-${i}`), session));
+    const first = await series(firsts, (i) => one(session, fresh[i]));
+    const mean = (xs: TCost[]) => ({ cpuMs: xs.reduce((a, x) => a + x.cpuMs, 0) / xs.length, wallMs: xs.reduce((a, x) => a + x.wallMs, 0) / xs.length });
+    return { mode: session.mode, session: mean(runs.session), command: mean(runs.command), first, plain: mean(runs.plain) };
   } finally {
     await spawner.stop();
     rmSync(dataDir, { recursive: true, force: true });

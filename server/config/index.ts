@@ -9,7 +9,7 @@ import { parseSecretKey } from "../host/secret-store";
 import { mcpServersFromEnv } from "../mcp/config";
 import { loadNotifyConfig, type TNotifyConfig } from "../notify/config";
 import { reviewerConfigFromEnv, type TReviewerConfig } from "../reviewer";
-import { EXEC_SANDBOX_MODES, parseExecUser } from "../tools/exec-sandbox";
+import { EXEC_SANDBOX_MODES, parseExecUser, parseSandboxReuse, type TSandboxReuse } from "../tools/exec-sandbox";
 
 /*
  * The parsers of the variables whose syntax is more than a number or a URL. They live here, with
@@ -225,6 +225,8 @@ export type TServerConfig = {
   /** COUNTERSIGN_EXEC_SANDBOX and COUNTERSIGN_EXEC_USER as set (checked); the sandbox itself is detected at boot (server/tools/exec-sandbox.ts). */
   execSandbox?: string;
   execUser?: string;
+  /** COUNTERSIGN_EXEC_SANDBOX_SCOPE and COUNTERSIGN_EXEC_SANDBOX_IDLE_MS: one bubblewrap sandbox per session (default) or per command. */
+  execSandboxReuse: TSandboxReuse;
   /** COUNTERSIGN_MEDIA_*: attachment limits and allowlist. */
   media: TMediaPolicy;
   /** COUNTERSIGN_REVIEWER*: the exec reviewer (off when unset). */
@@ -263,6 +265,7 @@ export function loadConfig(env: TEnvironment = process.env): TServerConfig {
   read(() => env.COUNTERSIGN_SECRET_KEY && parseSecretKey(env.COUNTERSIGN_SECRET_KEY));
   const execSandbox = read(() => execSandboxMode(env));
   read(() => parseExecUser(env.COUNTERSIGN_EXEC_USER));
+  const execSandboxReuse = read(() => parseSandboxReuse(env.COUNTERSIGN_EXEC_SANDBOX_SCOPE, env.COUNTERSIGN_EXEC_SANDBOX_IDLE_MS));
   // Read again when first needed (server/agents/catalog.ts), from the same environment.
   read(() => mcpServersFromEnv(env.COUNTERSIGN_MCP_SERVERS));
   read(() => modelAgentFromEnv(env));
@@ -301,6 +304,7 @@ export function loadConfig(env: TEnvironment = process.env): TServerConfig {
     metricsToken: env.COUNTERSIGN_METRICS_TOKEN?.trim() || null,
     execSandbox,
     execUser: env.COUNTERSIGN_EXEC_USER,
+    execSandboxReuse: execSandboxReuse as TSandboxReuse,
     media: media as TMediaPolicy,
     reviewer: reviewer as TReviewerConfig,
     plugins: plugins as TPluginSource[],

@@ -126,7 +126,8 @@ async function serve(options: TDeviceOptions, server: string, initial: TState | 
         spawner,
         onSpawn: ({ pid, marker }) => {
           log("started", { id: frame.id, pid, marker });
-          send({ type: "started", id: frame.id, pid, marker });
+          // A device's commands run unconfined, so the spawner always knows their group (null only inside a session sandbox).
+          if (pid !== null) send({ type: "started", id: frame.id, pid, marker });
         },
       }, processCleanup);
       log("result", { id: frame.id, exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, marker: result.marker });

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,11 +16,19 @@ const bwrapRuns =
   existsSync("/usr/bin/bwrap") &&
   (!isRoot || existsSync("/usr/bin/setpriv")) &&
   spawnSync("/usr/bin/bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-ipc", "--unshare-net", ...(isRoot ? [] : ["--unshare-user"]), "/bin/true"]).status === 0;
-/** Every mode this machine can run: bwrap (when it runs), user (as root), and none; the others are refused at boot (see "detection"). */
-const modes: TSandboxChoice[] = [
-  ...(bwrapRuns ? [detectExecSandbox("bwrap", undefined)] : []),
-  ...(isRoot ? [detectExecSandbox("user", undefined)] : []),
-  detectExecSandbox("none", undefined),
+/**
+ * Every mode this machine can run: bwrap (when it runs; one sandbox per session, the default, and
+ * one per command), user (as root), and none; the others are refused at boot (see "detection").
+ */
+const modes: Array<[string, TSandboxChoice]> = [
+  ...(bwrapRuns
+    ? ([
+        ["bwrap", detectExecSandbox("bwrap", undefined)],
+        ["bwrap per command", detectExecSandbox("bwrap", undefined, undefined, { scope: "command", idleMs: 1 })],
+      ] as Array<[string, TSandboxChoice]>)
+    : []),
+  ...(isRoot ? ([["user", detectExecSandbox("user", undefined)]] as Array<[string, TSandboxChoice]>) : []),
+  ["none", detectExecSandbox("none", undefined)],
 ];
 
 let spawner: TSpawner;
@@ -49,9 +57,11 @@ afterAll(async () => {
 
 const SECRET_ENV = { DATABASE_URL: "postgres://u:dbpass@h/db", BETTER_AUTH_SECRET: "sekrit", COUNTERSIGN_SECRET_KEY: "key", OPENAI_API_KEY: "sk-x", GIT_TOKEN: "named-one" };
 
-describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sandbox %s", (mode, sandbox) => {
+describe.each(modes)("exec sandbox %s", (label, sandbox) => {
+  const mode = sandbox.mode;
+  const slug = label.replaceAll(" ", "-");
   const run = (command: string, network = false) => {
-    workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${mode}`), sandbox);
+    workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${slug}`), sandbox);
     return runCommand({
       command,
       cwd: workspace,
@@ -106,12 +116,12 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
     // (setsid escapes it). Each command is checked the moment it is reported, in rounds of eight at
     // once: that load once let a background process outlive its namespace for a moment (1 in 30).
     const escaped = mode === "bwrap" ? "setsid sleep 30 >/dev/null 2>&1 & " : "";
-    workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${mode}`), sandbox);
+    workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${slug}`), sandbox);
     const leftovers: number[] = [];
     for (let round = 0; round < 8; round++) {
       await Promise.all(
         Array.from({ length: 8 }, async (_, i) => {
-          const marker = `bg-${mode}-${process.pid}-${round}-${i}`;
+          const marker = `bg-${slug}-${process.pid}-${round}-${i}`;
           const r = await runCommand({
             command: `sleep 30 >/dev/null 2>&1 & ${escaped}echo ok`,
             cwd: workspace,
@@ -134,7 +144,7 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
 
   if (mode === "bwrap") {
     it("a command stopped by its timeout is not reported as ended with its namespace (the caller still scans)", async () => {
-      workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${mode}`), sandbox);
+      workspace = prepareWorkspace(join(dataDir, "workspaces", `ws-${slug}`), sandbox);
       const r = await runCommand({
         command: "sleep 30",
         cwd: workspace,
@@ -154,8 +164,8 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
     });
 
     it("sees only its own processes and a private /tmp", async () => {
-      writeFileSync(join(tmpdir(), `host-only-${mode}.txt`), "host tmp");
-      const r = await run(`ls /proc | grep -c '^[0-9]'; ls /tmp; test -e ${tmpdir()}/host-only-${mode}.txt && echo host-tmp-visible || echo host-tmp-hidden`);
+      writeFileSync(join(tmpdir(), `host-only-${slug}.txt`), "host tmp");
+      const r = await run(`ls /proc | grep -c '^[0-9]'; ls /tmp; test -e ${tmpdir()}/host-only-${slug}.txt && echo host-tmp-visible || echo host-tmp-hidden`);
       expect(Number(r.stdout.split("\n")[0])).toBeLessThan(10);
       expect(r.stdout).toContain("host-tmp-hidden");
     });
@@ -172,6 +182,99 @@ describe.each(modes.map((sandbox) => [sandbox.mode, sandbox] as const))("exec sa
       expect(r.stdout).toBe("server-visible\nhost-tmp-visible\n");
     });
   }
+});
+
+/**
+ * Host processes whose command line holds every one of `parts` (bubblewrap's names the workspace it
+ * binds), without those whose parent matches too (bubblewrap's namespace init is a fork of it).
+ */
+function hostProcesses(...parts: string[]): number[] {
+  const found = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0");
+      if (!parts.every((part) => argv.includes(part))) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      found.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {}
+  }
+  return [...found].filter(([, ppid]) => !found.has(ppid)).map(([pid]) => pid);
+}
+
+/** Polls `test` every 20 ms until it holds; fails after 30 s (a bound far beyond the idle time tested). */
+async function eventually(test: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`still not ${what} after 30 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
+  const sandbox = bwrapRuns ? detectExecSandbox("bwrap", undefined) : detectExecSandbox("none", undefined);
+  const run = (ws: string, command: string, options: { network?: boolean; timeoutMs?: number; choice?: TSandboxChoice } = {}) =>
+    runCommand({
+      command,
+      cwd: ws,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      env: execEnvironment(ws),
+      spawner,
+      confinement: { sandbox: options.choice ?? sandbox, workspaceDir: ws, network: options.network ?? false },
+    });
+  const session = (name: string, choice: TSandboxChoice = sandbox) => prepareWorkspace(join(dataDir, "workspaces", `session-${name}`), choice);
+
+  it("a session's commands share its sandbox's /tmp; another session's, or the other network setting's, do not", async () => {
+    const a = session("share-a");
+    const b = session("share-b");
+    expect((await run(a, "echo from-a > /tmp/note && echo written")).stdout).toBe("written\n");
+    expect((await run(a, "cat /tmp/note")).stdout).toBe("from-a\n");
+    expect((await run(b, "cat /tmp/note 2>/dev/null || echo absent")).stdout).toBe("absent\n");
+    expect((await run(a, "cat /tmp/note 2>/dev/null || echo absent", { network: true })).stdout).toBe("absent\n");
+    // One bubblewrap per session workspace and network setting, however many commands ran.
+    expect(hostProcesses("/usr/bin/bwrap", a)).toHaveLength(2);
+    expect(hostProcesses("/usr/bin/bwrap", b)).toHaveLength(1);
+  });
+
+  it("a command's timeout ends its own tree and leaves the session's sandbox", async () => {
+    const a = session("timeout");
+    await run(a, "echo kept > /tmp/note");
+    // A background job in its group, and a daemon that left the group and cleared its environment (marker).
+    const r = await run(a, "setsid env -i /bin/sleep 301 >/dev/null 2>&1 < /dev/null & sleep 30 & echo $! > /tmp/background; sleep 30", { timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    const after = await run(a, `cat /tmp/note; kill -0 "$(cat /tmp/background)" 2>/dev/null && echo background-alive || echo background-gone; for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done`);
+    expect(after.stdout.startsWith("kept\nbackground-gone\n")).toBe(true);
+    expect(after.stdout).not.toContain("sleep 301");
+  });
+
+  it("a process that cleared its environment and left its group is ended once no other command of the session runs", async () => {
+    const a = session("daemon");
+    const r = await run(a, "setsid env -i /bin/sleep 300 >/dev/null 2>&1 < /dev/null & echo started");
+    expect(r.stdout).toBe("started\n");
+    expect(r.treeEnded).toBe(true);
+    const seen = await run(a, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done");
+    expect(seen.stdout).not.toContain("sleep 300");
+  });
+
+  it("a command that kills everything it can see ends only its own session's sandbox; the next command gets a fresh one", async () => {
+    const a = session("killer");
+    const b = session("bystander");
+    await run(a, "echo mine > /tmp/note");
+    await run(b, "echo theirs > /tmp/note");
+    const r = await run(a, "kill -9 -1; sleep 5");
+    expect(r.exitCode).toBeNull();
+    expect(r.treeEnded).toBe(false);
+    expect((await run(a, "cat /tmp/note 2>/dev/null || echo fresh")).stdout).toBe("fresh\n");
+    expect((await run(b, "cat /tmp/note")).stdout).toBe("theirs\n");
+  });
+
+  it("a sandbox without a command for its idle time ends; the session's next command starts a new one", async () => {
+    const quick = detectExecSandbox("bwrap", undefined, undefined, { scope: "session", idleMs: 50 });
+    const a = session("idle", quick);
+    await run(a, "echo before > /tmp/note", { choice: quick });
+    await eventually(() => hostProcesses("/usr/bin/bwrap", a).length === 0, "ended");
+    expect((await run(a, "cat /tmp/note 2>/dev/null || echo fresh", { choice: quick })).stdout).toBe("fresh\n");
+  });
 });
 
 describe("detection", () => {

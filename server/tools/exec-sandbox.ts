@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import type { TSpawner } from "./spawner";
+import { fileURLToPath } from "node:url";
+import type { TSessionSandboxPlan, TSpawner } from "./spawner";
 
 /**
  * How approved commands are confined (`COUNTERSIGN_EXEC_SANDBOX`):
@@ -16,9 +17,38 @@ import type { TSpawner } from "./spawner";
 export const EXEC_SANDBOX_MODES = ["bwrap", "user", "none"] as const;
 export type TExecSandboxMode = (typeof EXEC_SANDBOX_MODES)[number];
 
+/**
+ * How long one bubblewrap sandbox lives (`COUNTERSIGN_EXEC_SANDBOX_SCOPE`):
+ * - `session` (default): one sandbox per session workspace (and network setting), created on the
+ *   session's first command and ended once no command of the session has run for `idleMs`
+ *   (`COUNTERSIGN_EXEC_SANDBOX_IDLE_MS`, default 30 s); its agent forks each command inside it. The
+ *   session's commands share its private /tmp and PID namespace while it lives; commands of
+ *   different sessions never share one.
+ * - `command`: a fresh sandbox per command (namespaces created and torn down every time: about three
+ *   times the machine's CPU of an unconfined command).
+ */
+export const SANDBOX_SCOPES = ["session", "command"] as const;
+export type TSandboxScope = (typeof SANDBOX_SCOPES)[number];
+export type TSandboxReuse = { scope: TSandboxScope; idleMs: number };
+const DEFAULT_REUSE: TSandboxReuse = { scope: "session", idleMs: 30_000 };
+
+/** Parses `COUNTERSIGN_EXEC_SANDBOX_SCOPE` and `COUNTERSIGN_EXEC_SANDBOX_IDLE_MS`. */
+export function parseSandboxReuse(scope: string | undefined, idleMs: string | undefined): TSandboxReuse {
+  const wanted = (scope ?? "").trim().toLowerCase() || DEFAULT_REUSE.scope;
+  if (!(SANDBOX_SCOPES as readonly string[]).includes(wanted)) throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX_SCOPE "${scope}": use session or command.`);
+  let idle = DEFAULT_REUSE.idleMs;
+  if (idleMs !== undefined && idleMs.trim() !== "") {
+    idle = Number(idleMs);
+    if (!Number.isInteger(idle) || idle < 1 || idle > 3_600_000) throw new Error(`COUNTERSIGN_EXEC_SANDBOX_IDLE_MS must be a whole number of milliseconds from 1 to 3600000, not "${idleMs}".`);
+  }
+  return { scope: wanted as TSandboxScope, idleMs: idle };
+}
+
 /** The sandbox mode this process runs approved commands in; detected once at boot. */
 export type TSandboxChoice = {
   mode: TExecSandboxMode;
+  /** bwrap only: one sandbox per session or per command. */
+  reuse: TSandboxReuse;
   /** The unprivileged user commands run as (`bwrap` and `user` when the server is root); null: the server's own user. */
   runAs: { uid: number; gid: number } | null;
   /** Why this mode: a sentence for the boot log. */
@@ -43,10 +73,14 @@ export type TConfinement = {
 /**
  * How to spawn a command under a confinement: the executable, its arguments and the spawn options.
  * `pidNamespace`: bubblewrap in its own PID namespace, writing its info (the init's pid) to fd 3.
+ * `sandbox`: the command (file, args, cwd) runs inside the session's long-lived sandbox instead.
  */
-export type TSpawnPlan = { file: string; args: string[]; cwd: string; uid?: number; gid?: number; pidNamespace?: boolean };
+export type TSpawnPlan = { file: string; args: string[]; cwd: string; uid?: number; gid?: number; pidNamespace?: boolean; sandbox?: TSessionSandboxPlan };
 
 const BWRAP = "/usr/bin/bwrap";
+/** The sandbox's agent: the spawner's own script, run inside with `--in-sandbox`, and the module it imports. */
+const AGENT_SCRIPT = fileURLToPath(new URL("./spawner-process.mjs", import.meta.url));
+const AGENT_FILES = [AGENT_SCRIPT, fileURLToPath(new URL("./proc.mjs", import.meta.url))];
 const SETPRIV = "/usr/bin/setpriv";
 const NOBODY = { uid: 65534, gid: 65534 };
 
@@ -88,7 +122,7 @@ export const INSTALL_BWRAP = "sudo apt-get install -y bubblewrap";
 function bwrapStatus(runAs: { uid: number; gid: number } | null): TBwrapStatus {
   if (!existsSync(BWRAP)) return "missing";
   if (runAs && !existsSync(SETPRIV)) return "fails";
-  const probe = bwrapArgs({ sandbox: { mode: "bwrap", runAs, reason: "" }, workspaceDir: "/", network: false }, "/", ["/bin/true"]);
+  const probe = bwrapArgs({ sandbox: { mode: "bwrap", runAs, reuse: DEFAULT_REUSE, reason: "" }, workspaceDir: "/", network: false }, "/", ["/bin/true"]);
   const result = spawnSync(BWRAP, ["--as-pid-1", ...probe], { stdio: "ignore", timeout: 10_000 });
   return result.status === 0 ? "works" : "fails";
 }
@@ -105,25 +139,32 @@ function bwrapAdvice(status: TBwrapStatus): string {
  * when the server is root, else `none`. An explicit mode that cannot work is a boot error.
  * `probe` tells whether bubblewrap runs here (tests pass their own).
  */
-export function detectExecSandbox(requested: string | undefined, execUser: string | undefined, probe: (runAs: { uid: number; gid: number } | null) => TBwrapStatus = bwrapStatus): TSandboxChoice {
+export function detectExecSandbox(
+  requested: string | undefined,
+  execUser: string | undefined,
+  probe: (runAs: { uid: number; gid: number } | null) => TBwrapStatus = bwrapStatus,
+  reuse: TSandboxReuse = DEFAULT_REUSE,
+): TSandboxChoice {
   const wanted = (requested ?? "auto").trim().toLowerCase() || "auto";
   if (wanted !== "auto" && !(EXEC_SANDBOX_MODES as readonly string[]).includes(wanted)) {
     throw new Error(`Invalid COUNTERSIGN_EXEC_SANDBOX "${requested}": use auto, bwrap, user or none.`);
   }
   const runAs = isRoot() ? parseExecUser(execUser) : null;
-  if (wanted === "none") return { mode: "none", runAs: null, reason: "COUNTERSIGN_EXEC_SANDBOX=none: commands run as the server's user with its file access" };
+  if (wanted === "none") return { mode: "none", runAs: null, reuse, reason: "COUNTERSIGN_EXEC_SANDBOX=none: commands run as the server's user with its file access" };
   let status: TBwrapStatus | null = null;
   if (wanted === "bwrap" || wanted === "auto") {
     status = probe(runAs);
     if (status === "works") {
-      return { mode: "bwrap", runAs, reason: runAs ? `bubblewrap, commands run as uid ${runAs.uid}` : "bubblewrap, commands run as the server's user in a user namespace" };
+      const who = runAs ? `commands run as uid ${runAs.uid}` : "commands run as the server's user in a user namespace";
+      const scope = reuse.scope === "session" ? `one sandbox per session, ended after ${reuse.idleMs / 1000} s without a command` : "one sandbox per command";
+      return { mode: "bwrap", runAs, reuse, reason: `bubblewrap, ${who}, ${scope}` };
     }
     if (wanted === "bwrap") throw new Error(`COUNTERSIGN_EXEC_SANDBOX=bwrap, but bubblewrap does not work here (install it with ${INSTALL_BWRAP}, and allow user namespaces).`);
   }
   const advice = status === null ? "" : `; ${bwrapAdvice(status)}`;
-  if (runAs) return { mode: "user", runAs, reason: `weaker than bubblewrap: commands run as uid ${runAs.uid} without namespaces (no network isolation)${advice}` };
+  if (runAs) return { mode: "user", runAs, reuse, reason: `weaker than bubblewrap: commands run as uid ${runAs.uid} without namespaces (no network isolation)${advice}` };
   if (wanted === "user") throw new Error("COUNTERSIGN_EXEC_SANDBOX=user needs the server to run as root (to switch to the exec user).");
-  return { mode: "none", runAs: null, reason: `unconfined: commands run as the server's user and could read its data directory${advice}` };
+  return { mode: "none", runAs: null, reuse, reason: `unconfined: commands run as the server's user and could read its data directory${advice}` };
 }
 
 /** `/a/b/c` → `/a`, `/a/b` (not the root, not the path itself). */
@@ -132,8 +173,8 @@ function ancestorsOf(path: string): string[] {
   return parts.slice(0, -1).map((_, i) => `/${parts.slice(0, i + 1).join("/")}`);
 }
 
-/** The bubblewrap command line (without the executable) for `command` run in `cwd`. */
-function bwrapArgs(confinement: TConfinement, cwd: string, command: string[]): string[] {
+/** The bubblewrap command line (without the executable) for `command` run in `cwd`, with `readOnly` files bound at their own paths too. */
+function bwrapArgs(confinement: TConfinement, cwd: string, command: string[], readOnly: readonly string[] = []): string[] {
   const { sandbox, workspaceDir, network } = confinement;
   const args: string[] = ["--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"];
   // As root bwrap sets up the namespaces itself and setpriv drops to the exec user; otherwise a user namespace does.
@@ -141,12 +182,24 @@ function bwrapArgs(confinement: TConfinement, cwd: string, command: string[]): s
   if (!network) args.push("--unshare-net");
   for (const path of SYSTEM_PATHS) args.push("--ro-bind-try", path, path);
   for (const [target, link] of USR_LINKS) if (existsSync(link)) args.push("--symlink", target, link);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  // /tmp is the sandbox's own, writable by the exec user (sticky, as on any system).
+  args.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
   if (workspaceDir !== "/") {
     // The workspace keeps its real path; its parents are recreated empty and traversable (absolute
     // paths such as $HOME work), so nothing else of the data directory exists inside.
     for (const parent of ancestorsOf(workspaceDir)) args.push("--perms", "0755", "--dir", parent);
     args.push("--bind", workspaceDir, workspaceDir);
+  }
+  // Read-only files (the sandbox agent's) keep their paths; their parents are created traversable, as the workspace's are.
+  const made = new Set(ancestorsOf(workspaceDir));
+  for (const file of readOnly) {
+    if (SYSTEM_PATHS.some((path) => file.startsWith(`${path}/`))) continue;
+    for (const parent of ancestorsOf(file)) {
+      if (made.has(parent)) continue;
+      made.add(parent);
+      args.push("--perms", "0755", "--dir", parent);
+    }
+    args.push("--ro-bind", file, file);
   }
   args.push("--chdir", cwd);
   if (sandbox.runAs) {
@@ -162,7 +215,15 @@ function bwrapArgs(confinement: TConfinement, cwd: string, command: string[]): s
  */
 export function spawnPlan(confinement: TConfinement, command: string, cwd: string): TSpawnPlan {
   const shell = ["/bin/bash", "-c", command];
-  const { sandbox } = confinement;
+  const { sandbox, workspaceDir, network } = confinement;
+  if (sandbox.mode === "bwrap" && sandbox.reuse.scope === "session") {
+    // The agent (node running the spawner's script) is the sandbox's only long-lived process; it
+    // runs as the command would (setpriv's exec user, no capabilities) and forks each command as is.
+    const agent = [process.execPath, AGENT_SCRIPT, "--in-sandbox"];
+    const start = bwrapArgs(confinement, workspaceDir, agent, [process.execPath, ...AGENT_FILES]);
+    const key = `${workspaceDir}\0${network ? "network" : "no-network"}`;
+    return { file: shell[0] as string, args: shell.slice(1), cwd, sandbox: { key, file: BWRAP, args: start, cwd: workspaceDir, idleMs: sandbox.reuse.idleMs } };
+  }
   // bwrapArgs always unshares the PID namespace: the spawner needs no reap scan after a normal exit.
   // --info-fd 3: bubblewrap tells the spawner its namespace init's pid, whose end the spawner awaits.
   if (sandbox.mode === "bwrap") return { file: BWRAP, args: ["--info-fd", "3", ...bwrapArgs(confinement, cwd, shell)], cwd: confinement.workspaceDir, pidNamespace: true };

@@ -23,6 +23,8 @@ export type TCleanupToken = {
   assertCurrent: () => void;
   /** Records the spawned leader's pid: its process group is signalled too (catches children that cleared their env). */
   attach: (pid: number) => void;
+  /** Aborts when the tree is terminated: a command still on its way to a process (a sandbox starting) never starts. */
+  readonly stopped: AbortSignal;
   /**
    * Stops this token's marked tree, and only it. Still works after the run was revoked: revocation
    * blocks new work, never the cleanup of work already started. Resolves once the tree is gone.
@@ -34,6 +36,8 @@ type TEntry = {
   runId: string;
   marker: string;
   pgids: Set<number>;
+  /** Aborted by kill(): the spawn request still in flight is cancelled, not only the processes already there. */
+  stop: AbortController;
   /** For trees that live elsewhere (a paired device): how to ask their owner to stop them. */
   remote?: () => Promise<void> | void;
 };
@@ -87,7 +91,7 @@ export class ProcessCleanup {
   /** Mints a marker and its terminate callback for one spawn of `runId`; throws once the run is revoked. */
   prepare(runId: string, options: { remote?: () => Promise<void> | void } = {}): TCleanupToken {
     this.assertCurrent(runId);
-    const entry: TEntry = { runId, marker: randomBytes(16).toString("hex"), pgids: new Set(), remote: options.remote };
+    const entry: TEntry = { runId, marker: randomBytes(16).toString("hex"), pgids: new Set(), stop: new AbortController(), remote: options.remote };
     this.live.set(entry.marker, entry);
     return {
       runId,
@@ -97,6 +101,7 @@ export class ProcessCleanup {
         // A finalized token owns nothing any more: a reused pid must never be signalled through it.
         if (this.live.get(entry.marker) === entry && Number.isSafeInteger(pid) && pid > 1) entry.pgids.add(pid);
       },
+      stopped: entry.stop.signal,
       terminate: () => this.kill(entry),
     };
   }
@@ -152,6 +157,7 @@ export class ProcessCleanup {
   }
 
   private async kill(entry: TEntry): Promise<void> {
+    entry.stop.abort();
     if (entry.remote) {
       await entry.remote();
       return;
@@ -190,9 +196,11 @@ export async function runCommandForRun(
     token.assertCurrent();
     const result = await runCommand({
       ...input,
+      // A terminate (the run revoked) cancels a command that has not reached a process yet, too.
+      signal: input.signal ? AbortSignal.any([input.signal, token.stopped]) : token.stopped,
       marker: token.marker,
       onSpawn: (info) => {
-        token.attach(info.pid);
+        if (info.pid !== null) token.attach(info.pid);
         input.onSpawn?.(info);
       },
     });

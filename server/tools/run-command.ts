@@ -19,8 +19,8 @@ export type TRunCommandInput = {
   confinement?: TConfinement;
   /** The env marker the whole tree carries (minted by a cleanup owner, see server/tools/process-cleanup.ts); random when absent. */
   marker?: string;
-  /** Called once spawned, with the pid and the env marker carried by the whole tree. */
-  onSpawn?: (info: { pid: number; marker: string }) => void;
+  /** Called once spawned, with the process group's pid (null inside a session sandbox) and the env marker carried by the whole tree. */
+  onSpawn?: (info: { pid: number | null; marker: string }) => void;
 };
 
 /** Outcome of {@link runCommand}; ordinary failures (exit codes, timeouts, a failed start) are reported here. */

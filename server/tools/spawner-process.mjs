@@ -18,11 +18,22 @@
  *
  * A `pidNamespace` plan is bubblewrap with `--info-fd 3`: it writes the host pid of the namespace's
  * init to that pipe, and `done` waits for that init to end before it says treeEnded.
+ *
+ * A run with `sandbox: {key, file, args, cwd, idleMs}` runs inside the session's long-lived sandbox
+ * (server/tools/exec-sandbox.ts, scope `session`): `file`/`args` start it once (bubblewrap around this
+ * very script with `--in-sandbox`, the sandbox's agent), and the command itself is sent to that agent,
+ * which forks it as it forks any command here. The agent's messages for the session's own ids are
+ * relayed as they come, except `spawned`, whose pid counts in the sandbox's PID namespace (sent as
+ * null: it names no process out here). A sandbox with no command for `idleMs` is ended.
+ *
+ * In the sandbox (`--in-sandbox`) the end of a command also ends what it left behind: with no other
+ * command of the session running, every process of the sandbox but its init and this agent; with
+ * others running, the processes that carry the command's marker.
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { readFileSync } from "node:fs";
-import { groupAlive, signalGroup } from "./proc.mjs";
+import { groupAlive, scanProc, signalGroup } from "./proc.mjs";
 
 const KILL_GRACE_MS = 500;
 const PIPE_GRACE_MS = 200;
@@ -31,7 +42,14 @@ const POLL_MS = 25;
 const INIT_POLL_MS = 2;
 const INIT_WAIT_MS = 2000;
 
-/** Commands still running, by request id: how to cancel each, and its process group. */
+/** This process is a session sandbox's agent (started by bubblewrap inside it), not the server's spawner. */
+const IN_SANDBOX = process.argv.includes("--in-sandbox");
+/** The variable a command's whole tree carries (server/tools/run-command.ts). */
+const MARKER_VAR = "COUNTERSIGN_PROCESS_MARKER";
+/** How long an agent that stops answering may overrun a command's timeout before its whole sandbox is ended. */
+const BACKSTOP_MS = 10_000;
+
+/** Commands still running, by request id: how to cancel each, and its process group (null: inside a session sandbox). */
 const running = new Map();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -147,7 +165,15 @@ function run(request) {
     // signalled bubblewrap takes that path no more, so it is reaped like any other group.
     const nothingLeft = pidNamespace === true && exitedByItself && !termSent && (await namespaceEnded(initPid, pgid));
     state.treeEnded = nothingLeft;
-    if (pgid !== undefined && !nothingLeft) {
+    let cleaned = false;
+    if (IN_SANDBOX && pgid !== undefined) {
+      // In a session sandbox the agent itself ends what the command left (its group, its marker, or
+      // all); still "ended with it" only when the command ended by itself (as with its own namespace).
+      running.delete(id);
+      cleaned = await endLeftovers(request.env?.[MARKER_VAR], pgid);
+      state.treeEnded = cleaned && exitedByItself && !termSent;
+    }
+    if (pgid !== undefined && !nothingLeft && !cleaned) {
       // Background processes outlive bash; the command owns its whole group, so reap leftovers.
       // One scan when nothing is left (the common case): a scan of /proc costs milliseconds under load.
       if (groupAlive(pgid)) {
@@ -195,9 +221,167 @@ function run(request) {
   child.on("close", () => void finish());
 }
 
+/**
+ * In a session sandbox, once a command exited by itself: ends what it left behind (background jobs
+ * of its group, a `setsid` child, a daemon). With no other command of the session running, every
+ * process of the sandbox but its init (pid 1) and this agent is a leftover; otherwise the members
+ * of its group and the processes carrying its marker are. True once they are gone (SIGKILL cannot
+ * be refused; the wait is bounded). The caller has already removed the command from `running`.
+ */
+async function endLeftovers(marker, pgid) {
+  const self = process.pid;
+  const leftovers = [];
+  const needle = marker ? `${MARKER_VAR}=${marker}` : null;
+  const quiet = running.size === 0;
+  scanProc("stat", (pid, stat) => {
+    if (pid === 1 || pid === self) return false;
+    const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+    if (quiet || pgrp === pgid) leftovers.push(pid);
+    return false;
+  });
+  if (!quiet && needle !== null) {
+    scanProc("environ", (pid, environ) => {
+      if (pid !== 1 && pid !== self && !leftovers.includes(pid) && environ.split("\0").includes(needle)) leftovers.push(pid);
+      return false;
+    });
+  }
+  const alive = (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+    } catch {
+      return false;
+    }
+  };
+  const deadline = performance.now() + INIT_WAIT_MS;
+  let left = leftovers.filter(alive);
+  while (left.length > 0) {
+    for (const pid of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+    if (performance.now() > deadline) return false;
+    await sleep(INIT_POLL_MS);
+    left = left.filter(alive);
+  }
+  return true;
+}
+
+/** Session sandboxes by key: the long-lived bubblewrap, its agent's channel, and the ids it runs. */
+const sandboxes = new Map();
+
+/** Ends a session sandbox: its agent stops its commands and exits, bubblewrap then ends the namespaces; SIGKILL after the grace. */
+function endSandbox(box) {
+  if (box.ending) return;
+  box.ending = true;
+  if (sandboxes.get(box.key) === box) sandboxes.delete(box.key);
+  clearTimeout(box.idleTimer);
+  if (box.child.connected) box.child.disconnect();
+  else signalGroup(box.child.pid, "SIGKILL");
+  setTimeout(() => signalGroup(box.child.pid, "SIGKILL"), KILL_GRACE_MS).unref();
+}
+
+/** The session's sandbox, started on its first command (plan from the server: bubblewrap around this script). */
+function sandboxFor(spec) {
+  const existing = sandboxes.get(spec.key);
+  if (existing && !existing.ending) return existing;
+  const box = { key: spec.key, idleMs: spec.idleMs, child: null, ready: false, ending: false, queue: [], ids: new Map(), idleTimer: undefined, stderr: "" };
+  try {
+    box.child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: {}, detached: true, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
+  } catch (error) {
+    box.startError = error.message;
+    return box;
+  }
+  sandboxes.set(spec.key, box);
+  box.child.stderr.on("data", (chunk) => {
+    if (box.stderr.length < 2000) box.stderr += chunk.toString("utf8");
+  });
+  box.child.stderr.on("error", () => {});
+  box.child.on("error", () => {});
+  box.child.on("message", (m) => {
+    if (m.type === "ready") {
+      box.ready = true;
+      for (const message of box.queue.splice(0)) box.child.send(message, () => {});
+      return;
+    }
+    const job = box.ids.get(m.id);
+    if (!job) return; // only the session's own commands
+    if (m.type === "spawned") return send({ type: "spawned", id: m.id, pid: null });
+    if (m.type === "exited") {
+      job.exited = true;
+      clearTimeout(job.backstop);
+    }
+    send(m);
+    if (m.type === "done") {
+      box.ids.delete(m.id);
+      running.delete(m.id);
+      idleWhenEmpty(box);
+    }
+  });
+  box.child.on("exit", (code, signal) => {
+    box.ending = true;
+    if (sandboxes.get(box.key) === box) sandboxes.delete(box.key);
+    clearTimeout(box.idleTimer);
+    const why = box.ready ? null : `the session sandbox did not start (${signal ?? `exit code ${code}`}): ${box.stderr.trim() || "no message"}`;
+    for (const [id, job] of box.ids) {
+      clearTimeout(job.backstop);
+      running.delete(id);
+      if (why === null && !job.exited) send({ type: "exited", id, exitCode: null, signal: "SIGKILL", spawnToExitMs: null });
+      send({ type: "done", id, timedOut: job.timedOut, truncated: false, startError: why, treeEnded: false });
+    }
+    box.ids.clear();
+  });
+  return box;
+}
+
+/** A sandbox with nothing running ends after its idle time (a new command before then reuses it). */
+function idleWhenEmpty(box) {
+  if (box.ids.size > 0 || box.ending) return;
+  clearTimeout(box.idleTimer);
+  box.idleTimer = setTimeout(() => endSandbox(box), box.idleMs);
+}
+
+/** Runs a command in its session's sandbox: the agent there forks it and enforces its bounds; this process holds a backstop. */
+function runInSandbox(request) {
+  const { sandbox, ...command } = request;
+  const { id } = command;
+  const box = sandboxFor(sandbox);
+  if (box.startError !== undefined) return send({ type: "done", id, timedOut: false, truncated: false, startError: `the session sandbox could not start: ${box.startError}`, treeEnded: false });
+  clearTimeout(box.idleTimer);
+  const job = { exited: false, timedOut: false, backstop: undefined };
+  // The agent kills on timeout; should it stop answering, the whole sandbox is ended instead.
+  job.backstop = setTimeout(() => {
+    job.timedOut = true;
+    endSandbox(box);
+  }, command.timeoutMs + KILL_GRACE_MS + BACKSTOP_MS);
+  box.ids.set(id, job);
+  const message = { type: "run", ...command };
+  running.set(id, {
+    pgid: null,
+    cancel: () => {
+      const queued = box.queue.indexOf(message);
+      if (queued === -1) {
+        if (box.child.connected) box.child.send({ type: "cancel", id }, () => {});
+        return;
+      }
+      // Cancelled while the sandbox was still starting: the command never starts.
+      box.queue.splice(queued, 1);
+      clearTimeout(job.backstop);
+      box.ids.delete(id);
+      running.delete(id);
+      send({ type: "done", id, timedOut: false, truncated: false, startError: null, treeEnded: true });
+      idleWhenEmpty(box);
+    },
+  });
+  if (box.ready) box.child.send(message, () => {});
+  else box.queue.push(message);
+}
+
 /** The server is gone (or asked us to stop): nobody will read the results, so stop every tree and exit. */
 async function shutdown() {
-  const groups = [...running.values()].map((r) => r.pgid);
+  for (const box of sandboxes.values()) signalGroup(box.child.pid, "SIGKILL");
+  const groups = [...running.values()].map((r) => r.pgid).filter((pgid) => pgid !== null);
   for (const pgid of groups) signalGroup(pgid, "SIGTERM");
   const deadline = Date.now() + KILL_GRACE_MS;
   while (groups.some(groupAlive) && Date.now() < deadline) await sleep(POLL_MS);
@@ -206,7 +390,7 @@ async function shutdown() {
 }
 
 process.on("message", (message) => {
-  if (message.type === "run") run(message);
+  if (message.type === "run") (message.sandbox && !IN_SANDBOX ? runInSandbox(message) : run(message));
   else if (message.type === "cancel") running.get(message.id)?.cancel();
 });
 process.on("disconnect", () => void shutdown());

@@ -2,6 +2,13 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { signalGroup } from "./proc.mjs";
 
+/**
+ * The long-lived sandbox a command runs in (server/tools/exec-sandbox.ts, scope `session`): `key`
+ * names it (the workspace and the network setting), `file`/`args`/`cwd` start it (bubblewrap around
+ * the spawner's own script as the sandbox's agent), and it ends after `idleMs` with no command.
+ */
+export type TSessionSandboxPlan = { key: string; file: string; args: string[]; cwd: string; idleMs: number };
+
 /** One command for the spawner: a ready spawn plan plus the bounds the spawner enforces. */
 export type TSpawnRequest = {
   file: string;
@@ -17,6 +24,8 @@ export type TSpawnRequest = {
    * is gone, nothing of the tree is left and its group needs no reap scan.
    */
   pidNamespace?: boolean;
+  /** Runs the command (file, args, cwd, env) inside this long-lived session sandbox, started on first use. */
+  sandbox?: TSessionSandboxPlan;
   timeoutMs: number;
   /** Per stream; the spawner forwards no more than this and flags the rest as truncated. */
   maxOutputBytes: number;
@@ -54,7 +63,8 @@ export type TSpawnJob = { done: Promise<TSpawnOutcome>; cancel: () => boolean };
  */
 export type TSpawner = {
   /** Starts a command; `done` rejects with {@link SpawnerUnavailableError} when the spawner cannot run it or dies meanwhile. */
-  run: (request: TSpawnRequest, onSpawn?: (pid: number) => void) => TSpawnJob;
+  /** `onSpawn` gets the command's process group (its leader's pid), or null inside a session sandbox (its pids count in the sandbox's PID namespace). */
+  run: (request: TSpawnRequest, onSpawn?: (pid: number | null) => void) => TSpawnJob;
   /** The spawner's pid, or null while none runs. */
   pid: () => number | null;
   /** Stops the spawner (it stops every command still running); later runs are refused. */
@@ -82,11 +92,11 @@ type TPending = {
   sentAt: number;
   resolve: (o: TSpawnOutcome) => void;
   reject: (e: Error) => void;
-  onSpawn?: (pid: number) => void;
+  onSpawn?: (pid: number | null) => void;
 };
 type TMessage =
   | { type: "ready" }
-  | { type: "spawned"; id: string; pid: number }
+  | { type: "spawned"; id: string; pid: number | null }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; chunk: Uint8Array }
   | ({ type: "exited"; id: string } & TExit)
   | ({ type: "done"; id: string } & Pick<TSpawnOutcome, "timedOut" | "truncated" | "startError" | "treeEnded">);

@@ -171,7 +171,7 @@ describe(`process cleanup: exec on the server (${testDbKind()})`, () => {
     const runs = ["run_mint_a", "run_mint_b"];
     const trees = runs.map((runId) => {
       const token = app.deps.processes.prepare(runId);
-      const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, spawner: app.deps.sandbox.spawner, marker: token.marker, onSpawn: ({ pid }) => token.attach(pid) });
+      const done = runCommand({ command: "setsid sleep 60 & sleep 60 & wait", cwd: app.dataDir, timeoutMs: 60_000, spawner: app.deps.sandbox.spawner, marker: token.marker, onSpawn: ({ pid }) => pid !== null && token.attach(pid) });
       return { token, done };
     });
     await waitUntil(() => trees.every((t) => listMarkedProcesses(t.token.marker).length >= 3), 30_000, "both trees");
