@@ -224,12 +224,21 @@ describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
     });
   const session = (name: string, choice: TSandboxChoice = sandbox) => prepareWorkspace(join(dataDir, "workspaces", `session-${name}`), choice);
 
-  it("a session's commands share its sandbox's /tmp; another session's, or the other network setting's, do not", async () => {
+  it("a session's one command runs in a sandbox of its own and leaves none behind", async () => {
+    const once = session("once");
+    expect((await run(once, "echo alone")).stdout).toBe("alone\n");
+    expect(hostProcesses("/usr/bin/bwrap", once)).toEqual([]);
+  });
+
+  it("from a session's second command on, its commands share its sandbox's /tmp; another session's, or the other network setting's, do not", async () => {
     const a = session("share-a");
     const b = session("share-b");
+    await run(a, "true");
     expect((await run(a, "echo from-a > /tmp/note && echo written")).stdout).toBe("written\n");
     expect((await run(a, "cat /tmp/note")).stdout).toBe("from-a\n");
+    await run(b, "true");
     expect((await run(b, "cat /tmp/note 2>/dev/null || echo absent")).stdout).toBe("absent\n");
+    await run(a, "true", { network: true });
     expect((await run(a, "cat /tmp/note 2>/dev/null || echo absent", { network: true })).stdout).toBe("absent\n");
     // One bubblewrap per session workspace and network setting, however many commands ran.
     expect(hostProcesses("/usr/bin/bwrap", a)).toHaveLength(2);
@@ -238,6 +247,7 @@ describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
 
   it("a command's timeout ends its own tree and leaves the session's sandbox", async () => {
     const a = session("timeout");
+    await run(a, "true");
     await run(a, "echo kept > /tmp/note");
     // A background job in its group, and a daemon that left the group and cleared its environment (marker).
     const r = await run(a, "setsid env -i /bin/sleep 301 >/dev/null 2>&1 < /dev/null & sleep 30 & echo $! > /tmp/background; sleep 30", { timeoutMs: 300 });
@@ -249,6 +259,7 @@ describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
 
   it("a process that cleared its environment and left its group is ended once no other command of the session runs", async () => {
     const a = session("daemon");
+    await run(a, "true");
     const r = await run(a, "setsid env -i /bin/sleep 300 >/dev/null 2>&1 < /dev/null & echo started");
     expect(r.stdout).toBe("started\n");
     expect(r.treeEnded).toBe(true);
@@ -259,6 +270,7 @@ describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
   it("a command that kills everything it can see ends only its own session's sandbox; the next command gets a fresh one", async () => {
     const a = session("killer");
     const b = session("bystander");
+    for (const ws of [a, b]) await run(ws, "true");
     await run(a, "echo mine > /tmp/note");
     await run(b, "echo theirs > /tmp/note");
     const r = await run(a, "kill -9 -1; sleep 5");
@@ -269,9 +281,17 @@ describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
   });
 
   it("a sandbox without a command for its idle time ends; the session's next command starts a new one", async () => {
-    const quick = detectExecSandbox("bwrap", undefined, undefined, { scope: "session", idleMs: 50 });
+    const quick = detectExecSandbox("bwrap", undefined, undefined, { scope: "session", idleMs: 1000 });
     const a = session("idle", quick);
-    await run(a, "echo before > /tmp/note", { choice: quick });
+    // Two commands at once: the first runs in a sandbox of its own, the second starts the session's;
+    // both wait for a file the test writes, so the session's sandbox is busy (never idle) meanwhile.
+    const hold = "until [ -e release ]; do sleep 0.02; done; echo released";
+    const holders = [run(a, hold, { choice: quick }), run(a, hold, { choice: quick })];
+    await eventually(() => hostProcesses("/usr/bin/bwrap", a).length === 2, "both started");
+    expect((await run(a, "echo before > /tmp/note && cat /tmp/note", { choice: quick })).stdout).toBe("before\n");
+    expect((await run(a, "cat /tmp/note", { choice: quick })).stdout).toBe("before\n");
+    writeFileSync(join(a, "release"), "");
+    for (const held of await Promise.all(holders)) expect(held.stdout).toBe("released\n");
     await eventually(() => hostProcesses("/usr/bin/bwrap", a).length === 0, "ended");
     expect((await run(a, "cat /tmp/note 2>/dev/null || echo fresh", { choice: quick })).stdout).toBe("fresh\n");
   });

@@ -216,17 +216,20 @@ function bwrapArgs(confinement: TConfinement, cwd: string, command: string[], re
 export function spawnPlan(confinement: TConfinement, command: string, cwd: string): TSpawnPlan {
   const shell = ["/bin/bash", "-c", command];
   const { sandbox, workspaceDir, network } = confinement;
-  if (sandbox.mode === "bwrap" && sandbox.reuse.scope === "session") {
-    // The agent (node running the spawner's script) is the sandbox's only long-lived process; it
-    // runs as the command would (setpriv's exec user, no capabilities) and forks each command as is.
+  // bwrapArgs always unshares the PID namespace: the spawner needs no reap scan after a normal exit.
+  // --info-fd 3: bubblewrap tells the spawner its namespace init's pid, whose end the spawner awaits.
+  if (sandbox.mode === "bwrap") {
+    const own: TSpawnPlan = { file: BWRAP, args: ["--info-fd", "3", ...bwrapArgs(confinement, cwd, shell)], cwd: workspaceDir, pidNamespace: true };
+    if (sandbox.reuse.scope === "command") return own;
+    // The session's sandbox: its agent (node running the spawner's script) is its only long-lived
+    // process; it runs as a command would (setpriv's exec user, no capabilities) and forks each
+    // command as is. The spawner starts it for a session's second command within the idle time
+    // (the first runs in a sandbox of its own, so one-command sessions pay nothing more).
     const agent = [process.execPath, AGENT_SCRIPT, "--in-sandbox"];
     const start = bwrapArgs(confinement, workspaceDir, agent, [process.execPath, ...AGENT_FILES]);
     const key = `${workspaceDir}\0${network ? "network" : "no-network"}`;
-    return { file: shell[0] as string, args: shell.slice(1), cwd, sandbox: { key, file: BWRAP, args: start, cwd: workspaceDir, idleMs: sandbox.reuse.idleMs } };
+    return { ...own, sandbox: { key, file: BWRAP, args: start, cwd: workspaceDir, idleMs: sandbox.reuse.idleMs, command: { file: shell[0] as string, args: shell.slice(1), cwd } } };
   }
-  // bwrapArgs always unshares the PID namespace: the spawner needs no reap scan after a normal exit.
-  // --info-fd 3: bubblewrap tells the spawner its namespace init's pid, whose end the spawner awaits.
-  if (sandbox.mode === "bwrap") return { file: BWRAP, args: ["--info-fd", "3", ...bwrapArgs(confinement, cwd, shell)], cwd: confinement.workspaceDir, pidNamespace: true };
   // Node changes directory before it drops to the exec user, so the command starts inside a workspace
   // whose parents (the 0700 data directory) it could not traverse itself.
   if (sandbox.mode === "user" && sandbox.runAs) return { file: shell[0] as string, args: shell.slice(1), cwd, uid: sandbox.runAs.uid, gid: sandbox.runAs.gid };

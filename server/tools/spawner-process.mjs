@@ -19,12 +19,14 @@
  * A `pidNamespace` plan is bubblewrap with `--info-fd 3`: it writes the host pid of the namespace's
  * init to that pipe, and `done` waits for that init to end before it says treeEnded.
  *
- * A run with `sandbox: {key, file, args, cwd, idleMs}` runs inside the session's long-lived sandbox
- * (server/tools/exec-sandbox.ts, scope `session`): `file`/`args` start it once (bubblewrap around this
- * very script with `--in-sandbox`, the sandbox's agent), and the command itself is sent to that agent,
- * which forks it as it forks any command here. The agent's messages for the session's own ids are
- * relayed as they come, except `spawned`, whose pid counts in the sandbox's PID namespace (sent as
- * null: it names no process out here). A sandbox with no command for `idleMs` is ended.
+ * A run with `sandbox: {key, file, args, cwd, idleMs, command}` may run inside its session's
+ * long-lived sandbox (server/tools/exec-sandbox.ts, scope `session`): when that sandbox is alive, or
+ * when the same key ran a command less than `idleMs` ago, `file`/`args` start it (bubblewrap around
+ * this very script with `--in-sandbox`, the sandbox's agent) and `command` is sent to that agent,
+ * which forks it as it forks any command here. Otherwise (a session's first command) the request's
+ * own plan runs, a sandbox of its own. The agent's messages for the session's own ids are relayed as
+ * they come, except `spawned`, whose pid counts in the sandbox's PID namespace (sent as null: it
+ * names no process out here). A sandbox with no command for `idleMs` is ended.
  *
  * In the sandbox (`--in-sandbox`) the end of a command also ends what it left behind: with no other
  * command of the session running, every process of the sandbox but its init and this agent; with
@@ -342,9 +344,29 @@ function idleWhenEmpty(box) {
   box.idleTimer = setTimeout(() => endSandbox(box), box.idleMs);
 }
 
+/** Keys whose last command ran in a sandbox of its own less than their idle time ago, with the timer that forgets them. */
+const recent = new Map();
+
+/** A session's first command runs in its own sandbox; a second one within the idle time starts (or reuses) the session's. */
+function route(request) {
+  const { sandbox, ...own } = request;
+  const live = sandboxes.get(sandbox.key);
+  if ((live && !live.ending) || recent.has(sandbox.key)) {
+    clearTimeout(recent.get(sandbox.key));
+    recent.delete(sandbox.key);
+    return runInSandbox(request);
+  }
+  recent.set(
+    sandbox.key,
+    setTimeout(() => recent.delete(sandbox.key), sandbox.idleMs),
+  );
+  run(own);
+}
+
 /** Runs a command in its session's sandbox: the agent there forks it and enforces its bounds; this process holds a backstop. */
 function runInSandbox(request) {
-  const { sandbox, ...command } = request;
+  const { sandbox, file: _file, args: _args, cwd: _cwd, pidNamespace: _pidNamespace, ...bounds } = request;
+  const command = { ...bounds, ...sandbox.command };
   const { id } = command;
   const box = sandboxFor(sandbox);
   if (box.startError !== undefined) return send({ type: "done", id, timedOut: false, truncated: false, startError: `the session sandbox could not start: ${box.startError}`, treeEnded: false });
@@ -390,7 +412,7 @@ async function shutdown() {
 }
 
 process.on("message", (message) => {
-  if (message.type === "run") (message.sandbox && !IN_SANDBOX ? runInSandbox(message) : run(message));
+  if (message.type === "run") (message.sandbox && !IN_SANDBOX ? route(message) : run(message));
   else if (message.type === "cancel") running.get(message.id)?.cancel();
 });
 process.on("disconnect", () => void shutdown());

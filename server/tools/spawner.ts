@@ -3,11 +3,13 @@ import { fileURLToPath } from "node:url";
 import { signalGroup } from "./proc.mjs";
 
 /**
- * The long-lived sandbox a command runs in (server/tools/exec-sandbox.ts, scope `session`): `key`
- * names it (the workspace and the network setting), `file`/`args`/`cwd` start it (bubblewrap around
- * the spawner's own script as the sandbox's agent), and it ends after `idleMs` with no command.
+ * The long-lived sandbox of a session (server/tools/exec-sandbox.ts, scope `session`): `key` names
+ * it (the workspace and the network setting), `file`/`args`/`cwd` start it (bubblewrap around the
+ * spawner's own script as the sandbox's agent), `command` is what that agent forks, and it ends
+ * after `idleMs` with no command. The spawner starts it for the key's second command within
+ * `idleMs`; until then the request's own plan (a sandbox per command) runs.
  */
-export type TSessionSandboxPlan = { key: string; file: string; args: string[]; cwd: string; idleMs: number };
+export type TSessionSandboxPlan = { key: string; file: string; args: string[]; cwd: string; idleMs: number; command: { file: string; args: string[]; cwd: string } };
 
 /** One command for the spawner: a ready spawn plan plus the bounds the spawner enforces. */
 export type TSpawnRequest = {
@@ -24,7 +26,7 @@ export type TSpawnRequest = {
    * is gone, nothing of the tree is left and its group needs no reap scan.
    */
   pidNamespace?: boolean;
-  /** Runs the command (file, args, cwd, env) inside this long-lived session sandbox, started on first use. */
+  /** The session's long-lived sandbox, used instead of this plan once the session runs a second command. */
   sandbox?: TSessionSandboxPlan;
   timeoutMs: number;
   /** Per stream; the spawner forwards no more than this and flags the rest as truncated. */
