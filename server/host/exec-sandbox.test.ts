@@ -213,11 +213,12 @@ async function eventually(test: () => boolean, what: string): Promise<void> {
 
 describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
   const sandbox = bwrapRuns ? detectExecSandbox("bwrap", undefined) : detectExecSandbox("none", undefined);
-  const run = (ws: string, command: string, options: { network?: boolean; timeoutMs?: number; choice?: TSandboxChoice } = {}) =>
+  const run = (ws: string, command: string, options: { network?: boolean; timeoutMs?: number; choice?: TSandboxChoice; maxOutputBytes?: number } = {}) =>
     runCommand({
       command,
       cwd: ws,
       timeoutMs: options.timeoutMs ?? 10_000,
+      ...(options.maxOutputBytes ? { maxOutputBytes: options.maxOutputBytes } : {}),
       env: execEnvironment(ws),
       spawner,
       confinement: { sandbox: options.choice ?? sandbox, workspaceDir: ws, network: options.network ?? false },
@@ -243,6 +244,18 @@ describe.skipIf(!bwrapRuns)("one bubblewrap sandbox per session", () => {
     // One bubblewrap per session workspace and network setting, however many commands ran.
     expect(hostProcesses("/usr/bin/bwrap", a)).toHaveLength(2);
     expect(hostProcesses("/usr/bin/bwrap", b)).toHaveLength(1);
+  });
+
+  it("a command in the session's sandbox keeps its exit code, its two streams apart and the output bound", async () => {
+    const a = session("streams");
+    await run(a, "true");
+    const r = await run(a, "echo out; echo err >&2; head -c 200000 /dev/zero | tr '\\0' a; exit 7", { maxOutputBytes: 1000 });
+    expect(r.exitCode).toBe(7);
+    expect(r.stderr).toBe("err\n");
+    expect(r.stdout).toHaveLength(1000);
+    expect(r.stdout.startsWith("out\naaa")).toBe(true);
+    expect(r.truncated).toBe(true);
+    expect(hostProcesses("/usr/bin/bwrap", a)).toHaveLength(1);
   });
 
   it("a command's timeout ends its own tree and leaves the session's sandbox", async () => {

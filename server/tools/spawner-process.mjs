@@ -307,15 +307,26 @@ function sandboxFor(spec) {
       for (const message of box.queue.splice(0)) box.child.send(message, () => {});
       return;
     }
-    const job = box.ids.get(m.id);
-    if (!job) return; // only the session's own commands
+    // The agent shares its sandbox with the session's commands, so what it says is taken only for
+    // the session's own ids, field by field, with the output bound kept out here too.
+    const job = box.ids.get(m?.id);
+    if (!job) return;
     if (m.type === "spawned") return send({ type: "spawned", id: m.id, pid: null });
+    if (m.type === "output") {
+      const stream = m.stream === "stderr" ? "stderr" : "stdout";
+      const room = job.maxOutputBytes - job.sent[stream];
+      if (!(m.chunk instanceof Uint8Array) || room <= 0) return;
+      const chunk = m.chunk.subarray(0, room);
+      job.sent[stream] += chunk.length;
+      return send({ type: "output", id: m.id, stream, chunk });
+    }
     if (m.type === "exited") {
       job.exited = true;
       clearTimeout(job.backstop);
+      return send({ type: "exited", id: m.id, exitCode: Number.isInteger(m.exitCode) ? m.exitCode : null, signal: typeof m.signal === "string" ? m.signal : null, spawnToExitMs: typeof m.spawnToExitMs === "number" ? m.spawnToExitMs : null });
     }
-    send(m);
     if (m.type === "done") {
+      send({ type: "done", id: m.id, timedOut: m.timedOut === true, truncated: m.truncated === true, startError: typeof m.startError === "string" ? m.startError : null, treeEnded: m.treeEnded === true });
       box.ids.delete(m.id);
       running.delete(m.id);
       idleWhenEmpty(box);
@@ -371,7 +382,7 @@ function runInSandbox(request) {
   const box = sandboxFor(sandbox);
   if (box.startError !== undefined) return send({ type: "done", id, timedOut: false, truncated: false, startError: `the session sandbox could not start: ${box.startError}`, treeEnded: false });
   clearTimeout(box.idleTimer);
-  const job = { exited: false, timedOut: false, backstop: undefined };
+  const job = { exited: false, timedOut: false, backstop: undefined, maxOutputBytes: command.maxOutputBytes, sent: { stdout: 0, stderr: 0 } };
   // The agent kills on timeout; should it stop answering, the whole sandbox is ended instead.
   job.backstop = setTimeout(() => {
     job.timedOut = true;
