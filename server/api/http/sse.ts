@@ -6,20 +6,6 @@ import { followResponse } from "../../services/read/responses";
 import type { TOpenConnection } from "../shared/open-connections";
 
 /**
- * A frame's SSE block, written once per frame object: a live frame reaches every follower of its
- * response as the same object (server/host/bus.ts), so a thousand streams serialize it once.
- */
-const blocks = new WeakMap<TFrame, string>();
-function sseBlock(frame: TFrame): string {
-  let block = blocks.get(frame);
-  if (block === undefined) {
-    block = `id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`;
-    blocks.set(frame, block);
-  }
-  return block;
-}
-
-/**
  * Streams the frames of a response `scope` may follow (else a 404 before any header) as `text/event-stream` (`id` = sequence, so `Last-Event-ID`
  * resumes) until `stopAfter` says so, the client goes away, or the credential the stream was
  * opened with no longer holds (the stream then ends after a comment saying why).
@@ -54,7 +40,7 @@ export async function streamFrames(
     for await (const frame of frames) {
       // Nothing more after a revocation, even a frame read in the same batch.
       if (abort.signal.aborted) break;
-      res.write(sseBlock(frame));
+      res.write(`id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`);
       if (input.stopAfter(frame)) break;
     }
   } finally {

@@ -22,21 +22,6 @@ const config = appRouter._def._config;
 // Flat at run time ("responses.onFrames"), whatever the nested type says.
 const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
 
-/**
- * A value's serialized JSON, computed once per object: a live frame reaches every follower of its
- * response as the same object (server/host/bus.ts), so a thousand subscriptions serialize it once.
- */
-const serialized = new WeakMap<object, string>();
-function serializeData(data: unknown): string {
-  if (data === null || typeof data !== "object") return JSON.stringify(config.transformer.output.serialize(data));
-  let json = serialized.get(data);
-  if (json === undefined) {
-    json = JSON.stringify(config.transformer.output.serialize(data));
-    serialized.set(data, json);
-  }
-  return json;
-}
-
 const isAbortError = (error: unknown): boolean => error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "ABORT_ERR");
 
 /**
@@ -131,9 +116,9 @@ export function createSubscriptionResponder(deps: TTransportDeps, onError: (erro
         if (isTrackedEnvelope(value)) {
           const [id, data] = value;
           lastId = String(id);
-          await write(`id: ${lastId}\ndata: ${serializeData(data)}\n\n`);
+          await write(`id: ${lastId}\ndata: ${JSON.stringify(config.transformer.output.serialize(data))}\n\n`);
         } else {
-          const data = serializeData(value);
+          const data = JSON.stringify(config.transformer.output.serialize(value));
           // An untracked value after a tracked one keeps the client's last id (tRPC's restore-id).
           await write(lastId === null ? `data: ${data}\n\n` : `id: \ndata: ${data}\n\nevent: restore-id\ndata: \nid: ${lastId}\n\n`);
         }
