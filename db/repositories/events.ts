@@ -4,29 +4,17 @@ import { type Db, rowsOf } from "../client";
 import { responseEvents } from "../schema";
 
 /**
- * Appends events to a response's trajectory in ONE statement: a CTE advances the counters on the
- * response row (which also serializes concurrent writers) and inserts the rows numbered from
- * them. Atomic on its own, so a caller without other writes needs no transaction; inside the
- * caller's transaction it commits with it.
+ * Appends events to a response's trajectory in ONE call: `append_response_events` (migration 0021)
+ * advances the counters on the response row (which also serializes concurrent writers) and inserts
+ * the rows numbered from them. Atomic on its own, so a caller without other writes needs no
+ * transaction; inside the caller's transaction it commits with it.
  */
 export async function appendEvents(tx: Db, responseId: string, events: readonly TNewEvent[]): Promise<TFrame[]> {
   if (events.length === 0) return [];
   let frameOrdinal = 0;
   const rows = events.map((e, o) => ({ o, f: e.frame ? frameOrdinal++ : null, t: e.type, d: e.data, a: e.actorUserId ?? null, tr: e.transport ?? null }));
   const frameCount = frameOrdinal;
-  const result = (await tx.execute(sql`
-    with c as (
-      update responses
-      set next_seq = next_seq + ${events.length}, next_frame_seq = next_frame_seq + ${frameCount}, updated_at = now()
-      where id = ${responseId}
-      returning next_seq - ${events.length} as base, next_frame_seq - ${frameCount} as frame_base, session_id
-    ), inserted as (
-      insert into response_events (response_id, session_id, seq, frame_seq, type, data, actor_user_id, transport)
-      select ${responseId}, c.session_id, c.base + v.o, c.frame_base + v.f, v.t, v.d, v.a, v.tr::transport
-      from c, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(o int, f int, t text, d jsonb, a text, tr text)
-      order by v.o
-    )
-    select session_id, frame_base from c`)) as unknown;
+  const result = (await tx.execute(sql`select session_id, frame_base from append_response_events(${responseId}, ${JSON.stringify(rows)}::jsonb, ${events.length}::int, ${frameCount}::int)`)) as unknown;
   const [counters] = rowsOf<{ session_id: string; frame_base: number }>(result);
   if (!counters) throw new Error(`appendEvents: response ${responseId} does not exist`);
   const { session_id: sessionId, frame_base: frameBase } = counters;
