@@ -19,11 +19,11 @@ export type TExecSandboxMode = (typeof EXEC_SANDBOX_MODES)[number];
 
 /**
  * How long one bubblewrap sandbox lives (`COUNTERSIGN_EXEC_SANDBOX_SCOPE`):
- * - `session` (default): one sandbox per session workspace (and network setting), created on the
- *   session's first command and ended once no command of the session has run for `idleMs`
- *   (`COUNTERSIGN_EXEC_SANDBOX_IDLE_MS`, default 30 s); its agent forks each command inside it. The
- *   session's commands share its private /tmp and PID namespace while it lives; commands of
- *   different sessions never share one.
+ * - `session` (default): one sandbox per session workspace (and network setting), created by the
+ *   session's second command within `idleMs` (its first runs in a sandbox of its own) and ended once
+ *   no command of the session has run for `idleMs` (`COUNTERSIGN_EXEC_SANDBOX_IDLE_MS`, default
+ *   30 s); its agent forks each command inside it. The session's commands share its private /tmp
+ *   and PID namespace while it lives; commands of different sessions never share one.
  * - `command`: a fresh sandbox per command (namespaces created and torn down every time: about three
  *   times the machine's CPU of an unconfined command).
  */
