@@ -28,6 +28,15 @@ export function scanProc(file, test) {
   }
 }
 
+/**
+ * The state letter and process group of a /proc/<pid>/stat line. comm may contain spaces or
+ * parens, so the fields are read from the last ')': "state ppid pgrp ...".
+ */
+export function statFields(stat) {
+  const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state, pgrp: Number(pgrp) };
+}
+
 /** True if any non-zombie process is in the group. */
 export function groupAlive(pgid) {
   try {
@@ -39,9 +48,8 @@ export function groupAlive(pgid) {
   // kill(0) also counts zombies, which can linger for seconds when PID 1 reaps orphans lazily.
   let alive = false;
   scanProc("stat", (_pid, stat) => {
-    // comm may contain spaces or parens, so parse from the last ')': "state ppid pgrp ...".
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    alive = state !== "Z" && Number(pgrp) === pgid;
+    const { state, pgrp } = statFields(stat);
+    alive = state !== "Z" && pgrp === pgid;
     return alive;
   });
   return alive;

@@ -35,7 +35,7 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { readFileSync } from "node:fs";
-import { groupAlive, scanProc, signalGroup } from "./proc.mjs";
+import { groupAlive, scanProc, signalGroup, statFields } from "./proc.mjs";
 
 const KILL_GRACE_MS = 500;
 const PIPE_GRACE_MS = 200;
@@ -72,8 +72,8 @@ function initGone(pid, pgid) {
   } catch {
     return true;
   }
-  const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return state === "Z" || Number(pgrp) !== pgid;
+  const { state, pgrp } = statFields(stat);
+  return state === "Z" || pgrp !== pgid;
 }
 
 /**
@@ -237,8 +237,7 @@ async function endLeftovers(marker, pgid) {
   const quiet = running.size === 0;
   scanProc("stat", (pid, stat) => {
     if (pid === 1 || pid === self) return false;
-    const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-    if (quiet || pgrp === pgid) leftovers.push(pid);
+    if (quiet || statFields(stat).pgrp === pgid) leftovers.push(pid);
     return false;
   });
   if (!quiet && needle !== null) {
@@ -249,8 +248,7 @@ async function endLeftovers(marker, pgid) {
   }
   const alive = (pid) => {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+      return statFields(readFileSync(`/proc/${pid}/stat`, "latin1")).state !== "Z";
     } catch {
       return false;
     }
