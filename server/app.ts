@@ -6,7 +6,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { toNodeHandler } from "better-auth/node";
 import pino, { type Logger } from "pino";
 import type { DbHandle } from "../db/client";
 import { guardRequest, guardUpgrade, setSecurityHeaders } from "./api/http/guard";
@@ -26,6 +25,7 @@ import { handleAnswerFile, isAnswerFilePath } from "./api/http/answer-files";
 import { answerPathQuestionId, exchangeAnswerLink } from "./api/http/answer-link";
 import { armBodyDeadline } from "./api/http/body-deadline";
 import { createEmailSignIn } from "./api/http/sign-in";
+import { createAuthRoute, createSsoStart } from "./api/http/sso";
 import { OpenConnections } from "./api/shared/open-connections";
 import { createAuth } from "./auth/auth";
 import { DomainError } from "./core/errors";
@@ -161,7 +161,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   // Replicas share one PostgreSQL: notifications reach the others. PGlite is one process.
   const bus = options.db.kind === "postgres" && options.db.sql ? await createPgBus(options.db.sql, log) : createLocalBus();
   // A sign-out (or any ended login session) ends the connections it opened, on every replica.
-  const auth = createAuth({ db: options.db.db, secret: authSecret(config.authSecret, config.dataDir), baseURL: url, onSessionEnded: (userId) => bus.publishCredentials({ userId }) });
+  const auth = createAuth({ db: options.db.db, secret: authSecret(config.authSecret, config.dataDir), baseURL: url, sso: config.signIn.sso, onCredentialsChanged: (userId) => bus.publishCredentials({ userId }) });
   // The process-wide dependencies, assembled here once (no module-level singletons).
   const processes = new ProcessCleanup();
   const metrics = createMetrics({ db: options.db.db, dbKind: options.db.kind, poolSize: options.db.sql?.options.max ?? 1 });
@@ -205,15 +205,16 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
   const host = new Host(base, { harnesses, middleware });
   const connections = new OpenConnections(base, { maxPerUser: config.maxStreamsPerUser, recheckMs: options.credentialRecheckMs });
   const keys = new ApiKeyCache(base.db, bus);
-  const deps: TTransportDeps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies, publicUrl: config.publicUrl };
+  const deps: TTransportDeps = { ...base, agentsConfig, host, auth, connections, keys, activity: new ActivityTail(base), drain: new DrainGate(), plugins, ops: { metricsToken, readyTimeoutMs }, trustedProxies, publicUrl: config.publicUrl, signIn: config.signIn };
   // The authority capabilities (child runs, answers with receipts) act through the ordinary services.
   host.authorityServices = createAuthorityServices(deps);
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit, trustedProxies, (bucket) => metrics.port.rateLimited(bucket)) : null;
   const guard = { development: config.development, publicUrl: config.publicUrl };
   const live = createLiveServer(deps, { frames: limiter ? (req, url) => limiter.frames(req, url) : undefined, pingMs: options.livePingMs });
   const devices = createDeviceServer(deps, base.devices);
-  const authHandler = toNodeHandler(auth);
-  const emailSignIn = createEmailSignIn(deps, trustedProxies);
+  const authRoute = createAuthRoute(auth, trustedProxies);
+  const ssoStart = createSsoStart(auth, config.signIn, url);
+  const emailSignIn = createEmailSignIn(deps, trustedProxies, config.signIn.passwordLogin);
   const trpc = createTrpcHandler(deps);
 
   server.off("request", starting);
@@ -250,7 +251,8 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
     if (path.startsWith("/api/export/")) return done(handleExport(deps, req, res, reqUrl));
     if (isAnswerFilePath(path)) return done(handleAnswerFile(deps, req, res, reqUrl));
     if (path === "/api/auth/sign-in/email" && req.method === "POST") return done(emailSignIn(req, res));
-    if (path.startsWith("/api/auth")) return done(authHandler(req, res));
+    if (path === "/api/sso/start" && req.method === "GET") return done(ssoStart(req, res, reqUrl));
+    if (path.startsWith("/api/auth")) return done(authRoute(req, res, path));
     // An API key in an answer link is exchanged for a question-bound cookie before any page sees it.
     if (req.method === "GET" && reqUrl.searchParams.has("access_token") && answerPathQuestionId(path) !== null) {
       return done(exchangeAnswerLink(deps, res, reqUrl, url.startsWith("https:")));

@@ -58,7 +58,7 @@ const targetUserId = sql`case when ${auditLog.targetType} = 'user' then ${auditL
 
 function conditions(filter: TAdminTrailFilter): SQL[] {
   const out: SQL[] = [];
-  if (filter.actor === "cli" || filter.actor === "system") out.push(eq(auditLog.channel, filter.actor));
+  if (filter.actor === "cli" || filter.actor === "system" || filter.actor === "sso") out.push(eq(auditLog.channel, filter.actor));
   else if (filter.actor) out.push(eq(auditLog.actorUserId, filter.actor));
   if (filter.action) out.push(eq(auditLog.action, filter.action));
   if (filter.from) out.push(gte(auditLog.at, filter.from));

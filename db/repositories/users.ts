@@ -20,8 +20,43 @@ export async function userIdByEmail(db: Db, email: string): Promise<string | nul
 }
 
 /** Inserts a new user row (its display name key computed from the name). */
-export async function insertUser(tx: Db, user: { id: string; name: string; email: string; emailVerified: boolean; role: TRole }): Promise<void> {
-  await tx.insert(users).values({ id: user.id, name: user.name, nameKey: displayNameKey(user.name), email: user.email, emailVerified: user.emailVerified, role: user.role });
+export async function insertUser(
+  tx: Db,
+  user: { id: string; name: string; email: string; emailVerified: boolean; role: TRole; groups?: string[]; breakGlass?: boolean },
+): Promise<void> {
+  await tx.insert(users).values({
+    id: user.id,
+    name: user.name,
+    nameKey: displayNameKey(user.name),
+    email: user.email,
+    emailVerified: user.emailVerified,
+    role: user.role,
+    groups: user.groups ?? [],
+    breakGlass: user.breakGlass ?? false,
+  });
+}
+
+/** The user a single sign-on account (`providerId`, the provider's subject) belongs to, or null. */
+export async function userIdBySsoAccount(db: Db, providerId: string, subject: string): Promise<string | null> {
+  const [row] = await db.select({ userId: accounts.userId }).from(accounts).where(and(eq(accounts.providerId, providerId), eq(accounts.accountId, subject)));
+  return row?.userId ?? null;
+}
+
+/** A user's role, teams and name, locked for an update in the same transaction; null when there is none. */
+export async function lockUserRoleAndGroups(tx: Db, userId: string): Promise<{ id: string; name: string; role: TRole; groups: string[] } | null> {
+  const [row] = await tx.select({ id: users.id, name: users.name, role: users.role, groups: users.groups }).from(users).where(eq(users.id, userId)).for("update");
+  return row ?? null;
+}
+
+/** Sets a user's role and teams (a single sign-on applies the provider's groups). */
+export async function setUserRoleAndGroups(tx: Db, userId: string, role: TRole, groups: string[]): Promise<void> {
+  await tx.update(users).set({ role, groups, updatedAt: new Date() }).where(eq(users.id, userId));
+}
+
+/** Whether the user (by lower-cased email) may sign in with a password while password sign-in is off. */
+export async function isBreakGlassEmail(db: Db, email: string): Promise<boolean> {
+  const [row] = await db.select({ breakGlass: users.breakGlass }).from(users).where(and(eq(users.email, email), isNull(users.deletedAt)));
+  return row?.breakGlass === true;
 }
 
 /** Gives a user a password sign-in (better-auth's `credential` account, its scrypt hash). */

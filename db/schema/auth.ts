@@ -21,6 +21,13 @@ export const users = pgTable(
     emailVerified: boolean("email_verified").notNull().default(false),
     image: text("image"),
     role: roleEnum("role").notNull().default("member"),
+    /**
+     * The teams the person is in: the identity provider's groups claim, written at every single
+     * sign-on (docs/sso.md). Approvers name them (`approvers.groups`).
+     */
+    groups: text("groups").array().notNull().default(sql`'{}'::text[]`),
+    /** Created by the CLI with `--break-glass`: may sign in with a password when COUNTERSIGN_PASSWORD_LOGIN=off. */
+    breakGlass: boolean("break_glass").notNull().default(false),
     /** A disabled user's keys, console sessions and sockets stop working at once; its history stays. */
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
     /** A deleted user: credentials removed, email replaced; the id and name stay for the history, the name is free for others. */

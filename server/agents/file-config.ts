@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { ZSsoSection } from "../auth/sso-config";
 import { SELF_APPROVAL_POLICIES } from "../core/separation-of-duties";
 import { ACTION_NAME_RULE, ACTION_PATTERN } from "../core/actions";
 import { RISKS } from "../core/vocabulary";
@@ -187,6 +188,8 @@ export const ZAgentsFile = z
     agents: z.array(ZAgentEntry).min(1),
     /** Notification channels and rules: the schema of COUNTERSIGN_NOTIFY_CONFIG (docs/notify.example.json); read at boot. */
     notify: ZNotifyConfig.optional(),
+    /** Single sign-on (docs/sso.md): the keys of the COUNTERSIGN_OIDC_* variables, which override them; read at boot. */
+    sso: ZSsoSection.partial().optional(),
   })
   .superRefine((f, ctx) => {
     const seen = new Set<string>();

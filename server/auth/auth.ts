@@ -4,6 +4,8 @@ import { fromNodeHeaders } from "better-auth/node";
 import { betterAuthDatabase } from "../../db/auth-adapter";
 import type { Db } from "../../db/client";
 import { userDisabledDeletedAt } from "../../db/repositories/users";
+import { applySsoSignIn, isSsoSignIn, SSO_PROVIDER_ID, SSO_REFUSALS, ssoPlugin } from "./sso";
+import type { TSsoConfig } from "./sso-config";
 
 /**
  * How the sign-in route hands better-auth the client address it resolved (server/api/http/
@@ -16,11 +18,13 @@ export const NAME_CHANGE_REFUSED =
   "Display names change only through Countersign: your own with settings.setName in the console, anyone's by an admin (admin.renameUser or the CLI's `user rename`); the name is checked and the change recorded.";
 
 /**
- * Console login (email + password, session cookie) through better-auth on our own tables.
- * `onSessionEnded` hears every login session deleted (sign-out, disable), so open connections
- * admitted with it re-check at once.
+ * Console login (email + password, and single sign-on through an OpenID Connect provider when
+ * `sso` is set: server/auth/sso.ts) with a session cookie, through better-auth on our own tables.
+ * `onCredentialsChanged` hears every login session deleted (sign-out, disable) and every role a
+ * single sign-on changed, so open connections admitted before re-check at once.
  */
-export function createAuth(options: { db: Db; secret: string; baseURL: string; onSessionEnded?: (userId: string) => void }) {
+export function createAuth(options: { db: Db; secret: string; baseURL: string; sso?: TSsoConfig | null; onCredentialsChanged?: (userId: string) => void }) {
+  const sso = options.sso ?? null;
   return betterAuth({
     secret: options.secret,
     baseURL: options.baseURL,
@@ -31,7 +35,9 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
       additionalFields: { role: { type: "string", input: false, defaultValue: "member" } },
     },
     session: { modelName: "login_sessions", expiresIn: 60 * 60 * 24 * 7 },
-    account: { modelName: "accounts" },
+    // The provider is the company's: the person it names by a verified email is the user with that
+    // email here (a user an admin added before single sign-on keeps its history).
+    account: { modelName: "accounts", accountLinking: { trustedProviders: sso ? [SSO_PROVIDER_ID] : [], requireLocalEmailVerified: false } },
     verification: { modelName: "verifications" },
     databaseHooks: {
       // Users are created and renamed only by Countersign's own code (server/auth/users.ts,
@@ -40,7 +46,10 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
       // would do neither: they are refused.
       user: {
         create: {
+          // A single sign-on adds a new person itself, before this (server/auth/sso.ts); it comes
+          // here only for a person the group mapping refuses.
           before: async () => {
+            if (isSsoSignIn()) throw new APIError("FORBIDDEN", { message: "Your account at the identity provider is in no group that may use Countersign.", code: SSO_REFUSALS.noRole });
             throw new APIError("FORBIDDEN", { message: "Users are added by an admin (the console or the CLI's `user add`).", code: "USER_CREATION_DISABLED" });
           },
         },
@@ -56,12 +65,19 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; o
           before: async (session) => {
             const user = await userDisabledDeletedAt(options.db, session.userId);
             if (user?.disabledAt || user?.deletedAt) throw new APIError("FORBIDDEN", { message: "This account is disabled; ask an admin to enable it again.", code: "ACCOUNT_DISABLED" });
+            // A single sign-on: the role and teams from the provider's groups as they are now.
+            const { roleChanged } = await applySsoSignIn(options.db, session.userId, session.ipAddress ?? null);
+            if (roleChanged) options.onCredentialsChanged?.(session.userId);
           },
         },
-        delete: { after: async (session) => options.onSessionEnded?.(session.userId) },
+        delete: { after: async (session) => options.onCredentialsChanged?.(session.userId) },
       },
     },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
+    plugins: sso ? [ssoPlugin(options.db, sso)] : [],
+    // Where a failed single sign-on lands (a used or unknown `state`, a refused person): the login
+    // page, which says why from the `error` code.
+    onAPIError: { errorURL: "/login" },
     // Same-origin check for cookie-authenticated auth calls: the Origin must be this host.
     trustedOrigins: (request) => {
       const host = request?.headers.get("host");

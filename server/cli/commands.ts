@@ -28,7 +28,7 @@ export function adminCommandOf(parsed: TParsedCommand, stdin: string | undefined
     case "user add": {
       const password = values["password-stdin"] ? stdin?.replace(/\r?\n$/, "") : str("password");
       if (values["password-stdin"] && !password) throw new DomainError("invalid_request", "--password-stdin read no password from stdin.");
-      return { command, name: target, role, email: str("email"), password };
+      return { command, name: target, role, email: str("email"), password, ...(values["break-glass"] ? { breakGlass: true } : {}) };
     }
     case "user list":
       return { command };

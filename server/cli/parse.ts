@@ -18,9 +18,9 @@ const ROLE_LIST = ROLES.join(", ");
 export const COMMANDS: Record<string, TSpec> = {
   "user add": {
     positionals: ["NAME"],
-    options: { role: { type: "string" }, email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" }, ...JSON_FLAG },
-    usage: "user add NAME [--role ROLE] [--email EMAIL] [--password PASSWORD | --password-stdin] [--json]",
-    help: `adds a user (role member unless --role) with an API key, printed once; with a password it can sign in to the console. Roles: ${ROLE_LIST}`,
+    options: { role: { type: "string" }, email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" }, "break-glass": { type: "boolean" }, ...JSON_FLAG },
+    usage: "user add NAME [--role ROLE] [--email EMAIL] [--password PASSWORD | --password-stdin] [--break-glass] [--json]",
+    help: `adds a user (role member unless --role) with an API key, printed once; with a password it can sign in to the console (with --break-glass, even when COUNTERSIGN_PASSWORD_LOGIN=off). Roles: ${ROLE_LIST}`,
   },
   "user list": { positionals: [], options: { ...JSON_FLAG }, usage: "user list [--json]", help: "every user with its role, status and number of live keys" },
   "user rename": {

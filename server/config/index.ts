@@ -2,6 +2,7 @@ import { BlockList, isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { loadAgentsFile, type TLoadedAgents } from "../agents/file-config";
+import { signInConfigFrom, type TSignInConfig } from "../auth/sso-config";
 import { mediaPolicyFromEnv, type TMediaPolicy } from "../core/media";
 import { pluginSourcesFromEnv, type TPluginSource } from "../plugins/loader";
 import { modelAgentFromEnv } from "../agents/model-agent";
@@ -235,6 +236,8 @@ export type TServerConfig = {
   plugins: TPluginSource[];
   /** COUNTERSIGN_AGENTS_FILE, validated (null: unset, the built-in agents). */
   agentsFile: TLoadedAgents | null;
+  /** COUNTERSIGN_OIDC_* and COUNTERSIGN_PASSWORD_LOGIN over the agents file's `sso` section (docs/sso.md). */
+  signIn: TSignInConfig;
   /** COUNTERSIGN_NOTIFY_CONFIG, validated with its secrets resolved (null: unset). */
   notify: TNotifyConfig | null;
   /**
@@ -277,6 +280,7 @@ export function loadConfig(env: TEnvironment = process.env): TServerConfig {
   const plugins = read(() => pluginSourcesFromEnv(env));
   const agentsPath = env.COUNTERSIGN_AGENTS_FILE?.trim();
   const agentsFile = read(() => (agentsPath ? loadAgentsFile(agentsPath, env) : null));
+  const signIn = read(() => signInConfigFrom(env, agentsFile?.file.sso));
   if (!parsed.success || problems.length > 0) throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   const e = parsed.data;
   return {
@@ -310,6 +314,7 @@ export function loadConfig(env: TEnvironment = process.env): TServerConfig {
     plugins: plugins as TPluginSource[],
     agentsFile: agentsFile ?? null,
     notify: notify ?? null,
+    signIn: signIn as TSignInConfig,
     environment: env,
   };
 }

@@ -1,8 +1,12 @@
 import { z } from "zod";
 import type { TActor } from "./actor";
 
-/** Where an administrative action came from: the console (tRPC), `/v1`, the CLI, or the server itself (the demo user at first start). */
-export const ADMIN_CHANNELS = ["console", "v1", "cli", "system"] as const;
+/**
+ * Where an administrative action came from: the console (tRPC), `/v1`, the CLI, the server itself
+ * (the demo user at first start), or a single sign-on (a person added, or a role the provider's
+ * groups changed).
+ */
+export const ADMIN_CHANNELS = ["console", "v1", "cli", "system", "sso"] as const;
 export type TAdminChannel = (typeof ADMIN_CHANNELS)[number];
 
 /** The administrative actions the admin trail records (`action` of a trail row). */
@@ -49,7 +53,7 @@ const ZDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 
 /** The admin trail's filters (the same for the console's page, its JSONL export and the CLI). */
 export const ZAdminTrailFilter = {
-  /** A user id, or `cli` / `system` for the actions taken with the data directory's authority. */
+  /** A user id, `cli` / `system` for the actions taken with the data directory's authority, or `sso` for a single sign-on's. */
   actor: z.string().min(1).max(200).optional(),
   action: z.string().min(1).max(64).optional(),
   /** From this moment (inclusive). */

@@ -30,7 +30,8 @@ export type TTestApp = TApp & {
   /** Everything the server logged (at debug level), for leak checks. */
   logs: () => string;
   /** Creates a user with a console password and an API key. */
-  user: (role?: TRole, name?: string) => Promise<TTestUser>;
+  /** A user with a password and an API key; `breakGlass`: may sign in with it while password sign-in is off. */
+  user: (role?: TRole, name?: string, options?: { breakGlass?: boolean }) => Promise<TTestUser>;
   /** fetch against the app with an API key. */
   api: (path: string, init?: { method?: string; body?: unknown; key?: string; headers?: Record<string, string>; rawBody?: string }) => Promise<Response>;
 };
@@ -67,6 +68,10 @@ export async function startTestApp(
     media?: Partial<TMediaPolicy>;
     /** COUNTERSIGN_PUBLIC_URL (https turns on HSTS and Secure cookies). */
     publicUrl?: string;
+    /** The port to listen on (default: one the OS picks), for a test that must name the server's address before it starts. */
+    port?: number;
+    /** Single sign-on and password sign-in (COUNTERSIGN_OIDC_*, COUNTERSIGN_PASSWORD_LOGIN). */
+    signIn?: TServerConfig["signIn"];
     /** A COUNTERSIGN_AGENTS_FILE path: the server serves the file's agents and may reload it (`agents` is ignored). */
     agentsFile?: string;
   } = {},
@@ -113,9 +118,9 @@ export async function startTestApp(
         clockOffsetMs = 0;
       },
     },
-    user: async (role = "member", name) => {
+    user: async (role = "member", name, userOptions) => {
       const password = `pw-${Math.random().toString(36).slice(2)}-long`;
-      const created = await addUser(app.deps.db, app.deps.auth, { name: name ?? `${role} ${++userCounter} ${Date.now()}`, role, password });
+      const created = await addUser(app.deps.db, app.deps.auth, { name: name ?? `${role} ${++userCounter} ${Date.now()}`, role, password, breakGlass: userOptions?.breakGlass });
       return { ...created, password };
     },
     api: (path, init = {}) =>

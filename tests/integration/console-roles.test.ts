@@ -61,6 +61,8 @@ const weekAgo = () => new Date(Date.now() - 7 * 86_400_000).toISOString();
 const MATRIX: TRow[] = [
   // ── existing procedures ──────────────────────────────────────────────────────────────
   { path: "me", kind: "query", expect: ALL_OK },
+  // What the login page offers: for anyone, signed in or not.
+  { path: "signInMethods", kind: "query", expect: ["ok", "ok", "ok", "ok", "ok", "ok"] },
   { path: "approvals.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending" }) },
   { path: "approvals.decide", kind: "mutation", expect: OWNER_DECIDE, fresh: true, input: (f) => ({ approvalId: f.approvalId, decision: "deny", bindingHash: f.bindingHash }) },
   { path: "responses.list", kind: "query", expect: ALL_OK },

@@ -81,6 +81,7 @@ const V1: Record<string, TRow> = {
 const TRPC: Record<string, TRow> = {
   //                                                  admin     operator  member       auditor      none    owner
   "me":                                              [200,      200,      200,         200,         401,    200],
+  "signInMethods":                                   [200,      200,      200,         200,         200,    200],
   "approvals.list":                                  [200,      200,      200,         200,         401,    200],
   "approvals.decide":                                [200,      200,      404,         403,         401,    403],
   "responses.list":                                  [200,      200,      200,         200,         401,    200],
@@ -334,6 +335,7 @@ async function adminPairing(): Promise<string> {
 
 const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   me: (r) => trpcStatus(trpcGet(app, caller(r), "me")),
+  signInMethods: (r) => trpcStatus(trpcGet(app, caller(r), "signInMethods")),
   "approvals.list": (r) => trpcStatus(trpcGet(app, caller(r), "approvals.list")),
   "approvals.decide": async (r) => {
     const run = await suspended();

@@ -3,6 +3,7 @@ import { fromNodeHeaders } from "better-auth/node";
 import type { TDeps } from "../../host/deps";
 import { CLIENT_ADDRESS_HEADER, type TAuth } from "../../auth/auth";
 import { accountOf, clearSignInFailures, reserveSignInAttempt } from "../../auth/sign-in-backoff";
+import { passwordSignInAllowed } from "../../auth/users";
 import { DomainError } from "../../core/errors";
 import { readBodyText } from "../shared/request-body";
 import type { TTrustedProxies } from "../../config";
@@ -41,7 +42,7 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
  * compared; a success clears the count. better-auth records the client address that
  * client-address.ts resolved, never a forwarded header the client wrote.
  */
-export function createEmailSignIn(deps: Pick<TDeps, "db" | "now"> & { auth: TAuth }, trustedProxies: TTrustedProxies) {
+export function createEmailSignIn(deps: Pick<TDeps, "db" | "now"> & { auth: TAuth }, trustedProxies: TTrustedProxies, passwordLogin: boolean) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let text: string;
     try {
@@ -51,6 +52,10 @@ export function createEmailSignIn(deps: Pick<TDeps, "db" | "now"> & { auth: TAut
       throw error;
     }
     const email = signInEmail(text);
+    // Password sign-in off (single sign-on only): refused before any password is compared, except for break-glass users.
+    if (!(await passwordSignInAllowed(deps.db, passwordLogin, email))) {
+      return sendJson(res, 403, { detail: "Password sign-in is off on this server: sign in with single sign-on.", code: "password_login_off" });
+    }
     const account = email === null ? null : accountOf(email);
     if (account !== null) {
       const reservation = await reserveSignInAttempt(deps.db, account, deps.now());

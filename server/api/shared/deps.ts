@@ -1,3 +1,4 @@
+import type { TSignInConfig } from "../../auth/sso-config";
 import type { ApiKeyCache } from "../../auth/api-key-cache";
 import type { TAuth } from "../../auth/auth";
 import type { TDeps } from "../../host/deps";
@@ -24,6 +25,8 @@ export type TTransportDeps = TDeps & {
   trustedProxies?: TTrustedProxies;
   /** COUNTERSIGN_PUBLIC_URL: behind a proxy, its origin is this server's for the same-origin rule (server/api/shared/same-origin.ts). */
   publicUrl?: string;
+  /** How people sign in to the console: single sign-on (its button's name) and whether passwords are on (docs/sso.md). */
+  signIn?: TSignInConfig;
 };
 
 /** Settings of the operations routes: the metrics bearer token (null: admins only) and the readiness timeout. */

@@ -1,4 +1,4 @@
-import { authenticatedProcedure, router } from "./init";
+import { authenticatedProcedure, publicProcedure, router } from "./init";
 import { accountRouter } from "./routers/account";
 import { adminRouter } from "./routers/admin";
 import { approvalsRouter } from "./routers/approvals";
@@ -17,6 +17,8 @@ import { usersRouter } from "./routers/users";
 
 export const appRouter = router({
   me: authenticatedProcedure.query(({ ctx }) => ctx.actor),
+  /** What the login page offers, for anyone: "Sign in with <name>" when single sign-on is configured, and the password form unless it is off. */
+  signInMethods: publicProcedure.query(({ ctx }) => ({ sso: ctx.deps.signIn?.sso ? { name: ctx.deps.signIn.sso.name } : null, password: ctx.deps.signIn?.passwordLogin ?? true })),
   approvals: approvalsRouter,
   responses: responsesRouter,
   users: usersRouter,

@@ -29,7 +29,7 @@ const ZText = z.string().max(1000);
 
 /** One command, as the CLI parsed it from its command line. */
 export const ZAdminCommand = z.discriminatedUnion("command", [
-  z.strictObject({ command: z.literal("user add"), name: ZText, role: ZRole.optional(), email: ZText.optional(), password: z.string().max(10_000).optional() }),
+  z.strictObject({ command: z.literal("user add"), name: ZText, role: ZRole.optional(), email: ZText.optional(), password: z.string().max(10_000).optional(), breakGlass: z.literal(true).optional() }),
   z.strictObject({ command: z.literal("user list") }),
   z.strictObject({ command: z.literal("user rename"), user: ZUserRef, name: ZText }),
   z.strictObject({ command: z.literal("user disable"), user: ZUserRef }),
@@ -72,7 +72,7 @@ export async function runAdminCommand(deps: TAdminCommandDeps, who: TAdminWho, c
   const result = (r: Record<string, unknown>): TAdminCommandOutput => ({ kind: "result", result: r });
   switch (command.command) {
     case "user add": {
-      const created = await addUser(deps.db, deps.auth, { name: command.name, role: command.role ?? "member", email: command.email, password: command.password }, who);
+      const created = await addUser(deps.db, deps.auth, { name: command.name, role: command.role ?? "member", email: command.email, password: command.password, breakGlass: command.breakGlass }, who);
       return result({ userId: created.userId, apiKey: created.apiKey, email: created.email });
     }
     case "user list":

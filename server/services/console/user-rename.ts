@@ -2,7 +2,7 @@ import type { Db } from "../../../db/client";
 import { recordAdminEvent } from "../../../db/repositories/audit";
 import { nameHolder, writeDisplayName } from "../../../db/repositories/display-names";
 import { userForAdmin } from "../../../db/repositories/user-status";
-import { checkedDisplayName, claimingName, nameTaken } from "../../auth/users";
+import { checkedDisplayName, claimingName, nameTaken } from "../../auth/new-user";
 import type { TAdminWho } from "../../core/admin-trail";
 import { notFound, refused } from "../../core/errors";
 import type { TUserAdminDeps } from "./user-status";

@@ -1,0 +1,97 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { APIError } from "better-auth";
+import { genericOAuth } from "better-auth/plugins";
+import type { Db } from "../../db/client";
+import { recordAdminEvent } from "../../db/repositories/audit";
+import { lockUserRoleAndGroups, setUserRoleAndGroups, userIdByEmail, userIdBySsoAccount } from "../../db/repositories/users";
+import type { TAdminOrigin } from "../core/admin-trail";
+import type { TRole } from "../core/vocabulary";
+import { groupsOfClaim, roleForGroups, type TSsoConfig } from "./sso-config";
+import { addSsoUser } from "./new-user";
+
+/** better-auth's id of the one OpenID Connect provider: its callback is `/api/auth/callback/oidc`. */
+export const SSO_PROVIDER_ID = "oidc";
+
+/** The codes a refused single sign-on carries to the login page (`/login?error=…`). */
+export const SSO_REFUSALS = { noRole: "SSO_NO_ROLE" } as const;
+
+/** What the provider said about the person signing in, verified, for the rest of the same request. */
+type TSsoClaims = { subject: string; email: string; name: string | undefined; groups: string[]; role: TRole | null };
+
+const signIns = new AsyncLocalStorage<{ claims?: TSsoClaims }>();
+
+/**
+ * Runs one request to better-auth with room for the claims of a single sign-on: the provider's
+ * profile is read (after the ID token is verified) and the login session is created in the same
+ * request, by different better-auth callbacks.
+ */
+export const withSsoSignIn = <T>(handle: () => Promise<T>): Promise<T> => signIns.run({}, handle);
+
+const trailOrigin = (clientIp: string | null): TAdminOrigin => ({ channel: "sso", clientIp });
+
+/**
+ * The OpenID Connect provider as better-auth's generic OAuth plugin: discovery, authorization code
+ * with PKCE (S256), `state` and `nonce` checked, the ID token verified against the provider's keys
+ * (issuer, audience, expiry, signature; a key it does not know yet is fetched again). The profile is
+ * read only after that: the person's groups give the role, and a person seen for the first time is
+ * added here (just in time) with Countersign's own user code, so better-auth only links the account
+ * and creates the login session.
+ */
+export function ssoPlugin(db: Db, config: TSsoConfig) {
+  return genericOAuth({
+    config: [
+      {
+        providerId: SSO_PROVIDER_ID,
+        name: config.name,
+        discoveryUrl: config.discoveryUrl,
+        clientId: config.clientId,
+        clientSecret: config.clientSecret,
+        scopes: config.scopes,
+        pkce: true,
+        requireIdTokenVerification: true,
+        mapProfileToUser: async (profile) => {
+          const store = signIns.getStore();
+          const email = typeof profile.email === "string" ? profile.email.toLowerCase() : "";
+          const name = typeof profile.name === "string" ? profile.name : typeof profile.preferred_username === "string" ? profile.preferred_username : undefined;
+          const groups = groupsOfClaim((profile as Record<string, unknown>)[config.groupsClaim]);
+          const claims: TSsoClaims = { subject: String(profile.sub ?? profile.id ?? ""), email, name, groups, role: roleForGroups(config, groups) };
+          if (store) store.claims = claims;
+          // A person not seen before (by this provider's subject, or by email) is added now.
+          if (claims.role !== null && email && claims.subject) {
+            const known = (await userIdBySsoAccount(db, SSO_PROVIDER_ID, claims.subject)) ?? (await userIdByEmail(db, email));
+            if (known === null) await addSsoUser(db, { name, email, role: claims.role, groups }, { actor: null, origin: trailOrigin(null) });
+          }
+          return {};
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * Before better-auth creates a login session in a single sign-on: refuses a person the mapping
+ * gives no role (`defaultRole: deny`), and applies the provider's groups to the user as they are
+ * now: the role (a change is an admin-trail row, `user.role_changed` from `sso`) and the teams.
+ * Returns whether the role changed (the user's open connections then reconnect with the new one).
+ */
+export async function applySsoSignIn(db: Db, userId: string, clientIp: string | null): Promise<{ roleChanged: boolean }> {
+  const claims = signIns.getStore()?.claims;
+  if (!claims) return { roleChanged: false };
+  if (claims.role === null) throw new APIError("FORBIDDEN", { message: "Your account at the identity provider is in no group that may use Countersign.", code: SSO_REFUSALS.noRole });
+  const role = claims.role;
+  return db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const user = await lockUserRoleAndGroups(tx, userId);
+    if (!user) return { roleChanged: false };
+    const sameGroups = user.groups.length === claims.groups.length && user.groups.every((g, i) => g === claims.groups[i]);
+    if (user.role === role && sameGroups) return { roleChanged: false };
+    await setUserRoleAndGroups(tx, userId, role, claims.groups);
+    if (user.role !== role) {
+      await recordAdminEvent(tx, { actor: null, origin: trailOrigin(clientIp) }, { action: "user.role_changed", targetType: "user", targetId: userId, detail: { name: user.name, from: user.role, to: role, groups: claims.groups } });
+    }
+    return { roleChanged: user.role !== role };
+  });
+}
+
+/** Whether this request is a single sign-on (the provider's profile was read in it). */
+export const isSsoSignIn = (): boolean => signIns.getStore()?.claims !== undefined;

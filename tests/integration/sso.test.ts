@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDbKind } from "../../db/testing";
+import { signInConfigFrom } from "../../server/auth/sso-config";
+import { freePort } from "../../server/testing/server-process";
+import { startTestApp, type TTestApp } from "../../server/testing/test-app";
+import { startOidcProvider, type TOidcProvider } from "../fixtures/oidc-provider";
+import { trpcGet } from "./security-helpers";
+import { openCookieSocket, within } from "./stream-helpers";
+
+/**
+ * Issue 33, point 1: single sign-on through a real OpenID Connect provider (oidc-provider on
+ * loopback), driven over HTTP the way a browser follows it: the start, the provider's login form,
+ * the callback. Role mapping from groups, the role re-applied at every sign-in, tokens the client
+ * must refuse, a replayed `state`, the provider unreachable, and password sign-in off.
+ */
+
+let app: TTestApp;
+let idp: TOidcProvider;
+
+/** Cookies as a browser keeps them, per origin (name → value). */
+class CookieJar {
+  private readonly jars = new Map<string, Map<string, string>>();
+  header(url: string): string {
+    return [...(this.jars.get(new URL(url).origin) ?? new Map<string, string>())].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+  take(url: string, res: Response): void {
+    const jar = this.jars.get(new URL(url).origin) ?? new Map<string, string>();
+    this.jars.set(new URL(url).origin, jar);
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === "") jar.delete(name);
+      else jar.set(name, value);
+    }
+  }
+}
+
+/** One request as a browser sends it, without following redirects: status, Location and body. */
+async function visit(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { cookie: jar.header(url) };
+  if (init.form) headers["content-type"] = "application/x-www-form-urlencoded";
+  const res = await fetch(url, { method: init.method ?? "GET", headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: "manual" });
+  jar.take(url, res);
+  const location = res.headers.get("location");
+  return { status: res.status, location: location ? new URL(location, url).toString() : null, text: await res.text() };
+}
+
+type TSignIn = { jar: CookieJar; landing: string; callback: string | null; cookie: string };
+
+/**
+ * Signs `login` in from the console's start link: every redirect followed, the provider's form
+ * submitted. Ends where the browser lands back on the console (the page, or `/login?error=…`).
+ */
+async function signInAs(login: string, jar = new CookieJar()): Promise<TSignIn> {
+  let step = await visit(jar, `${app.url}/api/sso/start?next=/approvals`);
+  let callback: string | null = null;
+  for (let hops = 0; hops < 10 && step.location; hops++) {
+    const target = step.location;
+    if (target.startsWith(app.url) && !target.startsWith(`${app.url}/api/auth/callback/`)) break;
+    if (target.startsWith(`${app.url}/api/auth/callback/`)) callback = target;
+    step = await visit(jar, target);
+    if (step.status === 200 && /<form method="post"/.test(step.text)) step = await visit(jar, target, { method: "POST", form: { login } });
+  }
+  return { jar, landing: step.location ?? "", callback, cookie: jar.header(app.url) };
+}
+
+const userOf = async (cookie: string) => {
+  const res = await fetch(`${app.url}/api/trpc/me`, { headers: { cookie } });
+  return res.status === 200 ? ((await res.json()) as { result: { data: { userId: string; role: string; name: string; email: string } } }).result.data : null;
+};
+
+const errorOf = (landing: string) => new URL(landing).searchParams.get("error");
+
+beforeAll(async () => {
+  const port = await freePort();
+  idp = await startOidcProvider({
+    redirectUri: `http://127.0.0.1:${port}/api/auth/callback/oidc`,
+    people: {
+      ada: { email: "ada@acme.test", name: "Ada Admin", groups: ["cs-admins", "payments-oncall"] },
+      otto: { email: "otto@acme.test", name: "Otto Operator", groups: ["cs-operators"] },
+      nobody: { email: "nobody@acme.test", name: "No Body", groups: ["marketing"] },
+    },
+  });
+  const signIn = signInConfigFrom(
+    {
+      COUNTERSIGN_OIDC_ISSUER: idp.issuer,
+      COUNTERSIGN_OIDC_CLIENT_ID: idp.clientId,
+      COUNTERSIGN_OIDC_CLIENT_SECRET: idp.clientSecret,
+      COUNTERSIGN_OIDC_ROLE_MAP: JSON.stringify({ admin: ["cs-admins"], operator: ["cs-operators"], auditor: ["cs-auditors"] }),
+      COUNTERSIGN_OIDC_DEFAULT_ROLE: "deny",
+      COUNTERSIGN_OIDC_NAME: "Acme SSO",
+      COUNTERSIGN_PASSWORD_LOGIN: "off",
+    },
+    undefined,
+  );
+  app = await startTestApp({ port, signIn });
+});
+afterAll(async () => {
+  await app?.close();
+  await idp?.close();
+});
+
+describe(`single sign-on through an OpenID Connect provider (${testDbKind()})`, () => {
+  it("the login page's methods: the provider's button, no password form", async () => {
+    const methods = await trpcGet(app, null, "signInMethods");
+    expect(methods.body).toMatchObject({ result: { data: { sso: { name: "Acme SSO" }, password: false } } });
+  });
+
+  it("a first sign-in creates the user with the role of its groups (the highest), sends it where it was going, and is one admin-trail row", async () => {
+    const ada = await signInAs("ada");
+    expect(ada.landing).toBe(`${app.url}/approvals`);
+    const me = await userOf(ada.cookie);
+    expect(me).toMatchObject({ role: "admin", name: "Ada Admin", email: "ada@acme.test" });
+    const otto = await signInAs("otto");
+    expect(await userOf(otto.cookie)).toMatchObject({ role: "operator", name: "Otto Operator" });
+    // The admin trail: each person added once, by single sign-on.
+    const trail = await trpcGet(app, { cookie: ada.cookie }, "admin.trail", { actor: "sso", action: "user.created", limit: 100 });
+    const rows = (trail.body as { result: { data: { rows: Array<{ targetId: string; channel: string; actorUserId: string | null; detail: Record<string, unknown> }> } } }).result.data.rows;
+    const adaRows = rows.filter((r) => r.targetId === me?.userId);
+    expect(adaRows).toHaveLength(1);
+    expect(adaRows[0]).toMatchObject({ channel: "sso", actorUserId: null, detail: { role: "admin", groups: ["cs-admins", "payments-oncall"], signIn: false, apiKeyId: null } });
+    // The second sign-in of the same person is the same user.
+    expect((await userOf((await signInAs("ada")).cookie))?.userId).toBe(me?.userId);
+  });
+
+  it("the role follows the groups at the next sign-in: the earlier sessions' sockets close with 4403, and a person in no mapped group is refused", async () => {
+    idp.people.set("rhea", { email: "rhea@acme.test", name: "Rhea Roles", groups: ["cs-admins"] });
+    const first = await signInAs("rhea");
+    expect(await userOf(first.cookie)).toMatchObject({ role: "admin" });
+    const socket = await openCookieSocket(app, first.cookie);
+    // Removed from the admin group at the provider, still an operator.
+    idp.people.set("rhea", { email: "rhea@acme.test", name: "Rhea Roles", groups: ["cs-operators"] });
+    const second = await signInAs("rhea");
+    expect(await userOf(second.cookie)).toMatchObject({ role: "operator" });
+    const closed = await within(socket.closed, 30_000, "the earlier session's socket closing");
+    expect(closed.code).toBe(4403);
+    // Out of every mapped group (defaultRole deny): refused with the reason, no session.
+    idp.people.set("rhea", { email: "rhea@acme.test", name: "Rhea Roles", groups: ["marketing"] });
+    const third = await signInAs("rhea");
+    expect(errorOf(third.landing)).toBe("SSO_NO_ROLE");
+    expect(await userOf(third.cookie)).toBeNull();
+    // A person never mapped is not added either.
+    const nobody = await signInAs("nobody");
+    expect(errorOf(nobody.landing)).toBe("SSO_NO_ROLE");
+    expect(await userOf(nobody.cookie)).toBeNull();
+  });
+
+  it.each([
+    ["an ID token for another audience", "audience"],
+    ["an expired ID token", "expired"],
+    ["an ID token signed by a key the provider never published", "foreign-key"],
+  ] as const)("%s is refused: back on the login page with the reason, no session", async (_what, mode) => {
+    idp.tamper(mode);
+    try {
+      const attempt = await signInAs("otto");
+      expect(attempt.landing.startsWith(`${app.url}/login?`)).toBe(true);
+      expect(errorOf(attempt.landing)).toBe("unable_to_get_user_info");
+      expect(await userOf(attempt.cookie)).toBeNull();
+    } finally {
+      idp.tamper(null);
+    }
+  });
+
+  it("a replayed callback (its state used once already) is refused, with no new session", async () => {
+    const done = await signInAs("otto");
+    expect(done.callback).not.toBeNull();
+    const replay = await visit(new CookieJar(), done.callback as string);
+    expect(replay.status).toBe(302);
+    expect(replay.location?.startsWith(`${app.url}/login?error=`)).toBe(true);
+    // With the browser's own cookies too: the state was consumed.
+    const again = await visit(done.jar, done.callback as string);
+    expect(again.location?.startsWith(`${app.url}/login?error=`)).toBe(true);
+  });
+
+  it("the provider unreachable: at the start and at the callback, the login page says so (no 500)", async () => {
+    await idp.stop();
+    try {
+      const start = await visit(new CookieJar(), `${app.url}/api/sso/start`);
+      expect(start.status).toBe(302);
+      expect(start.location).toBe(`${app.url}/login?error=sso_unreachable`);
+    } finally {
+      await idp.start();
+    }
+    // Down between the provider's login and the callback: the code cannot be exchanged.
+    const jar = new CookieJar();
+    let step = await visit(jar, `${app.url}/api/sso/start`);
+    while (step.location && !step.location.startsWith(`${app.url}/api/auth/callback/`)) {
+      const target = step.location;
+      step = await visit(jar, target);
+      if (step.status === 200 && /<form method="post"/.test(step.text)) step = await visit(jar, target, { method: "POST", form: { login: "otto" } });
+    }
+    await idp.stop();
+    try {
+      const callback = await visit(jar, step.location as string);
+      expect(callback.status).toBe(302);
+      expect(errorOf(callback.location as string)).toBe("invalid_code");
+    } finally {
+      await idp.start();
+    }
+  });
+
+  it("password sign-in is off: refused for everyone but a break-glass user; better-auth's own social sign-in route is closed", async () => {
+    const plain = await app.user("admin");
+    const glass = await app.user("admin", undefined, { breakGlass: true });
+    const signIn = (email: string, password: string) =>
+      fetch(`${app.url}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: app.url }, body: JSON.stringify({ email, password }) });
+    const refused = await signIn(plain.email, plain.password);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: "password_login_off" });
+    expect((await signIn(glass.email, glass.password)).status).toBe(200);
+    const social = await fetch(`${app.url}/api/auth/sign-in/social`, { method: "POST", headers: { "content-type": "application/json", origin: app.url }, body: JSON.stringify({ provider: "oidc", idToken: { token: "x" } }) });
+    expect(social.status).toBe(404);
+  });
+});
