@@ -14,6 +14,12 @@ const E2E_DATA_DIR = ".data-e2e";
  */
 const E2E_SMTP_PORT = PORT + 25;
 const NOTIFY_CONFIG = join(tmpdir(), `countersign-e2e-notify-${PORT}.json`);
+/**
+ * Single sign-on in the end-to-end run: e2e/sso.spec.ts starts a real OpenID provider on this port
+ * while it runs (until then the server says the provider cannot be reached); passwords stay on for
+ * the other specs.
+ */
+const E2E_OIDC_PORT = PORT + 27;
 writeFileSync(
   NOTIFY_CONFIG,
   JSON.stringify({
@@ -87,6 +93,11 @@ export default defineConfig({
       DATABASE_URL: "",
       COUNTERSIGN_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
       COUNTERSIGN_NOTIFY_CONFIG: NOTIFY_CONFIG,
+      COUNTERSIGN_OIDC_ISSUER: `http://127.0.0.1:${E2E_OIDC_PORT}`,
+      COUNTERSIGN_OIDC_CLIENT_ID: "countersign-test",
+      COUNTERSIGN_OIDC_CLIENT_SECRET: "a-client-secret-long-enough-for-hs256-0123456789",
+      COUNTERSIGN_OIDC_ROLE_MAP: JSON.stringify({ operator: ["e2e-operators"] }),
+      COUNTERSIGN_OIDC_NAME: "E2E SSO",
     },
   },
 });

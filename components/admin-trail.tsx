@@ -52,6 +52,8 @@ export function AdminTrail() {
       <Person name={r.actorName} email={r.actorEmail} fallback={r.actorUserId} />
     ) : r.channel === "cli" ? (
       t("cliActor", { osUser: r.osUser ?? "?" })
+    ) : r.channel === "sso" ? (
+      t("ssoActor")
     ) : (
       t("systemActor")
     );
@@ -72,7 +74,7 @@ export function AdminTrail() {
           label={t("actor")}
           value={actor}
           onChange={setActor}
-          options={[...(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) })), { value: "cli", label: t("cliAny") }, { value: "system", label: t("systemActor") }]}
+          options={[...(people.data ?? []).map((p) => ({ value: p.id, label: personLabel(p) })), { value: "cli", label: t("cliAny") }, { value: "system", label: t("systemActor") }, { value: "sso", label: t("ssoActor") }]}
           testId="trail-filter-actor"
         />
         <SelectFilter label={t("action")} value={action} onChange={setAction} options={ADMIN_ACTIONS.map((a) => ({ value: a, label: actionLabel(a) }))} testId="trail-filter-action" />

@@ -31,6 +31,7 @@ const EXAMPLES: { [C in TErrorReasonCode]: Extract<TErrorReason, { code: C }> } 
   auditor: { code: "auditor" },
   othersRuns: { code: "othersRuns" },
   notApprover: { code: "notApprover", params: { agent: "deploy" } },
+  notInTeam: { code: "notInTeam", params: { agent: "deploy", teams: "payments-oncall" } },
   ownQuorum: { code: "ownQuorum", params: { n: 2 } },
   ownRun: { code: "ownRun", params: { agent: "scripted" } },
   roleCannot: { code: "roleCannot", params: { act: "revokeGrants" } },

@@ -18,7 +18,7 @@ export async function insertApiKey(db: Db, key: { id: string; userId: string; na
  */
 export const actorForKeyHash = prepared<{ hash: string }, TKeyActor[]>("actor_for_api_key", (db) =>
   db
-    .select({ userId: users.id, role: users.role, name: users.name, email: users.email, keyId: apiKeys.id })
+    .select({ userId: users.id, role: users.role, name: users.name, email: users.email, groups: users.groups, keyId: apiKeys.id })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt))),
@@ -27,7 +27,7 @@ export const actorForKeyHash = prepared<{ hash: string }, TKeyActor[]>("actor_fo
 /** The actor owning the unrevoked key `keyId` of an active user, or null. */
 export async function actorForLiveKeyId(db: Db, keyId: string): Promise<TActor | null> {
   const [row] = await db
-    .select({ userId: users.id, role: users.role, name: users.name, email: users.email })
+    .select({ userId: users.id, role: users.role, name: users.name, email: users.email, groups: users.groups })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt), isNull(users.disabledAt), isNull(users.deletedAt)));

@@ -5,9 +5,9 @@ import type { Db } from "../client";
 import { accounts, users } from "../schema";
 
 /** A user who is neither disabled nor deleted, with what an actor carries; null otherwise. */
-export async function activeUserById(db: Db, userId: string): Promise<{ id: string; role: TRole; name: string; email: string } | null> {
+export async function activeUserById(db: Db, userId: string): Promise<{ id: string; role: TRole; name: string; email: string; groups: string[] } | null> {
   const [user] = await db
-    .select({ id: users.id, role: users.role, name: users.name, email: users.email })
+    .select({ id: users.id, role: users.role, name: users.name, email: users.email, groups: users.groups })
     .from(users)
     .where(and(eq(users.id, userId), isNull(users.disabledAt), isNull(users.deletedAt)));
   return user ?? null;

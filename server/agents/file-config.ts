@@ -66,8 +66,10 @@ const ZApprovers = z
   .strictObject({
     roles: z.array(z.enum(["admin", "operator", "member"])).optional(),
     users: z.array(z.email()).optional(),
+    /** Teams: the groups single sign-on gives people (docs/sso.md#teams). */
+    groups: z.array(z.string().trim().min(1).max(256)).optional(),
   })
-  .refine((a) => (a.roles?.length ?? 0) + (a.users?.length ?? 0) > 0, { message: "name at least one role or user" });
+  .refine((a) => (a.roles?.length ?? 0) + (a.users?.length ?? 0) + (a.groups?.length ?? 0) > 0, { message: "name at least one role, user or group" });
 
 const ZQuorum = z.strictObject({ high: z.number().int().min(1).max(20) });
 

@@ -66,8 +66,8 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; s
             const user = await userDisabledDeletedAt(options.db, session.userId);
             if (user?.disabledAt || user?.deletedAt) throw new APIError("FORBIDDEN", { message: "This account is disabled; ask an admin to enable it again.", code: "ACCOUNT_DISABLED" });
             // A single sign-on: the role and teams from the provider's groups as they are now.
-            const { roleChanged } = await applySsoSignIn(options.db, session.userId, session.ipAddress ?? null);
-            if (roleChanged) options.onCredentialsChanged?.(session.userId);
+            const { changed } = await applySsoSignIn(options.db, session.userId, session.ipAddress ?? null);
+            if (changed) options.onCredentialsChanged?.(session.userId);
           },
         },
         delete: { after: async (session) => options.onCredentialsChanged?.(session.userId) },

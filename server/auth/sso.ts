@@ -72,24 +72,25 @@ export function ssoPlugin(db: Db, config: TSsoConfig) {
  * Before better-auth creates a login session in a single sign-on: refuses a person the mapping
  * gives no role (`defaultRole: deny`), and applies the provider's groups to the user as they are
  * now: the role (a change is an admin-trail row, `user.role_changed` from `sso`) and the teams.
- * Returns whether the role changed (the user's open connections then reconnect with the new one).
+ * Returns whether the role or the teams changed: the user's cached credentials are then read again,
+ * and its open connections admitted with another role reconnect with the new one.
  */
-export async function applySsoSignIn(db: Db, userId: string, clientIp: string | null): Promise<{ roleChanged: boolean }> {
+export async function applySsoSignIn(db: Db, userId: string, clientIp: string | null): Promise<{ changed: boolean }> {
   const claims = signIns.getStore()?.claims;
-  if (!claims) return { roleChanged: false };
+  if (!claims) return { changed: false };
   if (claims.role === null) throw new APIError("FORBIDDEN", { message: "Your account at the identity provider is in no group that may use Countersign.", code: SSO_REFUSALS.noRole });
   const role = claims.role;
   return db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const user = await lockUserRoleAndGroups(tx, userId);
-    if (!user) return { roleChanged: false };
+    if (!user) return { changed: false };
     const sameGroups = user.groups.length === claims.groups.length && user.groups.every((g, i) => g === claims.groups[i]);
-    if (user.role === role && sameGroups) return { roleChanged: false };
+    if (user.role === role && sameGroups) return { changed: false };
     await setUserRoleAndGroups(tx, userId, role, claims.groups);
     if (user.role !== role) {
       await recordAdminEvent(tx, { actor: null, origin: trailOrigin(clientIp) }, { action: "user.role_changed", targetType: "user", targetId: userId, detail: { name: user.name, from: user.role, to: role, groups: claims.groups } });
     }
-    return { roleChanged: user.role !== role };
+    return { changed: true };
   });
 }
 

@@ -10,7 +10,7 @@ import { checkedDisplayName, insertNewUser } from "./new-user";
 /** The actor for a user id, or null when the user does not exist or is disabled or deleted. */
 export async function actorOf(db: Db, userId: string): Promise<TActor | null> {
   const user = await activeUserById(db, userId);
-  return user ? { userId: user.id, role: user.role, name: user.name, email: user.email } : null;
+  return user ? { userId: user.id, role: user.role, name: user.name, email: user.email, groups: user.groups } : null;
 }
 
 const slug = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, ".").replace(/^\.|\.$/g, "") || "user";

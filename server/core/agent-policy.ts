@@ -18,8 +18,11 @@ export type TArgumentMatch = { argument: string; regex?: string; prefix?: string
  */
 export type TArgumentPredicate = { match: TArgumentMatch[]; risk?: TRisk; approval?: "always" | "never" };
 
-/** Who may decide an agent's approvals besides the role rule: people of these roles or with these emails. */
-export type TApprovers = { roles?: TRole[]; users?: string[] };
+/**
+ * Who may decide an agent's approvals besides the role rule: people of these roles, with these
+ * emails, or in these teams (the groups single sign-on gives a person, docs/sso.md).
+ */
+export type TApprovers = { roles?: TRole[]; users?: string[]; groups?: string[] };
 
 /**
  * The policy part of an agent: what a run copies when it starts (`responses.agent_policy`) and

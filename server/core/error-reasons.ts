@@ -163,6 +163,7 @@ export function errorReasonSentence(reason: TErrorReason): string {
     case "auditor":
     case "othersRuns":
     case "notApprover":
+    case "notInTeam":
     case "ownQuorum":
     case "ownRun":
       return refusalSentence(reason);

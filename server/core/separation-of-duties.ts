@@ -18,9 +18,12 @@ export type TQuorum = { high?: number };
 /** What an agent says about separation of duties, as the decision rule needs it. */
 export type TDecisionPolicy = { agent: string; selfApproval: TSelfApproval; approvers?: TApprovers };
 
-/** Whether the agent's approver list (when it has one) names the actor by role or email. */
+/** Whether the agent's approver list (when it has one) names the actor by role, email or team. */
 const isListedApprover = (actor: TActor, approvers: TApprovers | undefined): boolean =>
-  !approvers || Boolean(approvers.roles?.includes(actor.role)) || Boolean(actor.email && approvers.users?.some((e) => e.toLowerCase() === actor.email?.toLowerCase()));
+  !approvers ||
+  Boolean(approvers.roles?.includes(actor.role)) ||
+  Boolean(actor.email && approvers.users?.some((e) => e.toLowerCase() === actor.email?.toLowerCase())) ||
+  Boolean(approvers.groups?.some((g) => actor.groups?.includes(g)));
 
 /** The parts of an approval the rule looks at: whose run it is and how many approvers it needs. */
 export type TDecidable = { userId: string; requiredApprovals: number };
@@ -39,6 +42,7 @@ export type TDecisionRefusal =
   | { code: "auditor" }
   | { code: "othersRuns" }
   | { code: "notApprover"; params: { agent: string } }
+  | { code: "notInTeam"; params: { agent: string; teams: string } }
   | { code: "ownQuorum"; params: { n: number } }
   | { code: "ownRun"; params: { agent: string } };
 
@@ -51,6 +55,8 @@ export function refusalSentence(refusal: TDecisionRefusal): string {
       return "Your role cannot decide approvals of other people's runs.";
     case "notApprover":
       return `The agent "${refusal.params.agent}" accepts decisions only from its approvers; you are not one of them.`;
+    case "notInTeam":
+      return `This approval is for the team ${refusal.params.teams}: the agent "${refusal.params.agent}" accepts decisions only from its approvers, and you are not in that team.`;
     case "ownQuorum":
       return `You started this run; this approval needs ${refusal.params.n} approvals from other people, and its requester never counts.`;
     case "ownRun":
@@ -67,7 +73,10 @@ export function decisionRefusalCode(actor: TActor, approval: TDecidable, policy:
   if (actor.role === "auditor") return { code: "auditor" };
   const isDecider = DECIDER_ROLES.includes(actor.role);
   // An agent with an approver list accepts decisions only from the people it names.
-  if (!isListedApprover(actor, policy.approvers)) return { code: "notApprover", params: { agent: policy.agent } };
+  if (!isListedApprover(actor, policy.approvers)) {
+    const teams = policy.approvers?.groups ?? [];
+    return teams.length > 0 ? { code: "notInTeam", params: { agent: policy.agent, teams: teams.join(", ") } } : { code: "notApprover", params: { agent: policy.agent } };
+  }
   if (actor.userId !== approval.userId) return isDecider ? null : { code: "othersRuns" };
   // The requester never counts toward a quorum, whatever the agent allows for single approvals.
   if (approval.requiredApprovals > 1) return { code: "ownQuorum", params: { n: approval.requiredApprovals } };

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
+import { BUILTIN_AGENTS } from "../../server/agents/catalog";
+import type { TAgentConfig } from "../../server/agents/types";
 import { signInConfigFrom } from "../../server/auth/sso-config";
 import { freePort } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
 import { startOidcProvider, type TOidcProvider } from "../fixtures/oidc-provider";
 import { trpcGet } from "./security-helpers";
+import { consoleDecide, startRun } from "./separation-helpers";
 import { openCookieSocket, within } from "./stream-helpers";
 
 /**
@@ -95,7 +98,9 @@ beforeAll(async () => {
     },
     undefined,
   );
-  app = await startTestApp({ port, signIn });
+  // An agent whose approvals only the payments on-call team decides.
+  const payments: TAgentConfig = { ...(BUILTIN_AGENTS.find((a) => a.name === "scripted") as TAgentConfig), name: "payments", approvers: { groups: ["payments-oncall"] } };
+  app = await startTestApp({ port, signIn, agents: [payments] });
 });
 afterAll(async () => {
   await app?.close();
@@ -214,3 +219,19 @@ describe(`single sign-on through an OpenID Connect provider (${testDbKind()})`, 
     expect(social.status).toBe(404);
   });
 });
+
+describe(`teams from the provider's groups as approvers (${testDbKind()})`, () => {
+  it("a payments-oncall approval is decided by a member of the team and refused, naming the team, to an operator outside it", async () => {
+    const requester = await app.user("member");
+    const { approval } = await startRun(app, requester, "echo refund", "payments");
+    const otto = await signInAs("otto");
+    const refused = await consoleDecide(app, { cookie: otto.cookie, headers: { origin: app.url } }, approval.id, "approve");
+    expect(refused.status).toBe(403);
+    expect(refused.message).toBe('This approval is for the team payments-oncall: the agent "payments" accepts decisions only from its approvers, and you are not in that team.');
+    expect(refused.serverText).toEqual({ code: "notInTeam", params: { agent: "payments", teams: "payments-oncall" } });
+    const ada = await signInAs("ada");
+    const decided = await consoleDecide(app, { cookie: ada.cookie, headers: { origin: app.url } }, approval.id, "approve");
+    expect(decided.status).toBe(200);
+  });
+});
+
