@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, arrayOverlaps, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { displayNameKey } from "../../server/core/display-name";
 import type { TRole } from "../../server/core/vocabulary";
 import type { Db } from "../client";
@@ -51,6 +51,17 @@ export async function lockUserRoleAndGroups(tx: Db, userId: string): Promise<{ i
 /** Sets a user's role and teams (a single sign-on applies the provider's groups). */
 export async function setUserRoleAndGroups(tx: Db, userId: string, role: TRole, groups: string[]): Promise<void> {
   await tx.update(users).set({ role, groups, updatedAt: new Date() }).where(eq(users.id, userId));
+}
+
+/** The email addresses of the active users in each of these teams (`users.groups`). */
+export async function teamMemberEmails(db: Db, teams: string[]): Promise<Map<string, string[]>> {
+  const rows = await db
+    .select({ email: users.email, groups: users.groups })
+    .from(users)
+    .where(and(arrayOverlaps(users.groups, teams), isNull(users.disabledAt), isNull(users.deletedAt)));
+  const out = new Map<string, string[]>(teams.map((t) => [t, []]));
+  for (const row of rows) for (const team of row.groups) out.get(team)?.push(row.email);
+  return out;
 }
 
 /** Whether the user (by lower-cased email) may sign in with a password while password sign-in is off. */

@@ -52,8 +52,11 @@ const ZSlackChannel = z
 const ZEmailChannel = z.strictObject({ type: z.literal("email") });
 const ZChannel = z.discriminatedUnion("type", [ZWebhookChannel, ZSlackChannel, ZEmailChannel]);
 
-/** A group name, or one person's email address. */
-const ZAudience = z.union([ZName, z.email()], { error: "must be a group name or an email address" });
+/** The prefix of an audience that names a team: the people single sign-on put in that group (docs/sso.md#teams). */
+export const TEAM_AUDIENCE = "team:";
+
+/** A group name from `groups`, one person's email address, or `team:<name>`. */
+const ZAudience = z.union([ZName, z.email(), z.string().regex(/^team:\S{1,256}$/)], { error: "must be a group name, an email address or team:<name>" });
 
 const ZRule = z.strictObject({
   /** Agent names this rule applies to; omitted: every agent (and gateway questions without a run). */
@@ -61,7 +64,7 @@ const ZRule = z.strictObject({
   /** Approval risks; omitted: every risk. Questions have no risk and match only rules without `risks`. */
   risks: z.array(z.enum(RISKS)).min(1).optional(),
   kinds: z.array(z.enum(["approval", "question"])).min(1).optional(),
-  /** Who is told: group names from `groups`, or people by email address. */
+  /** Who is told: group names from `groups`, people by email address, or `team:<name>` (the team's members). */
   notify: z.array(ZAudience).default([]),
   channels: z.array(ZName).min(1),
   remindBeforeMs: ZMs.optional(),
@@ -107,7 +110,7 @@ export const ZNotifyConfig = z
     c.rules.forEach((rule, i) => {
       for (const name of rule.channels) if (!c.channels[name]) ctx.addIssue({ code: "custom", path: ["rules", i, "channels"], message: `unknown channel "${name}"` });
       for (const name of [...rule.notify, ...(rule.escalateTo ?? [])]) {
-        if (!c.groups[name] && !name.includes("@")) ctx.addIssue({ code: "custom", path: ["rules", i, "notify"], message: `unknown group "${name}"` });
+        if (!c.groups[name] && !name.includes("@") && !name.startsWith(TEAM_AUDIENCE)) ctx.addIssue({ code: "custom", path: ["rules", i, "notify"], message: `unknown group "${name}"` });
       }
       if ((rule.escalateAfterMs === undefined) !== (rule.escalateTo === undefined)) ctx.addIssue({ code: "custom", path: ["rules", i, "escalateTo"], message: "escalateAfterMs and escalateTo go together" });
       const email = rule.channels.some((name) => c.channels[name]?.type === "email");

@@ -1,12 +1,12 @@
 import { pendingApprovalsToAnnounce, pendingQuestionsToAnnounce } from "../../db/repositories/notify-subjects";
 import { plannedEvents } from "../../db/repositories/outbox";
-import { usersByEmails } from "../../db/repositories/users";
+import { teamMemberEmails, usersByEmails } from "../../db/repositories/users";
 import type { TRisk } from "../core/vocabulary";
 import type { TNotifyDeps } from "./deps";
 import type { TNotifyConfig } from "./config";
 import { enqueueOnce } from "./outbox";
 import { approvalView, consoleLink, questionView, type TNotificationPayload, type TSubjectView } from "./render";
-import { dueEvents, type TDelivery, type TNotifyEvent, type TRoutedSubject } from "./route";
+import { dueEvents, type TDelivery, type TNotifyEvent, type TRoutedSubject, teamsNamed } from "./route";
 
 const isDecideEvent = (event: string): event is TNotifyEvent => event === "requested" || event === "reminder" || event === "escalation";
 
@@ -56,9 +56,12 @@ export async function planDue(deps: TNotifyDeps, config: TNotifyConfig, publicUr
   const planned = new Map<string, Set<TNotifyEvent>>();
   for (const p of plans) if (isDecideEvent(p.event)) planned.set(p.subjectId, (planned.get(p.subjectId) ?? new Set()).add(p.event));
   const now = deps.now();
+  // The members of the teams the rules name, as they are now (single sign-on writes them).
+  const named = teamsNamed(config);
+  const teams = named.length > 0 ? await teamMemberEmails(deps.db, named) : new Map<string, string[]>();
   let written = 0;
   for (const subject of subjects) {
-    for (const { event, deliveries } of dueEvents(config, subject, now, planned.get(subject.id) ?? new Set())) {
+    for (const { event, deliveries } of dueEvents(config, subject, now, planned.get(subject.id) ?? new Set(), teams)) {
       written += await planEvent(deps, subject, event, await withRecipients(deps, deliveries), publicUrl);
     }
   }

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseNotifyConfig } from "./config";
-import { backoffMs, deliveriesOf, dueEvents, matchingRules, type TRoutedSubject } from "./route";
+import { backoffMs, deliveriesOf, dueEvents, matchingRules, type TRoutedSubject, teamsNamed } from "./route";
 import { verifySlackRequest } from "./slack-verify";
 
 const config = parseNotifyConfig(
@@ -20,6 +20,7 @@ const config = parseNotifyConfig(
 );
 
 const t0 = new Date("2030-01-01T00:00:00Z");
+const NO_TEAMS = new Map<string, string[]>();
 const approval = (risk: "low" | "medium" | "high", agent = "scripted"): TRoutedSubject => ({ kind: "approval", agent, risk, createdAt: t0, expiresAt: new Date(t0.getTime() + 300_000) });
 const at = (ms: number) => new Date(t0.getTime() + ms);
 
@@ -34,7 +35,7 @@ describe("routing", () => {
   });
 
   it("sends one message per channel-wide channel and one email per person, deduplicated and lower-cased", () => {
-    const d = deliveriesOf(config, matchingRules(config, approval("high")), (r) => r.notify);
+    const d = deliveriesOf(config, matchingRules(config, approval("high")), (r) => r.notify, NO_TEAMS);
     expect(d).toEqual([
       { channel: "hook", channelType: "webhook", recipient: "hook" },
       { channel: "mail", channelType: "email", recipient: "ops@example.test" },
@@ -43,25 +44,36 @@ describe("routing", () => {
       { channel: "chat", channelType: "slack", recipient: "chat" },
     ]);
     // A medium-risk approval never reaches the high-risk group.
-    expect(deliveriesOf(config, matchingRules(config, approval("medium")), (r) => r.notify).map((x) => x.recipient)).not.toContain("sec@example.test");
+    expect(deliveriesOf(config, matchingRules(config, approval("medium")), (r) => r.notify, NO_TEAMS).map((x) => x.recipient)).not.toContain("sec@example.test");
+  });
+
+  it("a rule may name a team: its members as they are now get the email; an unknown team reaches nobody", () => {
+    const teamConfig = parseNotifyConfig(
+      { smtp: { host: "127.0.0.1", port: 2525, from: "countersign@example.test" }, channels: { mail: { type: "email" } }, rules: [{ notify: ["team:payments-oncall", "team:nobody-here"], channels: ["mail"] }] },
+      {},
+    );
+    expect(teamsNamed(teamConfig)).toEqual(["payments-oncall", "nobody-here"]);
+    const teams = new Map([["payments-oncall", ["Ada@acme.test", "bo@acme.test"]]]);
+    expect(deliveriesOf(teamConfig, teamConfig.rules, (r) => r.notify, teams).map((d) => d.recipient)).toEqual(["ada@acme.test", "bo@acme.test"]);
+    expect(() => parseNotifyConfig({ channels: { hook: { type: "webhook", url: "http://127.0.0.1:9/h", secret: "0123456789abcdef-secret" } }, rules: [{ notify: ["team: spaced"], channels: ["hook"] }] }, {})).toThrow(/team:<name>/);
   });
 
   it("plans the request at once, the reminder before expiry and the escalation after its delay, each once", () => {
     const s = approval("high");
-    expect(dueEvents(config, s, t0, new Set()).map((e) => e.event)).toEqual(["requested"]);
-    expect(dueEvents(config, s, at(30_000), new Set(["requested"])).map((e) => e.event)).toEqual(["escalation"]);
-    const escalation = dueEvents(config, s, at(30_000), new Set(["requested"]))[0];
+    expect(dueEvents(config, s, t0, new Set(), NO_TEAMS).map((e) => e.event)).toEqual(["requested"]);
+    expect(dueEvents(config, s, at(30_000), new Set(["requested"]), NO_TEAMS).map((e) => e.event)).toEqual(["escalation"]);
+    const escalation = dueEvents(config, s, at(30_000), new Set(["requested"]), NO_TEAMS)[0];
     expect(escalation?.deliveries.map((d) => d.recipient)).toEqual(["lead@example.test", "chat"]);
-    expect(dueEvents(config, s, at(239_999), new Set(["requested", "escalation"]))).toEqual([]);
-    const reminder = dueEvents(config, s, at(240_000), new Set(["requested", "escalation"]));
+    expect(dueEvents(config, s, at(239_999), new Set(["requested", "escalation"]), NO_TEAMS)).toEqual([]);
+    const reminder = dueEvents(config, s, at(240_000), new Set(["requested", "escalation"]), NO_TEAMS);
     expect(reminder.map((e) => e.event)).toEqual(["reminder"]);
     expect(reminder[0]?.deliveries.map((d) => d.recipient)).toEqual(["hook", "ops@example.test", "dev@example.test"]);
-    expect(dueEvents(config, s, at(250_000), new Set(["requested", "escalation", "reminder"]))).toEqual([]);
+    expect(dueEvents(config, s, at(250_000), new Set(["requested", "escalation", "reminder"]), NO_TEAMS)).toEqual([]);
   });
 
   it("a reminder whose moment is before creation is planned with no deliveries", () => {
     const s = { ...approval("medium"), expiresAt: at(10_000) };
-    const due = dueEvents(config, s, t0, new Set(["requested"]));
+    const due = dueEvents(config, s, t0, new Set(["requested"]), NO_TEAMS);
     expect(due).toEqual([{ event: "reminder", deliveries: [] }]);
   });
 
@@ -76,10 +88,10 @@ describe("routing", () => {
       {},
     );
     const rules = matchingRules(people, approval("low"));
-    expect(deliveriesOf(people, rules, (r) => r.notify).map((d) => d.recipient).sort()).toEqual(["ada@example.test", "ops@example.test"]);
-    expect(deliveriesOf(people, rules, (r) => r.escalateTo ?? []).map((d) => d.recipient)).toEqual(["boss@example.test"]);
+    expect(deliveriesOf(people, rules, (r) => r.notify, NO_TEAMS).map((d) => d.recipient).sort()).toEqual(["ada@example.test", "ops@example.test"]);
+    expect(deliveriesOf(people, rules, (r) => r.escalateTo ?? [], NO_TEAMS).map((d) => d.recipient)).toEqual(["boss@example.test"]);
     expect(() => parseNotifyConfig({ channels: { m: { type: "webhook", url: "http://x", secret: "0123456789abcdef" } }, rules: [{ notify: ["nobody"], channels: ["m"] }] }, {})).toThrow(/unknown group "nobody"/);
-    expect(() => parseNotifyConfig({ channels: { m: { type: "webhook", url: "http://x", secret: "0123456789abcdef" } }, rules: [{ notify: ["not an@address"], channels: ["m"] }] }, {})).toThrow(/group name or an email address/);
+    expect(() => parseNotifyConfig({ channels: { m: { type: "webhook", url: "http://x", secret: "0123456789abcdef" } }, rules: [{ notify: ["not an@address"], channels: ["m"] }] }, {})).toThrow(/group name, an email address or team:<name>/);
   });
 
   it("backs off exponentially, with jitter only when asked", () => {

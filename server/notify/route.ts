@@ -1,5 +1,5 @@
 import type { TRisk } from "../core/vocabulary";
-import type { TNotifyFileConfig, TNotifyRule } from "./config";
+import { TEAM_AUDIENCE, type TNotifyFileConfig, type TNotifyRule } from "./config";
 
 export type TSubjectKind = "approval" | "question";
 export type TNotifyEvent = "requested" | "reminder" | "escalation";
@@ -22,8 +22,23 @@ export function matchingRules(config: TRouting, subject: TRoutedSubject): TNotif
   });
 }
 
-/** The deliveries of some rules to some of their groups or people, one per channel or per (email channel, address). */
-export function deliveriesOf(config: TRouting, rules: readonly TNotifyRule[], groupsOf: (rule: TNotifyRule) => readonly string[]): TDelivery[] {
+/** Each team a notification may name, with its members' email addresses. */
+export type TTeams = ReadonlyMap<string, readonly string[]>;
+
+/** The teams the rules name (`team:<name>` audiences), whose members the notifier looks up. */
+export function teamsNamed(config: Pick<TNotifyFileConfig, "rules">): string[] {
+  const audiences = config.rules.flatMap((r) => [...r.notify, ...(r.escalateTo ?? [])]);
+  return [...new Set(audiences.filter((a) => a.startsWith(TEAM_AUDIENCE)).map((a) => a.slice(TEAM_AUDIENCE.length)))];
+}
+
+/** The addresses an audience stands for: a group's members, a team's, or one person named by address. */
+function addressesOf(config: TRouting, teams: TTeams, audience: string): readonly string[] {
+  if (audience.startsWith(TEAM_AUDIENCE)) return teams.get(audience.slice(TEAM_AUDIENCE.length)) ?? [];
+  return config.groups[audience] ?? (audience.includes("@") ? [audience] : []);
+}
+
+/** The deliveries of some rules to some of their groups, teams or people, one per channel or per (email channel, address). */
+export function deliveriesOf(config: TRouting, rules: readonly TNotifyRule[], groupsOf: (rule: TNotifyRule) => readonly string[], teams: TTeams): TDelivery[] {
   const out = new Map<string, TDelivery>();
   for (const rule of rules) {
     for (const name of rule.channels) {
@@ -34,8 +49,7 @@ export function deliveriesOf(config: TRouting, rules: readonly TNotifyRule[], gr
         continue;
       }
       for (const audience of groupsOf(rule)) {
-        // A group's members, or one person named by address.
-        for (const email of config.groups[audience] ?? (audience.includes("@") ? [audience] : [])) {
+        for (const email of addressesOf(config, teams, audience)) {
           const address = email.toLowerCase();
           out.set(`${name}\u0000${address}`, { channel: name, channelType: "email", recipient: address });
         }
@@ -52,20 +66,20 @@ export function deliveriesOf(config: TRouting, rules: readonly TNotifyRule[], gr
  * that moment is not after creation). Escalation: at the earliest `createdAt + escalateAfterMs`,
  * to the `escalateTo` groups of the escalating rules.
  */
-export function dueEvents(config: TRouting, subject: TRoutedSubject, now: Date, planned: ReadonlySet<TNotifyEvent>): Array<{ event: TNotifyEvent; deliveries: TDelivery[] }> {
+export function dueEvents(config: TRouting, subject: TRoutedSubject, now: Date, planned: ReadonlySet<TNotifyEvent>, teams: TTeams): Array<{ event: TNotifyEvent; deliveries: TDelivery[] }> {
   const rules = matchingRules(config, subject);
   const out: Array<{ event: TNotifyEvent; deliveries: TDelivery[] }> = [];
   const t = now.getTime();
-  if (!planned.has("requested")) out.push({ event: "requested", deliveries: deliveriesOf(config, rules, (r) => r.notify) });
+  if (!planned.has("requested")) out.push({ event: "requested", deliveries: deliveriesOf(config, rules, (r) => r.notify, teams) });
   const reminding = rules.filter((r) => r.remindBeforeMs !== undefined);
   if (!planned.has("reminder") && reminding.length > 0) {
     const at = subject.expiresAt.getTime() - Math.max(...reminding.map((r) => r.remindBeforeMs ?? 0));
-    if (at <= t) out.push({ event: "reminder", deliveries: at > subject.createdAt.getTime() ? deliveriesOf(config, reminding, (r) => r.notify) : [] });
+    if (at <= t) out.push({ event: "reminder", deliveries: at > subject.createdAt.getTime() ? deliveriesOf(config, reminding, (r) => r.notify, teams) : [] });
   }
   const escalating = rules.filter((r) => r.escalateAfterMs !== undefined);
   if (!planned.has("escalation") && escalating.length > 0) {
     const at = subject.createdAt.getTime() + Math.min(...escalating.map((r) => r.escalateAfterMs ?? 0));
-    if (at <= t) out.push({ event: "escalation", deliveries: deliveriesOf(config, escalating, (r) => r.escalateTo ?? []) });
+    if (at <= t) out.push({ event: "escalation", deliveries: deliveriesOf(config, escalating, (r) => r.escalateTo ?? [], teams) });
   }
   return out;
 }

@@ -3,9 +3,11 @@ import { testDbKind } from "../../db/testing";
 import { BUILTIN_AGENTS } from "../../server/agents/catalog";
 import type { TAgentConfig } from "../../server/agents/types";
 import { signInConfigFrom } from "../../server/auth/sso-config";
+import { parseNotifyConfig } from "../../server/notify/config";
 import { freePort } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
 import { startOidcProvider, type TOidcProvider } from "../fixtures/oidc-provider";
+import { rows, waitUntil } from "./helpers";
 import { trpcGet } from "./security-helpers";
 import { consoleDecide, startRun } from "./separation-helpers";
 import { openCookieSocket, within } from "./stream-helpers";
@@ -100,7 +102,17 @@ beforeAll(async () => {
   );
   // An agent whose approvals only the payments on-call team decides.
   const payments: TAgentConfig = { ...(BUILTIN_AGENTS.find((a) => a.name === "scripted") as TAgentConfig), name: "payments", approvers: { groups: ["payments-oncall"] } };
-  app = await startTestApp({ port, signIn, agents: [payments] });
+  // Its approvals are mailed to the team (nothing listens on the SMTP port: the rows are what is checked).
+  const notify = parseNotifyConfig(
+    {
+      smtp: { host: "127.0.0.1", port: await freePort(), from: "countersign@acme.test" },
+      channels: { mail: { type: "email" } },
+      rules: [{ agents: ["payments"], notify: ["team:payments-oncall"], channels: ["mail"] }],
+      retry: { baseMs: 3_600_000, maxAttempts: 1, jitter: false },
+    },
+    {},
+  );
+  app = await startTestApp({ port, signIn, agents: [payments], notify });
 });
 afterAll(async () => {
   await app?.close();
@@ -232,6 +244,19 @@ describe(`teams from the provider's groups as approvers (${testDbKind()})`, () =
     const ada = await signInAs("ada");
     const decided = await consoleDecide(app, { cookie: ada.cookie, headers: { origin: app.url } }, approval.id, "approve");
     expect(decided.status).toBe(200);
+  });
+
+  it("a notification rule naming the team mails its members as they are now, and nobody else", async () => {
+    // Signed in (so known here, with their groups): Ada is in payments-oncall, Otto is not.
+    await signInAs("ada");
+    await signInAs("otto");
+    const requester = await app.user("member");
+    const { approval } = await startRun(app, requester, "echo refund two", "payments");
+    const sent = await waitUntil(async () => {
+      const found = await rows<{ recipient: string }>(app, `select recipient from notifications where subject_id = '${approval.id}' and event = 'requested'`);
+      return found.length > 0 ? found : null;
+    }, 30_000, "the approval's notification rows");
+    expect(sent.map((r) => r.recipient)).toEqual(["ada@acme.test"]);
   });
 });
 
