@@ -43,6 +43,7 @@ const SSO_ERRORS = {
   SSO_NO_ROLE: "ssoNoRole",
   ACCOUNT_DISABLED: "ssoDisabled",
   unable_to_get_user_info: "ssoUnverified",
+  account_not_linked: "ssoNotLinked",
 } as const;
 
 function ssoErrorKey(code: string | null): (typeof SSO_ERRORS)[keyof typeof SSO_ERRORS] | "ssoFailed" | null {

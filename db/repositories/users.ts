@@ -36,6 +36,11 @@ export async function insertUser(
   });
 }
 
+/** Links a user to its account at a single sign-on provider (`subject`: the provider's `sub`). */
+export async function insertSsoAccount(tx: Db, account: { id: string; userId: string; providerId: string; subject: string }): Promise<void> {
+  await tx.insert(accounts).values({ id: account.id, userId: account.userId, providerId: account.providerId, accountId: account.subject });
+}
+
 /** The user a single sign-on account (`providerId`, the provider's subject) belongs to, or null. */
 export async function userIdBySsoAccount(db: Db, providerId: string, subject: string): Promise<string | null> {
   const [row] = await db.select({ userId: accounts.userId }).from(accounts).where(and(eq(accounts.providerId, providerId), eq(accounts.accountId, subject)));

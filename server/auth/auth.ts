@@ -4,7 +4,7 @@ import { fromNodeHeaders } from "better-auth/node";
 import { betterAuthDatabase } from "../../db/auth-adapter";
 import type { Db } from "../../db/client";
 import { userDisabledDeletedAt } from "../../db/repositories/users";
-import { applySsoSignIn, isSsoSignIn, SSO_PROVIDER_ID, SSO_REFUSALS, ssoPlugin } from "./sso";
+import { applySsoSignIn, isSsoSignIn, SSO_REFUSALS, ssoPlugin } from "./sso";
 import type { TSsoConfig } from "./sso-config";
 
 /**
@@ -35,9 +35,9 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; s
       additionalFields: { role: { type: "string", input: false, defaultValue: "member" } },
     },
     session: { modelName: "login_sessions", expiresIn: 60 * 60 * 24 * 7 },
-    // The provider is the company's: the person it names by a verified email is the user with that
-    // email here (a user an admin added before single sign-on keeps its history).
-    account: { modelName: "accounts", accountLinking: { trustedProviders: sso ? [SSO_PROVIDER_ID] : [], requireLocalEmailVerified: false } },
+    // A user an admin added before single sign-on (same email) is linked to the provider's account
+    // at its first sign-in only when the provider says that email is verified (`email_verified`).
+    account: { modelName: "accounts", accountLinking: { requireLocalEmailVerified: false } },
     verification: { modelName: "verifications" },
     databaseHooks: {
       // Users are created and renamed only by Countersign's own code (server/auth/users.ts,

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
 import { isNameKeyViolation, nameHolder } from "../../db/repositories/display-names";
-import { insertPasswordAccount, insertUser, userIdByEmail } from "../../db/repositories/users";
+import { insertPasswordAccount, insertSsoAccount, insertUser, userIdByEmail } from "../../db/repositories/users";
 import type { TAdminWho } from "../core/admin-trail";
 import { displayNameKey, ZDisplayName } from "../core/display-name";
 import { DomainError, refused } from "../core/errors";
@@ -33,7 +33,17 @@ export async function claimingName<T>(name: string, write: () => Promise<T>): Pr
   }
 }
 
-export type TNewUser = { name: string; role: TRole; email: string; passwordHash: string | null; emailVerified: boolean; breakGlass: boolean; groups: string[] };
+export type TNewUser = {
+  name: string;
+  role: TRole;
+  email: string;
+  passwordHash: string | null;
+  emailVerified: boolean;
+  breakGlass: boolean;
+  groups: string[];
+  /** The account at a single sign-on provider the user is added for. */
+  sso?: { providerId: string; subject: string };
+};
 
 /**
  * The one write of a new user: refused (409, nothing written) when its display name or email is
@@ -49,6 +59,7 @@ export function insertNewUser(db: Db, user: TNewUser, who: TAdminWho, withKey: b
       const userId = newId("user");
       await insertUser(tx, { id: userId, name: user.name, email: user.email, emailVerified: user.emailVerified, role: user.role, groups: user.groups, breakGlass: user.breakGlass });
       if (user.passwordHash) await insertPasswordAccount(tx, { id: newId("acct"), userId, passwordHash: user.passwordHash });
+      if (user.sso) await insertSsoAccount(tx, { id: newId("acct"), userId, providerId: user.sso.providerId, subject: user.sso.subject });
       const key = withKey ? await createApiKey(tx, userId) : null;
       const detail = {
         name: user.name,
@@ -66,17 +77,21 @@ export function insertNewUser(db: Db, user: TNewUser, who: TAdminWho, withKey: b
 }
 
 /**
- * Adds the person a single sign-on names for the first time (just in time): no password, no API
- * key, the role and teams from the provider's groups. The provider's name is kept when it is free;
- * else the name with the email beside it, else the email.
+ * Adds the person a single sign-on names for the first time (just in time), linked to its account
+ * at the provider: no password, no API key, the role and teams from the provider's groups. The
+ * provider's name is kept when it is free; else the name with the email beside it, else the email.
  */
-export async function addSsoUser(db: Db, person: { name: string | undefined; email: string; role: TRole; groups: string[] }, who: TAdminWho): Promise<string> {
+export async function addSsoUser(
+  db: Db,
+  person: { name: string | undefined; email: string; role: TRole; groups: string[]; providerId: string; subject: string },
+  who: TAdminWho,
+): Promise<string> {
   const email = person.email.toLowerCase();
   const given = person.name?.trim() ? person.name.trim() : email;
   const candidates = [...new Set([given, `${given} (${email})`, email])].filter((n) => ZDisplayName.safeParse(n).success);
   for (const [i, name] of candidates.entries()) {
     if (i < candidates.length - 1 && (await nameHolder(db, name))) continue;
-    const user = { name, role: person.role, email, passwordHash: null, emailVerified: true, breakGlass: false, groups: person.groups };
+    const user = { name, role: person.role, email, passwordHash: null, emailVerified: true, breakGlass: false, groups: person.groups, sso: { providerId: person.providerId, subject: person.subject } };
     return (await insertNewUser(db, user, who, false)).userId;
   }
   throw new DomainError("invalid_request", `The identity provider gave no usable display name for ${email}.`);

@@ -34,8 +34,10 @@ const trailOrigin = (clientIp: string | null): TAdminOrigin => ({ channel: "sso"
  * with PKCE (S256), `state` and `nonce` checked, the ID token verified against the provider's keys
  * (issuer, audience, expiry, signature; a key it does not know yet is fetched again). The profile is
  * read only after that: the person's groups give the role, and a person seen for the first time is
- * added here (just in time) with Countersign's own user code, so better-auth only links the account
- * and creates the login session.
+ * added here (just in time) with Countersign's own user code and linked to the provider's subject,
+ * so better-auth finds the account and only creates the login session. A user who exists here with
+ * the same email but is not linked yet is linked by better-auth only when the provider says the
+ * email is verified (`email_verified`).
  */
 export function ssoPlugin(db: Db, config: TSsoConfig) {
   return genericOAuth({
@@ -59,7 +61,10 @@ export function ssoPlugin(db: Db, config: TSsoConfig) {
           // A person not seen before (by this provider's subject, or by email) is added now.
           if (claims.role !== null && email && claims.subject) {
             const known = (await userIdBySsoAccount(db, SSO_PROVIDER_ID, claims.subject)) ?? (await userIdByEmail(db, email));
-            if (known === null) await addSsoUser(db, { name, email, role: claims.role, groups }, { actor: null, origin: trailOrigin(null) });
+            if (known === null) {
+              const person = { name, email, role: claims.role, groups, providerId: SSO_PROVIDER_ID, subject: claims.subject };
+              await addSsoUser(db, person, { actor: null, origin: trailOrigin(null) });
+            }
           }
           return {};
         },

@@ -164,6 +164,18 @@ describe(`single sign-on through an OpenID Connect provider (${testDbKind()})`, 
     expect(await userOf(nobody.cookie)).toBeNull();
   });
 
+  it("a user an admin added before (same email) becomes the provider's person only when the provider says the email is verified", async () => {
+    const local = await app.user("member", "Vera Local");
+    idp.people.set("vera", { email: local.email, name: "Vera Provider", groups: ["cs-operators"], emailVerified: false });
+    const unverified = await signInAs("vera");
+    expect(errorOf(unverified.landing)).toBe("account_not_linked");
+    expect(await userOf(unverified.cookie)).toBeNull();
+    idp.people.set("vera", { email: local.email, name: "Vera Provider", groups: ["cs-operators"], emailVerified: true });
+    const verified = await signInAs("vera");
+    // The same user, its history kept, now with the role of its groups.
+    expect(await userOf(verified.cookie)).toMatchObject({ userId: local.userId, name: "Vera Local", role: "operator" });
+  });
+
   it.each([
     ["an ID token for another audience", "audience"],
     ["an expired ID token", "expired"],
