@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { startOidcProvider, type TOidcProvider } from "../tests/fixtures/oidc-provider";
-import { SIGNED_OUT, screenshot } from "./support";
+import { SIGNED_IN_STATE, SIGNED_OUT, screenshot } from "./support";
 
 /**
  * Issue 33, point 1 in a real browser: "Sign in with E2E SSO" on the login page, the provider's
@@ -23,7 +23,7 @@ test.afterAll(async () => {
 
 test.use({ storageState: SIGNED_OUT });
 
-test("a person signs in with the company's provider and lands in the console with the role of their groups", async ({ page }) => {
+test("a person signs in with the company's provider and lands in the console with the role of their groups, which an admin sees as teams", async ({ page, browser, baseURL }) => {
   await page.goto("/login?next=%2Fapprovals");
   const button = page.getByRole("link", { name: "Sign in with E2E SSO" });
   await expect(button).toBeVisible();
@@ -37,6 +37,13 @@ test("a person signs in with the company's provider and lands in the console wit
   await expect(page.getByTestId("signed-in-user")).toContainText(erin?.name ?? "");
   const me = await page.request.get("/api/trpc/me");
   expect(((await me.json()) as { result: { data: { role: string } } }).result.data.role).toBe("operator");
+  // An admin (the demo operator, signed in as the other specs are) sees the teams the provider gave.
+  const admin = await browser.newContext({ storageState: SIGNED_IN_STATE, baseURL });
+  const adminPage = await admin.newPage();
+  await adminPage.goto("/admin");
+  const row = adminPage.getByTestId("user-row").filter({ hasText: erin?.email ?? "" });
+  await expect(row.getByTestId("user-teams")).toHaveText("e2e-operators");
+  await admin.close();
 });
 
 test("the provider unreachable: the login page says so", async ({ page }) => {

@@ -78,12 +78,12 @@ const EXAMPLES: { [C in TErrorReasonCode]: Extract<TErrorReason, { code: C }> } 
 
 /** Every value of each parameter the catalogue words with a select (a value missing here is a type error). */
 const ROLE_ACTS: Record<TRoleAct, true> = { steer: true, cancel: true, revokeGrants: true, answer: true, administer: true, readConfig: true, readWorkspace: true, readTrail: true, change: true, seeDevices: true };
-const ADMIN_ACTS: Record<TAdminAct, true> = { changeRoles: true, renameUsers: true, disableUsers: true, enableUsers: true, deleteUsers: true, offboardUsers: true, createKeysForOthers: true, pairDevices: true, revokeDevices: true };
+const ADMIN_ACTS: Record<TAdminAct, true> = { changeRoles: true, setTeams: true, renameUsers: true, disableUsers: true, enableUsers: true, deleteUsers: true, offboardUsers: true, createKeysForOthers: true, pairDevices: true, revokeDevices: true };
 const AUDITOR_ACTS: Record<TAuditorAct, true> = { createKeys: true, revokeKeys: true, requestApprovals: true, askQuestions: true, invokeAgents: true, runAgents: true, changeAccess: true };
 type TParam<C extends TErrorReasonCode, K extends string> = Extract<TErrorReason, { code: C; params: Record<K, unknown> }>["params"][K];
 const ROLES_ONLY_ACTS: Record<TParam<"rolesOnly", "act">, true> = { readTrail: true, exportRange: true, grantFullAccess: true, changeAccess: true };
 const OWN_CHANGES: Record<TParam<"ownAccount", "change">, true> = { role: true, disable: true, enable: true, delete: true, offboard: true };
-const DELETED_CHANGES: Record<TParam<"userDeleted", "change">, true> = { role: true, keys: true, disable: true, enable: true, delete: true, rename: true, offboard: true };
+const DELETED_CHANGES: Record<TParam<"userDeleted", "change">, true> = { role: true, keys: true, disable: true, enable: true, delete: true, rename: true, offboard: true, teams: true };
 const NOT_FOUND_KINDS: Record<TNotFoundKind, true> = { apiKey: true, approval: true, attachment: true, clientToolRequest: true, device: true, grant: true, interrupt: true, response: true, session: true, user: true };
 const CWD_REFUSALS: Record<TCwdRefusal, true> = { noWorkspace: true, nul: true, missing: true, outside: true, notDirectory: true };
 const keys = <K extends string>(record: Record<K, true>): K[] => Object.keys(record) as K[];

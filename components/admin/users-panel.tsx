@@ -110,6 +110,12 @@ export function UsersPanel() {
             },
             { key: "email", header: t("email"), className: "muted", cell: (u) => u.email },
             {
+              key: "teams",
+              header: t("teams"),
+              className: "muted",
+              cell: (u) => <span data-testid="user-teams">{u.groups.length > 0 ? u.groups.join(", ") : "—"}</span>,
+            },
+            {
               key: "role",
               header: t("role"),
               cell: (u) =>

@@ -20,6 +20,7 @@ export async function listUsersPage(db: Db, page: TPageRequest) {
       name: users.name,
       email: users.email,
       role: users.role,
+      groups: users.groups,
       createdAt: users.createdAt,
       disabledAt: users.disabledAt,
       deletedAt: users.deletedAt,

@@ -16,10 +16,21 @@ export type TInboxFilter = {
   reviewer?: "ask" | "none";
   /** Only requests at least this old. */
   olderThanMs?: number;
+  /** Only approvals whose approvers name one of these teams (`approvers.groups` of the run's policy); none when empty. */
+  teams?: readonly string[];
   now: Date;
   cursor?: string | null;
   limit: number;
 };
+
+/** Approvals whose run's policy names one of `teams` among its approvers (an external approval's action approvers are kept there too). */
+const decidedByTeams = (teams: readonly string[]): SQL =>
+  teams.length === 0
+    ? sql`false`
+    : sql`jsonb_exists_any(${responses.agentPolicy} -> 'approvers' -> 'groups', array[${sql.join(
+        teams.map((t) => sql`${t}`),
+        sql`, `,
+      )}]::text[])`;
 
 /** Whoever decided an approval (the requester is `users`). */
 const decider = alias(users, "decider");
@@ -40,6 +51,7 @@ export async function listInbox(
     filter.risks && filter.risks.length > 0 ? inArray(approvals.risk, [...filter.risks]) : undefined,
     filter.reviewer === "ask" ? isNotNull(approvals.reviewer) : filter.reviewer === "none" ? isNull(approvals.reviewer) : undefined,
     filter.olderThanMs ? lte(approvals.createdAt, new Date(filter.now.getTime() - filter.olderThanMs)) : undefined,
+    filter.teams ? decidedByTeams(filter.teams) : undefined,
   ];
   const cursor = filter.status === "decided" ? decodeCursor(filter.cursor) : null;
   if (cursor) where.push(beforeCursor(approvals.createdAt, approvals.id, cursor));

@@ -34,6 +34,8 @@ export function adminCommandOf(parsed: TParsedCommand, stdin: string | undefined
       return { command };
     case "user rename":
       return { command, user: target, name: args[1] as string };
+    case "user teams":
+      return { command, user: target, teams: (values.team as string[] | undefined) ?? [] };
     case "user disable":
     case "user enable":
     case "user delete":

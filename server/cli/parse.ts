@@ -29,6 +29,12 @@ export const COMMANDS: Record<string, TSpec> = {
     usage: "user rename USER NAME [--json]",
     help: "changes USER's display name; refused when another user has the same name (ignoring case, letter width and invisible characters)",
   },
+  "user teams": {
+    positionals: ["USER"],
+    options: { team: { type: "string", multiple: true }, ...JSON_FLAG },
+    usage: "user teams USER [--team TEAM]... [--json]",
+    help: "sets the teams of a person who signs in with a password (no --team: none); single sign-on writes a person's teams from the provider's groups",
+  },
   "user disable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user disable USER [--json]", help: "keys, console sessions and open connections stop at once (reversible)" },
   "user enable": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user enable USER [--json]", help: "a disabled user's keys and password work again" },
   "user delete": { positionals: ["USER"], options: { ...JSON_FLAG }, usage: "user delete USER [--json]", help: "credentials removed for good; the history keeps the name" },

@@ -18,6 +18,7 @@ export const ADMIN_ACTIONS = [
   "user.offboarded",
   "user.role_changed",
   "user.renamed",
+  "user.teams_changed",
   "api_key.created",
   "api_key.revoked",
   "device.pairing_created",

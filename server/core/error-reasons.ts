@@ -16,7 +16,7 @@ export type TErrorReason =
   | { code: "ownAccount"; params: { change: "role" | "disable" | "enable" | "delete" | "offboard" } }
   | { code: "lastAdminRole" }
   | { code: "lastAdmin"; params: { name: string } }
-  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" | "rename" | "offboard" } }
+  | { code: "userDeleted"; params: { name: string; change: "role" | "keys" | "disable" | "enable" | "delete" | "rename" | "offboard" | "teams" } }
   | { code: "userStatusIs"; params: { name: string; status: "disabled" | "active" } }
   | { code: "userChanged"; params: { name: string } }
   | { code: "nameTaken"; params: { name: string } }
@@ -89,7 +89,7 @@ const NOT_FOUND_KIND: Record<TNotFoundKind, string> = {
 /** What a role may not do ("Your role cannot …"): console procedures limited to some roles, and acts of the decide services. */
 export type TRoleAct = "steer" | "cancel" | "revokeGrants" | "answer" | "administer" | "readConfig" | "readWorkspace" | "readTrail" | "change" | "seeDevices";
 /** What only an admin may do ("Only an admin can …"). */
-export type TAdminAct = "changeRoles" | "renameUsers" | "disableUsers" | "enableUsers" | "deleteUsers" | "offboardUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
+export type TAdminAct = "changeRoles" | "setTeams" | "renameUsers" | "disableUsers" | "enableUsers" | "deleteUsers" | "offboardUsers" | "createKeysForOthers" | "pairDevices" | "revokeDevices";
 /** What an auditor (read-only) may not do. */
 export type TAuditorAct = "createKeys" | "revokeKeys" | "requestApprovals" | "askQuestions" | "invokeAgents" | "runAgents" | "changeAccess";
 
@@ -107,6 +107,7 @@ const ROLE_ACT: Record<TRoleAct, string> = {
 };
 const ADMIN_ACT: Record<TAdminAct, string> = {
   changeRoles: "change roles",
+  setTeams: "set other people's teams",
   renameUsers: "rename other users",
   disableUsers: "disable users",
   enableUsers: "enable users",
@@ -139,6 +140,7 @@ const USER_DELETED = {
   delete: "is already deleted.",
   rename: "was deleted; its name no longer changes.",
   offboard: "was deleted; nothing is left to offboard.",
+  teams: "was deleted; its teams no longer change.",
 } as const;
 
 /** A schema issue as zod reports it (only what naming the field needs). */

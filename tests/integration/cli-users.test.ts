@@ -56,6 +56,8 @@ test(`the CLI disables, enables and deletes users, with and without a running se
 
   const root = json(await run("user", "add", "Root", "--role", "admin", "--json")) as { userId: string; apiKey: string };
   const op = json(await run("user", "add", "Op", "--role", "operator", "--password", "op-password-long", "--json")) as { userId: string; apiKey: string; email: string };
+  // Teams for a person who signs in with a password (docs/sso.md#teams).
+  expect(json(await run("user", "teams", "Op", "--team", "payments-oncall", "--team", "sre", "--json"))).toMatchObject({ userId: op.userId, teams: ["payments-oncall", "sre"], changed: true });
   // Root is the only admin: it stays one.
   expect(jsonError(await run("user", "disable", "Root", "--json")).message).toContain("Root is the last admin; make another user admin first.");
   // Without a server (or directly on PostgreSQL): disabled.

@@ -123,6 +123,7 @@ const MATRIX: TRow[] = [
   { path: "admin.usersPage", kind: "query", expect: WORKSPACE_READERS, input: () => ({ limit: 5 }) },
   { path: "admin.setRole", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId, role: "operator" }) },
   { path: "admin.disableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },
+  { path: "admin.setUserTeams", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId, teams: ["matrix-team"] }) },
   { path: "admin.renameUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId, name: `matrix ${Math.random().toString(36).slice(2, 10)}` }) },
   { path: "admin.enableUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.disabledUserId }) },
   { path: "admin.deleteUser", kind: "mutation", expect: ADMIN_ONLY, fresh: true, input: (f) => ({ userId: f.userId }) },

@@ -135,6 +135,7 @@ const TRPC: Record<string, TRow> = {
   "admin.usersPage":                                 [200,      200,      403,         200,         401,    403],
   "admin.setRole":                                   [200,      403,      403,         403,         401,    403],
   "admin.renameUser":                                [200,      403,      403,         403,         401,    403],
+  "admin.setUserTeams":                              [200,      403,      403,         403,         401,    403],
   "admin.disableUser":                               [200,      403,      403,         403,         401,    403],
   "admin.enableUser":                                [200,      403,      403,         403,         401,    403],
   "admin.deleteUser":                                [200,      403,      403,         403,         401,    403],
@@ -395,6 +396,7 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "admin.usersPage": (r) => trpcStatus(trpcGet(app, caller(r), "admin.usersPage", { limit: 5 })),
   "admin.setRole": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.setRole", { userId: (await app.user("member")).userId, role: "operator" })),
   "admin.disableUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.disableUser", { userId: (await app.user("member")).userId })),
+  "admin.setUserTeams": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.setUserTeams", { userId: (await app.user("member")).userId, teams: ["matrix-team"] })),
   "admin.renameUser": async (r) => trpcStatus(trpcPost(app, caller(r), "admin.renameUser", { userId: (await app.user("member")).userId, name: `Renamed ${Math.random().toString(36).slice(2, 10)}` })),
   "admin.enableUser": async (r) => {
     const { userId } = await app.user("member");

@@ -8,7 +8,7 @@ import { freePort } from "../../server/testing/server-process";
 import { startTestApp, type TTestApp } from "../../server/testing/test-app";
 import { startOidcProvider, type TOidcProvider } from "../fixtures/oidc-provider";
 import { rows, waitUntil } from "./helpers";
-import { trpcGet } from "./security-helpers";
+import { trpcGet, trpcPost } from "./security-helpers";
 import { consoleDecide, startRun } from "./separation-helpers";
 import { openCookieSocket, within } from "./stream-helpers";
 
@@ -258,6 +258,38 @@ describe(`teams from the provider's groups as approvers (${testDbKind()})`, () =
     expect(decided.status).toBe(200);
   });
 
+  it("an admin sets the teams of a person who signs in with a password (tRPC, one trail row): that person then decides the team's approvals", async () => {
+    const requester = await app.user("member");
+    const { approval } = await startRun(app, requester, "echo by a password user", "payments");
+    const pat = await app.user("operator", "Pat Password");
+    expect((await consoleDecide(app, { key: pat.apiKey }, approval.id, "approve")).status).toBe(403);
+    const admin = await app.user("admin", undefined, { breakGlass: true });
+    const set = await trpcPost(app, { key: admin.apiKey }, "admin.setUserTeams", { userId: pat.userId, teams: [" payments-oncall ", "payments-oncall", "sre"] });
+    expect(set.body).toMatchObject({ result: { data: { userId: pat.userId, teams: ["payments-oncall", "sre"], previous: [], changed: true } } });
+    // The same list again changes nothing and writes no row.
+    expect((await trpcPost(app, { key: admin.apiKey }, "admin.setUserTeams", { userId: pat.userId, teams: ["payments-oncall", "sre"] })).body).toMatchObject({ result: { data: { changed: false } } });
+    const trail = await trpcGet(app, { key: admin.apiKey }, "admin.trail", { action: "user.teams_changed", limit: 50 });
+    const rowsFor = (trail.body as { result: { data: { rows: Array<{ targetId: string; detail: Record<string, unknown> }> } } }).result.data.rows.filter((r) => r.targetId === pat.userId);
+    expect(rowsFor).toEqual([expect.objectContaining({ detail: { name: "Pat Password", from: [], to: ["payments-oncall", "sre"] } })]);
+    expect((await consoleDecide(app, { key: pat.apiKey }, approval.id, "approve")).status).toBe(200);
+  });
+
+  it("the inbox's 'my teams' filter lists the approvals the caller's teams decide, and nothing for a person in none of them", async () => {
+    const requester = await app.user("member");
+    const { approval: forTeam } = await startRun(app, requester, "echo for the team", "payments");
+    const { approval: forAnyone } = await startRun(app, requester, "echo for anyone");
+    const pendingOf = async (cookie: string, myTeams: boolean) => {
+      const res = await trpcGet(app, { cookie }, "inbox.list", { status: "pending", ...(myTeams ? { myTeams } : {}) });
+      return (res.body as { result: { data: { rows: Array<{ id: string }> } } }).result.data.rows.map((r) => r.id);
+    };
+    const ada = await signInAs("ada");
+    expect(await pendingOf(ada.cookie, true)).toContain(forTeam.id);
+    expect(await pendingOf(ada.cookie, true)).not.toContain(forAnyone.id);
+    expect(await pendingOf(ada.cookie, false)).toEqual(expect.arrayContaining([forTeam.id, forAnyone.id]));
+    const otto = await signInAs("otto");
+    expect(await pendingOf(otto.cookie, true)).toEqual([]);
+  });
+
   it("a notification rule naming the team mails its members as they are now, and nobody else", async () => {
     // Signed in (so known here, with their groups): Ada is in payments-oncall, Otto is not.
     await signInAs("ada");
@@ -268,7 +300,12 @@ describe(`teams from the provider's groups as approvers (${testDbKind()})`, () =
       const found = await rows<{ recipient: string }>(app, `select recipient from notifications where subject_id = '${approval.id}' and event = 'requested'`);
       return found.length > 0 ? found : null;
     }, 30_000, "the approval's notification rows");
-    expect(sent.map((r) => r.recipient)).toEqual(["ada@acme.test"]);
+    // Every member of the team (the person an admin put in it above too), nobody outside it.
+    const recipients = sent.map((r) => r.recipient);
+    expect(recipients).toContain("ada@acme.test");
+    expect(recipients).not.toContain("otto@acme.test");
+    const members = await rows<{ email: string }>(app, "select email from users where 'payments-oncall' = any(groups) order by email");
+    expect([...recipients].sort()).toEqual(members.map((m) => m.email));
   });
 });
 

@@ -13,6 +13,7 @@ import { apiKeysVisible, trajectoryExport, workspaceUsers } from "../read/consol
 import { trajectoryLine } from "../read/trajectory-line";
 import { changeRole, createKeyFor, revokeKeyFor } from "./admin";
 import { renameUser } from "./user-rename";
+import { setUserTeams } from "./user-teams";
 import { deleteUser, disableUser, enableUser, offboardUser, type TUserAdminDeps } from "./user-status";
 
 /*
@@ -32,6 +33,7 @@ export const ZAdminCommand = z.discriminatedUnion("command", [
   z.strictObject({ command: z.literal("user add"), name: ZText, role: ZRole.optional(), email: ZText.optional(), password: z.string().max(10_000).optional(), breakGlass: z.literal(true).optional() }),
   z.strictObject({ command: z.literal("user list") }),
   z.strictObject({ command: z.literal("user rename"), user: ZUserRef, name: ZText }),
+  z.strictObject({ command: z.literal("user teams"), user: ZUserRef, teams: z.array(ZText).max(1000) }),
   z.strictObject({ command: z.literal("user disable"), user: ZUserRef }),
   z.strictObject({ command: z.literal("user enable"), user: ZUserRef }),
   z.strictObject({ command: z.literal("user delete"), user: ZUserRef }),
@@ -79,6 +81,8 @@ export async function runAdminCommand(deps: TAdminCommandDeps, who: TAdminWho, c
       return result({ users: await workspaceUsers(deps) });
     case "user rename":
       return result({ ...(await renameUser(deps, who, { userId: (await userRef(deps.db, command.user)).id, name: command.name })) });
+    case "user teams":
+      return result({ ...(await setUserTeams(deps, who, { userId: (await userRef(deps.db, command.user)).id, teams: command.teams })) });
     case "user disable":
       return result(await disableUser(deps, who, (await userRef(deps.db, command.user)).id));
     case "user enable":

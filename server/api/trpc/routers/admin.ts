@@ -4,6 +4,7 @@ import { DomainError } from "../../../core/errors";
 import { ROLES } from "../../../core/vocabulary";
 import { changeRole, createKeyFor, revokeKeyFor } from "../../../services/console/admin";
 import { renameUser } from "../../../services/console/user-rename";
+import { setUserTeams } from "../../../services/console/user-teams";
 import { deleteUser, disableUser, enableUser, offboardUser } from "../../../services/console/user-status";
 import { adminTrailPage, adminTrailPeople } from "../../../services/console/admin-trail";
 import { apiKeysPage, apiKeysVisible, workspaceUsers, workspaceUsersPage } from "../../../services/read/console";
@@ -30,6 +31,10 @@ export const adminRouter = router({
    * has the same display name (ignoring case, letter width and invisible characters); a trail row.
    */
   renameUser: adminProcedure.input(z.strictObject({ userId: ZId, name: z.string().max(1000) })).mutation(({ ctx, input }) => renameUser(ctx.deps, ctx.who, input)),
+  /** Sets the teams of a person who signs in with a password (single sign-on writes a person's from the provider's groups); a trail row when they change. Admins only. */
+  setUserTeams: adminProcedure
+    .input(z.strictObject({ userId: ZId, teams: z.array(z.string().max(1000)).max(1000) }))
+    .mutation(({ ctx, input }) => setUserTeams(ctx.deps, ctx.who, input)),
   /** Disables a user: keys, console sessions and open connections stop at once (admins only; not oneself, not the last admin). */
   disableUser: adminProcedure.input(ZUserRef).mutation(({ ctx, input }) => disableUser(ctx.deps, ctx.who, input.userId)),
   /** Enables a disabled user again (admins only). */

@@ -29,6 +29,8 @@ export const inboxRouter = router({
         risks: z.array(z.enum(RISKS)).max(3).optional(),
         reviewer: z.enum(["ask", "none"]).optional(),
         olderThanMs: z.number().int().min(0).max(30 * 86_400_000).optional(),
+        /** Only approvals the caller's teams decide (their approvers name one of its groups, docs/sso.md#teams). */
+        myTeams: z.boolean().optional(),
         cursor: z.string().max(400).nullish(),
         limit: z.number().int().min(1).max(200).default(100),
         /** Sent by tRPC's infinite queries; the decided history pages forward only. */
@@ -36,7 +38,8 @@ export const inboxRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      const page = await inboxPage(ctx.deps, ctx.scope, input);
+      const { myTeams, ...filter } = input;
+      const page = await inboxPage(ctx.deps, ctx.scope, { ...filter, ...(myTeams ? { teams: ctx.actor.groups ?? [] } : {}) });
       const votes = await votesOf(ctx.deps.db, page.rows.filter((a) => a.requiredApprovals > 1).map((a) => a.id));
       const nativeSchemas = await nativeEditSchemas(ctx.deps, page.rows);
       return {
