@@ -4,7 +4,7 @@ import { fromNodeHeaders } from "better-auth/node";
 import { betterAuthDatabase } from "../../db/auth-adapter";
 import type { Db } from "../../db/client";
 import { userDisabledDeletedAt } from "../../db/repositories/users";
-import { applySsoSignIn, isSsoSignIn, SSO_REFUSALS, ssoPlugin } from "./sso";
+import { applySsoSignIn, isSsoSignIn, noSsoRole, ssoPlugin } from "./sso";
 import type { TSsoConfig } from "./sso-config";
 
 /**
@@ -49,7 +49,7 @@ export function createAuth(options: { db: Db; secret: string; baseURL: string; s
           // A single sign-on adds a new person itself, before this (server/auth/sso.ts); it comes
           // here only for a person the group mapping refuses.
           before: async () => {
-            if (isSsoSignIn()) throw new APIError("FORBIDDEN", { message: "Your account at the identity provider is in no group that may use Countersign.", code: SSO_REFUSALS.noRole });
+            if (isSsoSignIn()) throw noSsoRole();
             throw new APIError("FORBIDDEN", { message: "Users are added by an admin (the console or the CLI's `user add`).", code: "USER_CREATION_DISABLED" });
           },
         },

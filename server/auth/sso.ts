@@ -5,6 +5,7 @@ import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
 import { lockUserRoleAndGroups, setUserRoleAndGroups, userIdByEmail, userIdBySsoAccount } from "../../db/repositories/users";
 import type { TAdminOrigin } from "../core/admin-trail";
+import { sameList } from "../core/lists";
 import type { TRole } from "../core/vocabulary";
 import { groupsOfClaim, roleForGroups, type TSsoConfig } from "./sso-config";
 import { addSsoUser } from "./new-user";
@@ -12,8 +13,8 @@ import { addSsoUser } from "./new-user";
 /** better-auth's id of the one OpenID Connect provider: its callback is `/api/auth/callback/oidc`. */
 export const SSO_PROVIDER_ID = "oidc";
 
-/** The codes a refused single sign-on carries to the login page (`/login?error=…`). */
-export const SSO_REFUSALS = { noRole: "SSO_NO_ROLE" } as const;
+/** The refusal of a person the group mapping gives no role (`defaultRole: deny`); the login page words its code. */
+export const noSsoRole = () => new APIError("FORBIDDEN", { message: "Your account at the identity provider is in no group that may use Countersign.", code: "SSO_NO_ROLE" });
 
 /** What the provider said about the person signing in, verified, for the rest of the same request. */
 type TSsoClaims = { subject: string; email: string; name: string | undefined; groups: string[]; role: TRole | null };
@@ -83,14 +84,13 @@ export function ssoPlugin(db: Db, config: TSsoConfig) {
 export async function applySsoSignIn(db: Db, userId: string, clientIp: string | null): Promise<{ changed: boolean }> {
   const claims = signIns.getStore()?.claims;
   if (!claims) return { changed: false };
-  if (claims.role === null) throw new APIError("FORBIDDEN", { message: "Your account at the identity provider is in no group that may use Countersign.", code: SSO_REFUSALS.noRole });
+  if (claims.role === null) throw noSsoRole();
   const role = claims.role;
   return db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const user = await lockUserRoleAndGroups(tx, userId);
     if (!user) return { changed: false };
-    const sameGroups = user.groups.length === claims.groups.length && user.groups.every((g, i) => g === claims.groups[i]);
-    if (user.role === role && sameGroups) return { changed: false };
+    if (user.role === role && sameList(user.groups, claims.groups)) return { changed: false };
     await setUserRoleAndGroups(tx, userId, role, claims.groups);
     if (user.role !== role) {
       await recordAdminEvent(tx, { actor: null, origin: trailOrigin(clientIp) }, { action: "user.role_changed", targetType: "user", targetId: userId, detail: { name: user.name, from: user.role, to: role, groups: claims.groups } });

@@ -4,6 +4,7 @@ import { userForAdmin } from "../../../db/repositories/user-status";
 import { lockUserRoleAndGroups, setUserRoleAndGroups } from "../../../db/repositories/users";
 import type { TAdminWho } from "../../core/admin-trail";
 import { DomainError, notFound, refused } from "../../core/errors";
+import { sameList } from "../../core/lists";
 import type { TUserAdminDeps } from "./user-status";
 
 export type TTeamsResult = { userId: string; name: string; teams: string[]; previous: string[]; changed: boolean };
@@ -38,8 +39,7 @@ export async function setUserTeams(deps: TUserAdminDeps, who: TAdminWho, input: 
     if (target.status === "deleted") throw refused("conflict", { code: "userDeleted", params: { name: target.name, change: "teams" } });
     const locked = await lockUserRoleAndGroups(tx, target.id);
     const previous = locked?.groups ?? [];
-    const same = previous.length === teams.length && previous.every((t, i) => t === teams[i]);
-    if (same) return { userId: target.id, name: target.name, teams, previous, changed: false };
+    if (sameList(previous, teams)) return { userId: target.id, name: target.name, teams, previous, changed: false };
     await setUserRoleAndGroups(tx, target.id, target.role, teams);
     await recordAdminEvent(tx, who, { action: "user.teams_changed", targetType: "user", targetId: target.id, detail: { name: target.name, from: previous, to: teams } });
     return { userId: target.id, name: target.name, teams, previous, changed: true };
