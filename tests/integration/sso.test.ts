@@ -54,6 +54,9 @@ async function visit(jar: CookieJar, url: string, init: { method?: string; form?
 
 type TSignIn = { jar: CookieJar; landing: string; callback: string | null; cookie: string };
 
+/** When the first sign-in of this file ended: the server had fetched the provider's key set by then. */
+let firstSignInEnded: number | null = null;
+
 /**
  * Signs `login` in from the console's start link: every redirect followed, the provider's form
  * submitted. Ends where the browser lands back on the console (the page, or `/login?error=…`).
@@ -68,6 +71,7 @@ async function signInAs(login: string, jar = new CookieJar()): Promise<TSignIn> 
     step = await visit(jar, target);
     if (step.status === 200 && /<form method="post"/.test(step.text)) step = await visit(jar, target, { method: "POST", form: { login } });
   }
+  firstSignInEnded ??= Date.now();
   return { jar, landing: step.location ?? "", callback, cookie: jar.header(app.url) };
 }
 
@@ -227,6 +231,21 @@ describe(`single sign-on through an OpenID Connect provider (${testDbKind()})`, 
       expect(errorOf(callback.location as string)).toBe("invalid_code");
     } finally {
       await idp.start();
+    }
+  });
+
+  it("a key the provider rotated in is fetched again: the first sign-in signed with it works", async () => {
+    // The server fetches the key set again for a key id it does not know, at most once in 30
+    // seconds (jose's cooldown): past that since the first fetch (the first sign-in), it must.
+    const due = (firstSignInEnded ?? Date.now()) + 30_500;
+    if (Date.now() < due) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+    idp.tamper("rotated");
+    try {
+      const otto = await signInAs("otto");
+      expect(otto.landing).toBe(`${app.url}/approvals`);
+      expect(await userOf(otto.cookie)).toMatchObject({ role: "operator" });
+    } finally {
+      idp.tamper(null);
     }
   });
 
