@@ -6,13 +6,22 @@ import { agentSessions, approvals, approvalVotes, clientToolRequests, grants, qu
 /** The unique index that keeps two users who are not deleted from sharing a display name. */
 export const NAME_KEY_INDEX = "users_name_key_idx";
 
-/** Did this error come from the unique index on display names (a concurrent writer took the name first)? */
-export function isNameKeyViolation(error: unknown): boolean {
+/** The unique constraint on users' emails. */
+const EMAIL_KEY = "users_email_unique";
+
+/** Did this error come from the unique index or constraint `name` (a concurrent writer took the value first)? */
+function isUniqueViolationOf(error: unknown, name: string): boolean {
   for (let e = error as { code?: unknown; constraint?: unknown; constraint_name?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.code === "23505" && (e.constraint_name === NAME_KEY_INDEX || e.constraint === NAME_KEY_INDEX)) return true;
+    if (e.code === "23505" && (e.constraint_name === name || e.constraint === name)) return true;
   }
   return false;
 }
+
+/** Did this error come from the unique index on display names (a concurrent writer took the name first)? */
+export const isNameKeyViolation = (error: unknown): boolean => isUniqueViolationOf(error, NAME_KEY_INDEX);
+
+/** Did this error come from the unique email of users (a concurrent writer added the same email first)? */
+export const isEmailViolation = (error: unknown): boolean => isUniqueViolationOf(error, EMAIL_KEY);
 
 /**
  * Another user (not deleted, not `exceptUserId`) whose display name is the same as `name` by

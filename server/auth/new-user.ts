@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
-import { isNameKeyViolation, nameHolder } from "../../db/repositories/display-names";
+import { isEmailViolation, isNameKeyViolation, nameHolder } from "../../db/repositories/display-names";
 import { insertPasswordAccount, insertSsoAccount, insertUser, userIdByEmail } from "../../db/repositories/users";
 import type { TAdminWho } from "../core/admin-trail";
 import { displayNameKey, ZDisplayName } from "../core/display-name";
@@ -45,17 +45,30 @@ export type TNewUser = {
   sso?: { providerId: string; subject: string };
 };
 
+/** The 409 of an email another user has. */
+const emailTaken = (email: string) => new DomainError("conflict", `A user with the email ${email} already exists.`);
+
 /**
  * The one write of a new user: refused (409, nothing written) when its display name or email is
- * taken; the user, its password credential, its API key (`withKey`) and the trail row
- * (`user.created`, never the password or the key) commit in one transaction.
+ * taken, found first or hit at the unique index by a concurrent writer; the user, its password
+ * credential, its API key (`withKey`) and the trail row (`user.created`, never the password or
+ * the key) commit in one transaction.
  */
-export function insertNewUser(db: Db, user: TNewUser, who: TAdminWho, withKey: boolean): Promise<{ userId: string; apiKey: string | null }> {
+export async function insertNewUser(db: Db, user: TNewUser, who: TAdminWho, withKey: boolean): Promise<{ userId: string; apiKey: string | null }> {
+  try {
+    return await insertNewUserOnce(db, user, who, withKey);
+  } catch (error) {
+    if (isEmailViolation(error)) throw emailTaken(user.email);
+    throw error;
+  }
+}
+
+function insertNewUserOnce(db: Db, user: TNewUser, who: TAdminWho, withKey: boolean): Promise<{ userId: string; apiKey: string | null }> {
   return claimingName(user.name, () =>
     db.transaction(async (transaction) => {
       const tx = transaction as unknown as Db;
       if (await nameHolder(tx, user.name)) throw nameTaken(user.name);
-      if ((await userIdByEmail(tx, user.email)) !== null) throw new DomainError("conflict", `A user with the email ${user.email} already exists.`);
+      if ((await userIdByEmail(tx, user.email)) !== null) throw emailTaken(user.email);
       const userId = newId("user");
       await insertUser(tx, { id: userId, name: user.name, email: user.email, emailVerified: user.emailVerified, role: user.role, groups: user.groups, breakGlass: user.breakGlass });
       if (user.passwordHash) await insertPasswordAccount(tx, { id: newId("acct"), userId, passwordHash: user.passwordHash });

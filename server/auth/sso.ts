@@ -5,6 +5,7 @@ import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
 import { lockUserRoleAndGroups, setUserRoleAndGroups, userIdByEmail, userIdBySsoAccount } from "../../db/repositories/users";
 import type { TAdminOrigin } from "../core/admin-trail";
+import { DomainError } from "../core/errors";
 import { sameList } from "../core/lists";
 import type { TRole } from "../core/vocabulary";
 import { groupsOfClaim, roleForGroups, type TSsoConfig } from "./sso-config";
@@ -64,7 +65,10 @@ export function ssoPlugin(db: Db, config: TSsoConfig) {
             const known = (await userIdBySsoAccount(db, SSO_PROVIDER_ID, claims.subject)) ?? (await userIdByEmail(db, email));
             if (known === null) {
               const person = { name, email, role: claims.role, groups, providerId: SSO_PROVIDER_ID, subject: claims.subject };
-              await addSsoUser(db, person, { actor: null, origin: trailOrigin(null) });
+              // Two first sign-ins of the same person at once: the one that lost finds the other's user.
+              await addSsoUser(db, person, { actor: null, origin: trailOrigin(null) }).catch((error: unknown) => {
+                if (!(error instanceof DomainError && error.code === "conflict")) throw error;
+              });
             }
           }
           return {};

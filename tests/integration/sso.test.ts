@@ -146,6 +146,15 @@ describe(`single sign-on through an OpenID Connect provider (${testDbKind()})`, 
     expect((await userOf((await signInAs("ada")).cookie))?.userId).toBe(me?.userId);
   });
 
+  it("two first sign-ins of the same person at once are one user, both signed in", async () => {
+    idp.people.set("twin", { email: "twin@acme.test", name: "Tess Twin", groups: ["cs-operators"] });
+    const [a, b] = await Promise.all([signInAs("twin"), signInAs("twin")]);
+    expect([a.landing, b.landing]).toEqual([`${app.url}/approvals`, `${app.url}/approvals`]);
+    const [userA, userB] = [await userOf(a.cookie), await userOf(b.cookie)];
+    expect(userA).toMatchObject({ role: "operator", name: "Tess Twin" });
+    expect(userB?.userId).toBe(userA?.userId);
+  });
+
   it("the role follows the groups at the next sign-in: the earlier sessions' sockets close with 4403, and a person in no mapped group is refused", async () => {
     idp.people.set("rhea", { email: "rhea@acme.test", name: "Rhea Roles", groups: ["cs-admins"] });
     const first = await signInAs("rhea");
