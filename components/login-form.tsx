@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { type FormEvent, useEffect, useState } from "react";
-import { safeNextPath } from "./safe-next";
+import { safeNextPath } from "@/server/core/safe-next";
 import { useTRPC } from "./trpc-provider";
 
 /** The post-login destination from `?next=`, kept only when it stays on this origin (see safe-next.ts). */

@@ -5,6 +5,7 @@ import { SSO_PROVIDER_ID, withSsoSignIn } from "../../auth/sso";
 import type { TSignInConfig } from "../../auth/sso-config";
 import type { TTrustedProxies } from "../../config";
 import { DomainError } from "../../core/errors";
+import { safeNextPath } from "../../core/safe-next";
 import { clientAddress } from "../shared/client-address";
 import { sendError } from "./errors";
 
@@ -16,14 +17,6 @@ export const SSO_UNREACHABLE = "sso_unreachable";
 
 /** How long the start of a sign-in waits for the provider's discovery document before saying it cannot be reached. */
 const PROVIDER_CHECK_MS = 5000;
-
-/** A path on this server to go to after signing in; anything else is `/`. */
-function localPath(next: string | null): string {
-  // Control characters (a tab or newline inside `//`) would let the browser read it as another host.
-  const hasControl = next !== null && [...next].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
-  if (!next?.startsWith("/") || next.startsWith("//") || next.includes("\\") || hasControl) return "/";
-  return next === "/login" || next.startsWith("/login?") ? "/" : next;
-}
 
 const redirect = (res: ServerResponse, location: string, cookies: string[] = []) => {
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
@@ -59,7 +52,7 @@ export function createSsoStart(auth: TAuth, signIn: TSignInConfig, baseUrl: stri
       () => false,
     );
     if (!reachable) return redirect(res, `/login?error=${SSO_UNREACHABLE}`);
-    const body = JSON.stringify({ provider: SSO_PROVIDER_ID, callbackURL: localPath(url.searchParams.get("next")), errorCallbackURL: "/login", disableRedirect: true });
+    const body = JSON.stringify({ provider: SSO_PROVIDER_ID, callbackURL: safeNextPath(url.searchParams.get("next"), baseUrl), errorCallbackURL: "/login", disableRedirect: true });
     const headers = new Headers({ "content-type": "application/json", origin: new URL(baseUrl).origin });
     if (req.headers.cookie) headers.set("cookie", req.headers.cookie);
     const response = await auth.handler(new Request(`${baseUrl}/api/auth/sign-in/social`, { method: "POST", headers, body }));
