@@ -59,15 +59,20 @@ let firstSignInEnded: number | null = null;
 
 /**
  * Signs `login` in from the console's start link: every redirect followed, the provider's form
- * submitted. Ends where the browser lands back on the console (the page, or `/login?error=…`).
+ * submitted. Ends where the browser lands back on the console (the page, or `/login?error=…`);
+ * with `beforeCallback`, just before the browser would follow the provider's redirect back
+ * (`callback` is where it would go).
  */
-async function signInAs(login: string, jar = new CookieJar()): Promise<TSignIn> {
+async function signInAs(login: string, jar = new CookieJar(), options: { beforeCallback?: boolean } = {}): Promise<TSignIn> {
   let step = await visit(jar, `${app.url}/api/sso/start?next=/approvals`);
   let callback: string | null = null;
   for (let hops = 0; hops < 10 && step.location; hops++) {
     const target = step.location;
     if (target.startsWith(app.url) && !target.startsWith(`${app.url}/api/auth/callback/`)) break;
-    if (target.startsWith(`${app.url}/api/auth/callback/`)) callback = target;
+    if (target.startsWith(`${app.url}/api/auth/callback/`)) {
+      callback = target;
+      if (options.beforeCallback) break;
+    }
     step = await visit(jar, target);
     if (step.status === 200 && /<form method="post"/.test(step.text)) step = await visit(jar, target, { method: "POST", form: { login } });
   }
@@ -226,16 +231,11 @@ describe(`single sign-on through an OpenID Connect provider (${testDbKind()})`, 
       await idp.start();
     }
     // Down between the provider's login and the callback: the code cannot be exchanged.
-    const jar = new CookieJar();
-    let step = await visit(jar, `${app.url}/api/sso/start`);
-    while (step.location && !step.location.startsWith(`${app.url}/api/auth/callback/`)) {
-      const target = step.location;
-      step = await visit(jar, target);
-      if (step.status === 200 && /<form method="post"/.test(step.text)) step = await visit(jar, target, { method: "POST", form: { login: "otto" } });
-    }
+    const halfway = await signInAs("otto", new CookieJar(), { beforeCallback: true });
+    expect(halfway.callback).not.toBeNull();
     await idp.stop();
     try {
-      const callback = await visit(jar, step.location as string);
+      const callback = await visit(halfway.jar, halfway.callback as string);
       expect(callback.status).toBe(302);
       expect(errorOf(callback.location as string)).toBe("invalid_code");
     } finally {
