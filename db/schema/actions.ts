@@ -1,11 +1,28 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { APPROVAL_STATUSES, CLIENT_TOOL_STATUSES, RISKS } from "../../server/core/vocabulary";
+import { APPROVAL_STATUSES, AUTO_OUTCOMES, CLIENT_TOOL_STATUSES, RISKS } from "../../server/core/vocabulary";
 import { transportEnum, responses } from "./responses";
 
 export const approvalStatusEnum = pgEnum("approval_status", APPROVAL_STATUSES);
 export const clientToolStatusEnum = pgEnum("client_tool_status", CLIENT_TOOL_STATUSES);
 export const riskEnum = pgEnum("risk", RISKS);
+export const settledByEnum = pgEnum("settled_by", AUTO_OUTCOMES);
+
+/**
+ * How a decided approval ended (docs/analytics.md), computed by the database from its row (enum casts
+ * are not immutable, so each value is spelled out): null while pending; what settled it without a person; an approval after an edit; a denial with a reply.
+ */
+const OUTCOME_SQL = sql`CASE
+  WHEN status = 'pending' THEN NULL
+  WHEN settled_by = 'policy' THEN 'policy'
+  WHEN settled_by = 'grant' THEN 'grant'
+  WHEN settled_by = 'reviewer' THEN 'reviewer'
+  WHEN status = 'approved' AND original_arguments IS NOT NULL THEN 'edited'
+  WHEN status = 'approved' THEN 'approved'
+  WHEN status = 'denied' AND reply_message IS NOT NULL THEN 'replied'
+  WHEN status = 'denied' THEN 'denied'
+  WHEN status = 'expired' THEN 'expired'
+  ELSE 'cancelled' END`;
 
 /** A suspended protected operation waiting for a person; bound to the exact operation by `bindingHash`. */
 export const approvals = pgTable(
@@ -17,6 +34,8 @@ export const approvals = pgTable(
       .references(() => responses.id),
     sessionId: text("session_id").notNull(),
     userId: text("user_id").notNull(),
+    /** The agent whose policy asked (the run's agent; an external approval's named or default one). */
+    agent: text("agent").notNull(),
     callId: text("call_id").notNull(),
     toolName: text("tool_name").notNull(),
     action: text("action").notNull(),
@@ -49,6 +68,12 @@ export const approvals = pgTable(
     idempotencyKey: text("idempotency_key"),
     /** When the external caller consumed the approval before running the operation (once). */
     consumedAt: timestamp("consumed_at", { withTimezone: true }),
+    /** An external approval settled when it was asked, without a person: by the policy, a standing grant or the exec reviewer. */
+    settledBy: settledByEnum("settled_by"),
+    /** How it ended (`DECISION_OUTCOMES`), null while pending: computed by the database. */
+    outcome: text("outcome").generatedAlwaysAs(OUTCOME_SQL),
+    /** The same request: its action and arguments as asked (before an edit), as jsonb's canonical text (docs/analytics.md). */
+    requestKey: text("request_key").generatedAlwaysAs(sql`md5(action || ' ' || coalesce(original_arguments, arguments)::text)`),
   },
   (t) => [
     uniqueIndex("approvals_call_uq").on(t.responseId, t.callId),
@@ -57,6 +82,43 @@ export const approvals = pgTable(
     // Approvals inbox: the pending list (oldest first) and the decided history (newest first, keyset on created_at, id).
     index("approvals_pending_created_idx").on(t.createdAt, t.id).where(sql`status = 'pending'`),
     index("approvals_decided_created_idx").on(t.createdAt, t.id).where(sql`status <> 'pending'`),
+    // Decision analytics: a period's decided approvals and the columns every figure groups by, read from the index alone.
+    index("approvals_outcome_created_idx")
+      .on(t.createdAt, t.outcome, t.agent, t.action, t.userId, t.decidedBy, t.decidedAt, t.requestKey, t.id)
+      .where(sql`outcome is not null`),
+  ],
+);
+
+/**
+ * A hosted tool call the gate let through or refused without asking anyone (no approval row):
+ * the agent's policy (`never`, a predicate), a standing grant, or the exec reviewer. With the
+ * approvals, every gated request once (docs/analytics.md).
+ */
+export const gatePasses = pgTable(
+  "gate_passes",
+  {
+    id: text("id").primaryKey(),
+    responseId: text("response_id")
+      .notNull()
+      .references(() => responses.id),
+    sessionId: text("session_id").notNull(),
+    userId: text("user_id").notNull(),
+    agent: text("agent").notNull(),
+    callId: text("call_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    action: text("action").notNull(),
+    arguments: jsonb("arguments").$type<unknown>().notNull(),
+    cwd: text("cwd"),
+    risk: riskEnum("risk").notNull(),
+    settledBy: settledByEnum("settled_by").notNull(),
+    /** The reviewer may deny; the policy and a grant only let the call through. */
+    decision: text("decision", { enum: ["approve", "deny"] }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    requestKey: text("request_key").generatedAlwaysAs(sql`md5(action || ' ' || arguments::text)`),
+  },
+  (t) => [
+    uniqueIndex("gate_passes_call_uq").on(t.responseId, t.callId),
+    index("gate_passes_created_idx").on(t.createdAt, t.settledBy, t.agent, t.action, t.userId, t.requestKey, t.id),
   ],
 );
 

@@ -25,8 +25,8 @@ async function seed(raw: TRaw, r: number, long: number): Promise<void> {
         '[{"type":"tool_call","id":"call_0_0","name":"exec","arguments":{"command":"ls -la"}}]', 900000, 300000, 10, 8,
         now() - make_interval(secs => ${r} - g), case when g % 50 = 0 then null else now() end
       from generate_series(1, ${r}) g;
-    insert into approvals (id, response_id, session_id, user_id, call_id, tool_name, action, arguments, cwd, binding_hash, risk, message, status, decided_by, decided_via, decided_at, expires_at, created_at)
-      select 'approval_seed_' || g, 'resp_seed_' || g, 'sess_seed_' || g, 'user_seed_' || (g % 100 + 1), 'call_0_0', 'exec', 'tool:exec', '{"command":"ls -la"}', '/tmp/none', md5(g::text), 'medium', 'Run \`ls -la\` in /tmp/none?',
+    insert into approvals (id, response_id, session_id, user_id, agent, call_id, tool_name, action, arguments, cwd, binding_hash, risk, message, status, decided_by, decided_via, decided_at, expires_at, created_at)
+      select 'approval_seed_' || g, 'resp_seed_' || g, 'sess_seed_' || g, 'user_seed_' || (g % 100 + 1), 'scripted', 'call_0_0', 'exec', 'tool:exec', '{"command":"ls -la"}', '/tmp/none', md5(g::text), 'medium', 'Run \`ls -la\` in /tmp/none?',
         (case when g % 50 = 0 then 'pending' else 'approved' end)::approval_status, case when g % 50 = 0 then null else 'user_seed_1' end,
         (case when g % 50 = 0 then null else 'http' end)::transport, case when g % 50 = 0 then null else now() end,
         now() + interval '1 day', now() - make_interval(secs => ${r} - g)

@@ -28,6 +28,18 @@ export type TClientToolStatus = (typeof CLIENT_TOOL_STATUSES)[number];
 
 export const RISKS = ["low", "medium", "high"] as const;
 
+/**
+ * How a gated request (a protected tool call or an external approval) ended, each in exactly one:
+ * a person approved it as asked, approved it after an edit, denied it, denied it with a reply; it
+ * expired or was cancelled; or nobody was asked: the policy (`never`, a predicate), a standing
+ * grant, or the exec reviewer (allow or deny) settled it.
+ */
+export const DECISION_OUTCOMES = ["approved", "edited", "denied", "replied", "expired", "cancelled", "policy", "grant", "reviewer"] as const;
+export type TDecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+/** The outcomes nobody was asked for (recorded as `settled_by`). */
+export const AUTO_OUTCOMES = ["policy", "grant", "reviewer"] as const;
+export type TAutoOutcome = (typeof AUTO_OUTCOMES)[number];
+
 /** A notification's delivery state (`db/schema` reuses it for its enum). */
 export const NOTIFICATION_STATUSES = ["pending", "delivered", "failed"] as const;
 export type TNotificationStatus = (typeof NOTIFICATION_STATUSES)[number];

@@ -1,6 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { Db } from "../../db/client";
 import { envelopeOf, finishResponse, leaseFor, lockExecuting, storeOutput, suspendResponse, type TResponseRow } from "../../db/repositories/responses";
+import { insertGatePasses, type TGatePass } from "../../db/repositories/gate-passes";
 import { type TStepRow, upsertSteps } from "../../db/repositories/steps";
 import type { TAgentConfig } from "../agents/types";
 import type { TOutputItem, TRequiredAction } from "../core/envelope";
@@ -97,6 +98,7 @@ export class Attempt {
   private writes: TStepWrite[] = [];
   private events: TNewEvent[] = [];
   private items: TOutputItem[] = [];
+  private gatePasses: TGatePass[] = [];
   private usageDelta = { inputTokens: 0, outputTokens: 0 };
   /** The run's output tokens so far (its stored total plus what this attempt added). */
   private totalOutputTokens: number;
@@ -252,6 +254,11 @@ export class Attempt {
     this.steps.set(key, { responseId: this.response.id, key, status, result, createdAt: now, completedAt: status === "completed" ? now : null });
   }
 
+  /** Buffers the record of a call the gate settled without a person, for the next commit. */
+  bufferGatePass(pass: TGatePass): void {
+    this.gatePasses.push(pass);
+  }
+
   /**
    * Commits everything buffered in one transaction that first locks the still-executing run this
    * host holds (renewing its lease); `extra` runs inside it (a suspension, the final envelope). A
@@ -334,6 +341,7 @@ export class Attempt {
     const writes = this.writes.splice(0);
     const events = this.events.splice(0);
     const items = this.items.splice(0);
+    const passes = this.gatePasses.splice(0);
     const usage = this.usageDelta;
     this.usageDelta = { inputTokens: 0, outputTokens: 0 };
     await this.flushSteering(c);
@@ -352,6 +360,7 @@ export class Attempt {
       const byKey = new Map(writes.map((w) => [w.key, w]));
       batch.push(upsertSteps(c.tx, [...byKey.values()].map((w) => ({ responseId: c.row.id, key: w.key, status: w.status, result: w.result ?? null, completedAt: w.status === "completed" ? now : null }))));
     }
+    if (passes.length > 0) batch.push(insertGatePasses(c.tx, passes));
     let closing: { events: TNewEvent[]; firstFrame: number } | null = null;
     if (ending) {
       const next = c.next();

@@ -3,7 +3,7 @@ import { insertQuestion, toRecords } from "../../db/repositories/question-record
 import { approvalAction, clientToolAction } from "../../db/repositories/responses";
 import { openApproval, pendingQuestionOfSession } from "../../db/repositories/tool-calls";
 import { bindingHash } from "../core/binding";
-import type { TRisk } from "../core/vocabulary";
+import type { TAutoOutcome, TRisk } from "../core/vocabulary";
 import { operationHash } from "../core/decision";
 import type { TRequiredAction } from "../core/envelope";
 import { newId } from "../core/ids";
@@ -189,14 +189,47 @@ export async function passGate(attempt: Attempt, call: TToolCall, args: unknown,
   let verdict: TReviewVerdict | null = null;
   if (policy === "review") {
     verdict = await review(attempt, call, args, cwd, tool, context);
-    if (verdict.decision === "deny") return { kind: "reviewer_denied", verdict };
-    if (verdict.decision !== "ask") return { kind: "allowed", edit: null };
+    if (verdict.decision === "deny") {
+      recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? verdict.risk }, "reviewer", "deny");
+      return { kind: "reviewer_denied", verdict };
+    }
+    if (verdict.decision !== "ask") {
+      recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? verdict.risk }, "reviewer", "approve");
+      return { kind: "allowed", edit: null };
+    }
   } else if (policy !== "always") {
+    recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? tool.risk(args) }, "policy", "approve");
     return { kind: "allowed", edit: null };
   }
   const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk };
   const outcome = await awaitApproval(attempt, call, args, cwd, target, verdict);
   return "reply" in outcome ? { kind: "replied", reply: outcome.reply } : { kind: "allowed", edit: outcome.edit };
+}
+
+/** Buffers the record of a call the gate settled without asking anyone (analytics, simulation). */
+function recordGatePass(
+  attempt: Attempt,
+  call: TToolCall,
+  request: { args: unknown; cwd: string | null; tool: { name: string; action: string }; risk: TRisk },
+  settledBy: TAutoOutcome,
+  decision: "approve" | "deny",
+): void {
+  const r = attempt.response;
+  attempt.bufferGatePass({
+    id: newId("gate"),
+    responseId: r.id,
+    sessionId: r.sessionId,
+    userId: r.userId,
+    agent: attempt.agent.name,
+    callId: call.id,
+    toolName: request.tool.name,
+    action: request.tool.action,
+    arguments: request.args,
+    cwd: request.cwd,
+    risk: request.risk,
+    settledBy,
+    decision,
+  });
 }
 
 /**
@@ -229,6 +262,7 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
         // The use is a step (a resumed attempt does not count it twice) and names the grant.
         const event = { type: "grant.used", data: { grantId: grant.id, callId: call.id, toolName: call.name, action: tool.action, scope: grant.scope, uses: grant.uses }, frame: false };
         attempt.buffer(`grant:${call.id}`, "completed", { grantId: grant.id }, [event]);
+        recordGatePass(attempt, call, { args, cwd, tool, risk }, "grant", "approve");
         return true;
       }
     }
@@ -237,6 +271,7 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
       responseId: r.id,
       sessionId: r.sessionId,
       userId: r.userId,
+      agent: attempt.agent.name,
       callId: call.id,
       toolName: tool.name,
       action: tool.action,

@@ -11,7 +11,7 @@ import { DomainError, notFound, refused } from "../core/errors";
 import { newId } from "../core/ids";
 import type { TNewEvent } from "../core/frames";
 import { requiredApprovalsFor } from "../core/separation-of-duties";
-import { RISKS, type TRisk } from "../core/vocabulary";
+import { RISKS, type TAutoOutcome, type TRisk } from "../core/vocabulary";
 import { ACTION_NAME, ACTION_NAME_RULE, codingAction, MAX_ACTION_ARGUMENTS_BYTES } from "../core/actions";
 import { agentPolicyOf, type TApprovalPolicy, type TApprovers } from "../core/agent-policy";
 import type { TQuorum } from "../core/separation-of-duties";
@@ -205,17 +205,17 @@ export async function requestExternalApproval(
       const callId = newId("call");
       const hash = bindingHash({ userId: actor.userId, sessionId, responseId, callId, action: subject.action, arguments: args, cwd: null });
       // Settled before anyone is asked: the reviewer's denial, a `never` policy, a standing grant.
-      let settled: { status: "approved" | "denied"; event: TNewEvent } | null = null;
+      let settled: { status: "approved" | "denied"; by: TAutoOutcome; event: TNewEvent } | null = null;
       if (verdict?.decision === "deny") {
-        settled = { status: "denied", event: { type: "review.verdict", data: { callId, toolName: subject.toolName, ...verdict }, frame: true } };
+        settled = { status: "denied", by: "reviewer", event: { type: "review.verdict", data: { callId, toolName: subject.toolName, ...verdict }, frame: true } };
       } else if (policy === "never" || verdict?.decision === "allow-once") {
-        settled = { status: "approved", event: { type: "approval.policy", data: { callId, policy, ...(verdict ? { verdict } : {}) }, frame: false } };
+        settled = { status: "approved", by: verdict ? "reviewer" : "policy", event: { type: "approval.policy", data: { callId, policy, ...(verdict ? { verdict } : {}) }, frame: false } };
       } else if (scopes.length > 0) {
         const opHash = operationHash({ userId: actor.userId, agent: agent.name, action: subject.action, arguments: args });
         const grant = await claimGrant(tx, { userId: actor.userId, agent: agent.name, operationHash: opHash, sessionId, scopes, now });
         if (grant) {
           const data = { grantId: grant.id, callId, toolName: subject.toolName, action: subject.action, scope: grant.scope, uses: grant.uses };
-          settled = { status: "approved", event: { type: "grant.used", data, frame: false } };
+          settled = { status: "approved", by: "grant", event: { type: "grant.used", data, frame: false } };
         }
       }
       const response = await insertExternalResponse(tx, {
@@ -238,6 +238,7 @@ export async function requestExternalApproval(
         responseId,
         sessionId,
         userId: actor.userId,
+        agent: agent.name,
         callId,
         toolName: subject.toolName,
         action: subject.action,
@@ -252,7 +253,7 @@ export async function requestExternalApproval(
         expiresAt: new Date(now.getTime() + ttlMs),
         external: true,
         idempotencyKey: body.idempotencyKey ?? null,
-        ...(settled ? { status: settled.status, decidedAt: now, decidedVia: "system" as const } : {}),
+        ...(settled ? { status: settled.status, settledBy: settled.by, decidedAt: now, decidedVia: "system" as const } : {}),
       });
       if (!approval) throw new KeyTaken();
       const created: TNewEvent = { type: "response.created", data: { metadata: { external: true } }, frame: true, actorUserId: actor.userId, transport: "http" };

@@ -103,6 +103,8 @@ const MATRIX: TRow[] = [
   { path: "console.onActivity", kind: "subscription", expect: ALL_OK, input: () => ({}) },
   { path: "console.usage", kind: "query", expect: ALL_OK, input: () => ({ from: weekAgo(), to: now() }) },
   { path: "console.people", kind: "query", expect: ALL_OK },
+  { path: "analytics.decisions", kind: "query", expect: ALL_OK, input: () => ({}) },
+  { path: "analytics.requests", kind: "query", expect: ALL_OK, input: () => ({}) },
   { path: "console.agents", kind: "query", expect: ALL_OK },
   // ── approvals inbox ──────────────────────────────────────────────────────────────────
   { path: "inbox.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending", risks: ["medium"] }) },

@@ -61,6 +61,8 @@ const V1: Record<string, TRow> = {
   "POST /v1/agui":                                   [200,      200,      200,         403,         401,    200],
   "GET /v1/grants":                                  [200,      200,      200,         200,         401,    200],
   "DELETE /v1/grants/{id}":                          [200,      200,      404,         403,         401,    200],
+  // Every role reads the figures; a member's cover its own requests only (analytics.test.ts).
+  "GET /v1/analytics/decisions":                     [200,      200,      200,         200,         401,    200],
   // Authenticated by Slack's request signature, never by a key: off (404) for every caller without an
   // interactive Slack channel; with one, an unsigned or badly signed request is 401 (notify-slack.test.ts).
   "POST /v1/slack/interactions":                     [404,      404,      404,         404,         404,    404],
@@ -118,6 +120,8 @@ const TRPC: Record<string, TRow> = {
   "console.onActivity":                              [200,      200,      200,         200,         401,    200],
   "console.usage":                                   [200,      200,      200,         200,         401,    200],
   "console.people":                                  [200,      200,      200,         200,         401,    200],
+  "analytics.decisions":                             [200,      200,      200,         200,         401,    200],
+  "analytics.requests":                              [200,      200,      200,         200,         401,    200],
   "console.agents":                                  [200,      200,      200,         200,         401,    200],
   "inbox.list":                                      [200,      200,      200,         200,         401,    200],
   "inbox.context":                                   [200,      200,      404,         200,         401,    200],
@@ -294,6 +298,7 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
     v1(r, "POST", "/v1/agui", { threadId: `thread-${r}`, runId: `run-${r}-${Date.now()}`, messages: [{ id: "m1", role: "user", content: "hi" }], tools: [], context: [], state: {}, forwardedProps: {} }),
   "GET /v1/grants": (r) => v1(r, "GET", "/v1/grants"),
   "DELETE /v1/grants/{id}": async (r) => v1(r, "DELETE", `/v1/grants/${await ownerGrant()}`),
+  "GET /v1/analytics/decisions": (r) => v1(r, "GET", "/v1/analytics/decisions"),
   "POST /v1/slack/interactions": (r) => v1(r, "POST", "/v1/slack/interactions", { payload: "{}" }),
   "POST /v1/gateway/question.request": (r) => v1(r, "POST", "/v1/gateway/question.request", { questions: QUESTIONS }),
   "POST /v1/gateway/question.get": (r) => v1(r, "POST", "/v1/gateway/question.get", { id: ownerQuestion }),
@@ -376,6 +381,8 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "console.onActivity": (r) => trpcSubscribe(app, caller(r), "console.onActivity"),
   "console.usage": (r) => trpcStatus(trpcGet(app, caller(r), "console.usage", { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date().toISOString() })),
   "console.people": (r) => trpcStatus(trpcGet(app, caller(r), "console.people")),
+  "analytics.decisions": (r) => trpcStatus(trpcGet(app, caller(r), "analytics.decisions", {})),
+  "analytics.requests": (r) => trpcStatus(trpcGet(app, caller(r), "analytics.requests", {})),
   "console.agents": (r) => trpcStatus(trpcGet(app, caller(r), "console.agents")),
   "inbox.list": (r) => trpcStatus(trpcGet(app, caller(r), "inbox.list", { status: "pending" })),
   "inbox.context": async (r) => trpcStatus(trpcGet(app, caller(r), "inbox.context", { approvalId: (await suspended()).approvalId })),
@@ -466,6 +473,7 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "POST /v1/agui": "/v1/agui",
       "GET /v1/grants": "/v1/grants",
       "DELETE /v1/grants/{id}": "/v1/grants/x",
+      "GET /v1/analytics/decisions": "/v1/analytics/decisions",
       "POST /v1/gateway/question.request": "/v1/gateway/question.request",
       "POST /v1/slack/interactions": "/v1/slack/interactions",
     };

@@ -2,6 +2,7 @@ import { sendJson } from "../shared/respond";
 import { buildOpenApiDocument } from "./openapi";
 import { defineRoute, serveRoutes, type TPublicCtx, type TRoute } from "./route";
 import { aguiRoute } from "./routes/agui";
+import { decisionAnalyticsRoute } from "./routes/analytics";
 import { consumeApprovalRoute, decideApprovalRoute, getApprovalRoute, listApprovalsRoute, requestApprovalRoute } from "./routes/approvals";
 import { getResponseAttachmentRoute } from "./routes/attachments";
 import { submitClientToolResultRoute } from "./routes/client-tools";
@@ -53,6 +54,7 @@ const routes: readonly TRoute[] = [
   decideApprovalRoute,
   listGrantsRoute,
   revokeGrantRoute,
+  decisionAnalyticsRoute,
   aguiRoute,
   slackInteractionRoute,
   gatewayRoute,

@@ -1,6 +1,7 @@
 import { authenticatedProcedure, publicProcedure, router } from "./init";
 import { accountRouter } from "./routers/account";
 import { adminRouter } from "./routers/admin";
+import { analyticsRouter } from "./routers/analytics";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { consoleRouter } from "./routers/console";
@@ -34,6 +35,7 @@ export const appRouter = router({
   grants: grantsRouter,
   settings: settingsRouter,
   account: accountRouter,
+  analytics: analyticsRouter,
 });
 
 export type AppRouter = typeof appRouter;

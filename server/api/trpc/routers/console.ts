@@ -3,25 +3,11 @@ import { z } from "zod";
 import { activityFeed } from "../../../services/console/activity-feed";
 import { listAgentViews } from "../../../services/console/agents";
 import { people, usagePerDay, waitingNow } from "../../../services/read/console";
+import { ZTimeZone } from "../../../core/time-zone";
 import { authenticatedProcedure, router } from "../init";
 
 const ZDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 const DAY_MS = 86_400_000;
-/** An IANA time zone name the runtime knows (e.g. `Europe/Berlin`); the database groups days by it. */
-const ZTimeZone = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, "Give an IANA time zone name such as Europe/Berlin.")
-  .refine((zone) => {
-    try {
-      new Intl.DateTimeFormat("en-US", { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  }, "Unknown time zone: give an IANA name such as Europe/Berlin.");
-
 /** The console's home (what is waiting, live), usage, people and agents. */
 export const consoleRouter = router({
   /** Every suspended or steered response and what it waits on, with counts per kind. */

@@ -1,0 +1,10 @@
+import { decisionAnalytics, decisionRequests, ZDecisionQuery, ZDecisionRequestsQuery } from "../../../services/read/analytics";
+import { authenticatedProcedure, router } from "../init";
+
+/** Decision analytics (docs/analytics.md): every role; a member's figures cover its own requests only. */
+export const analyticsRouter = router({
+  /** The figures of a period: requests per day by outcome, time to decide, repeated requests, expiries. */
+  decisions: authenticatedProcedure.input(ZDecisionQuery).query(({ ctx, input }) => decisionAnalytics(ctx.deps, ctx.scope, input)),
+  /** The requests behind a figure (a day, an outcome, a repeated request), newest first. */
+  requests: authenticatedProcedure.input(ZDecisionRequestsQuery).query(({ ctx, input }) => decisionRequests(ctx.deps, ctx.scope, input)),
+});

@@ -1,0 +1,191 @@
+import { z } from "zod";
+import {
+  DECISION_TIME_BUCKETS_S,
+  decisionTimeHistogram,
+  decisionTimes,
+  expiredRequests,
+  outcomesPerDay,
+  pendingCount,
+  repeatedRequests,
+  requestsPage,
+  type TDecisionFilter,
+} from "../../../db/repositories/analytics";
+import { peopleByIds } from "../../../db/repositories/display-names";
+import { userIdByEmailIgnoringCase } from "../../../db/repositories/users";
+import { DomainError } from "../../core/errors";
+import type { TReadScope } from "../../core/read-scope";
+import { dayIn, ZTimeZone } from "../../core/time-zone";
+import { DECISION_OUTCOMES, type TDecisionOutcome } from "../../core/vocabulary";
+import type { TDeps } from "../../host/deps";
+
+/**
+ * Decision analytics (docs/analytics.md): where people's attention goes. One read for the
+ * console's page, its tRPC procedures and `GET /v1/analytics/decisions`; a member's scope sees
+ * its own requests only.
+ */
+
+const DAY_MS = 86_400_000;
+/** The default period: the last 30 days. */
+export const DEFAULT_ANALYTICS_DAYS = 30;
+/** The longest period one query covers (a year and a day for a leap year's calendar). */
+export const MAX_ANALYTICS_DAYS = 366;
+
+const ZInstant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+/** The filter as the transports accept it (query strings give strings). */
+export const ZDecisionQuery = z.strictObject({
+  from: ZInstant.optional().describe("Start of the period (ISO 8601, inclusive); default: 30 days before `to`"),
+  to: ZInstant.optional().describe("End of the period (ISO 8601, exclusive); default: now"),
+  agent: z.string().min(1).max(64).optional(),
+  action: z.string().min(1).max(200).optional(),
+  approver: z.string().min(1).max(320).optional().describe("Who decided: a user id or an email address (only requests a person decided)"),
+  outcome: z.enum(DECISION_OUTCOMES).optional(),
+  timeZone: ZTimeZone.optional().describe("Calendar days in this IANA zone (default UTC)"),
+});
+export type TDecisionQuery = z.input<typeof ZDecisionQuery>;
+
+const ZCount = z.number().int().nonnegative();
+const ZTimes = z.object({ key: z.string(), name: z.string().optional(), count: ZCount, p50Ms: z.number().int(), p90Ms: z.number().int() });
+
+/** The figures, as `/v1` and tRPC return them. */
+export const ZDecisionAnalytics = z.object({
+  from: z.string().describe("The period's start (ISO 8601)"),
+  to: z.string(),
+  timeZone: z.string(),
+  totals: z.object({ requests: ZCount.describe("Decided requests in the period"), pending: ZCount.describe("Approvals still waiting"), ...Object.fromEntries(DECISION_OUTCOMES.map((o) => [o, ZCount])) }),
+  perDay: z.array(z.object({ day: z.string().describe("YYYY-MM-DD in timeZone"), counts: z.record(z.enum(DECISION_OUTCOMES), ZCount) })).describe("Every day of the period, oldest first"),
+  decisionTimes: z.object({
+    byAgent: z.array(ZTimes),
+    byAction: z.array(ZTimes),
+    byApprover: z.array(ZTimes).describe("key: the approver's user id; name: their name"),
+    histogram: z.array(z.object({ upToSeconds: z.number().int().nullable().describe("The bucket's upper bound (null: the rest)"), count: ZCount })),
+  }),
+  repeated: z.array(
+    z.object({
+      requestKey: z.string().describe("The request's key: its action and arguments as asked"),
+      action: z.string(),
+      agent: z.string(),
+      arguments: z.unknown(),
+      count: ZCount,
+      outcomes: z.record(z.enum(DECISION_OUTCOMES), ZCount),
+    }),
+  ),
+  expired: z.array(
+    z.object({ id: z.string(), responseId: z.string(), agent: z.string(), action: z.string(), message: z.string(), createdAt: z.string(), expiredAt: z.string().nullable(), notified: z.array(z.string()).describe("Every recipient a notification of it went to") }),
+  ),
+});
+export type TDecisionAnalytics = z.infer<typeof ZDecisionAnalytics>;
+
+/** Checks the period and resolves the approver: the repository's filter, or a clear error (400). */
+async function filterOf(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionQuery>): Promise<TDecisionFilter> {
+  const to = query.to ?? deps.now();
+  const from = query.from ?? new Date(to.getTime() - DEFAULT_ANALYTICS_DAYS * DAY_MS);
+  if (from.getTime() >= to.getTime()) throw new DomainError("invalid_request", "from must be before to.");
+  if (to.getTime() - from.getTime() > MAX_ANALYTICS_DAYS * DAY_MS) throw new DomainError("invalid_request", `The period is longer than ${MAX_ANALYTICS_DAYS} days; ask for at most ${MAX_ANALYTICS_DAYS} days at a time.`);
+  let approver = query.approver;
+  if (approver?.includes("@")) approver = (await userIdByEmailIgnoringCase(deps.db, approver)) ?? approver;
+  return {
+    from,
+    to,
+    scopeUserId: scope.userId,
+    ...(query.agent ? { agent: query.agent } : {}),
+    ...(query.action ? { action: query.action } : {}),
+    ...(approver ? { approver } : {}),
+    ...(query.outcome ? { outcome: query.outcome } : {}),
+    timeZone: query.timeZone ?? "UTC",
+  };
+}
+
+const zeroCounts = (): Record<TDecisionOutcome, number> => Object.fromEntries(DECISION_OUTCOMES.map((o) => [o, 0])) as Record<TDecisionOutcome, number>;
+
+/** Every calendar day of [from, to) in the zone, oldest first. */
+function daysOf(from: Date, to: Date, timeZone: string): string[] {
+  const days: string[] = [];
+  const last = dayIn(new Date(to.getTime() - 1), timeZone);
+  // Noon steps cross every calendar day once whatever the zone's offset or a DST change.
+  for (let at = from.getTime(); ; at += DAY_MS / 2) {
+    const day = dayIn(new Date(Math.min(at, to.getTime() - 1)), timeZone);
+    if (days[days.length - 1] !== day) days.push(day);
+    if (day === last || at >= to.getTime()) break;
+  }
+  return days;
+}
+
+/** The figures of one period and filter. */
+export async function decisionAnalytics(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionQuery>): Promise<TDecisionAnalytics> {
+  const f = await filterOf(deps, scope, query);
+  const zone = f.timeZone ?? "UTC";
+  const [days, times, histogram, repeated, expired, pending] = await Promise.all([
+    outcomesPerDay(deps.db, f),
+    decisionTimes(deps.db, f),
+    decisionTimeHistogram(deps.db, f),
+    repeatedRequests(deps.db, f),
+    expiredRequests(deps.db, f),
+    pendingCount(deps.db, f),
+  ]);
+  const totals = zeroCounts();
+  const perDay = new Map(daysOf(f.from, f.to, zone).map((day) => [day, zeroCounts()]));
+  for (const d of days) {
+    totals[d.outcome] += d.count;
+    const counts = perDay.get(d.day) ?? zeroCounts();
+    counts[d.outcome] += d.count;
+    perDay.set(d.day, counts);
+  }
+  const approverIds = times.filter((t) => t.dimension === "approver").map((t) => t.key);
+  const names = new Map((await peopleByIds(deps.db, approverIds)).map((p) => [p.id, p.name]));
+  const of = (dimension: string) =>
+    times.filter((t) => t.dimension === dimension).map(({ key, count, p50Ms, p90Ms }) => ({ key, ...(names.has(key) ? { name: names.get(key) } : {}), count, p50Ms, p90Ms }));
+  return {
+    from: f.from.toISOString(),
+    to: f.to.toISOString(),
+    timeZone: zone,
+    totals: { requests: Object.values(totals).reduce((a, b) => a + b, 0), pending, ...totals },
+    perDay: [...perDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, counts]) => ({ day, counts })),
+    decisionTimes: {
+      byAgent: of("agent"),
+      byAction: of("action"),
+      byApprover: of("approver"),
+      histogram: histogram.map((count, i) => ({ upToSeconds: DECISION_TIME_BUCKETS_S[i] ?? null, count })),
+    },
+    repeated: repeated.map(({ requestKey, action, agent, arguments: args, count, outcomes }) => ({ requestKey, action, agent, arguments: args, count, outcomes: { ...zeroCounts(), ...outcomes } })),
+    expired: expired.map((e) => ({ ...e, createdAt: e.createdAt.toISOString(), expiredAt: e.expiredAt?.toISOString() ?? null })),
+  };
+}
+
+/** The requests behind a figure: the filter, optionally one day (in the zone) or one repeated request. */
+export const ZDecisionRequestsQuery = ZDecisionQuery.extend({
+  day: z.iso.date().optional(),
+  requestKey: z.string().regex(/^[0-9a-f]{32}$/, "requestKey is a request's 32-hex key").optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional().describe("The nextCursor of the page before"),
+});
+
+const cursorOf = (row: { createdAt: Date; id: string }) => Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
+function afterOf(cursor: string | undefined): { createdAt: Date; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [string, string];
+    const createdAt = new Date(at);
+    if (typeof id === "string" && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
+  } catch {}
+  throw new DomainError("invalid_request", "cursor is not one this list gave.");
+}
+
+/** One page of the requests behind a figure, newest first, with the names of the people on it. */
+export async function decisionRequests(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionRequestsQuery>) {
+  const f = await filterOf(deps, scope, query);
+  const rows = await requestsPage(deps.db, { ...f, ...(query.day ? { day: query.day } : {}), ...(query.requestKey ? { requestKey: query.requestKey } : {}) }, { limit: query.limit + 1, after: afterOf(query.cursor) });
+  const page = rows.slice(0, query.limit);
+  const people = new Map((await peopleByIds(deps.db, [...new Set(page.flatMap((r) => [r.userId, ...(r.decidedBy ? [r.decidedBy] : [])]))])).map((p) => [p.id, p.name]));
+  const last = page[page.length - 1];
+  return {
+    rows: page.map((r) => ({
+      ...r,
+      createdAt: r.createdAt.toISOString(),
+      decidedAt: r.decidedAt?.toISOString() ?? null,
+      user: people.get(r.userId) ?? r.userId,
+      decider: r.decidedBy ? (people.get(r.decidedBy) ?? r.decidedBy) : null,
+    })),
+    nextCursor: rows.length > query.limit && last ? cursorOf(last) : null,
+  };
+}
