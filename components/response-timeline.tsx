@@ -5,7 +5,7 @@ import { useLocale, useTranslations } from "next-intl";
 import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { TOutputs } from "./api-types";
 import { useServerText } from "./list-kit/labels";
-import { useFormatTimestamp } from "./time-labels";
+import { humanDuration, useFormatTimestamp } from "./time-labels";
 import { describeEvent, TONE_CLASS, tone } from "./trajectory-audit";
 import { useTRPC } from "./trpc-provider";
 import { useNow } from "./use-now";
@@ -21,27 +21,6 @@ type TWait = TCall["waits"][number];
 
 /** Lifecycle bookkeeping a reader rarely needs: shown only when asked for. */
 export const isLifecycleNoise = (type: string): boolean => type.startsWith("harness.") || type === "attempt.phase" || type === "transcript.anchor";
-
-type TDurationTranslator = ReturnType<typeof useTranslations<"duration">>;
-
-/** "850 ms", "4.2 s", "1 min 23 s", "2 h 05 min" (in the page's language with `t`). */
-export function humanDuration(ms: number, t?: TDurationTranslator): string {
-  const say = (key: "ms" | "s" | "minS" | "hMin", v: Record<string, string | number>, english: string) => (t ? t(key, v) : english);
-  if (ms < 1000) {
-    const n = Math.max(0, Math.round(ms));
-    return say("ms", { n }, `${n} ms`);
-  }
-  if (ms < 10_000) {
-    const n = (ms / 1000).toFixed(1);
-    return say("s", { n }, `${n} s`);
-  }
-  const s = Math.round(ms / 1000);
-  if (s < 60) return say("s", { n: s }, `${s} s`);
-  if (s < 3600) return say("minS", { m: Math.floor(s / 60), s: s % 60 }, `${Math.floor(s / 60)} min ${s % 60} s`);
-  const h = Math.floor(s / 3600);
-  const m = String(Math.floor((s % 3600) / 60)).padStart(2, "0");
-  return say("hMin", { h, m }, `${h} h ${m} min`);
-}
 
 /** The timeline's formatters in the page's language. */
 function useTimelineFormat() {

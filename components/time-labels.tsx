@@ -28,6 +28,38 @@ export function useFormatDuration(): (ms: number) => string {
   };
 }
 
+type TDurationTranslator = ReturnType<typeof useTranslations<"duration">>;
+
+/** "850 ms", "4.2 s", "1 min 23 s", "2 h 05 min", "3 d 4 h" (in the page's language with `t`). */
+export function humanDuration(ms: number, t?: TDurationTranslator): string {
+  const say = (key: "ms" | "s" | "minS" | "hMin" | "dH", v: Record<string, string | number>, english: string) => (t ? t(key, v) : english);
+  if (ms < 1000) {
+    const n = Math.max(0, Math.round(ms));
+    return say("ms", { n }, `${n} ms`);
+  }
+  if (ms < 10_000) {
+    const n = (ms / 1000).toFixed(1);
+    return say("s", { n }, `${n} s`);
+  }
+  const s = Math.round(ms / 1000);
+  if (s < 60) return say("s", { n: s }, `${s} s`);
+  if (s < 3600) return say("minS", { m: Math.floor(s / 60), s: s % 60 }, `${Math.floor(s / 60)} min ${s % 60} s`);
+  if (s < 86_400) {
+    const h = Math.floor(s / 3600);
+    const m = String(Math.floor((s % 3600) / 60)).padStart(2, "0");
+    return say("hMin", { h, m }, `${h} h ${m} min`);
+  }
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  return say("dH", { d, h }, `${d} d ${h} h`);
+}
+
+/** humanDuration in the page's language. */
+export function useHumanDuration(): (ms: number) => string {
+  const t = useTranslations("duration");
+  return (ms) => humanDuration(ms, t);
+}
+
 /** A date and time in `locale` (the browser's when left out), in the viewer's time zone. */
 export const formatTimestamp = (iso: string, locale?: string): string =>
   new Date(iso).toLocaleString(locale, { dateStyle: "medium", timeStyle: "medium" });

@@ -10,15 +10,10 @@ import { ListSkeleton } from "./list-kit/list-states";
 import { useTRPC } from "./trpc-provider";
 import { PageHead } from "./list-kit/page-head";
 import { personLabel } from "./person";
+import { localDay, periodEndingTonight, viewerZone } from "./viewer-time";
 
 const PALETTE = ["#3b4fd8", "#1f9d6b", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
 const RANGES = ["7", "30", "90"];
-
-/** The viewer's IANA time zone (the browser's), which the usage days follow. */
-const viewerZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-
-/** `YYYY-MM-DD` of a local calendar date. */
-const localDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 
 /** Output tokens per agent, user and day (in the viewer's time zone) as charts and a table, from `responses.usage`. */
 export function UsagePage() {
@@ -32,13 +27,7 @@ export function UsagePage() {
   const [userId, setUserId] = useState("");
   const timeZone = useMemo(viewerZone, []);
   // The window ends at the viewer's next local midnight, so today is included whole; it is fixed per choice (stable query key).
-  const range = useMemo(() => {
-    const end = new Date();
-    end.setHours(24, 0, 0, 0);
-    const start = new Date(end);
-    start.setDate(start.getDate() - Number(days));
-    return { from: start.toISOString(), to: end.toISOString() };
-  }, [days]);
+  const range = useMemo(() => periodEndingTonight(Number(days)), [days]);
   const usage = useQuery(trpc.console.usage.queryOptions({ ...range, timeZone, ...(agent ? { agent } : {}), ...(userId ? { userId } : {}) }, { placeholderData: (prev) => prev }));
   const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
   const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: me?.role !== "member", staleTime: 60_000 }));
