@@ -18,6 +18,7 @@ import "./styles/inbox.css";
 import "./styles/home.css";
 import "./styles/response.css";
 import "./styles/usage.css";
+import "./styles/analytics.css";
 import "./styles/admin.css";
 
 export async function generateMetadata(): Promise<Metadata> {

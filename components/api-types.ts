@@ -1,5 +1,6 @@
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/trpc/root";
+import type { TDecisionOutcome } from "@/server/core/vocabulary";
 
 /** Shapes as the console receives them over tRPC (JSON, dates as ISO strings). */
 /** Every tRPC procedure's output type. */
@@ -25,3 +26,7 @@ export type TUsageRow = TOutputs["console"]["usage"][number];
 type TActivityMessage = TOutputs["console"]["onActivity"] extends AsyncIterable<infer M> ? M : never;
 type TActivityData = TActivityMessage extends { data: infer D } ? D : never;
 export type TActivityEvent = Omit<Extract<TActivityData, { kind: "event" }>, "kind">;
+type TDecisionAnalytics = TOutputs["analytics"]["decisions"];
+/** `analytics.decisions`; its totals hold a count per outcome too (the schema builds those keys, so its type does not name them). */
+export type TDecisionAnalyticsView = Omit<TDecisionAnalytics, "totals"> & { totals: TDecisionAnalytics["totals"] & Record<TDecisionOutcome, number> };
+export type TDecisionRequestRow = TOutputs["analytics"]["requests"]["rows"][number];

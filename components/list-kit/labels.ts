@@ -1,6 +1,7 @@
 import { createTranslator, useTranslations } from "next-intl";
 import en from "../../messages/en.json";
 import {
+  type TDecisionOutcome,
   type TNotificationStatus,
   TRANSPORTS,
   type TResponseStatus,
@@ -27,6 +28,7 @@ type TVocabMessages = {
   via: Record<TTransport, string>;
   toolPolicy: Record<TToolPolicy, string>;
   toolKind: Record<TToolKind, string>;
+  outcome: Record<TDecisionOutcome, string>;
 };
 type TCovers<T extends TVocabMessages> = T;
 export type TVocab = TCovers<(typeof en)["vocab"]>;
@@ -49,6 +51,8 @@ export function useVocab() {
     toolPolicy: (v: TToolPolicy) => t(`toolPolicy.${v}`),
     /** Where an agent's tool runs. */
     toolKind: (v: TToolKind) => t(`toolKind.${v}`),
+    /** How a gated request was settled (decision analytics). */
+    outcome: (v: TDecisionOutcome) => t(`outcome.${v}`),
   };
 }
 
