@@ -79,10 +79,10 @@ export function AnalyticsPage() {
           ) : (
             <>
               <PerDayChart data={data} nav={nav} timeZone={timeZone} onSelect={showRequests} />
-              <DecisionTimes times={data.decisionTimes} nav={nav} member={member} />
+              <DecisionTimes times={data.decisionTimes} nav={nav} member={member} onSelect={showRequests} />
               <RepeatedRequests repeated={data.repeated} nav={nav} onSelect={showRequests} />
               <ExpiredRequests expired={data.expired} />
-              <RequestsSection filter={filter} nav={nav} repeated={data.repeated} headingRef={requestsHeading} />
+              <RequestsSection filter={filter} nav={nav} repeated={data.repeated} histogram={data.decisionTimes.histogram} headingRef={requestsHeading} />
             </>
           )}
         </div>

@@ -14,7 +14,7 @@ type TTimesRow = TTimes["byAgent"][number];
 const TICK = { fontSize: 12, fill: "var(--muted)" };
 
 /** "≤10 s", "≤1 min", "≤4 h", "≤1 day", "> 1 day": a histogram bucket by its upper bound (null: over the one before). */
-function useBucketLabel() {
+export function useBucketLabel() {
   const t = useTranslations("analytics");
   const span = (s: number) =>
     s % 86_400 === 0 ? t("spanDays", { n: s / 86_400 }) : s % 3600 === 0 ? t("spanHours", { n: s / 3600 }) : s % 60 === 0 ? t("spanMinutes", { n: s / 60 }) : t("spanSeconds", { n: s });
@@ -25,7 +25,7 @@ function useBucketLabel() {
  * How long people took to decide: a histogram, and the median and 90th percentile per approver,
  * agent and action. A name filters the page on it (the figures and the requests listed).
  */
-export function DecisionTimes({ times, nav, member }: { times: TTimes; nav: TAnalyticsNav; member: boolean }) {
+export function DecisionTimes({ times, nav, member, onSelect }: { times: TTimes; nav: TAnalyticsNav; member: boolean; onSelect: () => void }) {
   const t = useTranslations("analytics");
   const locale = useLocale();
   const fmt = (n: number) => n.toLocaleString(locale);
@@ -48,7 +48,17 @@ export function DecisionTimes({ times, nav, member }: { times: TTimes; nav: TAna
                 <XAxis dataKey="label" tick={TICK} minTickGap={4} />
                 <YAxis tick={TICK} allowDecimals={false} tickFormatter={(n: number) => fmt(n)} width={48} />
                 <Tooltip cursor={{ fill: "var(--surface-2)" }} formatter={(v) => fmt(Number(v))} contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }} />
-                <Bar dataKey="count" name={t("decisions")} fill="var(--accent)" isAnimationActive={false} />
+                <Bar
+                  dataKey="count"
+                  name={t("decisions")}
+                  fill="var(--accent)"
+                  isAnimationActive={false}
+                  cursor="pointer"
+                  onClick={(_, index) => {
+                    nav.go({ waited: String(index) });
+                    onSelect();
+                  }}
+                />
               </BarChart>
             </ResponsiveContainer>
             <ChartTable testId="histogram-table-toggle">
@@ -63,10 +73,18 @@ export function DecisionTimes({ times, nav, member }: { times: TTimes; nav: TAna
                   </tr>
                 </thead>
                 <tbody>
-                  {buckets.map((b) => (
-                    <tr key={b.label}>
+                  {buckets.map((b, i) => (
+                    <tr key={b.label} aria-current={nav.params.waited === String(i) ? "true" : undefined}>
                       <td>{b.label}</td>
-                      <td className="num">{fmt(b.count)}</td>
+                      <td className="num">
+                        {b.count > 0 ? (
+                          <QueryLink href={nav.href({ waited: String(i) })} onFollow={onSelect} data-testid="histogram-link">
+                            {fmt(b.count)}
+                          </QueryLink>
+                        ) : (
+                          fmt(b.count)
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

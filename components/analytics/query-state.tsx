@@ -8,7 +8,7 @@ import { DECISION_OUTCOMES, type TDecisionOutcome } from "../../server/core/voca
 /**
  * The analytics page's state is its URL's query string: the filters of the figures (period, agent,
  * action, approver, outcome) and the selection of the requests listed under them (a day, a repeated
- * request). A link to a figure is a real link; a reload or a shared address shows the same page.
+ * request, a bucket of the time-to-decide histogram). A link to a figure is a real link; a reload or a shared address shows the same page.
  */
 
 const PATH = "/analytics";
@@ -26,9 +26,11 @@ export type TAnalyticsParams = {
   day: string;
   /** The selected repeated request (its 32-hex key). */
   requestKey: string;
+  /** The selected bucket of the time-to-decide histogram (its index). */
+  waited: string;
 };
 
-const DEFAULTS: TAnalyticsParams = { days: "30", agent: "", action: "", approver: "", outcome: "", day: "", requestKey: "" };
+const DEFAULTS: TAnalyticsParams = { days: "30", agent: "", action: "", approver: "", outcome: "", day: "", requestKey: "", waited: "" };
 const KEYS = Object.keys(DEFAULTS) as Array<keyof TAnalyticsParams>;
 
 export const isOutcome = (value: string): value is TDecisionOutcome => (DECISION_OUTCOMES as readonly string[]).includes(value);
@@ -46,6 +48,7 @@ export function paramsOf(search: { get: (name: string) => string | null }): TAna
     outcome: isOutcome(outcome) ? outcome : "",
     day: /^\d{4}-\d{2}-\d{2}$/.test(get("day")) ? get("day") : "",
     requestKey: /^[0-9a-f]{32}$/.test(get("requestKey")) ? get("requestKey") : "",
+    waited: /^\d{1,2}$/.test(get("waited")) ? get("waited") : "",
   };
 }
 

@@ -12,12 +12,14 @@ import { useVocab } from "../list-kit/labels";
 import { EmptyState, ListStates } from "../list-kit/list-states";
 import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { useFormatTimestamp, useHumanDuration } from "../time-labels";
-import { useTRPC, useTRPCClient } from "../trpc-provider";
+import { useTRPC } from "../trpc-provider";
+import { useBucketLabel } from "./decision-times";
 import { OutcomeBadge, OutcomeSwatch } from "./outcomes";
 import { QueryLink, type TAnalyticsNav } from "./query-state";
 
 type TRepeated = TDecisionAnalyticsView["repeated"][number];
 type TExpired = TDecisionAnalyticsView["expired"][number];
+type THistogram = TDecisionAnalyticsView["decisionTimes"]["histogram"];
 
 /** The arguments on one line, cut at `max` characters; the whole of them one click away. */
 function CompactArgs({ value, max = 80 }: { value: unknown; max?: number }) {
@@ -158,11 +160,13 @@ export function RequestsSection({
   filter,
   nav,
   repeated,
+  histogram,
   headingRef,
 }: {
   filter: Record<string, string>;
   nav: TAnalyticsNav;
   repeated: TRepeated[];
+  histogram: THistogram;
   headingRef: RefObject<HTMLHeadingElement | null>;
 }) {
   const t = useTranslations("analytics");
@@ -171,21 +175,22 @@ export function RequestsSection({
   const stamp = useFormatTimestamp();
   const duration = useHumanDuration();
   const { params } = nav;
-  const selection = { ...(params.day ? { day: params.day } : {}), ...(params.requestKey ? { requestKey: params.requestKey } : {}) };
-  const client = useTRPCClient();
-  const input = { ...filter, ...selection, limit: PAGE_SIZE };
-  // Not infiniteQueryOptions: it adds `direction` to the input, which this procedure's strict schema refuses.
-  const list = useInfiniteQuery({
-    queryKey: trpc.analytics.requests.infiniteQueryKey(input),
-    queryFn: ({ pageParam, signal }) => client.analytics.requests.query({ ...input, ...(pageParam ? { cursor: pageParam } : {}) }, { signal }),
-    initialPageParam: null as string | null,
-    ...keysetPages,
-  });
+  const bucketLabel = useBucketLabel();
+  const waited = params.waited === "" ? null : histogram[Number(params.waited)];
+  const waitedBefore = histogram[Number(params.waited) - 1]?.upToSeconds ?? null;
+  const selection = {
+    ...(params.day ? { day: params.day } : {}),
+    ...(params.requestKey ? { requestKey: params.requestKey } : {}),
+    // A histogram bucket: the decisions that took from the bucket before's bound up to its own.
+    ...(waited ? { decisionSecondsMin: waitedBefore ?? 0, ...(waited.upToSeconds !== null ? { decisionSecondsMax: waited.upToSeconds } : {}) } : {}),
+  };
+  const list = useInfiniteQuery(trpc.analytics.requests.infiniteQueryOptions({ ...filter, ...selection, limit: PAGE_SIZE }, keysetPages));
   const rows = loadedRows(list);
   const parts = [
     params.day ? t("selDay", { day: params.day }) : null,
     params.outcome ? t("selOutcome", { outcome: vocab.outcome(params.outcome) }) : null,
     params.requestKey ? t("selRepeated", { action: repeated.find((r) => r.requestKey === params.requestKey)?.action ?? params.requestKey.slice(0, 8) }) : null,
+    waited ? t("selWaited", { bucket: bucketLabel(waited.upToSeconds, waitedBefore) }) : null,
   ].filter((p): p is string => p !== null);
   return (
     <section className="section" aria-labelledby="analytics-requests-title" data-testid="analytics-requests">
@@ -201,7 +206,7 @@ export function RequestsSection({
                 {p}
               </span>
             ))}
-            <button type="button" className="btn btn-quiet btn-small" onClick={() => nav.go({ day: "", outcome: "", requestKey: "" })} data-testid="clear-selection">
+            <button type="button" className="btn btn-quiet btn-small" onClick={() => nav.go({ day: "", outcome: "", requestKey: "", waited: "" })} data-testid="clear-selection">
               {t("clearSelection")}
             </button>
           </p>

@@ -71,17 +71,23 @@ export async function outcomesPerDay(db: Db, f: TDecisionFilter): Promise<TOutco
 
 export type TDecisionTimes = { dimension: "agent" | "action" | "approver"; key: string; count: number; p50Ms: number; p90Ms: number };
 
+/** Sorting a period's decisions for their percentiles needs more than the default 4 MB to stay in memory. */
+const SORT_MEMORY = "32MB";
+
 /** How long people took to decide (created → decided): p50 and p90 per agent, action and approver. */
 export async function decisionTimes(db: Db, f: TDecisionFilter): Promise<TDecisionTimes[]> {
-  const rows = rowsOf<{ agent: string | null; action: string | null; approver: string | null; count: number; p50: number; p90: number }>(
-    await db.execute(sql`
-      select agent, action, decided_by as approver, count(*)::int as count,
-        percentile_cont(0.5) within group (order by ms) as p50, percentile_cont(0.9) within group (order by ms) as p90
-      from (select agent, action, decided_by, extract(epoch from decided_at - created_at) * 1000 as ms from (${requests(f)}) r
-            where outcome in ('approved', 'edited', 'denied', 'replied')) t
-      group by grouping sets ((agent), (action), (decided_by))
-      order by count desc`),
-  );
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('work_mem', ${SORT_MEMORY}, true)`);
+    return rowsOf<{ agent: string | null; action: string | null; approver: string | null; count: number; p50: number; p90: number }>(
+      await tx.execute(sql`
+        select agent, action, decided_by as approver, count(*)::int as count,
+          percentile_cont(0.5) within group (order by ms) as p50, percentile_cont(0.9) within group (order by ms) as p90
+        from (select agent, action, decided_by, extract(epoch from decided_at - created_at) * 1000 as ms from (${requests(f)}) r
+              where outcome in ('approved', 'edited', 'denied', 'replied')) t
+        group by grouping sets ((agent), (action), (decided_by))
+        order by count desc`),
+    );
+  });
   return rows.map((r) => {
     const dimension = r.agent !== null ? "agent" : r.action !== null ? "action" : "approver";
     const key = r.agent ?? r.action ?? r.approver ?? "";
@@ -107,48 +113,68 @@ export async function decisionTimeHistogram(db: Db, f: TDecisionFilter): Promise
 
 export type TRepeatedRequest = { requestKey: string; action: string; agent: string; count: number; outcomes: Partial<Record<TDecisionOutcome, number>>; arguments: unknown; sampleId: string };
 
-/** The most repeated requests (the same action and arguments as asked), with their outcomes. */
+/**
+ * The most repeated requests (the same action and arguments as asked), with their outcomes. One
+ * pass counts per request and outcome (with each request's latest time); the arguments and agent
+ * are then read for the few shown, found by that time through the analytics indexes.
+ */
 export async function repeatedRequests(db: Db, f: TDecisionFilter, limit = 20): Promise<TRepeatedRequest[]> {
-  const rows = rowsOf<{ request_key: string; action: string; agent: string; outcome: TDecisionOutcome; n: number; total: number; sample: string; source: string }>(
+  const rows = rowsOf<{ request_key: string; outcome: TDecisionOutcome; n: number; total: number; latest: string | Date }>(
     await db.execute(sql`
-      with g as (select request_key, action, outcome, count(*)::int as n, min(agent) as agent, min(id) as sample, min(source) as source from (${requests(f)}) r group by 1, 2, 3),
-           t as (select request_key, sum(n)::int as total from g group by 1 order by 2 desc, 1 limit ${limit})
-      select g.request_key, g.action, g.agent, g.outcome, g.n, t.total, g.sample, g.source from g join t using (request_key) order by t.total desc, g.request_key`),
+      with g as (select request_key, outcome, count(*)::int as n, max(created_at) as latest from (${requests(f)}) r group by 1, 2),
+           t as (select request_key, sum(n)::int as total, max(latest) as latest from g group by 1 order by 2 desc, 1 limit ${limit})
+      select g.request_key, g.outcome, g.n, t.total, t.latest from g join t using (request_key) order by t.total desc, g.request_key`),
   );
-  const byKey = new Map<string, TRepeatedRequest & { source: string }>();
+  const byKey = new Map<string, { requestKey: string; count: number; outcomes: Partial<Record<TDecisionOutcome, number>>; latest: Date }>();
   for (const r of rows) {
     let entry = byKey.get(r.request_key);
     if (!entry) {
-      entry = { requestKey: r.request_key, action: r.action, agent: r.agent, count: Number(r.total), outcomes: {}, arguments: null, sampleId: r.sample, source: r.source };
+      entry = { requestKey: r.request_key, count: Number(r.total), outcomes: {}, latest: new Date(r.latest) };
       byKey.set(r.request_key, entry);
     }
     entry.outcomes[r.outcome] = Number(r.n);
   }
   const entries = [...byKey.values()];
-  // The arguments as asked, read by primary key for the few shown.
-  const approvalIds = entries.filter((e) => e.source === "approval").map((e) => e.sampleId);
-  const passIds = entries.filter((e) => e.source === "gate").map((e) => e.sampleId);
-  const args = new Map<string, unknown>();
-  if (approvalIds.length > 0) {
-    for (const r of rowsOf<{ id: string; args: unknown }>(await db.execute(sql`select id, coalesce(original_arguments, arguments) as args from approvals where id in ${inList(approvalIds)}`))) args.set(r.id, r.args);
-  }
-  if (passIds.length > 0) {
-    for (const r of rowsOf<{ id: string; args: unknown }>(await db.execute(sql`select id, arguments as args from gate_passes where id in ${inList(passIds)}`))) args.set(r.id, r.args);
-  }
-  return entries.map(({ source: _source, ...e }) => ({ ...e, arguments: parsedJson(args.get(e.sampleId) ?? null) }));
+  if (entries.length === 0) return [];
+  const pairs = sql.join(
+    entries.map((e) => sql`(${e.latest.toISOString()}::timestamptz, ${e.requestKey})`),
+    sql`, `,
+  );
+  // The latest request of each: by (created_at, request_key), the first columns its source's index has.
+  const samples = rowsOf<{ request_key: string; id: string; action: string; agent: string; args: unknown }>(
+    await db.execute(sql`
+      select distinct on (request_key) request_key, id, action, agent, args from (
+        select request_key, id, action, agent, coalesce(original_arguments, arguments) as args from approvals where outcome is not null and (created_at, request_key) in (${pairs})
+        union all
+        select request_key, id, action, agent, arguments from gate_passes where (created_at, request_key) in (${pairs})) s
+      order by request_key, id`),
+  );
+  const sampleOf = new Map(samples.map((r) => [r.request_key, r]));
+  return entries.map((e) => {
+    const sample = sampleOf.get(e.requestKey);
+    return { requestKey: e.requestKey, action: sample?.action ?? "", agent: sample?.agent ?? "", count: e.count, outcomes: e.outcomes, arguments: parsedJson(sample?.args ?? null), sampleId: sample?.id ?? "" };
+  });
 }
 
 export type TExpiredRequest = { id: string; responseId: string; agent: string; action: string; message: string; createdAt: Date; expiredAt: Date | null; notified: string[] };
 
-/** The period's latest expired approvals, and whom their notifications went to. */
+/** The period's latest expired approvals (read backwards through the analytics index), and whom their notifications went to. */
 export async function expiredRequests(db: Db, f: TDecisionFilter, limit = 20): Promise<TExpiredRequest[]> {
   if (f.outcome !== undefined && f.outcome !== "expired") return [];
   if (f.approver !== undefined) return [];
+  const where = [
+    sql`a.outcome = 'expired'`,
+    sql`a.created_at >= ${f.from.toISOString()}::timestamptz`,
+    sql`a.created_at < ${f.to.toISOString()}::timestamptz`,
+    f.scopeUserId ? sql`a.user_id = ${f.scopeUserId}` : null,
+    f.agent ? sql`a.agent = ${f.agent}` : null,
+    f.action ? sql`a.action = ${f.action}` : null,
+  ].filter((w): w is SQL => w !== null);
   const rows = rowsOf<{ id: string; response_id: string; agent: string; action: string; message: string; created_at: string | Date; decided_at: string | Date | null; notified: string[] | string | null }>(
     await db.execute(sql`
       select a.id, a.response_id, a.agent, a.action, a.message, a.created_at, a.decided_at,
         (select coalesce(array_agg(distinct n.recipient order by n.recipient), '{}') from notifications n where n.subject_id = a.id) as notified
-      from approvals a join (${requests({ ...f, outcome: "expired" })}) r on r.id = a.id
+      from approvals a where ${sql.join(where, sql` and `)}
       order by a.created_at desc, a.id desc limit ${limit}`),
   );
   return rows.map((r) => ({
@@ -181,13 +207,17 @@ export type TRequestRow = {
 /** The requests behind a figure, newest first, in keyset pages (`after`: the last row's created_at and id). */
 export async function requestsPage(
   db: Db,
-  f: TDecisionFilter & { day?: string; requestKey?: string },
+  f: TDecisionFilter & { day?: string; requestKey?: string; decisionSeconds?: { min?: number; max?: number } },
   page: { limit: number; after?: { createdAt: Date; id: string } },
 ): Promise<TRequestRow[]> {
   const zone = f.timeZone ?? "UTC";
   const where = [
     f.day ? sql`date_trunc('day', r.created_at, ${zone}) = (${f.day}::date)::timestamp at time zone ${zone}` : null,
     f.requestKey ? sql`r.request_key = ${f.requestKey}` : null,
+    // A bucket of the time-to-decide histogram: a person's decisions that took [min, max) seconds.
+    f.decisionSeconds ? sql`r.outcome in ('approved', 'edited', 'denied', 'replied')` : null,
+    f.decisionSeconds?.min !== undefined ? sql`extract(epoch from r.decided_at - r.created_at) >= ${f.decisionSeconds.min}` : null,
+    f.decisionSeconds?.max !== undefined ? sql`extract(epoch from r.decided_at - r.created_at) < ${f.decisionSeconds.max}` : null,
     page.after ? sql`(r.created_at, r.id) < (${page.after.createdAt.toISOString()}::timestamptz, ${page.after.id})` : null,
   ].filter((w): w is SQL => w !== null);
   const rows = rowsOf<{
@@ -241,11 +271,6 @@ export async function pendingCount(db: Db, f: TDecisionFilter): Promise<number> 
   const [row] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from approvals where ${sql.join(where, sql` and `)}`));
   return Number(row?.n ?? 0);
 }
-
-const inList = (ids: readonly string[]): SQL => sql`(${sql.join(
-  ids.map((id) => sql`${id}`),
-  sql`, `,
-)})`;
 
 /** postgres.js parses jsonb; PGlite returns it parsed too, but a raw `execute` of an expression may give text. */
 const parsedJson = (value: unknown): unknown => {

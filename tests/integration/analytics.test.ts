@@ -201,6 +201,12 @@ describe(`decision analytics (${testDbKind()})`, () => {
     expect(second.rows).toHaveLength(1);
     expect(second.rows[0]?.id).not.toBe(first.rows[0]?.id);
     expect(second.nextCursor).toBeNull();
+    // Each bar of the histogram lists exactly the decisions it counts.
+    const buckets = all.decisionTimes.histogram;
+    for (const [i, bucket] of buckets.entries()) {
+      const bounds = { decisionSecondsMin: buckets[i - 1]?.upToSeconds ?? 0, ...(bucket.upToSeconds !== null ? { decisionSecondsMax: bucket.upToSeconds } : {}) };
+      expect((await requestsOf(operator.apiKey, { ...bounds, limit: 200 })).rows).toHaveLength(bucket.count);
+    }
     // A member's list holds its own requests only.
     expect((await requestsOf(otherMember.apiKey, {})).rows).toHaveLength(1);
 
@@ -212,7 +218,7 @@ describe(`decision analytics (${testDbKind()})`, () => {
   it("refuses a bad period or filter with a clear 400, on both transports", async () => {
     const from = "2025-01-01T00:00:00Z";
     const tooLong = await expectError(await app.api(`/v1/analytics/decisions?from=${from}&to=2026-06-01T00:00:00Z`, { key: operator.apiKey }), 400, "invalid_request");
-    expect(tooLong.detail).toContain("366 days");
+    expect(tooLong.detail).toContain("365 days");
     await expectError(await app.api(`/v1/analytics/decisions?from=2026-06-01T00:00:00Z&to=${from}`, { key: operator.apiKey }), 400, "invalid_request");
     await expectError(await app.api("/v1/analytics/decisions?outcome=maybe", { key: operator.apiKey }), 400, "invalid_request");
     await expectError(await app.api("/v1/analytics/decisions?timeZone=Mars/Olympus", { key: operator.apiKey }), 400, "invalid_request");

@@ -27,8 +27,8 @@ import type { TDeps } from "../../host/deps";
 const DAY_MS = 86_400_000;
 /** The default period: the last 30 days. */
 export const DEFAULT_ANALYTICS_DAYS = 30;
-/** The longest period one query covers (a year and a day for a leap year's calendar). */
-export const MAX_ANALYTICS_DAYS = 366;
+/** The longest period one query covers (the window the analytics, suggestions and simulation accept). */
+export const MAX_ANALYTICS_DAYS = 365;
 
 const ZInstant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 
@@ -156,6 +156,10 @@ export async function decisionAnalytics(deps: Pick<TDeps, "db" | "now">, scope: 
 export const ZDecisionRequestsQuery = ZDecisionQuery.extend({
   day: z.iso.date().optional(),
   requestKey: z.string().regex(/^[0-9a-f]{32}$/, "requestKey is a request's 32-hex key").optional(),
+  decisionSecondsMin: z.number().int().nonnegative().optional().describe("A person decided it after at least this many seconds (a histogram bucket's lower bound)"),
+  decisionSecondsMax: z.number().int().positive().optional().describe("… and in fewer than this many (its upper bound)"),
+  /** tRPC's infinite queries add it; the list only goes one way (older). */
+  direction: z.enum(["forward", "backward"]).optional(),
   limit: z.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional().describe("The nextCursor of the page before"),
 });
@@ -174,7 +178,12 @@ function afterOf(cursor: string | undefined): { createdAt: Date; id: string } | 
 /** One page of the requests behind a figure, newest first, with the names of the people on it. */
 export async function decisionRequests(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionRequestsQuery>) {
   const f = await filterOf(deps, scope, query);
-  const rows = await requestsPage(deps.db, { ...f, ...(query.day ? { day: query.day } : {}), ...(query.requestKey ? { requestKey: query.requestKey } : {}) }, { limit: query.limit + 1, after: afterOf(query.cursor) });
+  const seconds = query.decisionSecondsMin !== undefined || query.decisionSecondsMax !== undefined ? { decisionSeconds: { min: query.decisionSecondsMin, max: query.decisionSecondsMax } } : {};
+  const rows = await requestsPage(
+    deps.db,
+    { ...f, ...(query.day ? { day: query.day } : {}), ...(query.requestKey ? { requestKey: query.requestKey } : {}), ...seconds },
+    { limit: query.limit + 1, after: afterOf(query.cursor) },
+  );
   const page = rows.slice(0, query.limit);
   const people = new Map((await peopleByIds(deps.db, [...new Set(page.flatMap((r) => [r.userId, ...(r.decidedBy ? [r.decidedBy] : [])]))])).map((p) => [p.id, p.name]));
   const last = page[page.length - 1];

@@ -14,7 +14,7 @@ async function decisions({ deps, res, url, actor }: TAuthedCtx): Promise<void> {
 
 const QUERY_DOCS: Array<{ name: keyof z.infer<typeof ZDecisionQuery>; description: string }> = [
   { name: "from", description: "Start of the period, ISO 8601 with an offset (inclusive); default: 30 days before `to`" },
-  { name: "to", description: "End of the period (exclusive); default: now. At most 366 days after `from`" },
+  { name: "to", description: "End of the period (exclusive); default: now. At most 365 days after `from`" },
   { name: "agent", description: "One agent" },
   { name: "action", description: "One action (`tool:exec`, `send_email`, …)" },
   { name: "approver", description: "Who decided: a user id or an email (only requests a person decided)" },
