@@ -190,6 +190,7 @@ export async function createApp(options: TAppOptions): Promise<TApp> {
       leaseMs: config.leaseMs,
       boundaryTimeoutMs: config.boundaryTimeoutMs,
       expirySweepMs: config.expirySweepMs,
+      suggestMinRequests: config.suggestMinRequests,
       media: config.media,
       environment: config.environment,
     },

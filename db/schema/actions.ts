@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { APPROVAL_STATUSES, AUTO_OUTCOMES, CLIENT_TOOL_STATUSES, RISKS } from "../../server/core/vocabulary";
-import { transportEnum, responses } from "./responses";
+import { responses, transportEnum } from "./responses";
 
 export const approvalStatusEnum = pgEnum("approval_status", APPROVAL_STATUSES);
 export const clientToolStatusEnum = pgEnum("client_tool_status", CLIENT_TOOL_STATUSES);
@@ -182,3 +182,16 @@ export const paymentCards = pgTable("payment_cards", {
   sealed: text("sealed").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** A policy suggestion an admin dismissed: not proposed again from a window of the same length (docs/analytics.md). */
+export const policySuggestionDismissals = pgTable(
+  "policy_suggestion_dismissals",
+  {
+    /** The change itself (its kind, agent, place in the file and rule), whatever else the file holds. */
+    changeKey: text("change_key").notNull(),
+    windowDays: integer("window_days").notNull(),
+    dismissedBy: text("dismissed_by").notNull(),
+    dismissedAt: timestamp("dismissed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.changeKey, t.windowDays] })],
+);

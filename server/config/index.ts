@@ -153,6 +153,7 @@ const ZEnv = z.object({
   COUNTERSIGN_LEASE_MS: z.coerce.number().int().min(1000).default(15_000),
   /** How often pending actions are checked for expiry (a decider or reader of a due one expires it at once too). */
   COUNTERSIGN_EXPIRY_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
+  COUNTERSIGN_SUGGEST_MIN_REQUESTS: z.coerce.number().int().min(2).max(1_000_000).default(20),
   /** PostgreSQL connections per process (postgres.js pool); requests beyond it queue for a connection. */
   COUNTERSIGN_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
   COUNTERSIGN_RATE_LIMIT: z.string().optional(),
@@ -199,6 +200,8 @@ export type TServerConfig = {
   boundaryTimeoutMs: number;
   leaseMs: number;
   expirySweepMs: number;
+  /** Policy suggestions: the fewest matching requests, all approved, a loosening needs (docs/analytics.md). */
+  suggestMinRequests: number;
   dbPool: number;
   drainMs: number;
   rateLimit: TRateLimitConfig | null;
@@ -292,6 +295,7 @@ export function loadConfig(env: TEnvironment = process.env): TServerConfig {
     boundaryTimeoutMs: e.COUNTERSIGN_BOUNDARY_TIMEOUT_MS,
     leaseMs: e.COUNTERSIGN_LEASE_MS,
     expirySweepMs: e.COUNTERSIGN_EXPIRY_SWEEP_MS,
+    suggestMinRequests: e.COUNTERSIGN_SUGGEST_MIN_REQUESTS,
     dbPool: e.COUNTERSIGN_DB_POOL,
     drainMs: e.COUNTERSIGN_DRAIN_MS,
     rateLimit: rateLimit ?? null,

@@ -27,6 +27,8 @@ export const ADMIN_ACTIONS = [
   "session.access.grant",
   "session.access.revoke",
   "config.reloaded",
+  "policy.suggestion_applied",
+  "policy.suggestion_dismissed",
 ] as const;
 export type TAdminAction = (typeof ADMIN_ACTIONS)[number];
 

@@ -18,6 +18,8 @@ export type THostConfig = {
   boundaryTimeoutMs: number;
   /** How often pending approvals and client-tool requests are checked for expiry. */
   expirySweepMs: number;
+  /** Policy suggestions: the fewest matching requests, all approved, a loosening needs (COUNTERSIGN_SUGGEST_MIN_REQUESTS). */
+  suggestMinRequests: number;
   /** Attachment limits and allowlist (COUNTERSIGN_MEDIA_*). */
   media: TMediaPolicy;
   /** The server's environment (server/config/index.ts), for the variables an agent names and that are read when used: `endpoint.apiKeyEnv`, `exec.env`. */

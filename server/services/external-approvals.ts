@@ -16,6 +16,7 @@ import { ACTION_NAME, ACTION_NAME_RULE, codingAction, MAX_ACTION_ARGUMENTS_BYTES
 import { agentPolicyOf, type TApprovalPolicy, type TApprovers } from "../core/agent-policy";
 import type { TQuorum } from "../core/separation-of-duties";
 import { actionArgumentProblems, actionGate, actionPolicyFor } from "../agents/actions";
+import { hostToolFor } from "../agents/request-gate";
 import type { TAgentConfig } from "../agents/types";
 import type { TRunDeps } from "../host/deps";
 import { expirePending } from "../host/pending/kinds";
@@ -24,7 +25,6 @@ import { framesTopic, waitFor } from "../host/wait-for";
 import { gateFor, grantScopesOf } from "../mcp/policy";
 import { reviewRequestFor, reviewWithFallback } from "../reviewer";
 import type { TReviewVerdict } from "../reviewer/types";
-import type { THostTool } from "../tools/types";
 import { createSession } from "./invoke-response";
 
 /**
@@ -81,12 +81,6 @@ export type TExternalApproval = z.infer<typeof ZExternalApproval>;
 
 const RISK_ORDER: Record<TRisk, number> = { low: 0, medium: 1, high: 2 };
 const higher = (a: TRisk, b: TRisk | undefined): TRisk => (b !== undefined && RISK_ORDER[b] > RISK_ORDER[a] ? b : a);
-
-/** The host tool the action names (by tool name or action), if any: it keeps its own policy. */
-function hostToolFor(agent: TAgentConfig, action: string): THostTool | null {
-  const tool = agent.tools.find((t) => t.kind === "host" && (t.name === action || t.action === action));
-  return tool?.kind === "host" ? tool : null;
-}
 
 /**
  * What one external request asks about, whichever it names: a host tool of the agent (its argument

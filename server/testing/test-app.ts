@@ -52,6 +52,8 @@ export async function startTestApp(
   options: {
     boundaryTimeoutMs?: number;
     expirySweepMs?: number;
+    /** COUNTERSIGN_SUGGEST_MIN_REQUESTS. */
+    suggestMinRequests?: number;
     reviewer?: TExecReviewer | null;
     agents?: TAgentConfig[];
     notify?: TNotifyConfig | null;

@@ -135,6 +135,10 @@ const MATRIX: TRow[] = [
   { path: "admin.trailActors", kind: "query", expect: ADMINS_AUDITORS },
   { path: "admin.agentsConfig", kind: "query", expect: ADMINS_AUDITORS },
   { path: "admin.reloadAgents", kind: "mutation", expect: ADMIN_ONLY },
+  { path: "policy.suggestions", kind: "query", expect: WORKSPACE_READERS, input: () => ({ days: 14 }) },
+  // Only admins get past the role check; this id names no suggestion.
+  { path: "policy.applySuggestion", kind: "mutation", expect: [401, 403, 403, 403, 403, 404], input: () => ({ id: "sug_00000000_0000000000000000", days: 14 }) },
+  { path: "policy.dismissSuggestion", kind: "mutation", expect: [401, 403, 403, 403, 403, 404], input: () => ({ id: "sug_00000000_0000000000000000", days: 14 }) },
   { path: "admin.apiKeys", kind: "query", expect: ALL_OK },
   { path: "admin.apiKeysPage", kind: "query", expect: ALL_OK, input: () => ({ limit: 5 }) },
   { path: "admin.createApiKey", kind: "mutation", expect: [401, "ok", "ok", "ok", 403, "ok"], input: () => ({ name: "matrix" }) },

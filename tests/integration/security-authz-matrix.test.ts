@@ -6,8 +6,8 @@ import { approvals } from "../../db/schema";
 import { testDbKind } from "../../db/testing";
 import { GATEWAY_METHODS } from "../../server/api/http/gateway";
 import { V1_ROUTES } from "../../server/api/http/v1";
-import { createApiKey } from "../../server/auth/api-keys";
 import { appRouter } from "../../server/api/trpc/root";
+import { createApiKey } from "../../server/auth/api-keys";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { LiveClient } from "./helpers";
 import { trpcGet, trpcPost, trpcSubscribe } from "./security-helpers";
@@ -63,6 +63,10 @@ const V1: Record<string, TRow> = {
   "DELETE /v1/grants/{id}":                          [200,      200,      404,         403,         401,    200],
   // Every role reads the figures; a member's cover its own requests only (analytics.test.ts).
   "GET /v1/analytics/decisions":                     [200,      200,      200,         200,         401,    200],
+  // Suggestions: workspace readers read them; only admins apply or dismiss (this id names none).
+  "GET /v1/policy/suggestions":                       [200,      200,      403,         200,         401,    403],
+  "POST /v1/policy/suggestions/{id}/apply":           [404,      403,      403,         403,         401,    403],
+  "POST /v1/policy/suggestions/{id}/dismiss":         [404,      403,      403,         403,         401,    403],
   // Authenticated by Slack's request signature, never by a key: off (404) for every caller without an
   // interactive Slack channel; with one, an unsigned or badly signed request is 401 (notify-slack.test.ts).
   "POST /v1/slack/interactions":                     [404,      404,      404,         404,         404,    404],
@@ -122,6 +126,9 @@ const TRPC: Record<string, TRow> = {
   "console.people":                                  [200,      200,      200,         200,         401,    200],
   "analytics.decisions":                             [200,      200,      200,         200,         401,    200],
   "analytics.requests":                              [200,      200,      200,         200,         401,    200],
+  "policy.suggestions":                              [200,      200,      403,         200,         401,    403],
+  "policy.applySuggestion":                          [404,      403,      403,         403,         401,    403],
+  "policy.dismissSuggestion":                        [404,      403,      403,         403,         401,    403],
   "console.agents":                                  [200,      200,      200,         200,         401,    200],
   "inbox.list":                                      [200,      200,      200,         200,         401,    200],
   "inbox.context":                                   [200,      200,      404,         200,         401,    200],
@@ -299,6 +306,9 @@ const V1_CELLS: Record<keyof typeof V1, (role: TRole) => Promise<TCell>> = {
   "GET /v1/grants": (r) => v1(r, "GET", "/v1/grants"),
   "DELETE /v1/grants/{id}": async (r) => v1(r, "DELETE", `/v1/grants/${await ownerGrant()}`),
   "GET /v1/analytics/decisions": (r) => v1(r, "GET", "/v1/analytics/decisions"),
+  "GET /v1/policy/suggestions": (r) => v1(r, "GET", "/v1/policy/suggestions"),
+  "POST /v1/policy/suggestions/{id}/apply": (r) => v1(r, "POST", "/v1/policy/suggestions/sug_00000000_0000000000000000/apply", {}),
+  "POST /v1/policy/suggestions/{id}/dismiss": (r) => v1(r, "POST", "/v1/policy/suggestions/sug_00000000_0000000000000000/dismiss", {}),
   "POST /v1/slack/interactions": (r) => v1(r, "POST", "/v1/slack/interactions", { payload: "{}" }),
   "POST /v1/gateway/question.request": (r) => v1(r, "POST", "/v1/gateway/question.request", { questions: QUESTIONS }),
   "POST /v1/gateway/question.get": (r) => v1(r, "POST", "/v1/gateway/question.get", { id: ownerQuestion }),
@@ -383,6 +393,9 @@ const TRPC_CELLS: Record<keyof typeof TRPC, (role: TRole) => Promise<TCell>> = {
   "console.people": (r) => trpcStatus(trpcGet(app, caller(r), "console.people")),
   "analytics.decisions": (r) => trpcStatus(trpcGet(app, caller(r), "analytics.decisions", {})),
   "analytics.requests": (r) => trpcStatus(trpcGet(app, caller(r), "analytics.requests", {})),
+  "policy.suggestions": (r) => trpcStatus(trpcGet(app, caller(r), "policy.suggestions", { days: 14 })),
+  "policy.applySuggestion": (r) => trpcStatus(trpcPost(app, caller(r), "policy.applySuggestion", { id: "sug_00000000_0000000000000000", days: 14 })),
+  "policy.dismissSuggestion": (r) => trpcStatus(trpcPost(app, caller(r), "policy.dismissSuggestion", { id: "sug_00000000_0000000000000000", days: 14 })),
   "console.agents": (r) => trpcStatus(trpcGet(app, caller(r), "console.agents")),
   "inbox.list": (r) => trpcStatus(trpcGet(app, caller(r), "inbox.list", { status: "pending" })),
   "inbox.context": async (r) => trpcStatus(trpcGet(app, caller(r), "inbox.context", { approvalId: (await suspended()).approvalId })),
@@ -474,6 +487,9 @@ describe(`authorization matrix (${testDbKind()})`, () => {
       "GET /v1/grants": "/v1/grants",
       "DELETE /v1/grants/{id}": "/v1/grants/x",
       "GET /v1/analytics/decisions": "/v1/analytics/decisions",
+      "GET /v1/policy/suggestions": "/v1/policy/suggestions",
+      "POST /v1/policy/suggestions/{id}/apply": "/v1/policy/suggestions/x/apply",
+      "POST /v1/policy/suggestions/{id}/dismiss": "/v1/policy/suggestions/x/dismiss",
       "POST /v1/gateway/question.request": "/v1/gateway/question.request",
       "POST /v1/slack/interactions": "/v1/slack/interactions",
     };

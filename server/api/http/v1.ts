@@ -9,6 +9,7 @@ import { submitClientToolResultRoute } from "./routes/client-tools";
 import { listGrantsRoute, revokeGrantRoute } from "./routes/grants";
 import { healthRoute, metricsRoute, readinessRoute } from "./routes/health-metrics";
 import { mcpRoute } from "./routes/mcp";
+import { applySuggestionRoute, dismissSuggestionRoute, listSuggestionsRoute } from "./routes/policy";
 import { gatewayRoute } from "./routes/questions";
 import { askSideQuestionRoute, cancelResponseRoute, createResponseRoute, followResponseRoute, getResponseRoute, steerResponseRoute } from "./routes/responses";
 import { slackInteractionRoute } from "./routes/slack";
@@ -55,6 +56,9 @@ const routes: readonly TRoute[] = [
   listGrantsRoute,
   revokeGrantRoute,
   decisionAnalyticsRoute,
+  listSuggestionsRoute,
+  applySuggestionRoute,
+  dismissSuggestionRoute,
   aguiRoute,
   slackInteractionRoute,
   gatewayRoute,

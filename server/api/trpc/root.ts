@@ -10,6 +10,7 @@ import { grantsRouter } from "./routers/grants";
 import { inboxRouter } from "./routers/inbox";
 import { linkRouter } from "./routers/link";
 import { notificationsRouter } from "./routers/notifications";
+import { policyRouter } from "./routers/policy";
 import { questionRouter } from "./routers/question";
 import { responsesRouter } from "./routers/responses";
 import { sessionsRouter } from "./routers/sessions";
@@ -36,6 +37,7 @@ export const appRouter = router({
   settings: settingsRouter,
   account: accountRouter,
   analytics: analyticsRouter,
+  policy: policyRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,10 +1,8 @@
 import { z } from "zod";
 import {
   DECISION_TIME_BUCKETS_S,
-  decisionTimeHistogram,
-  decisionTimes,
+  decisionFigures,
   expiredRequests,
-  outcomesPerDay,
   pendingCount,
   repeatedRequests,
   requestsPage,
@@ -115,10 +113,8 @@ function daysOf(from: Date, to: Date, timeZone: string): string[] {
 export async function decisionAnalytics(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionQuery>): Promise<TDecisionAnalytics> {
   const f = await filterOf(deps, scope, query);
   const zone = f.timeZone ?? "UTC";
-  const [days, times, histogram, repeated, expired, pending] = await Promise.all([
-    outcomesPerDay(deps.db, f),
-    decisionTimes(deps.db, f),
-    decisionTimeHistogram(deps.db, f),
+  const [{ perDay: days, times, histogram }, repeated, expired, pending] = await Promise.all([
+    decisionFigures(deps.db, f),
     repeatedRequests(deps.db, f),
     expiredRequests(deps.db, f),
     pendingCount(deps.db, f),
