@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { AUTO_OUTCOMES, type TDecisionOutcome } from "../../server/core/vocabulary";
 import { type Db, rowsOf } from "../client";
+import { exactTimestamp, type TKeysetCursor } from "./keyset";
 
 /**
  * Decision analytics (docs/analytics.md): every gated request once, in exactly one outcome. A
@@ -28,10 +29,21 @@ export const PERSON_OUTCOMES = ["approved", "edited", "denied", "replied"] as co
 
 const isAuto = (outcome: string): boolean => (AUTO_OUTCOMES as readonly string[]).includes(outcome);
 
-/** The period's requests matching the filter: both sources, the same columns. */
-function requests(f: TDecisionFilter): SQL {
+/** The columns a figure reads of each request (a union computes every column it selects, row by row). */
+const COLUMNS = {
+  all: { approval: sql`id, created_at, outcome, agent, action, user_id, decided_by, decided_at, request_key, 'approval' as source`, gate: sql`id, created_at, settled_by::text, agent, action, user_id, null, created_at, request_key, 'gate'` },
+  outcomes: { approval: sql`created_at, outcome`, gate: sql`created_at, settled_by::text` },
+  repeated: { approval: sql`created_at, outcome, request_key`, gate: sql`created_at, settled_by::text, request_key` },
+  times: { approval: sql`created_at, agent, action, decided_by, decided_at`, gate: null },
+} as const;
+
+/**
+ * The period's requests matching the filter, both sources with the same columns (`columns`);
+ * `times`: only a person's decisions (approved, edited, denied, replied), which no gate pass is.
+ */
+function requests(f: TDecisionFilter, columns: keyof typeof COLUMNS = "all"): SQL {
   const approvalWhere = [
-    sql`outcome is not null`,
+    columns === "times" ? sql`outcome in ('approved', 'edited', 'denied', 'replied')` : sql`outcome is not null`,
     sql`created_at >= ${f.from.toISOString()}::timestamptz`,
     sql`created_at < ${f.to.toISOString()}::timestamptz`,
     f.scopeUserId ? sql`user_id = ${f.scopeUserId}` : null,
@@ -40,8 +52,10 @@ function requests(f: TDecisionFilter): SQL {
     f.approver ? sql`decided_by = ${f.approver}` : null,
     f.outcome ? sql`outcome = ${f.outcome}` : null,
   ].filter((w): w is SQL => w !== null);
+  const picked = COLUMNS[columns];
+  const approvalsPart = sql`select ${picked.approval} from approvals where ${sql.join(approvalWhere, sql` and `)}`;
   // Nobody decided a gate pass: an approver filter, or an outcome a person gives, leaves none.
-  const noPasses = f.approver !== undefined || (f.outcome !== undefined && !isAuto(f.outcome));
+  if (!picked.gate || f.approver !== undefined || (f.outcome !== undefined && !isAuto(f.outcome))) return approvalsPart;
   const passWhere = [
     sql`created_at >= ${f.from.toISOString()}::timestamptz`,
     sql`created_at < ${f.to.toISOString()}::timestamptz`,
@@ -50,9 +64,7 @@ function requests(f: TDecisionFilter): SQL {
     f.action ? sql`action = ${f.action}` : null,
     f.outcome ? sql`settled_by = ${f.outcome}::settled_by` : null,
   ].filter((w): w is SQL => w !== null);
-  const approvalsPart = sql`select id, created_at, outcome, agent, action, user_id, decided_by, decided_at, request_key, 'approval' as source from approvals where ${sql.join(approvalWhere, sql` and `)}`;
-  if (noPasses) return approvalsPart;
-  return sql`${approvalsPart} union all select id, created_at, settled_by::text, agent, action, user_id, null, created_at, request_key, 'gate' from gate_passes where ${sql.join(passWhere, sql` and `)}`;
+  return sql`${approvalsPart} union all select ${picked.gate} from gate_passes where ${sql.join(passWhere, sql` and `)}`;
 }
 
 export type TOutcomeDay = { day: string; outcome: TDecisionOutcome; count: number };
@@ -88,55 +100,59 @@ function percentileOf(buckets: ReadonlyMap<number, number>, total: number, p: nu
   return 0;
 }
 
-export type TDecisionFigures = { perDay: TOutcomeDay[]; times: TDecisionTimes[]; histogram: number[] };
+/** Requests per calendar day (in the filter's zone) and outcome. */
+export async function outcomesPerDay(db: Db, f: TDecisionFilter): Promise<TOutcomeDay[]> {
+  const zone = f.timeZone ?? "UTC";
+  const rows = rowsOf<{ day: string | Date; outcome: TDecisionOutcome; n: number }>(
+    await db.execute(sql`select date_trunc('day', created_at, ${zone}) as day, outcome, count(*)::int as n from (${requests(f, "outcomes")}) r group by 1, 2`),
+  );
+  return rows.map((r) => ({ day: dayText(r.day, zone), outcome: r.outcome, count: Number(r.n) })).sort((a, b) => a.day.localeCompare(b.day) || a.outcome.localeCompare(b.outcome));
+}
+
+/** Sorting and hashing a period's decisions needs more than the default 4 MB to stay in memory. */
+const WORK_MEMORY = "32MB";
 
 /**
- * Requests per day and outcome, the time-to-decide histogram, and p50/p90 per agent, action and
- * approver, in ONE pass over the period (grouping sets, hashed): the day in the caller's zone,
- * and for a person's decision its coarse and fine duration buckets.
+ * How long people took to decide: the histogram ({@link DECISION_TIME_BUCKETS_S}) and p50/p90 per
+ * agent, action and approver, in one pass over a person's decisions (grouping sets, hashed).
  */
-export async function decisionFigures(db: Db, f: TDecisionFilter): Promise<TDecisionFigures> {
-  const zone = f.timeZone ?? "UTC";
+export async function decisionTimes(db: Db, f: TDecisionFilter): Promise<{ times: TDecisionTimes[]; histogram: number[] }> {
   const coarse = `{${DECISION_TIME_BUCKETS_S.join(",")}}`;
   const fine = `{${FINE_BOUNDS_S.join(",")}}`;
-  const rows = rowsOf<{ g: number; day: string | Date | null; outcome: TDecisionOutcome | null; coarse: number | null; agent: string | null; action: string | null; approver: string | null; fine: number | null; n: number }>(
-    await db.execute(sql`
-      select grouping(day, outcome, coarse, agent, action, decided_by, fine)::int as g, day, outcome, coarse, agent, action, decided_by as approver, fine, count(*)::int as n
-      from (
-        select date_trunc('day', created_at, ${zone}) as day, outcome, agent, action, decided_by,
-          width_bucket(seconds, ${coarse}::float8[]) as coarse, width_bucket(seconds, ${fine}::float8[]) as fine
-        from (select *, case when outcome in ('approved', 'edited', 'denied', 'replied') then extract(epoch from decided_at - created_at)::float8 end as seconds from (${requests(f)}) q) r
-      ) x
-      group by grouping sets ((day, outcome), (coarse), (agent, fine), (action, fine), (decided_by, fine))`),
-  );
-  // grouping() sets a bit per column NOT grouped, the first column highest: 0b0011111 is (day, outcome).
-  const SETS = { perDay: 0b0011111, coarse: 0b1101111, agent: 0b1110110, action: 0b1111010, approver: 0b1111100 } as const;
-  const perDay: TOutcomeDay[] = [];
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('work_mem', ${WORK_MEMORY}, true)`);
+    return rowsOf<{ g: number; coarse: number | null; agent: string | null; action: string | null; approver: string | null; fine: number | null; n: number }>(
+      await tx.execute(sql`
+        select grouping(coarse, agent, action, decided_by, fine)::int as g, coarse, agent, action, decided_by as approver, fine, count(*)::int as n
+        from (select agent, action, decided_by, width_bucket(seconds, ${coarse}::float8[]) as coarse, width_bucket(seconds, ${fine}::float8[]) as fine
+              from (select *, extract(epoch from decided_at - created_at)::float8 as seconds from (${requests(f, "times")}) q) r) x
+        group by grouping sets ((coarse), (agent, fine), (action, fine), (decided_by, fine))`),
+    );
+  });
+  // grouping() sets a bit per column NOT grouped, the first column highest.
+  const SETS = { coarse: 0b01111, agent: 0b10110, action: 0b11010, approver: 0b11100 } as const;
   const histogram: number[] = Array.from({ length: DECISION_TIME_BUCKETS_S.length + 1 }, () => 0);
   const groups = new Map<string, { dimension: TDecisionTimes["dimension"]; key: string; total: number; buckets: Map<number, number> }>();
   for (const r of rows) {
     const n = Number(r.n);
     const g = Number(r.g);
-    if (g === SETS.perDay && r.day !== null && r.outcome !== null) {
-      perDay.push({ day: dayText(r.day, zone), outcome: r.outcome, count: n });
-    } else if (g === SETS.coarse && r.coarse !== null) {
-      histogram[Number(r.coarse)] = (histogram[Number(r.coarse)] ?? 0) + n;
-    } else if (r.fine !== null) {
-      const dimension = g === SETS.agent ? "agent" : g === SETS.action ? "action" : g === SETS.approver ? "approver" : null;
-      const key = dimension === "agent" ? r.agent : dimension === "action" ? r.action : r.approver;
-      if (!dimension || key === null) continue;
-      const id = `${dimension}\u0000${key}`;
-      const group = groups.get(id) ?? { dimension, key, total: 0, buckets: new Map<number, number>() };
-      group.total += n;
-      group.buckets.set(Number(r.fine), (group.buckets.get(Number(r.fine)) ?? 0) + n);
-      groups.set(id, group);
+    if (g === SETS.coarse) {
+      if (r.coarse !== null) histogram[Number(r.coarse)] = (histogram[Number(r.coarse)] ?? 0) + n;
+      continue;
     }
+    const dimension = g === SETS.agent ? "agent" : g === SETS.action ? "action" : g === SETS.approver ? "approver" : null;
+    const key = dimension === "agent" ? r.agent : dimension === "action" ? r.action : r.approver;
+    if (!dimension || key === null || r.fine === null) continue;
+    const id = `${dimension}\u0000${key}`;
+    const group = groups.get(id) ?? { dimension, key, total: 0, buckets: new Map<number, number>() };
+    group.total += n;
+    group.buckets.set(Number(r.fine), (group.buckets.get(Number(r.fine)) ?? 0) + n);
+    groups.set(id, group);
   }
   const times = [...groups.values()]
     .map((group) => ({ dimension: group.dimension, key: group.key, count: group.total, p50Ms: percentileOf(group.buckets, group.total, 0.5), p90Ms: percentileOf(group.buckets, group.total, 0.9) }))
     .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
-  perDay.sort((a, b) => a.day.localeCompare(b.day) || a.outcome.localeCompare(b.outcome));
-  return { perDay, times, histogram };
+  return { times, histogram };
 }
 
 /** A day (the zone's midnight as a timestamptz, as either driver returns it) as `YYYY-MM-DD` in the zone. */
@@ -153,17 +169,18 @@ export type TRepeatedRequest = { requestKey: string; action: string; agent: stri
  * are then read for the few shown, found by that time through the analytics indexes.
  */
 export async function repeatedRequests(db: Db, f: TDecisionFilter, limit = 20): Promise<TRepeatedRequest[]> {
-  const rows = rowsOf<{ request_key: string; outcome: TDecisionOutcome; n: number; total: number; latest: string | Date }>(
+  const rows = rowsOf<{ request_key: string; outcome: TDecisionOutcome; n: number; total: number; latest: string }>(
     await db.execute(sql`
-      with g as (select request_key, outcome, count(*)::int as n, max(created_at) as latest from (${requests(f)}) r group by 1, 2),
+      with g as (select request_key, outcome, count(*)::int as n, max(created_at) as latest from (${requests(f, "repeated")}) r group by 1, 2),
            t as (select request_key, sum(n)::int as total, max(latest) as latest from g group by 1 order by 2 desc, 1 limit ${limit})
-      select g.request_key, g.outcome, g.n, t.total, t.latest from g join t using (request_key) order by t.total desc, g.request_key`),
+      select g.request_key, g.outcome, g.n, t.total, ${exactTimestamp(sql`t.latest`)} as latest from g join t using (request_key) order by t.total desc, g.request_key`),
   );
-  const byKey = new Map<string, { requestKey: string; count: number; outcomes: Partial<Record<TDecisionOutcome, number>>; latest: Date }>();
+  // Each request's latest time exact to the microsecond (a JS Date would round it and find nothing).
+  const byKey = new Map<string, { requestKey: string; count: number; outcomes: Partial<Record<TDecisionOutcome, number>>; latest: string }>();
   for (const r of rows) {
     let entry = byKey.get(r.request_key);
     if (!entry) {
-      entry = { requestKey: r.request_key, count: Number(r.total), outcomes: {}, latest: new Date(r.latest) };
+      entry = { requestKey: r.request_key, count: Number(r.total), outcomes: {}, latest: r.latest };
       byKey.set(r.request_key, entry);
     }
     entry.outcomes[r.outcome] = Number(r.n);
@@ -171,7 +188,7 @@ export async function repeatedRequests(db: Db, f: TDecisionFilter, limit = 20): 
   const entries = [...byKey.values()];
   if (entries.length === 0) return [];
   const pairs = sql.join(
-    entries.map((e) => sql`(${e.latest.toISOString()}::timestamptz, ${e.requestKey})`),
+    entries.map((e) => sql`(${e.latest}::timestamptz, ${e.requestKey})`),
     sql`, `,
   );
   // The latest request of each: by (created_at, request_key), the first columns its source's index has.
@@ -236,13 +253,15 @@ export type TRequestRow = {
   decidedBy: string | null;
   decidedAt: Date | null;
   requestKey: string;
+  /** Its created_at exact to the microsecond, for the next page's cursor. */
+  cursorAt: string;
 };
 
 /** The requests behind a figure, newest first, in keyset pages (`after`: the last row's created_at and id). */
 export async function requestsPage(
   db: Db,
   f: TDecisionFilter & { day?: string; requestKey?: string; decisionSeconds?: { min?: number; max?: number } },
-  page: { limit: number; after?: { createdAt: Date; id: string } },
+  page: { limit: number; after?: TKeysetCursor | null },
 ): Promise<TRequestRow[]> {
   const zone = f.timeZone ?? "UTC";
   const where = [
@@ -252,7 +271,7 @@ export async function requestsPage(
     f.decisionSeconds ? sql`r.outcome in ('approved', 'edited', 'denied', 'replied')` : null,
     f.decisionSeconds?.min !== undefined ? sql`extract(epoch from r.decided_at - r.created_at) >= ${f.decisionSeconds.min}` : null,
     f.decisionSeconds?.max !== undefined ? sql`extract(epoch from r.decided_at - r.created_at) < ${f.decisionSeconds.max}` : null,
-    page.after ? sql`(r.created_at, r.id) < (${page.after.createdAt.toISOString()}::timestamptz, ${page.after.id})` : null,
+    page.after ? sql`(r.created_at, r.id) < (${page.after.at}::timestamptz, ${page.after.id})` : null,
   ].filter((w): w is SQL => w !== null);
   const rows = rowsOf<{
     id: string;
@@ -267,9 +286,10 @@ export async function requestsPage(
     request_key: string;
     response_id: string;
     tool_name: string;
+    cursor_at: string;
   }>(
     await db.execute(sql`
-      select r.*, coalesce(a.response_id, g.response_id) as response_id, coalesce(a.tool_name, g.tool_name) as tool_name
+      select r.*, ${exactTimestamp(sql`r.created_at`)} as cursor_at, coalesce(a.response_id, g.response_id) as response_id, coalesce(a.tool_name, g.tool_name) as tool_name
       from (select * from (${requests(f)}) r ${where.length > 0 ? sql`where ${sql.join(where, sql` and `)}` : sql``} order by created_at desc, id desc limit ${page.limit}) r
       left join approvals a on r.source = 'approval' and a.id = r.id
       left join gate_passes g on r.source = 'gate' and g.id = r.id
@@ -288,6 +308,7 @@ export async function requestsPage(
     decidedBy: r.decided_by,
     decidedAt: r.decided_at === null ? null : new Date(r.decided_at),
     requestKey: r.request_key,
+    cursorAt: r.cursor_at,
   }));
 }
 

@@ -7,7 +7,7 @@ import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 export type TKeysetCursor = { at: string; id: string };
 
 /** `2025-01-02T03:04:05.123456Z` for a timestamptz column, exact to the microsecond. */
-export const exactTimestamp = (column: AnyColumn): SQL<string> =>
+export const exactTimestamp = (column: AnyColumn | SQL): SQL<string> =>
   sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** Rows strictly after the cursor in (created_at desc, id desc) order. */

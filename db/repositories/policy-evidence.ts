@@ -1,5 +1,7 @@
-import { sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../client";
+import { users } from "../schema";
+import { exactTimestamp, type TKeysetCursor } from "./keyset";
 
 /**
  * What people decided about one request (the same agent, action and arguments as asked) in a
@@ -46,6 +48,7 @@ export async function decisionEvidence(db: Db, window: { from: Date; to: Date; m
     deniers: number;
     first: string | Date;
     last: string | Date;
+    last_exact: string;
   }>(
     await db.execute(sql`
       select agent, action, request_key, count(*)::int as total,
@@ -53,7 +56,7 @@ export async function decisionEvidence(db: Db, window: { from: Date; to: Date; m
         count(*) filter (where outcome in ('denied', 'replied'))::int as denied,
         count(distinct decided_by) filter (where outcome = 'approved')::int as approvers,
         count(distinct decided_by) filter (where outcome in ('denied', 'replied'))::int as deniers,
-        min(created_at) as first, max(created_at) as last
+        min(created_at) as first, max(created_at) as last, ${exactTimestamp(sql`max(created_at)`)} as last_exact
       from approvals
       where outcome is not null and outcome not in ('policy', 'grant', 'reviewer')
         and created_at >= ${window.from.toISOString()}::timestamptz and created_at < ${window.to.toISOString()}::timestamptz
@@ -64,7 +67,7 @@ export async function decisionEvidence(db: Db, window: { from: Date; to: Date; m
   );
   if (rows.length === 0) return [];
   const pairs = sql.join(
-    rows.map((r) => sql`(${new Date(r.last).toISOString()}::timestamptz, ${r.request_key})`),
+    rows.map((r) => sql`(${r.last_exact}::timestamptz, ${r.request_key})`),
     sql`, `,
   );
   // The latest request of each, found by (created_at, request_key) through the same index.
@@ -139,4 +142,84 @@ export async function matchedDecisions(db: Db, q: { agent: string; action: strin
     approvers: Number(counts?.approvers ?? 0),
     latest: latest.map((r) => ({ id: r.id, responseId: r.response_id, createdAt: new Date(r.created_at), outcome: r.outcome, arguments: typeof r.args === "string" ? (JSON.parse(r.args) as unknown) : r.args })),
   };
+}
+
+/** One recorded request as a simulation replays it (docs/analytics.md#policy-simulation). */
+export type TRecordedRequest = {
+  id: string;
+  /** Its created_at exact to the microsecond (the next page starts after it). */
+  cursorAt: string;
+  source: "approval" | "gate";
+  createdAt: Date;
+  agent: string;
+  toolName: string;
+  action: string;
+  external: boolean;
+  /** As asked (before an approver's edit). */
+  arguments: unknown;
+  outcome: string;
+  risk: "low" | "medium" | "high";
+  /** The requester (whose run it was). */
+  userId: string;
+  decidedBy: string | null;
+  requiredApprovals: number;
+  /** What the exec reviewer said, as recorded: allow, deny, ask (it routed the request to a person), or null (not reviewed). */
+  verdict: "allow" | "deny" | "ask" | null;
+};
+
+/** The window's decided requests in (created_at, id) order, one keyset page at a time. */
+export async function recordedRequests(db: Db, q: { from: Date; to: Date; after?: TKeysetCursor; limit: number }): Promise<TRecordedRequest[]> {
+  const after = q.after ? sql`and (created_at, id) > (${q.after.at}::timestamptz, ${q.after.id})` : sql``;
+  const period = sql`created_at >= ${q.from.toISOString()}::timestamptz and created_at < ${q.to.toISOString()}::timestamptz ${after}`;
+  const rows = rowsOf<{
+    id: string;
+    source: "approval" | "gate";
+    created_at: string | Date;
+    agent: string;
+    tool_name: string;
+    action: string;
+    external: boolean;
+    args: unknown;
+    outcome: string;
+    risk: "low" | "medium" | "high";
+    user_id: string;
+    decided_by: string | null;
+    required_approvals: number;
+    verdict: "allow" | "deny" | "ask" | null;
+    cursor_at: string;
+  }>(
+    await db.execute(sql`
+      select r.*, ${exactTimestamp(sql`r.created_at`)} as cursor_at from (
+      (select id, 'approval' as source, created_at, agent, tool_name, action, external, coalesce(original_arguments, arguments) as args, outcome, risk::text as risk, user_id, decided_by, required_approvals,
+         case when outcome = 'reviewer' then (case when status = 'approved' then 'allow' else 'deny' end) when reviewer is not null then 'ask' end as verdict
+       from approvals where outcome is not null and ${period} order by created_at, id limit ${q.limit})
+      union all
+      (select id, 'gate', created_at, agent, tool_name, action, false, arguments, settled_by::text, risk::text, user_id, null, 1,
+         case when settled_by = 'reviewer' then (case when decision = 'approve' then 'allow' else 'deny' end) end
+       from gate_passes where ${period} order by created_at, id limit ${q.limit})
+      ) r order by created_at, id limit ${q.limit}`),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    cursorAt: r.cursor_at,
+    source: r.source,
+    createdAt: new Date(r.created_at),
+    agent: r.agent,
+    toolName: r.tool_name,
+    action: r.action,
+    external: r.external,
+    arguments: typeof r.args === "string" ? (JSON.parse(r.args) as unknown) : r.args,
+    outcome: r.outcome,
+    risk: r.risk,
+    userId: r.user_id,
+    decidedBy: r.decided_by,
+    requiredApprovals: Number(r.required_approvals),
+    verdict: r.verdict,
+  }));
+}
+
+/** The people who decided, as the decision rule sees them now (role, email, teams). */
+export async function decidersByIds(db: Db, ids: readonly string[]): Promise<Array<{ userId: string; role: (typeof users.$inferSelect)["role"]; name: string; email: string; groups: string[] }>> {
+  if (ids.length === 0) return [];
+  return db.select({ userId: users.id, role: users.role, name: users.name, email: users.email, groups: users.groups }).from(users).where(inArray(users.id, [...ids]));
 }

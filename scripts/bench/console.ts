@@ -1,14 +1,12 @@
 import type { PGlite } from "@electric-sql/pglite";
 import pino from "pino";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { type Db, type DbHandle, migrateDb, openDb } from "../../db/client";
-import * as schema from "../../db/schema";
+import { migrateDb, openDb } from "../../db/client";
 import { createApp } from "../../server/app";
-import { testConfig } from "../../server/testing/test-app";
 import { createApiKey } from "../../server/auth/api-keys";
 import { addUser } from "../../server/auth/users";
-import { freshDatabase, openRaw, rawFromPglite, type TCtx, type TRaw, size } from "./lib/env";
+import { testConfig } from "../../server/testing/test-app";
+import { capturingDb } from "./lib/capture";
+import { freshDatabase, openRaw, rawFromPglite, size, type TCtx, type TRaw } from "./lib/env";
 import { Client } from "./lib/http";
 import { now, percentile, type TOutcome, type TRow } from "./lib/stats";
 
@@ -64,16 +62,6 @@ function cases(r: number, long: number): TCase[] {
   ];
 }
 
-/** Not the procedure's own SQL: auth lookups, and the host's expiry sweep running meanwhile. */
-const SKIP = /from "(api_keys|users|login_sessions|accounts)"\s+(inner join "users" on .*?)?where|"expires_at" <= \$2\) limit/i;
-
-/** A drizzle instance over the same client that records the SQL the app sends while `on`. */
-function capturingDb(handle: DbHandle) {
-  const state = { on: false, queries: [] as Array<{ sql: string; params: unknown[] }> };
-  const logger = { logQuery: (sql: string, params: unknown[]) => void (state.on && !SKIP.test(sql) && state.queries.push({ sql, params })) };
-  const db = handle.kind === "postgres" ? drizzlePostgres(handle.sql as never, { schema, logger }) : drizzlePglite((handle.db as unknown as { $client: PGlite }).$client, { schema, logger });
-  return { state, handle: { ...handle, db: db as unknown as Db } };
-}
 
 /** Item 7: console queries over tRPC HTTP on a seeded database; p95 per query and the plans of the SQL each one sent. */
 export async function benchConsole(ctx: TCtx): Promise<TOutcome> {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only=approvals,capacity,ingest,fanout,poll,console] [--db=pglite|postgres|both]`
+ * `npm run bench [-- --quick] [--only=approvals,capacity,ingest,fanout,poll,console,analytics] [--db=pglite|postgres|both]`
  * Runs each benchmark beside its physical limit measured in the same run, prints a markdown
  * table and writes bench-results/latest.json (+ latest.md with notes and query plans).
  */
@@ -8,6 +8,7 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { benchAnalytics } from "./analytics";
 import { approveOne, benchApprovals, ENGINE_AGENT, suspendOne, type TSuspended } from "./approvals";
 import { benchCapacity } from "./capacity";
 import { benchCommits } from "./commits";
@@ -32,7 +33,7 @@ process.env.COUNTERSIGN_RATE_LIMIT ??= "1000000:1000000,ip=1000000:1000000";
 // Likewise the cap on open streams per user (default 256): the fan-out opens 1,000 as one user.
 process.env.COUNTERSIGN_MAX_STREAMS_PER_USER ??= "off";
 
-const ALL = ["commits", "approvals", "poll", "fanout", "capacity", "ingest", "console"] as const;
+const ALL = ["commits", "approvals", "poll", "fanout", "capacity", "ingest", "console", "analytics"] as const;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 process.chdir(root);
 
@@ -140,6 +141,7 @@ for (const kind of kinds) {
   if (only.has("capacity")) await step("capacity (3)", kind, () => benchCapacity(ctx));
   if (only.has("ingest")) await step("ingest (4)", kind, () => benchIngest(ctx));
   if (only.has("console")) await step("console (7)", kind, () => benchConsole(ctx));
+  if (only.has("analytics")) await step("analytics (8)", kind, () => benchAnalytics(ctx));
 }
 
 const judged = rows.map(judge);

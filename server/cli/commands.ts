@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DomainError } from "../core/errors";
 import type { ROLES } from "../core/vocabulary";
@@ -53,6 +54,17 @@ export function adminCommandOf(parsed: TParsedCommand, stdin: string | undefined
       return { command, all: values.all === true };
     case "grant revoke":
       return { command, grantId: target };
+    case "policy simulate": {
+      const days = str("days");
+      if (days !== undefined && !(/^\d{1,3}$/.test(days) && Number(days) >= 1 && Number(days) <= 365)) throw new DomainError("invalid_request", "--days must be a whole number of days, 1 to 365.");
+      let file: unknown;
+      try {
+        file = JSON.parse(readFileSync(target, "utf8"));
+      } catch (error) {
+        throw new DomainError("invalid_request", `Cannot read the candidate agents file ${target}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return { command, file, days: days === undefined ? 14 : Number(days) };
+    }
     case "export": {
       const session = str("session");
       const response = str("response");

@@ -81,7 +81,7 @@ async function direct(parsed: TParsedCommand, request: TCommandRequest, print: (
     const log = pino({ level: "warn" }, pino.destination(2));
     const pgBus = db.kind === "postgres" && db.sql ? await createPgBus(db.sql, log) : null;
     try {
-      const deps = { db: db.db, auth, bus: pgBus ?? createLocalBus(), log, now: () => new Date() };
+      const deps = { db: db.db, auth, bus: pgBus ?? createLocalBus(), log, now: () => new Date(), config: { environment: config.environment } };
       const output = await Promise.resolve()
         .then(() => runAdminCommand(deps, { actor: null, origin: CLI_ORIGIN(request.osUser ?? null) }, adminCommandOf(parsed, request.stdin)))
         .catch((error: unknown) => {

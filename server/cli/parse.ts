@@ -50,6 +50,12 @@ export const COMMANDS: Record<string, TSpec> = {
   "key revoke": { positionals: ["KEY_ID"], options: { ...JSON_FLAG }, usage: "key revoke KEY_ID [--json]", help: "the key answers 401 at once; its connections end" },
   "grant list": { positionals: [], options: { all: { type: "boolean" }, ...JSON_FLAG }, usage: "grant list [--all] [--json]", help: "standing grants, active ones unless --all" },
   "grant revoke": { positionals: ["GRANT_ID"], options: { ...JSON_FLAG }, usage: "grant revoke GRANT_ID [--json]", help: "the grant approves nothing more" },
+  "policy simulate": {
+    positionals: ["FILE"],
+    options: { days: { type: "string" }, ...JSON_FLAG },
+    usage: "policy simulate FILE [--days N] [--json]",
+    help: "replays the last N days' requests (default 14, at most 365) through the candidate agents file FILE: per agent and action, what would be settled without a person (and how many of those a person denied or edited), what would ask one; changes nothing but a trail row",
+  },
   export: {
     positionals: [],
     options: { session: { type: "string" }, response: { type: "string" }, from: { type: "string" }, to: { type: "string" } },

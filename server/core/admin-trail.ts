@@ -29,6 +29,7 @@ export const ADMIN_ACTIONS = [
   "config.reloaded",
   "policy.suggestion_applied",
   "policy.suggestion_dismissed",
+  "policy.simulated",
 ] as const;
 export type TAdminAction = (typeof ADMIN_ACTIONS)[number];
 

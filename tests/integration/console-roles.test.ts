@@ -105,6 +105,10 @@ const MATRIX: TRow[] = [
   { path: "console.people", kind: "query", expect: ALL_OK },
   { path: "analytics.decisions", kind: "query", expect: ALL_OK, input: () => ({}) },
   { path: "analytics.requests", kind: "query", expect: ALL_OK, input: () => ({}) },
+  { path: "analytics.outcomes", kind: "query", expect: ALL_OK, input: () => ({}) },
+  { path: "analytics.times", kind: "query", expect: ALL_OK, input: () => ({}) },
+  { path: "analytics.repeated", kind: "query", expect: ALL_OK, input: () => ({}) },
+  { path: "analytics.expired", kind: "query", expect: ALL_OK, input: () => ({}) },
   { path: "console.agents", kind: "query", expect: ALL_OK },
   // ── approvals inbox ──────────────────────────────────────────────────────────────────
   { path: "inbox.list", kind: "query", expect: ALL_OK, input: () => ({ status: "pending", risks: ["medium"] }) },
@@ -136,6 +140,7 @@ const MATRIX: TRow[] = [
   { path: "admin.agentsConfig", kind: "query", expect: ADMINS_AUDITORS },
   { path: "admin.reloadAgents", kind: "mutation", expect: ADMIN_ONLY },
   { path: "policy.suggestions", kind: "query", expect: WORKSPACE_READERS, input: () => ({ days: 14 }) },
+  { path: "policy.simulate", kind: "mutation", expect: WORKSPACE_READERS, input: () => ({ file: { agents: [{ name: "m", harness: "scripted", tools: {} }] }, days: 1 }) },
   // Only admins get past the role check; this id names no suggestion.
   { path: "policy.applySuggestion", kind: "mutation", expect: [401, 403, 403, 403, 403, 404], input: () => ({ id: "sug_00000000_0000000000000000", days: 14 }) },
   { path: "policy.dismissSuggestion", kind: "mutation", expect: [401, 403, 403, 403, 403, 404], input: () => ({ id: "sug_00000000_0000000000000000", days: 14 }) },

@@ -9,7 +9,7 @@ import { submitClientToolResultRoute } from "./routes/client-tools";
 import { listGrantsRoute, revokeGrantRoute } from "./routes/grants";
 import { healthRoute, metricsRoute, readinessRoute } from "./routes/health-metrics";
 import { mcpRoute } from "./routes/mcp";
-import { applySuggestionRoute, dismissSuggestionRoute, listSuggestionsRoute } from "./routes/policy";
+import { applySuggestionRoute, dismissSuggestionRoute, listSuggestionsRoute, simulatePolicyRoute } from "./routes/policy";
 import { gatewayRoute } from "./routes/questions";
 import { askSideQuestionRoute, cancelResponseRoute, createResponseRoute, followResponseRoute, getResponseRoute, steerResponseRoute } from "./routes/responses";
 import { slackInteractionRoute } from "./routes/slack";
@@ -59,6 +59,7 @@ const routes: readonly TRoute[] = [
   listSuggestionsRoute,
   applySuggestionRoute,
   dismissSuggestionRoute,
+  simulatePolicyRoute,
   aguiRoute,
   slackInteractionRoute,
   gatewayRoute,

@@ -9,6 +9,7 @@ import { DomainError, refused } from "../../core/errors";
 import { readScope } from "../../core/read-scope";
 import { ROLES } from "../../core/vocabulary";
 import { listGrants, revokeGrant } from "../grants";
+import { simulatePolicy, ZSimulationInput } from "../policy-simulation";
 import { apiKeysVisible, trajectoryExport, workspaceUsers } from "../read/console";
 import { trajectoryLine } from "../read/trajectory-line";
 import { changeRole, createKeyFor, revokeKeyFor } from "./admin";
@@ -44,6 +45,7 @@ export const ZAdminCommand = z.discriminatedUnion("command", [
   z.strictObject({ command: z.literal("key revoke"), keyId: ZText }),
   z.strictObject({ command: z.literal("grant list"), all: z.boolean().optional() }),
   z.strictObject({ command: z.literal("grant revoke"), grantId: ZText }),
+  ZSimulationInput.extend({ command: z.literal("policy simulate") }),
   z.strictObject({
     command: z.literal("export"),
     of: z.union([z.strictObject({ sessionId: ZText }), z.strictObject({ responseId: ZText }), z.strictObject({ from: ZTime, to: ZTime.optional() })]),
@@ -52,7 +54,7 @@ export const ZAdminCommand = z.discriminatedUnion("command", [
 export type TAdminCommand = z.infer<typeof ZAdminCommand>;
 
 /** What the commands run with: the database, the bus (credential changes reach open connections) and auth (passwords). */
-export type TAdminCommandDeps = TUserAdminDeps & { auth: TAuth };
+export type TAdminCommandDeps = TUserAdminDeps & { auth: TAuth; config?: { environment: Readonly<Record<string, string | undefined>> } };
 
 /** A result object, or JSONL lines (export). */
 export type TAdminCommandOutput = { kind: "result"; result: Record<string, unknown> } | { kind: "lines"; lines: AsyncIterable<string> };
@@ -110,6 +112,10 @@ export async function runAdminCommand(deps: TAdminCommandDeps, who: TAdminWho, c
       return result({ grants: await listGrants(deps, null, { status: command.all ? "all" : "active" }) });
     case "grant revoke":
       return result(await revokeGrant(deps, who, command.grantId));
+    case "policy simulate": {
+      const { totals, rows, dangerous, ...period } = await simulatePolicy(deps, who, { file: command.file, days: command.days });
+      return result({ ...period, ...totals, rows, dangerous });
+    }
     case "export": {
       const { of } = command;
       const selection = "from" in of ? { range: { from: new Date(of.from), to: of.to ? new Date(of.to) : deps.now() } } : of;

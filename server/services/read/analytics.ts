@@ -1,14 +1,16 @@
 import { z } from "zod";
 import {
   DECISION_TIME_BUCKETS_S,
-  decisionFigures,
+  decisionTimes,
   expiredRequests,
+  outcomesPerDay,
   pendingCount,
   repeatedRequests,
   requestsPage,
   type TDecisionFilter,
 } from "../../../db/repositories/analytics";
 import { peopleByIds } from "../../../db/repositories/display-names";
+import { decodeCursor, encodeCursor } from "../../../db/repositories/keyset";
 import { userIdByEmailIgnoringCase } from "../../../db/repositories/users";
 import { DomainError } from "../../core/errors";
 import type { TReadScope } from "../../core/read-scope";
@@ -109,43 +111,70 @@ function daysOf(from: Date, to: Date, timeZone: string): string[] {
   return days;
 }
 
-/** The figures of one period and filter. */
-export async function decisionAnalytics(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionQuery>): Promise<TDecisionAnalytics> {
+type TReadDeps = Pick<TDeps, "db" | "now">;
+type TQuery = z.output<typeof ZDecisionQuery>;
+type TPeriod = Pick<TDecisionAnalytics, "from" | "to" | "timeZone">;
+const periodOf = (f: TDecisionFilter): TPeriod => ({ from: f.from.toISOString(), to: f.to.toISOString(), timeZone: f.timeZone ?? "UTC" });
+
+/*
+ * One read per chart, each one statement (or two) over the analytics indexes: the console asks for
+ * each chart on its own, so one chart's time is its own (docs/analytics.md#speed). `decisionAnalytics`
+ * is all of them at once (`GET /v1/analytics/decisions`).
+ */
+
+/** The totals per outcome (and still waiting) and every day of the period with its count per outcome. */
+export async function decisionOutcomes(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TPeriod & Pick<TDecisionAnalytics, "totals" | "perDay">> {
   const f = await filterOf(deps, scope, query);
-  const zone = f.timeZone ?? "UTC";
-  const [{ perDay: days, times, histogram }, repeated, expired, pending] = await Promise.all([
-    decisionFigures(deps.db, f),
-    repeatedRequests(deps.db, f),
-    expiredRequests(deps.db, f),
-    pendingCount(deps.db, f),
-  ]);
+  const [days, pending] = await Promise.all([outcomesPerDay(deps.db, f), pendingCount(deps.db, f)]);
   const totals = zeroCounts();
-  const perDay = new Map(daysOf(f.from, f.to, zone).map((day) => [day, zeroCounts()]));
+  const perDay = new Map(daysOf(f.from, f.to, f.timeZone ?? "UTC").map((day) => [day, zeroCounts()]));
   for (const d of days) {
     totals[d.outcome] += d.count;
     const counts = perDay.get(d.day) ?? zeroCounts();
     counts[d.outcome] += d.count;
     perDay.set(d.day, counts);
   }
+  return {
+    ...periodOf(f),
+    totals: { requests: Object.values(totals).reduce((a, b) => a + b, 0), pending, ...totals },
+    perDay: [...perDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, counts]) => ({ day, counts })),
+  };
+}
+
+/** How long people took: the histogram and p50/p90 per agent, action and approver (with the approver's name). */
+export async function decisionTimesOf(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TPeriod & Pick<TDecisionAnalytics, "decisionTimes">> {
+  const f = await filterOf(deps, scope, query);
+  const { times, histogram } = await decisionTimes(deps.db, f);
   const approverIds = times.filter((t) => t.dimension === "approver").map((t) => t.key);
   const names = new Map((await peopleByIds(deps.db, approverIds)).map((p) => [p.id, p.name]));
   const of = (dimension: string) =>
     times.filter((t) => t.dimension === dimension).map(({ key, count, p50Ms, p90Ms }) => ({ key, ...(names.has(key) ? { name: names.get(key) } : {}), count, p50Ms, p90Ms }));
   return {
-    from: f.from.toISOString(),
-    to: f.to.toISOString(),
-    timeZone: zone,
-    totals: { requests: Object.values(totals).reduce((a, b) => a + b, 0), pending, ...totals },
-    perDay: [...perDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, counts]) => ({ day, counts })),
-    decisionTimes: {
-      byAgent: of("agent"),
-      byAction: of("action"),
-      byApprover: of("approver"),
-      histogram: histogram.map((count, i) => ({ upToSeconds: DECISION_TIME_BUCKETS_S[i] ?? null, count })),
-    },
-    repeated: repeated.map(({ requestKey, action, agent, arguments: args, count, outcomes }) => ({ requestKey, action, agent, arguments: args, count, outcomes: { ...zeroCounts(), ...outcomes } })),
-    expired: expired.map((e) => ({ ...e, createdAt: e.createdAt.toISOString(), expiredAt: e.expiredAt?.toISOString() ?? null })),
+    ...periodOf(f),
+    decisionTimes: { byAgent: of("agent"), byAction: of("action"), byApprover: of("approver"), histogram: histogram.map((count, i) => ({ upToSeconds: DECISION_TIME_BUCKETS_S[i] ?? null, count })) },
   };
+}
+
+/** The most repeated requests with their outcomes. */
+export async function repeatedOf(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TPeriod & Pick<TDecisionAnalytics, "repeated">> {
+  const f = await filterOf(deps, scope, query);
+  const repeated = await repeatedRequests(deps.db, f);
+  return { ...periodOf(f), repeated: repeated.map(({ requestKey, action, agent, arguments: args, count, outcomes }) => ({ requestKey, action, agent, arguments: args, count, outcomes: { ...zeroCounts(), ...outcomes } })) };
+}
+
+/** The latest expiries and whom they notified. */
+export async function expiriesOf(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TPeriod & Pick<TDecisionAnalytics, "expired">> {
+  const f = await filterOf(deps, scope, query);
+  const expired = await expiredRequests(deps.db, f);
+  return { ...periodOf(f), expired: expired.map((e) => ({ ...e, createdAt: e.createdAt.toISOString(), expiredAt: e.expiredAt?.toISOString() ?? null })) };
+}
+
+/** Every figure of one period and filter (the charts' reads at once; the period fixed once for all). */
+export async function decisionAnalytics(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TDecisionAnalytics> {
+  const to = query.to ?? deps.now();
+  const fixed = { ...query, to, from: query.from ?? new Date(to.getTime() - DEFAULT_ANALYTICS_DAYS * DAY_MS) };
+  const [outcomes, times, repeated, expired] = await Promise.all([decisionOutcomes(deps, scope, fixed), decisionTimesOf(deps, scope, fixed), repeatedOf(deps, scope, fixed), expiriesOf(deps, scope, fixed)]);
+  return { ...outcomes, decisionTimes: times.decisionTimes, repeated: repeated.repeated, expired: expired.expired };
 }
 
 /** The requests behind a figure: the filter, optionally one day (in the zone) or one repeated request. */
@@ -157,19 +186,8 @@ export const ZDecisionRequestsQuery = ZDecisionQuery.extend({
   /** tRPC's infinite queries add it; the list only goes one way (older). */
   direction: z.enum(["forward", "backward"]).optional(),
   limit: z.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional().describe("The nextCursor of the page before"),
+  cursor: z.string().max(400).nullish().describe("The nextCursor of the page before (one this list did not give starts at the first page)"),
 });
-
-const cursorOf = (row: { createdAt: Date; id: string }) => Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
-function afterOf(cursor: string | undefined): { createdAt: Date; id: string } | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [string, string];
-    const createdAt = new Date(at);
-    if (typeof id === "string" && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
-  } catch {}
-  throw new DomainError("invalid_request", "cursor is not one this list gave.");
-}
 
 /** One page of the requests behind a figure, newest first, with the names of the people on it. */
 export async function decisionRequests(deps: Pick<TDeps, "db" | "now">, scope: TReadScope, query: z.output<typeof ZDecisionRequestsQuery>) {
@@ -178,19 +196,19 @@ export async function decisionRequests(deps: Pick<TDeps, "db" | "now">, scope: T
   const rows = await requestsPage(
     deps.db,
     { ...f, ...(query.day ? { day: query.day } : {}), ...(query.requestKey ? { requestKey: query.requestKey } : {}), ...seconds },
-    { limit: query.limit + 1, after: afterOf(query.cursor) },
+    { limit: query.limit + 1, after: decodeCursor(query.cursor) },
   );
   const page = rows.slice(0, query.limit);
   const people = new Map((await peopleByIds(deps.db, [...new Set(page.flatMap((r) => [r.userId, ...(r.decidedBy ? [r.decidedBy] : [])]))])).map((p) => [p.id, p.name]));
   const last = page[page.length - 1];
   return {
-    rows: page.map((r) => ({
+    rows: page.map(({ cursorAt: _, ...r }) => ({
       ...r,
       createdAt: r.createdAt.toISOString(),
       decidedAt: r.decidedAt?.toISOString() ?? null,
       user: people.get(r.userId) ?? r.userId,
       decider: r.decidedBy ? (people.get(r.decidedBy) ?? r.decidedBy) : null,
     })),
-    nextCursor: rows.length > query.limit && last ? cursorOf(last) : null,
+    nextCursor: rows.length > query.limit && last ? encodeCursor({ at: last.cursorAt, id: last.id }) : null,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DomainError } from "../../../core/errors";
+import { simulatePolicy, ZSimulation, ZSimulationInput } from "../../../services/policy-simulation";
 import { applySuggestion, dismissSuggestion, listSuggestions, ZSuggestion, ZSuggestionWindow } from "../../../services/policy-suggestions";
 import { clientAddress, NO_TRUSTED_PROXIES } from "../../shared/client-address";
 import { sendJson } from "../../shared/respond";
@@ -63,4 +64,19 @@ export const dismissSuggestionRoute = defineRoute({
     errors: [400, 403, 404, 409],
   },
   handle: async (ctx) => sendJson(ctx.res, 200, await dismissSuggestion(ctx.deps, whoOf(ctx), ctx.params.id, ctx.body.days)),
+});
+
+export const simulatePolicyRoute = defineRoute({
+  method: "POST",
+  path: "/v1/policy/simulate",
+  auth: true,
+  body: jsonBody(ZSimulationInput),
+  docs: {
+    operationId: "simulatePolicy",
+    summary: "Replay the window's recorded requests through a candidate agents file (operators, auditors, admins): what would be settled without a person, what would ask one",
+    description: "Nothing changes but an admin-trail row of who simulated what. 422: the candidate file is not valid (every bad field named).",
+    responses: { 200: { description: "The replay, per agent and action", json: ZSimulation } },
+    errors: [400, 403, 422],
+  },
+  handle: async (ctx) => sendJson(ctx.res, 200, (await simulatePolicy(ctx.deps, whoOf(ctx), ctx.body)) satisfies z.input<typeof ZSimulation>),
 });
