@@ -35,6 +35,7 @@ const COLUMNS = {
   outcomes: { approval: sql`created_at, outcome`, gate: sql`created_at, settled_by::text` },
   repeated: { approval: sql`created_at, outcome, request_key`, gate: sql`created_at, settled_by::text, request_key` },
   times: { approval: sql`created_at, agent, action, decided_by, decided_at`, gate: null },
+  shadow: { approval: sql`shadow, outcome`, gate: sql`shadow, settled_by::text` },
 } as const;
 
 /**
@@ -44,6 +45,7 @@ const COLUMNS = {
 function requests(f: TDecisionFilter, columns: keyof typeof COLUMNS = "all"): SQL {
   const approvalWhere = [
     columns === "times" ? sql`outcome in ('approved', 'edited', 'denied', 'replied')` : sql`outcome is not null`,
+    columns === "shadow" ? sql`shadow is not null` : null,
     sql`created_at >= ${f.from.toISOString()}::timestamptz`,
     sql`created_at < ${f.to.toISOString()}::timestamptz`,
     f.scopeUserId ? sql`user_id = ${f.scopeUserId}` : null,
@@ -57,6 +59,7 @@ function requests(f: TDecisionFilter, columns: keyof typeof COLUMNS = "all"): SQ
   // Nobody decided a gate pass: an approver filter, or an outcome a person gives, leaves none.
   if (!picked.gate || f.approver !== undefined || (f.outcome !== undefined && !isAuto(f.outcome))) return approvalsPart;
   const passWhere = [
+    columns === "shadow" ? sql`shadow is not null` : null,
     sql`created_at >= ${f.from.toISOString()}::timestamptz`,
     sql`created_at < ${f.to.toISOString()}::timestamptz`,
     f.scopeUserId ? sql`user_id = ${f.scopeUserId}` : null,
@@ -107,6 +110,21 @@ export async function outcomesPerDay(db: Db, f: TDecisionFilter): Promise<TOutco
     await db.execute(sql`select date_trunc('day', created_at, ${zone}) as day, outcome, count(*)::int as n from (${requests(f, "outcomes")}) r group by 1, 2`),
   );
   return rows.map((r) => ({ day: dayText(r.day, zone), outcome: r.outcome, count: Number(r.n) })).sort((a, b) => a.day.localeCompare(b.day) || a.outcome.localeCompare(b.outcome));
+}
+
+export type TShadowCounts = { differed: number; wouldAutoApprove: number; wouldAutoApproveDenied: number; wouldAutoApproveEdited: number; wouldAsk: number };
+
+/** What agents' shadow policies would have decided differently (docs/analytics.md#shadow-rules), from the requests that recorded it. */
+export async function shadowCounts(db: Db, f: TDecisionFilter): Promise<TShadowCounts> {
+  const [row] = rowsOf<{ differed: number; auto: number; denied: number; edited: number; ask: number }>(
+    await db.execute(sql`
+      select count(*)::int as differed, count(*) filter (where shadow = 'never')::int as auto,
+        count(*) filter (where shadow = 'never' and outcome in ('denied', 'replied'))::int as denied,
+        count(*) filter (where shadow = 'never' and outcome = 'edited')::int as edited,
+        count(*) filter (where shadow <> 'never' and outcome in ('policy', 'grant', 'reviewer'))::int as ask
+      from (${requests(f, "shadow")}) r`),
+  );
+  return { differed: Number(row?.differed ?? 0), wouldAutoApprove: Number(row?.auto ?? 0), wouldAutoApproveDenied: Number(row?.denied ?? 0), wouldAutoApproveEdited: Number(row?.edited ?? 0), wouldAsk: Number(row?.ask ?? 0) };
 }
 
 /** Sorting and hashing a period's decisions needs more than the default 4 MB to stay in memory. */

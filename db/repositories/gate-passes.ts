@@ -21,6 +21,7 @@ const inserting = prepared<Record<string, unknown>, unknown>("insert_gate_pass",
       risk: rawSlot("risk"),
       settledBy: rawSlot("settledBy"),
       decision: rawSlot("decision"),
+      shadow: rawSlot("shadow"),
     })
     // A re-run attempt passes the same call again: it is one request.
     .onConflictDoNothing({ target: [gatePasses.responseId, gatePasses.callId] }),
@@ -28,5 +29,5 @@ const inserting = prepared<Record<string, unknown>, unknown>("insert_gate_pass",
 
 /** Records the calls the gate settled without a person (docs/analytics.md). */
 export async function insertGatePasses(tx: Db, rows: readonly TGatePass[]): Promise<void> {
-  for (const row of rows) await inserting(tx, { ...row, arguments: JSON.stringify(row.arguments ?? null), cwd: row.cwd ?? null });
+  for (const row of rows) await inserting(tx, { ...row, arguments: JSON.stringify(row.arguments ?? null), cwd: row.cwd ?? null, shadow: row.shadow ?? null });
 }

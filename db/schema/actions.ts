@@ -72,6 +72,8 @@ export const approvals = pgTable(
     settledBy: settledByEnum("settled_by"),
     /** How it ended (`DECISION_OUTCOMES`), null while pending: computed by the database. */
     outcome: text("outcome").generatedAlwaysAs(OUTCOME_SQL),
+    /** What the agent's shadow policy would have decided (`always`, `review`, `never`) where it differs from the live one (docs/analytics.md#shadow-rules). */
+    shadow: text("shadow", { enum: ["always", "review", "never"] }),
     /** The same request: its action and arguments as asked (before an edit), as jsonb's canonical text (docs/analytics.md). */
     requestKey: text("request_key").generatedAlwaysAs(sql`md5(action || ' ' || coalesce(original_arguments, arguments)::text)`),
   },
@@ -86,6 +88,7 @@ export const approvals = pgTable(
     index("approvals_outcome_created_idx")
       .on(t.createdAt, t.outcome, t.agent, t.action, t.userId, t.decidedBy, t.decidedAt, t.requestKey, t.id)
       .where(sql`outcome is not null`),
+    index("approvals_shadow_created_idx").on(t.createdAt, t.shadow, t.outcome, t.agent, t.action, t.userId, t.decidedBy).where(sql`shadow is not null`),
   ],
 );
 
@@ -113,12 +116,15 @@ export const gatePasses = pgTable(
     settledBy: settledByEnum("settled_by").notNull(),
     /** The reviewer may deny; the policy and a grant only let the call through. */
     decision: text("decision", { enum: ["approve", "deny"] }).notNull(),
+    /** What the agent's shadow policy would have decided where it differs from the live one. */
+    shadow: text("shadow", { enum: ["always", "review", "never"] }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     requestKey: text("request_key").generatedAlwaysAs(sql`md5(action || ' ' || arguments::text)`),
   },
   (t) => [
     uniqueIndex("gate_passes_call_uq").on(t.responseId, t.callId),
     index("gate_passes_created_idx").on(t.createdAt, t.settledBy, t.agent, t.action, t.userId, t.requestKey, t.id),
+    index("gate_passes_shadow_created_idx").on(t.createdAt, t.shadow, t.settledBy, t.agent, t.action, t.userId).where(sql`shadow is not null`),
   ],
 );
 

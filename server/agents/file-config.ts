@@ -13,7 +13,7 @@ import { askUserTool, confirmUrlTool, requestInputTool, requestSecretTool } from
 import type { TTool } from "../tools/types";
 import { schemaProblem } from "./actions";
 import { BUILTIN_AGENTS, configuredAgents, DEFAULT_AGENT } from "./catalog";
-import { APPROVAL_POLICIES, type TAgentConfig } from "./types";
+import { APPROVAL_POLICIES, type TAgentConfig, type TShadowPolicy } from "./types";
 
 /**
  * The agents configuration file (`COUNTERSIGN_AGENTS_FILE`, JSON): agents, their tools and who
@@ -103,6 +103,17 @@ const ZToolEntry = z.strictObject({
   predicates: z.array(ZPredicate).default([]),
 });
 
+/**
+ * A shadow policy (docs/analytics.md#shadow-rules): the live policy's keys, each replacing the live
+ * entry in an evaluation that decides nothing: `tools` (who decides, predicates), `actions`, and
+ * `predicates` per tool.
+ */
+const ZShadow = z.strictObject({
+  tools: z.record(z.string(), z.strictObject({ approval: z.enum(APPROVAL_POLICIES).optional(), predicates: z.array(ZPredicate).optional() })).optional(),
+  actions: z.record(z.string().regex(ACTION_PATTERN, `must be an action name (${ACTION_NAME_RULE}), * or a pattern with *`), ZActionEntry).optional(),
+  predicates: z.record(z.string(), z.array(ZPredicate)).optional(),
+});
+
 const ZEndpoint = z.strictObject({
   baseURL: z.url({ protocol: /^https?$/ }),
   apiKeyEnv: ZEnvName.optional(),
@@ -133,6 +144,8 @@ const ZAgentEntry = z
     nativeTools: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, '_', '.' or '-'"), ZToolEntry).optional(),
     /** Who may decide this agent's approvals besides the role rule (unset: any operator or admin). */
     approvers: ZApprovers.optional(),
+    /** A shadow policy evaluated beside the live one, deciding nothing: where it differs, the request records what it would have done. */
+    shadow: ZShadow.optional(),
     selfApproval: z.enum(SELF_APPROVAL_POLICIES).optional(),
     quorum: ZQuorum.optional(),
     /** Actions callers run themselves, by name, `*` (the default for undeclared names) or a pattern such as `coding:*`. */
@@ -166,6 +179,11 @@ const ZAgentEntry = z
     if ((a.harness === "scripted" || a.harness === "openai-compatible") && a.nativeTools) ctx.addIssue({ code: "custom", path: ["nativeTools"], message: "a built-in harness runs no native tools" });
     for (const name of Object.keys(a.nativeTools ?? {})) {
       if (Object.hasOwn(a.tools, name)) ctx.addIssue({ code: "custom", path: ["nativeTools", name], message: "is also one of the agent's host tools" });
+    }
+    for (const section of ["tools", "predicates"] as const) {
+      for (const name of Object.keys(a.shadow?.[section] ?? {})) {
+        if (!Object.hasOwn(a.tools, name) && !Object.hasOwn(a.nativeTools ?? {}, name)) ctx.addIssue({ code: "custom", path: ["shadow", section, name], message: "is not one of the agent's tools" });
+      }
     }
     // A host tool keeps its own meaning (its entry under tools): an action of the same name would never apply.
     const hostNames = new Set(Object.keys(a.tools).flatMap((name) => {
@@ -260,7 +278,16 @@ function toAgentConfig(entry: TAgentEntry): TAgentConfig {
     ...(Object.keys(predicates).length > 0 ? { predicates } : {}),
     ...(entry.actions ? { actions: entry.actions } : {}),
     ...(entry.externalActions ? { externalActions: entry.externalActions } : {}),
+    ...(entry.shadow ? { shadow: shadowOf(entry.shadow) } : {}),
   };
+}
+
+/** The shadow entry as the agent's shadow policy: who decides and predicates per tool, action entries. */
+function shadowOf(shadow: NonNullable<TAgentEntry["shadow"]>): TShadowPolicy {
+  const tools = Object.entries(shadow.tools ?? {});
+  const approval = Object.fromEntries(tools.flatMap(([name, t]) => (t.approval ? [[name, t.approval]] : [])));
+  const predicates = { ...Object.fromEntries(tools.flatMap(([name, t]) => (t.predicates ? [[name, t.predicates]] : []))), ...(shadow.predicates ?? {}) };
+  return { approval, predicates, ...(shadow.actions ? { actions: shadow.actions } : {}) };
 }
 
 /** What a loaded file yields: the agents to serve, the default, the notification config, and the file as read (shown to admins). */

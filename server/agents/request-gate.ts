@@ -27,3 +27,33 @@ export function requestGate(agent: TAgentConfig, request: TRecordedRequest): { p
   const declared = actionPolicyFor(agent, request.action);
   return declared ? actionGate(declared, request.arguments) : null;
 }
+
+/**
+ * The agent as its shadow policy would have it (docs/analytics.md#shadow-rules): the shadow's
+ * entries replace the live ones; null when it has none. The live gate code evaluates it.
+ */
+export function shadowAgentOf(agent: TAgentConfig): TAgentConfig | null {
+  const shadow = agent.shadow;
+  if (!shadow) return null;
+  return {
+    ...agent,
+    approval: { ...agent.approval, ...shadow.approval },
+    predicates: { ...agent.predicates, ...shadow.predicates },
+    ...(shadow.actions ? { actions: { ...agent.actions, ...shadow.actions } } : {}),
+  };
+}
+
+/** What the shadow would decide for a call of `tool` where it differs from `live` (null: no shadow, or the same). */
+export function shadowOfCall(agent: TAgentConfig, tool: THostTool, args: unknown, live: string): "always" | "review" | "never" | null {
+  const shadowAgent = shadowAgentOf(agent);
+  if (!shadowAgent) return null;
+  const { policy } = gateFor(shadowAgent, tool, args);
+  return policy !== live && (policy === "always" || policy === "review" || policy === "never") ? policy : null;
+}
+
+/** The trajectory event of a request the shadow policy would have decided differently. */
+export const shadowEvent = (data: { callId: string; toolName: string; action: string; live: string; shadow: string }) => ({
+  type: "approval.shadow",
+  data: { ...data, wouldAutoApprove: data.shadow === "never" },
+  frame: false,
+});

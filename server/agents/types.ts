@@ -12,6 +12,9 @@ export type TAgentEndPayload = { event: { responseId: string; sessionId: string;
 /** `always`: a person decides; `never`: runs without a prompt; `review`: the exec reviewer decides first. */
 export const APPROVAL_POLICIES = ["always", "never", "review"] as const;
 
+/** A shadow policy: per tool who decides and its predicates, and action entries, each replacing the live one. */
+export type TShadowPolicy = { approval?: Record<string, (typeof APPROVAL_POLICIES)[number]>; predicates?: Record<string, TArgumentPredicate[]>; actions?: Record<string, TActionPolicy> };
+
 /**
  * The policy of an action a caller runs itself and asks about first (`POST /v1/approvals`, the
  * MCP face's `request_approval` and `approval_prompt`): who decides, the risk, what the approver
@@ -112,6 +115,12 @@ export type TAgentConfig = {
    * installation's default: a person approves, risk medium.
    */
   actions?: Record<string, TActionPolicy>;
+  /**
+   * A shadow policy (docs/analytics.md#shadow-rules): the same keys as the live one, overriding it
+   * for an evaluation that decides nothing. Every gated request is also evaluated against it; where
+   * it would decide differently, the request records what the shadow would have done.
+   */
+  shadow?: TShadowPolicy;
   /** `any` (default): any action name may be asked about; `declared`: only names `actions` lists (422 otherwise). */
   externalActions?: "any" | "declared";
 };

@@ -254,6 +254,11 @@ export class Attempt {
     this.steps.set(key, { responseId: this.response.id, key, status, result, createdAt: now, completedAt: status === "completed" ? now : null });
   }
 
+  /** Buffers a trajectory event of the attempt itself (not of a step), for the next commit. */
+  bufferEvent(event: TNewEvent): void {
+    this.events.push(event);
+  }
+
   /** Buffers the record of a call the gate settled without a person, for the next commit. */
   bufferGatePass(pass: TGatePass): void {
     this.gatePasses.push(pass);

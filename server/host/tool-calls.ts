@@ -11,6 +11,7 @@ import { deriveQuestionId } from "../core/questions/schema";
 import { requiredApprovalsFor } from "../core/separation-of-duties";
 import type { TNodeInvokeArgs } from "../devices/node-invoke-tool";
 import { runDeviceTool, type TDeviceToolHost } from "../devices/run-device-tool";
+import { shadowEvent, shadowOfCall } from "../agents/request-gate";
 import { gateFor, grantScopesOf } from "../mcp/policy";
 import { findMcpTool } from "./mcp-tools";
 import type { TReviewVerdict } from "../reviewer";
@@ -21,8 +22,19 @@ import { type Attempt, AttemptSuspended, HOST_RUNTIME_ID, type TToolCall } from 
 import type { TRunClaim } from "./pending/contract";
 import { confineCwd, confineToolCwd } from "./workspace";
 
+type TShadow = "always" | "review" | "never";
+
 /** `fixedRisk`: set by an agent's argument predicate; it wins over the tool's and the reviewer's estimate. */
-type TApprovalTarget = { name: string; action: string; describe: (a: unknown, c: string | null) => string; risk: (a: unknown) => TRisk; fixedRisk?: TRisk };
+type TApprovalTarget = {
+  name: string;
+  action: string;
+  describe: (a: unknown, c: string | null) => string;
+  risk: (a: unknown) => TRisk;
+  fixedRisk?: TRisk;
+  /** The live policy that asked, and what the agent's shadow policy would have decided where it differs. */
+  live?: string;
+  shadow?: TShadow | null;
+};
 
 /** A tool result that reports a failure (an error, a non-zero exit, a timeout). */
 const isFailedResult = (output: unknown): boolean => {
@@ -186,22 +198,24 @@ export type TGateOutcome = { kind: "allowed"; edit: TApprovedEdit | null } | { k
  */
 export async function passGate(attempt: Attempt, call: TToolCall, args: unknown, cwd: string | null, tool: THostTool, context?: string): Promise<TGateOutcome> {
   const { policy, fixedRisk } = gateFor(attempt.agent, tool, args);
+  // The shadow policy decides nothing; where it would differ, the request's record says so.
+  const shadow = shadowOfCall(attempt.agent, tool, args, policy);
   let verdict: TReviewVerdict | null = null;
   if (policy === "review") {
     verdict = await review(attempt, call, args, cwd, tool, context);
     if (verdict.decision === "deny") {
-      recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? verdict.risk }, "reviewer", "deny");
+      recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? verdict.risk, live: policy, shadow }, "reviewer", "deny");
       return { kind: "reviewer_denied", verdict };
     }
     if (verdict.decision !== "ask") {
-      recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? verdict.risk }, "reviewer", "approve");
+      recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? verdict.risk, live: policy, shadow }, "reviewer", "approve");
       return { kind: "allowed", edit: null };
     }
   } else if (policy !== "always") {
-    recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? tool.risk(args) }, "policy", "approve");
+    recordGatePass(attempt, call, { args, cwd, tool, risk: fixedRisk ?? tool.risk(args), live: policy, shadow }, "policy", "approve");
     return { kind: "allowed", edit: null };
   }
-  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk };
+  const target: TApprovalTarget = { name: tool.name, action: tool.action, describe: (a, c) => tool.describe(a, c), risk: (a) => tool.risk(a), fixedRisk, live: policy, shadow };
   const outcome = await awaitApproval(attempt, call, args, cwd, target, verdict);
   return "reply" in outcome ? { kind: "replied", reply: outcome.reply } : { kind: "allowed", edit: outcome.edit };
 }
@@ -210,11 +224,12 @@ export async function passGate(attempt: Attempt, call: TToolCall, args: unknown,
 function recordGatePass(
   attempt: Attempt,
   call: TToolCall,
-  request: { args: unknown; cwd: string | null; tool: { name: string; action: string }; risk: TRisk },
+  request: { args: unknown; cwd: string | null; tool: { name: string; action: string }; risk: TRisk; live: string; shadow: TShadow | null },
   settledBy: TAutoOutcome,
   decision: "approve" | "deny",
 ): void {
   const r = attempt.response;
+  if (request.shadow) attempt.bufferEvent(shadowEvent({ callId: call.id, toolName: request.tool.name, action: request.tool.action, live: request.live, shadow: request.shadow }));
   attempt.bufferGatePass({
     id: newId("gate"),
     responseId: r.id,
@@ -229,6 +244,7 @@ function recordGatePass(
     risk: request.risk,
     settledBy,
     decision,
+    shadow: request.shadow,
   });
 }
 
@@ -262,7 +278,7 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
         // The use is a step (a resumed attempt does not count it twice) and names the grant.
         const event = { type: "grant.used", data: { grantId: grant.id, callId: call.id, toolName: call.name, action: tool.action, scope: grant.scope, uses: grant.uses }, frame: false };
         attempt.buffer(`grant:${call.id}`, "completed", { grantId: grant.id }, [event]);
-        recordGatePass(attempt, call, { args, cwd, tool, risk }, "grant", "approve");
+        recordGatePass(attempt, call, { args, cwd, tool, risk, live: tool.live ?? "always", shadow: tool.shadow ?? null }, "grant", "approve");
         return true;
       }
     }
@@ -284,8 +300,10 @@ async function awaitApproval(attempt: Attempt, call: TToolCall, args: unknown, c
       reviewer: verdict?.reviewer ?? null,
       reviewerRationale: verdict?.rationale ?? null,
       expiresAt: new Date(attempt.deps.now().getTime() + r.approvalTtlMs),
+      shadow: tool.shadow ?? null,
     });
     if (!approval) throw new Error("approval insert returned nothing");
+    if (tool.shadow) attempt.bufferEvent(shadowEvent({ callId: call.id, toolName: tool.name, action: tool.action, live: tool.live ?? "always", shadow: tool.shadow }));
     const action = approvalAction(approval);
     await attempt.suspendIn(c, { type: "approval.requested", data: { approval: action }, frame: true }, action, { type: "approval", id: approval.id, callId: call.id });
     return false;

@@ -16,7 +16,7 @@ import { ACTION_NAME, ACTION_NAME_RULE, codingAction, MAX_ACTION_ARGUMENTS_BYTES
 import { agentPolicyOf, type TApprovalPolicy, type TApprovers } from "../core/agent-policy";
 import type { TQuorum } from "../core/separation-of-duties";
 import { actionArgumentProblems, actionGate, actionPolicyFor } from "../agents/actions";
-import { hostToolFor } from "../agents/request-gate";
+import { hostToolFor, shadowAgentOf, shadowEvent } from "../agents/request-gate";
 import type { TAgentConfig } from "../agents/types";
 import type { TRunDeps } from "../host/deps";
 import { expirePending } from "../host/pending/kinds";
@@ -137,6 +137,19 @@ function subjectOf(agent: TAgentConfig, body: TExternalApprovalBody, toolName: s
   };
 }
 
+/** What the agent's shadow policy would decide for this request where it differs from the live `policy` (null: no shadow, the same, or it refuses the action). */
+function shadowOfExternal(agent: TAgentConfig, body: TExternalApprovalBody, toolName: string | undefined, policy: string): "always" | "review" | "never" | null {
+  const shadowAgent = shadowAgentOf(agent);
+  if (!shadowAgent) return null;
+  let shadow: string;
+  try {
+    shadow = subjectOf(shadowAgent, body, toolName).policy;
+  } catch {
+    return null;
+  }
+  return shadow !== policy && (shadow === "always" || shadow === "review" || shadow === "never") ? shadow : null;
+}
+
 const createdOf = (a: TApprovalRow) => ({ id: a.id, status: a.status, bindingHash: a.bindingHash, expiresAtMs: a.expiresAt.getTime() });
 
 /** Thrown inside the create transaction when the idempotency key is taken: the insert is rolled back. */
@@ -173,6 +186,7 @@ export async function requestExternalApproval(
     workspace = session.workspaceDir;
   }
   const policy = subject.policy;
+  const shadow = shadowOfExternal(agent, body, options.toolName, policy);
   let verdict: TReviewVerdict | null = null;
   if (policy === "review") {
     const request = reviewRequestFor({
@@ -247,14 +261,16 @@ export async function requestExternalApproval(
         expiresAt: new Date(now.getTime() + ttlMs),
         external: true,
         idempotencyKey: body.idempotencyKey ?? null,
+        shadow,
         ...(settled ? { status: settled.status, settledBy: settled.by, decidedAt: now, decidedVia: "system" as const } : {}),
       });
       if (!approval) throw new KeyTaken();
       const created: TNewEvent = { type: "response.created", data: { metadata: { external: true } }, frame: true, actorUserId: actor.userId, transport: "http" };
+      const shadowed: TNewEvent[] = shadow ? [shadowEvent({ callId, toolName: subject.toolName, action: subject.action, live: policy, shadow })] : [];
       const action = approvalAction(approval);
       announce({ k: "inbox", change: { kind: "response", responseId } });
       if (settled) {
-        const events: TNewEvent[] = [created, settled.event, { type: "approval.resolved", data: { approvalId, decision: settled.status === "approved" ? "approve" : "deny" }, frame: true, transport: "system" }];
+        const events: TNewEvent[] = [created, ...shadowed, settled.event, { type: "approval.resolved", data: { approvalId, decision: settled.status === "approved" ? "approve" : "deny" }, frame: true, transport: "system" }];
         const { envelope, stored } = finishResponse(tx, response, settled.status === "approved" ? "completed" : "denied");
         await stored;
         await emit(responseId, [...events, { type: "response.completed", data: { ...envelope, responseId }, frame: true }]);
@@ -263,6 +279,7 @@ export async function requestExternalApproval(
       const envelope = envelopeOf(response, "requires_action", action);
       await emit(responseId, [
         created,
+        ...shadowed,
         ...(verdict ? [{ type: "review.verdict", data: { callId, toolName: subject.toolName, ...verdict }, frame: true }] : []),
         { type: "approval.requested", data: { approval: action }, frame: true },
         { type: "response.completed", data: { ...envelope, responseId }, frame: true },

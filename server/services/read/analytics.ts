@@ -4,6 +4,7 @@ import {
   decisionTimes,
   expiredRequests,
   outcomesPerDay,
+  shadowCounts,
   pendingCount,
   repeatedRequests,
   requestsPage,
@@ -54,6 +55,15 @@ export const ZDecisionAnalytics = z.object({
   timeZone: z.string(),
   totals: z.object({ requests: ZCount.describe("Decided requests in the period"), pending: ZCount.describe("Approvals still waiting"), ...Object.fromEntries(DECISION_OUTCOMES.map((o) => [o, ZCount])) }),
   perDay: z.array(z.object({ day: z.string().describe("YYYY-MM-DD in timeZone"), counts: z.record(z.enum(DECISION_OUTCOMES), ZCount) })).describe("Every day of the period, oldest first"),
+  shadow: z
+    .object({
+      differed: ZCount.describe("Requests an agent's shadow policy would have decided differently"),
+      wouldAutoApprove: ZCount.describe("…of which it would have let through without a person"),
+      wouldAutoApproveDenied: ZCount.describe("…of those, a person denied (or replied to)"),
+      wouldAutoApproveEdited: ZCount.describe("…of those, a person approved only after an edit"),
+      wouldAsk: ZCount.describe("…of which it would have put to a person (settled without one live)"),
+    })
+    .describe("Shadow rules (docs/analytics.md#shadow-rules)"),
   decisionTimes: z.object({
     byAgent: z.array(ZTimes),
     byAction: z.array(ZTimes),
@@ -122,10 +132,10 @@ const periodOf = (f: TDecisionFilter): TPeriod => ({ from: f.from.toISOString(),
  * is all of them at once (`GET /v1/analytics/decisions`).
  */
 
-/** The totals per outcome (and still waiting) and every day of the period with its count per outcome. */
-export async function decisionOutcomes(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TPeriod & Pick<TDecisionAnalytics, "totals" | "perDay">> {
+/** The totals per outcome (and still waiting), every day of the period with its count per outcome, and what shadow policies would have done. */
+export async function decisionOutcomes(deps: TReadDeps, scope: TReadScope, query: TQuery): Promise<TPeriod & Pick<TDecisionAnalytics, "totals" | "perDay" | "shadow">> {
   const f = await filterOf(deps, scope, query);
-  const [days, pending] = await Promise.all([outcomesPerDay(deps.db, f), pendingCount(deps.db, f)]);
+  const [days, pending, shadow] = await Promise.all([outcomesPerDay(deps.db, f), pendingCount(deps.db, f), shadowCounts(deps.db, f)]);
   const totals = zeroCounts();
   const perDay = new Map(daysOf(f.from, f.to, f.timeZone ?? "UTC").map((day) => [day, zeroCounts()]));
   for (const d of days) {
@@ -138,6 +148,7 @@ export async function decisionOutcomes(deps: TReadDeps, scope: TReadScope, query
     ...periodOf(f),
     totals: { requests: Object.values(totals).reduce((a, b) => a + b, 0), pending, ...totals },
     perDay: [...perDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, counts]) => ({ day, counts })),
+    shadow,
   };
 }
 
