@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Db } from "../../db/client";
 import { recordAdminEvent } from "../../db/repositories/audit";
 import { decisionEvidence, matchedDecisions, type TDecisionEvidence } from "../../db/repositories/policy-evidence";
+import { shadowCounts } from "../../db/repositories/analytics";
 import { dismissChange, dismissedChanges } from "../../db/repositories/policy-suggestions";
 import { FILE_TOOLS, parseAgentsFile } from "../agents/file-config";
 import { requestGate } from "../agents/request-gate";
@@ -48,13 +49,19 @@ const ZPredicate = z.object({
 
 export const ZSuggestion = z.object({
   id: z.string().describe("Names this change to this version of the agents file; a changed file gives new ids"),
-  kind: z.enum(["loosen", "tighten"]).describe("loosen: nobody is asked for these requests; tighten: a person is always asked, at high risk"),
+  kind: z
+    .enum(["loosen", "tighten", "promote"])
+    .describe("loosen: nobody is asked for these requests; tighten: a person is always asked, at high risk; promote: the agent's shadow policy becomes its live one"),
   agent: z.string(),
   action: z.string(),
   toolName: z.string(),
   external: z.boolean().describe("The requests came from outside (POST /v1/approvals)"),
   arguments: z.unknown().describe("The arguments seen (the rule matches exactly these texts)"),
-  predicate: ZPredicate.describe("The argument predicate the change adds first in its list"),
+  predicate: ZPredicate.nullable().describe("The argument predicate the change adds first in its list (null: promote)"),
+  shadow: z
+    .object({ differed: z.number().int(), wouldAutoApprove: z.number().int(), wouldAutoApproveDenied: z.number().int(), wouldAutoApproveEdited: z.number().int(), wouldAsk: z.number().int() })
+    .optional()
+    .describe("promote: what the shadow would have decided differently in the window"),
   target: z.string().nullable().describe("Where in the agents file: agents[name].tools.exec.predicates, …; null when the agent is not in the file"),
   evidence: z.object({
     summary: z.string().describe("One sentence: how often, how it ended, by how many people"),
@@ -232,7 +239,68 @@ async function computeSuggestions(deps: Pick<TDeps, "db" | "now" | "agents" | "c
       ...(download !== undefined ? { file: download } : {}),
     });
   }
+  if (file) suggestions.push(...(await promotions(deps, days, from, to, file, dismissed)));
   return suggestions;
+}
+
+/** The file with the agent's shadow policy made live: each shadow entry replaces the live one, and the shadow is removed. */
+function withShadowLive(json: TRawFile, agent: string): TRawFile {
+  const next = structuredClone(json);
+  const entry = next.agents?.find((a) => a.name === agent) as Record<string, unknown> & { shadow?: { tools?: Record<string, { approval?: string; predicates?: unknown[] }>; actions?: Record<string, unknown>; predicates?: Record<string, unknown[]> } };
+  const shadow = entry.shadow ?? {};
+  const live = (section: "tools" | "nativeTools", name: string) => ((entry[section] as Record<string, Record<string, unknown>> | undefined) ?? {})[name];
+  for (const [name, t] of Object.entries(shadow.tools ?? {})) {
+    const target = live("tools", name) ?? live("nativeTools", name);
+    if (!target) continue;
+    if (t.approval !== undefined) target.approval = t.approval;
+    if (t.predicates !== undefined) target.predicates = t.predicates;
+  }
+  for (const [name, predicates] of Object.entries(shadow.predicates ?? {})) {
+    const target = live("tools", name) ?? live("nativeTools", name);
+    if (target) target.predicates = predicates;
+  }
+  if (shadow.actions) entry.actions = { ...((entry.actions as Record<string, unknown> | undefined) ?? {}), ...shadow.actions };
+  delete entry.shadow;
+  return next;
+}
+
+/** Switching an agent's shadow policy to live, for each agent of the file that has one, with what the shadow would have done in the window. */
+async function promotions(deps: Pick<TDeps, "db">, days: number, from: Date, to: Date, file: TFileNow, dismissed: ReadonlySet<string>): Promise<TSuggestion[]> {
+  const out: TSuggestion[] = [];
+  for (const entry of file.json.agents ?? []) {
+    if (!entry.shadow || typeof entry.name !== "string") continue;
+    const agent = entry.name;
+    const changeKey = changeKeyOf(["promote", agent, entry.shadow]);
+    if (dismissed.has(changeKey)) continue;
+    const counts = await shadowCounts(deps.db, { from, to, scopeUserId: null, agent });
+    const diff = createTwoFilesPatch(file.path, file.path, file.text, fileText(withShadowLive(file.json, agent)), "now", "with this change");
+    out.push({
+      id: `sug_${file.hash.slice(0, 8)}_${changeKey}`,
+      kind: "promote",
+      agent,
+      action: "*",
+      toolName: "*",
+      external: false,
+      arguments: null,
+      predicate: null,
+      shadow: counts,
+      target: `agents[${agent}].shadow`,
+      evidence: {
+        summary: `The shadow policy of agent ${agent}: in ${days} days it would have decided ${counts.differed} requests differently: let ${counts.wouldAutoApprove} through without a person (${counts.wouldAutoApproveDenied} of them a person denied, ${counts.wouldAutoApproveEdited} edited) and asked a person for ${counts.wouldAsk}.`,
+        days,
+        from: from.toISOString(),
+        to: to.toISOString(),
+        requests: counts.differed,
+        approved: 0,
+        denied: counts.wouldAutoApproveDenied,
+        people: 0,
+        matched: [],
+      },
+      diff,
+      appliable: true,
+    });
+  }
+  return out;
 }
 
 const ID = /^sug_([0-9a-f]{8})_([0-9a-f]{16})$/;
@@ -255,6 +323,15 @@ const assertAdmin = (actor: TActor) => {
   if (actor.role !== "admin") throw refused("forbidden", { code: "roleCannot", params: { act: "administer" } });
 };
 
+/** The file with a suggestion's change. */
+function changedFile(json: TRawFile, suggestion: TSuggestion): TRawFile {
+  if (suggestion.kind === "promote") return withShadowLive(json, suggestion.agent);
+  const entry = json.agents?.find((a) => a.name === suggestion.agent);
+  const place = entry ? sectionOf(entry, suggestion) : null;
+  if (!place || !suggestion.predicate) throw new DomainError("conflict", "The agents file no longer has the place this change goes; list the suggestions again.");
+  return withPredicate(json, suggestion.agent, place, suggestion.predicate);
+}
+
 /**
  * Applies a suggestion (admins): the agents file rewritten atomically (a temporary file renamed
  * over it) with the previous one kept beside it (`<file>.<timestamp>.bak`), the configuration
@@ -265,10 +342,7 @@ export async function applySuggestion(deps: Pick<TDeps, "db" | "now" | "agents" 
   assertAdmin(who.actor);
   const { suggestion, file } = await current(deps, id, days);
   if (!file || !suggestion.appliable || !deps.agentsConfig) throw new DomainError("conflict", suggestion.reason ?? "This suggestion cannot be applied to the agents file.");
-  const entry = file.json.agents?.find((a) => a.name === suggestion.agent);
-  const place = entry ? sectionOf(entry, suggestion) : null;
-  if (!place) throw new DomainError("conflict", "The agents file no longer has the place this change goes; list the suggestions again.");
-  const next = fileText(withPredicate(file.json, suggestion.agent, place, suggestion.predicate));
+  const next = fileText(changedFile(file.json, suggestion));
   // Never a file the server would refuse: checked as a reload would read it.
   parseAgentsFile(JSON.parse(next), file.path, deps.config.environment);
   const stamp = deps.now().toISOString().replace(/[:.]/g, "-");

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "../../db/testing";
+import type { TSuggestion } from "../../server/services/policy-suggestions";
 import type { TDecisionAnalytics } from "../../server/services/read/analytics";
 import { startTestApp, type TTestApp, type TTestUser } from "../../server/testing/test-app";
 import { execTurn, ok200, script, settledResponse, type TBody } from "./helpers";
@@ -26,15 +27,18 @@ const agentsFile = {
 };
 
 let app: TTestApp;
+let file: string;
 let member: TTestUser;
 let operator: TTestUser;
+let admin: TTestUser;
 
 beforeAll(async () => {
-  const file = join(mkdtempSync(join(tmpdir(), "cs-shadow-")), "agents.json");
+  file = join(mkdtempSync(join(tmpdir(), "cs-shadow-")), "agents.json");
   writeFileSync(file, JSON.stringify(agentsFile));
   app = await startTestApp({ agentsFile: file });
   member = await app.user("member");
   operator = await app.user("operator");
+  admin = await app.user("admin");
 }, 120_000);
 afterAll(async () => {
   await app?.close();
@@ -82,5 +86,20 @@ describe(`shadow rules (${testDbKind()})`, () => {
     expect(figures.shadow).toEqual({ differed: 4, wouldAutoApprove: 3, wouldAutoApproveDenied: 1, wouldAutoApproveEdited: 0, wouldAsk: 1 });
     const onlyCareful = (await ok200(await app.api("/v1/analytics/decisions?agent=careful", { key: operator.apiKey }))) as unknown as TDecisionAnalytics;
     expect(onlyCareful.shadow).toMatchObject({ differed: 3, wouldAsk: 0 });
+  });
+
+  it("switching a shadow to live is a suggestion: its evidence, and once applied the shadow's rules decide", async () => {
+    const list = ((await ok200(await app.api("/v1/policy/suggestions", { key: operator.apiKey }))) as unknown as { suggestions: TSuggestion[] }).suggestions;
+    const promote = list.find((x) => x.kind === "promote" && x.agent === "careful");
+    expect(promote).toMatchObject({ target: "agents[careful].shadow", appliable: true, shadow: { differed: 3, wouldAutoApprove: 3, wouldAutoApproveDenied: 1 } });
+    expect(promote?.evidence.summary).toContain("1 of them a person denied");
+    await ok200(await app.api(`/v1/policy/suggestions/${promote?.id}/apply`, { key: admin.apiKey, body: {} }));
+    const now = JSON.parse(readFileSync(file, "utf8")) as { agents: Array<{ name: string; shadow?: unknown; tools: { exec: { approval: string; predicates?: unknown[] } } }> };
+    const careful = now.agents.find((a) => a.name === "careful");
+    expect(careful?.shadow).toBeUndefined();
+    expect(careful?.tools.exec).toEqual({ approval: "always", predicates: [{ match: [{ argument: "command", regex: "^echo " }], approval: "never" }] });
+    // The shadow's rule is live: `echo` runs without a person now, anything else still asks.
+    expect((await settledResponse(app, member.apiKey, await run("careful", "echo now-live"))).status).toBe("completed");
+    expect((await run("careful", "ls -la")).status).toBe("requires_action");
   });
 });
