@@ -248,7 +248,7 @@ function withShadowLive(json: TRawFile, agent: string): TRawFile {
   const next = structuredClone(json);
   const entry = next.agents?.find((a) => a.name === agent) as Record<string, unknown> & { shadow?: { tools?: Record<string, { approval?: string; predicates?: unknown[] }>; actions?: Record<string, unknown>; predicates?: Record<string, unknown[]> } };
   const shadow = entry.shadow ?? {};
-  const live = (section: "tools" | "nativeTools", name: string) => ((entry[section] as Record<string, Record<string, unknown>> | undefined) ?? {})[name];
+  const live = (section: "tools" | "nativeTools", name: string) => (entry[section] as Record<string, Record<string, unknown>> | undefined)?.[name];
   for (const [name, t] of Object.entries(shadow.tools ?? {})) {
     const target = live("tools", name) ?? live("nativeTools", name);
     if (!target) continue;
