@@ -24,9 +24,6 @@ export type TDecisionFilter = {
   timeZone?: string;
 };
 
-/** The outcomes a person gave (their time to decide is measured). */
-export const PERSON_OUTCOMES = ["approved", "edited", "denied", "replied"] as const;
-
 const isAuto = (outcome: string): boolean => (AUTO_OUTCOMES as readonly string[]).includes(outcome);
 
 /** The columns a figure reads of each request (a union computes every column it selects, row by row). */

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { policySuggestionDismissals } from "../schema";
 
@@ -12,13 +12,4 @@ export async function dismissedChanges(db: Db, windowDays: number): Promise<Set<
 export async function dismissChange(db: Db, row: { changeKey: string; windowDays: number; dismissedBy: string }): Promise<boolean> {
   const inserted = await db.insert(policySuggestionDismissals).values(row).onConflictDoNothing().returning({ key: policySuggestionDismissals.changeKey });
   return inserted.length > 0;
-}
-
-/** Whether a change is dismissed for this window length. */
-export async function isDismissed(db: Db, changeKey: string, windowDays: number): Promise<boolean> {
-  const [row] = await db
-    .select({ key: policySuggestionDismissals.changeKey })
-    .from(policySuggestionDismissals)
-    .where(and(eq(policySuggestionDismissals.changeKey, changeKey), eq(policySuggestionDismissals.windowDays, windowDays)));
-  return row !== undefined;
 }

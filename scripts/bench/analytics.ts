@@ -1,20 +1,16 @@
-import type { PGlite } from "@electric-sql/pglite";
-import pino from "pino";
-import { migrateDb, openDb } from "../../db/client";
-import { createApp } from "../../server/app";
 import { createApiKey } from "../../server/auth/api-keys";
 import { addUser } from "../../server/auth/users";
-import { testConfig } from "../../server/testing/test-app";
-import { capturingDb } from "./lib/capture";
-import { freshDatabase, openRaw, rawFromPglite, size, type TCtx, type TRaw } from "./lib/env";
+import { appOnFreshDatabase } from "./lib/capture";
+import { size, type TCtx, type TRaw } from "./lib/env";
 import { Client } from "./lib/http";
 import { now, percentile, type TOutcome, type TRow } from "./lib/stats";
 
 /**
  * Item 8: decision analytics (docs/analytics.md) over N recorded approvals and N/2 gate passes
- * spread over a year (an installation's history; the page shows the last 30 days by default). Each figure set is one tRPC call (`analytics.decisions`: six statements run
- * at once on the pool) or one page of `analytics.requests`. The limit is the raw work: the same
- * statements the app sent, run back to back through the bare driver (no HTTP, auth or ORM).
+ * spread over a year (an installation's history; the page shows the last 30 days by default). Each
+ * chart is one tRPC call, as the console asks for it; every figure at once and the policy
+ * simulation follow. The limit is the raw work: the same statements the app sent, run back to back
+ * through the bare driver (no HTTP, auth or ORM).
  */
 
 const DAYS = 365;
@@ -78,13 +74,7 @@ function cases(): TCase[] {
 export async function benchAnalytics(ctx: TCtx): Promise<TOutcome> {
   const n = ctx.kind === "postgres" ? size(ctx, 1_000_000, 20_000) : size(ctx, 100_000, 5_000);
   const samples = size(ctx, 100, 10);
-  const fresh = await freshDatabase(ctx);
-  const handle = await openDb({ url: fresh.url, dataDir: fresh.url ? undefined : fresh.pgliteDir, poolSize: 10 });
-  await migrateDb(handle);
-  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 2 });
-  const warnings: string[] = [];
-  const capture = capturingDb(handle);
-  const app = await createApp({ db: capture.handle, config: testConfig({ dataDir: fresh.dataDir }), log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });
+  const { handle, raw, capture, app, warnings, close } = await appOnFreshDatabase(ctx);
   const db = ctx.kind;
   const problems: string[] = [];
   try {
@@ -169,9 +159,6 @@ export async function benchAnalytics(ctx: TCtx): Promise<TOutcome> {
     }
     return { rows, notes, problems: [...problems, ...warnings.map((l) => `analytics/${db}: ${l.trim().slice(0, 300)}`)] };
   } finally {
-    await app.close();
-    if (handle.kind === "postgres") await raw.close();
-    await handle.close();
-    await fresh.drop();
+    await close();
   }
 }

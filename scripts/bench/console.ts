@@ -1,12 +1,7 @@
-import type { PGlite } from "@electric-sql/pglite";
-import pino from "pino";
-import { migrateDb, openDb } from "../../db/client";
-import { createApp } from "../../server/app";
 import { createApiKey } from "../../server/auth/api-keys";
 import { addUser } from "../../server/auth/users";
-import { testConfig } from "../../server/testing/test-app";
-import { capturingDb } from "./lib/capture";
-import { freshDatabase, openRaw, rawFromPglite, size, type TCtx, type TRaw } from "./lib/env";
+import { appOnFreshDatabase } from "./lib/capture";
+import { size, type TCtx, type TRaw } from "./lib/env";
 import { Client } from "./lib/http";
 import { now, percentile, type TOutcome, type TRow } from "./lib/stats";
 
@@ -68,13 +63,7 @@ export async function benchConsole(ctx: TCtx): Promise<TOutcome> {
   const r = ctx.kind === "postgres" ? size(ctx, 100_000, 5_000) : size(ctx, 10_000, 1_000);
   const long = size(ctx, 10_000, 500);
   const samples = size(ctx, 200, 20);
-  const fresh = await freshDatabase(ctx);
-  const handle = await openDb({ url: fresh.url, dataDir: fresh.url ? undefined : fresh.pgliteDir, poolSize: 10 });
-  await migrateDb(handle);
-  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 2 });
-  const warnings: string[] = [];
-  const capture = capturingDb(handle);
-  const app = await createApp({ db: capture.handle, config: testConfig({ dataDir: fresh.dataDir }), log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });
+  const { handle, raw, capture, app, warnings, close } = await appOnFreshDatabase(ctx);
   const db = ctx.kind;
   const problems: string[] = [];
   try {
@@ -114,9 +103,6 @@ export async function benchConsole(ctx: TCtx): Promise<TOutcome> {
     }
     return { rows, notes, problems: [...problems, ...warnings.map((l) => `console/${db}: ${l.trim().slice(0, 300)}`)] };
   } finally {
-    await app.close();
-    if (handle.kind === "postgres") await raw.close();
-    await handle.close();
-    await fresh.drop();
+    await close();
   }
 }
