@@ -4,26 +4,30 @@ import { useQuery } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { DECISION_OUTCOMES } from "../server/core/vocabulary";
+import { ChartState } from "./analytics/chart-state";
 import { DecisionTimes } from "./analytics/decision-times";
 import { OutcomeSwatch } from "./analytics/outcomes";
 import { PerDayChart } from "./analytics/per-day";
 import { MAX_PERIOD_DAYS, PERIODS, QueryLink, type TAnalyticsNav, useAnalyticsParams } from "./analytics/query-state";
 import { ExpiredRequests, RepeatedRequests, RequestsSection } from "./analytics/request-lists";
-import type { TDecisionAnalyticsView } from "./api-types";
+import type { TDecisionOutcomesView, TDecisionTimesView, TExpiredRequestRow, TRepeatedRequestRow } from "./api-types";
 import { useMe } from "./app-shell";
 import { SelectFilter } from "./filters";
 import { FilterBar } from "./list-kit/filter-bar";
 import { useVocab } from "./list-kit/labels";
-import { EmptyState, ErrorState, ListSkeleton } from "./list-kit/list-states";
+import { EmptyState } from "./list-kit/list-states";
 import { PageHead } from "./list-kit/page-head";
 import { personLabel } from "./person";
-import { useTRPC } from "./trpc-provider";
+import { UNBATCHED, useTRPC } from "./trpc-provider";
 import { periodEndingTonight, viewerZone } from "./viewer-time";
 
 /**
- * Decision analytics (`analytics.decisions`): where approvers' attention goes, in the viewer's time
- * zone. Every figure links to the requests behind it (`analytics.requests`), listed at the foot of
- * the page; the filters and the selection live in the address (./analytics/query-state.tsx).
+ * Decision analytics: where approvers' attention goes, in the viewer's time zone. Each chart is a
+ * query of its own (`analytics.outcomes`, `.times`, `.repeated`, `.expired`; each its own request,
+ * so a slow chart holds none of the others), all over the same fixed period, each with its own
+ * skeleton, error sentence and empty state. Every figure links to the requests behind it
+ * (`analytics.requests`), listed at the foot of the page; the filters and the selection live in
+ * the address (./analytics/query-state.tsx).
  */
 export function AnalyticsPage() {
   const t = useTranslations("analytics");
@@ -33,14 +37,20 @@ export function AnalyticsPage() {
   const nav = useAnalyticsParams();
   const { params } = nav;
   const timeZone = useMemo(viewerZone, []);
-  // Fixed per choice of period (a stable query key); today is included whole.
+  // Fixed per choice of period (a stable query key, the same for every chart); today is included whole.
   const range = useMemo(() => periodEndingTonight(Number(params.days), MAX_PERIOD_DAYS), [params.days]);
   const filter = useMemo(() => {
     const chosen = { agent: params.agent, action: params.action, approver: member ? "" : params.approver, outcome: params.outcome };
     return { ...range, timeZone, ...Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== "")) };
   }, [range, timeZone, params.agent, params.action, params.approver, params.outcome, member]);
-  const figures = useQuery(trpc.analytics.decisions.queryOptions(filter, { placeholderData: (prev) => prev }));
-  const data = figures.data as TDecisionAnalyticsView | undefined;
+  // The previous filter's figures stay (dimmed) until the new ones come.
+  const outcomes = useQuery(trpc.analytics.outcomes.queryOptions(filter, { ...UNBATCHED, placeholderData: (prev) => prev }));
+  const times = useQuery(trpc.analytics.times.queryOptions(filter, { ...UNBATCHED, placeholderData: (prev) => prev }));
+  const repeated = useQuery(trpc.analytics.repeated.queryOptions(filter, { ...UNBATCHED, placeholderData: (prev) => prev }));
+  const expired = useQuery(trpc.analytics.expired.queryOptions(filter, { ...UNBATCHED, placeholderData: (prev) => prev }));
+  const figures = outcomes.data as TDecisionOutcomesView | undefined;
+  // Nothing settled in the period: one empty state instead of every chart's own.
+  const empty = figures?.totals.requests === 0;
   const filtered = params.agent !== "" || params.action !== "" || params.outcome !== "" || (!member && params.approver !== "");
 
   // Selecting a figure brings its requests into view (and the keyboard's focus to their heading).
@@ -57,55 +67,68 @@ export function AnalyticsPage() {
         title={t("title")}
         lede={t.rich("lead", { own: member ? "yes" : "no", zone: () => <span data-testid="analytics-zone">{timeZone}</span> })}
         below={
-          data && data.perDay.length > 0 ? (
+          figures && figures.perDay.length > 0 ? (
             <p className="muted small" data-testid="analytics-days">
-              {t("periodDays", { first: data.perDay[0]?.day ?? "", last: data.perDay[data.perDay.length - 1]?.day ?? "" })}
+              {t("periodDays", { first: figures.perDay[0]?.day ?? "", last: figures.perDay[figures.perDay.length - 1]?.day ?? "" })}
             </p>
           ) : null
         }
       />
-      <Filters nav={nav} member={member} data={data} />
-      {figures.error ? (
-        <ErrorState error={figures.error} />
-      ) : !data ? (
-        <ListSkeleton rows={6} columns={5} />
-      ) : (
-        <div aria-busy={figures.isPlaceholderData} className="analytics-figures" data-testid="analytics-figures">
-          <Totals totals={data.totals} nav={nav} />
-          {data.totals.requests === 0 ? (
-            <EmptyState testId="analytics-empty">
-              <strong>{t("empty")}</strong> {t("emptyHint", { filtered: filtered ? "yes" : "no" })}
-            </EmptyState>
-          ) : (
+      <Filters nav={nav} member={member} times={times.data?.decisionTimes} repeated={repeated.data?.repeated} expired={expired.data?.expired} />
+      <div className="analytics-figures" data-testid="analytics-figures">
+        <ChartState query={{ data: figures, error: outcomes.error, isPlaceholderData: outcomes.isPlaceholderData }} skeleton={{ rows: 6, columns: 5 }} testId="analytics-outcomes">
+          {(data) => (
             <>
-              <PerDayChart data={data} nav={nav} timeZone={timeZone} onSelect={showRequests} />
-              <DecisionTimes times={data.decisionTimes} nav={nav} member={member} onSelect={showRequests} />
-              <RepeatedRequests repeated={data.repeated} nav={nav} onSelect={showRequests} />
-              <ExpiredRequests expired={data.expired} />
-              <RequestsSection filter={filter} nav={nav} repeated={data.repeated} histogram={data.decisionTimes.histogram} headingRef={requestsHeading} />
+              <Totals totals={data.totals} nav={nav} />
+              {data.totals.requests === 0 ? (
+                <EmptyState testId="analytics-empty">
+                  <strong>{t("empty")}</strong> {t("emptyHint", { filtered: filtered ? "yes" : "no" })}
+                </EmptyState>
+              ) : (
+                <PerDayChart data={data} nav={nav} timeZone={timeZone} onSelect={showRequests} />
+              )}
             </>
           )}
-        </div>
-      )}
+        </ChartState>
+        {empty ? null : (
+          <>
+            <DecisionTimes query={times} nav={nav} member={member} onSelect={showRequests} />
+            <RepeatedRequests query={repeated} nav={nav} onSelect={showRequests} />
+            <ExpiredRequests query={expired} />
+            <RequestsSection filter={filter} nav={nav} repeated={repeated.data?.repeated} histogram={times.data?.decisionTimes.histogram} headingRef={requestsHeading} />
+          </>
+        )}
+      </div>
     </>
   );
 }
 
 /** Period, agent, action, approver (not for a member, who sees only its own requests) and outcome. */
-function Filters({ nav, member, data }: { nav: TAnalyticsNav; member: boolean; data: TDecisionAnalyticsView | undefined }) {
+function Filters({
+  nav,
+  member,
+  times,
+  repeated,
+  expired,
+}: {
+  nav: TAnalyticsNav;
+  member: boolean;
+  times: TDecisionTimesView | undefined;
+  repeated: TRepeatedRequestRow[] | undefined;
+  expired: TExpiredRequestRow[] | undefined;
+}) {
   const t = useTranslations("analytics");
   const vocab = useVocab();
   const trpc = useTRPC();
   const { params, go } = nav;
   const agents = useQuery(trpc.console.agents.queryOptions(undefined, { staleTime: 300_000 }));
   const people = useQuery(trpc.console.people.queryOptions(undefined, { enabled: !member, staleTime: 60_000 }));
-  // The actions seen in the figures so far (a filtered answer names fewer: the others stay offered).
+  // The actions seen in the charts so far, each as it comes (a filtered answer names fewer: the others stay offered).
   const [actions, setActions] = useState<string[]>([]);
   useEffect(() => {
-    if (!data) return;
-    const seen = [...data.decisionTimes.byAction.map((a) => a.key), ...data.repeated.map((r) => r.action), ...data.expired.map((e) => e.action)];
+    const seen = [...(times?.byAction.map((a) => a.key) ?? []), ...(repeated?.map((r) => r.action) ?? []), ...(expired?.map((e) => e.action) ?? [])];
     setActions((known) => (seen.every((a) => known.includes(a)) ? known : [...new Set([...known, ...seen])].sort()));
-  }, [data]);
+  }, [times, repeated, expired]);
   const actionOptions = [...new Set([...actions, ...(params.action ? [params.action] : [])])].sort();
   return (
     <FilterBar testId="analytics-filters">
@@ -121,7 +144,7 @@ function Filters({ nav, member, data }: { nav: TAnalyticsNav; member: boolean; d
 }
 
 /** The period's requests, per outcome and still waiting; an outcome's figure selects it (again: clears it). */
-function Totals({ totals, nav }: { totals: TDecisionAnalyticsView["totals"]; nav: TAnalyticsNav }) {
+function Totals({ totals, nav }: { totals: TDecisionOutcomesView["totals"]; nav: TAnalyticsNav }) {
   const t = useTranslations("analytics");
   const vocab = useVocab();
   const locale = useLocale();

@@ -26,7 +26,13 @@ export type TUsageRow = TOutputs["console"]["usage"][number];
 type TActivityMessage = TOutputs["console"]["onActivity"] extends AsyncIterable<infer M> ? M : never;
 type TActivityData = TActivityMessage extends { data: infer D } ? D : never;
 export type TActivityEvent = Omit<Extract<TActivityData, { kind: "event" }>, "kind">;
-type TDecisionAnalytics = TOutputs["analytics"]["decisions"];
-/** `analytics.decisions`; its totals hold a count per outcome too (the schema builds those keys, so its type does not name them). */
-export type TDecisionAnalyticsView = Omit<TDecisionAnalytics, "totals"> & { totals: TDecisionAnalytics["totals"] & Record<TDecisionOutcome, number> };
+type TDecisionOutcomes = TOutputs["analytics"]["outcomes"];
+/** `analytics.outcomes` (totals and requests per day); its totals hold a count per outcome too (the schema builds those keys, so its type does not name them). */
+export type TDecisionOutcomesView = Omit<TDecisionOutcomes, "totals"> & { totals: TDecisionOutcomes["totals"] & Record<TDecisionOutcome, number> };
+/** `analytics.times`: the histogram and p50/p90 per approver, agent and action. */
+export type TDecisionTimesView = TOutputs["analytics"]["times"]["decisionTimes"];
+/** One row of `analytics.repeated`. */
+export type TRepeatedRequestRow = TOutputs["analytics"]["repeated"]["repeated"][number];
+/** One row of `analytics.expired`. */
+export type TExpiredRequestRow = TOutputs["analytics"]["expired"]["expired"][number];
 export type TDecisionRequestRow = TOutputs["analytics"]["requests"]["rows"][number];

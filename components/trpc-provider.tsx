@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import type { AppRouter } from "@/server/api/trpc/root";
@@ -15,6 +15,12 @@ export function trpcErrorCode(error: unknown): string | null {
   const data = error.data as { code?: string } | undefined;
   return data?.code ?? null;
 }
+
+/**
+ * Options of a query that must not wait for the others asked at the same moment (tRPC batches
+ * those into one request, answered when the slowest is): e.g. each chart of the analytics page.
+ */
+export const UNBATCHED = { trpc: { context: { unbatched: true } } } as const;
 
 const NO_RETRY = new Set(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "BAD_REQUEST", "CONFLICT"]);
 
@@ -46,7 +52,13 @@ function makeTrpcClient() {
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url }),
         // A dropped connection or a proxy's error page becomes an error errorSentence() can name.
-        false: httpBatchLink({ url, fetch: checkedFetch() }),
+        // A batch answers when its slowest call has: a call that must not wait for the others
+        // (`UNBATCHED`) is a request of its own.
+        false: splitLink({
+          condition: (op) => op.context.unbatched === true,
+          true: httpLink({ url, fetch: checkedFetch() }),
+          false: httpBatchLink({ url, fetch: checkedFetch() }),
+        }),
       }),
     ],
   });

@@ -148,8 +148,28 @@ test("analytics for a reader of everyone's requests: the approver filter, and th
   const decided = await request.post(`/v1/approvals/${run.requiredAction?.id}`, { headers: bearer(creds.apiKey), data: { decision: "approve" } });
   expect(decided.status()).toBe(200);
 
+  // Each chart is a request of its own: the time-to-decide chart held back, the others are shown
+  // (and it its skeleton) until it is let through.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const isTimes = (url: URL) => url.pathname === "/api/trpc/analytics.times";
+  await page.route(isTimes, async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.goto("/analytics");
   await expect(total(page, "approved")).not.toHaveText("0");
+  await expect(page.getByTestId("repeated-row").first()).toBeVisible();
+  await expect(page.getByTestId("analytics-expired").getByTestId("list-skeleton")).toHaveCount(0);
+  await expect(page.getByTestId("analytics-times").getByTestId("list-skeleton")).toBeVisible();
+  await expect(page.getByTestId("times-approver")).toHaveCount(0);
+  release();
+  await expect(page.getByTestId("times-approver")).toBeVisible();
+  await expect(page.getByTestId("analytics-times").getByTestId("list-skeleton")).toHaveCount(0);
+  await page.unroute(isTimes);
+
   await page.getByTestId("analytics-approver").selectOption({ label: DEMO_OPERATOR });
   await expect(page).toHaveURL(/\/analytics\?approver=[^&]+$/);
   // Only the requests a person decided, each by the demo operator; the approver's name filters again.
@@ -163,9 +183,13 @@ test("analytics for a reader of everyone's requests: the approver filter, and th
   await expect(rows.and(page.locator(`[data-response-id="${run.id}"]`))).toHaveCount(1);
   await expect(page.getByTestId("times-approver").getByRole("link", { name: "Demo Operator" })).toHaveAttribute("aria-current", "true");
 
-  // A value the server refuses (an agent name longer than any): its sentence, not raw JSON.
+  // A value the server refuses (an agent name longer than any): its sentence, not raw JSON, from
+  // each chart on its own (totals and days, time to decide, repeated, expired) and the requests' list.
   await page.goto(`/analytics?agent=${"x".repeat(80)}`);
-  const alert = page.getByRole("alert").and(page.getByTestId("list-error"));
-  await expect(alert).toContainText("The page was not accepted");
-  await expect(alert).not.toContainText("{");
+  const alerts = page.getByRole("alert").and(page.getByTestId("list-error"));
+  await expect(alerts).toHaveCount(5);
+  for (const alert of await alerts.all()) {
+    await expect(alert).toContainText("The page was not accepted");
+    await expect(alert).not.toContainText("{");
+  }
 });

@@ -2,13 +2,14 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { TDecisionAnalyticsView } from "../api-types";
+import type { TDecisionTimesView, TOutputs } from "../api-types";
 import { EmptyState } from "../list-kit/list-states";
 import { useHumanDuration } from "../time-labels";
+import { ChartState, type TChartQuery } from "./chart-state";
 import { ChartTable } from "./chart-table";
 import { QueryLink, type TAnalyticsNav, type TAnalyticsParams } from "./query-state";
 
-type TTimes = TDecisionAnalyticsView["decisionTimes"];
+type TTimes = TDecisionTimesView;
 type TTimesRow = TTimes["byAgent"][number];
 
 const TICK = { fontSize: 12, fill: "var(--muted)" };
@@ -22,10 +23,24 @@ export function useBucketLabel() {
 }
 
 /**
- * How long people took to decide: a histogram, and the median and 90th percentile per approver,
- * agent and action. A name filters the page on it (the figures and the requests listed).
+ * How long people took to decide (`analytics.times`): a histogram, and the median and 90th
+ * percentile per approver, agent and action. A name filters the page on it (the figures and the
+ * requests listed).
  */
-export function DecisionTimes({ times, nav, member, onSelect }: { times: TTimes; nav: TAnalyticsNav; member: boolean; onSelect: () => void }) {
+export function DecisionTimes({ query, nav, member, onSelect }: { query: TChartQuery<TOutputs["analytics"]["times"]>; nav: TAnalyticsNav; member: boolean; onSelect: () => void }) {
+  const t = useTranslations("analytics");
+  return (
+    <section className="section" aria-labelledby="analytics-times-title" data-testid="analytics-times">
+      <h2 id="analytics-times-title">{t("timeToDecide")}</h2>
+      <p className="muted small">{t("timeToDecideHint")}</p>
+      <ChartState query={query} skeleton={{ rows: 5, columns: 3 }}>
+        {(data) => <TimesFigures times={data.decisionTimes} nav={nav} member={member} onSelect={onSelect} />}
+      </ChartState>
+    </section>
+  );
+}
+
+function TimesFigures({ times, nav, member, onSelect }: { times: TTimes; nav: TAnalyticsNav; member: boolean; onSelect: () => void }) {
   const t = useTranslations("analytics");
   const locale = useLocale();
   const fmt = (n: number) => n.toLocaleString(locale);
@@ -33,9 +48,7 @@ export function DecisionTimes({ times, nav, member, onSelect }: { times: TTimes;
   const buckets = times.histogram.map((b, i) => ({ label: label(b.upToSeconds, times.histogram[i - 1]?.upToSeconds), count: b.count }));
   const decided = buckets.reduce((n, b) => n + b.count, 0);
   return (
-    <section className="section" aria-labelledby="analytics-times-title" data-testid="analytics-times">
-      <h2 id="analytics-times-title">{t("timeToDecide")}</h2>
-      <p className="muted small">{t("timeToDecideHint")}</p>
+    <>
       {decided === 0 ? (
         <EmptyState testId="times-empty">{t("noTimes")}</EmptyState>
       ) : (
@@ -96,7 +109,7 @@ export function DecisionTimes({ times, nav, member, onSelect }: { times: TTimes;
           <PercentileTable title={t("byAction")} column={t("action")} rows={times.byAction} nav={nav} filter="action" testId="times-action" />
         </div>
       )}
-    </section>
+    </>
   );
 }
 

@@ -4,7 +4,7 @@ import { useLocale, useTranslations } from "next-intl";
 import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { DECISION_OUTCOMES, type TDecisionOutcome } from "../../server/core/vocabulary";
-import type { TDecisionAnalyticsView } from "../api-types";
+import type { TDecisionOutcomesView } from "../api-types";
 import { useVocab } from "../list-kit/labels";
 import { ChartTable } from "./chart-table";
 import { OUTCOME_COLOUR, OutcomeSwatch } from "./outcomes";
@@ -18,7 +18,7 @@ const TOOLTIP_STYLE = { background: "var(--surface)", border: "1px solid var(--b
  * outcome, the rest of a day's column the day: the requests behind it are listed under the page.
  * The table below the chart holds the same figures as links.
  */
-export function PerDayChart({ data, nav, timeZone, onSelect }: { data: TDecisionAnalyticsView; nav: TAnalyticsNav; timeZone: string; onSelect: () => void }) {
+export function PerDayChart({ data, nav, timeZone, onSelect }: { data: TDecisionOutcomesView; nav: TAnalyticsNav; timeZone: string; onSelect: () => void }) {
   const t = useTranslations("analytics");
   const vocab = useVocab();
   const locale = useLocale();
@@ -80,7 +80,7 @@ export function PerDayChart({ data, nav, timeZone, onSelect }: { data: TDecision
 }
 
 /** The days with requests, newest first: each day and each non-zero count is a link to its requests. */
-function PerDayTable({ data, present, nav, timeZone, onSelect }: { data: TDecisionAnalyticsView; present: TDecisionOutcome[]; nav: TAnalyticsNav; timeZone: string; onSelect: () => void }) {
+function PerDayTable({ data, present, nav, timeZone, onSelect }: { data: TDecisionOutcomesView; present: TDecisionOutcome[]; nav: TAnalyticsNav; timeZone: string; onSelect: () => void }) {
   const t = useTranslations("analytics");
   const vocab = useVocab();
   const locale = useLocale();

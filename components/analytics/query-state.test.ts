@@ -4,8 +4,8 @@ import { hrefOf, paramsOf } from "./query-state";
 
 describe("the analytics page's address", () => {
   test("holds only what the page offers: an unknown period, outcome, day or key is left out", () => {
-    const params = paramsOf(new URLSearchParams("days=12&outcome=maybe&day=yesterday&requestKey=xyz&agent=scripted"));
-    expect(params).toEqual({ days: "30", agent: "scripted", action: "", approver: "", outcome: "", day: "", requestKey: "" });
+    const params = paramsOf(new URLSearchParams("days=12&outcome=maybe&day=yesterday&requestKey=xyz&waited=soon&agent=scripted"));
+    expect(params).toEqual({ days: "30", agent: "scripted", action: "", approver: "", outcome: "", day: "", requestKey: "", waited: "" });
   });
 
   test("a change keeps the rest, leaves the defaults out and reads back the same", () => {
