@@ -19,6 +19,7 @@ import "./styles/home.css";
 import "./styles/response.css";
 import "./styles/usage.css";
 import "./styles/analytics.css";
+import "./styles/policy.css";
 import "./styles/admin.css";
 
 export async function generateMetadata(): Promise<Metadata> {

@@ -36,3 +36,5 @@ export type TRepeatedRequestRow = TOutputs["analytics"]["repeated"]["repeated"][
 /** One row of `analytics.expired`. */
 export type TExpiredRequestRow = TOutputs["analytics"]["expired"]["expired"][number];
 export type TDecisionRequestRow = TOutputs["analytics"]["requests"]["rows"][number];
+export type TSuggestionView = TOutputs["policy"]["suggestions"][number];
+export type TSimulationView = TOutputs["policy"]["simulate"];

@@ -11,7 +11,7 @@ import { ActivityProvider } from "./activity";
 import { trpcErrorCode, useTRPC } from "./trpc-provider";
 import { DetailSkeleton } from "./detail-skeleton";
 
-type TNavKey = "home" | "approvals" | "questions" | "responses" | "sessions" | "grants" | "usage" | "analytics" | "notifications" | "admin";
+type TNavKey = "home" | "approvals" | "questions" | "responses" | "sessions" | "grants" | "usage" | "analytics" | "policy" | "notifications" | "admin";
 type TNavItem = { href: string; label: TNavKey; count?: "approvals" | "questions"; testId?: string; roles?: readonly string[] };
 
 const NAV: TNavItem[] = [
@@ -23,6 +23,7 @@ const NAV: TNavItem[] = [
   { href: "/grants", label: "grants" },
   { href: "/usage", label: "usage" },
   { href: "/analytics", label: "analytics" },
+  { href: "/policy", label: "policy", roles: ["admin", "operator", "auditor"] },
   { href: "/notifications", label: "notifications", roles: ["admin", "operator", "auditor"] },
   { href: "/admin", label: "admin" },
 ];

@@ -13,6 +13,23 @@ function diffLineClass(line: string): string {
   return "diff-ctx";
 }
 
+/**
+ * A unified diff for people: monospace, each line classed (added green, removed red, headers
+ * muted), the text itself unchanged (a `+` or `-` still begins its line).
+ */
+export function UnifiedDiff({ text, testId }: { text: string; testId?: string }) {
+  return (
+    <pre className="code op-diff" data-testid={testId}>
+      {text.split("\n").map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one fixed diff
+        <span key={i} className={diffLineClass(line)}>
+          {`${line}\n`}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
 function Part({ part }: { part: TOperationPart }) {
   const t = useTranslations("operation");
   const name = part.label === "edit" && part.kind === "diff" ? t("edit") : part.label;
@@ -28,14 +45,7 @@ function Part({ part }: { part: TOperationPart }) {
     <div className="op-block" data-testid="op-part" data-kind={part.kind} data-label={part.label}>
       <span className="label">{label}</span>
       {part.kind === "diff" ? (
-        <pre className="code op-diff">
-          {part.text.split("\n").map((line, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one fixed diff
-            <span key={i} className={diffLineClass(line)}>
-              {`${line}\n`}
-            </span>
-          ))}
-        </pre>
+        <UnifiedDiff text={part.text} />
       ) : (
         <pre className="code">{part.text}</pre>
       )}

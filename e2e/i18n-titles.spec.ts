@@ -38,6 +38,7 @@ test("an English browser with the console set to 简体中文 gets Chinese title
     ["/grants", "授权 · Countersign"],
     ["/usage", "用量 · Countersign"],
     ["/analytics", "分析 · Countersign"],
+    ["/policy", "策略 · Countersign"],
     ["/notifications", "通知 · Countersign"],
     ["/admin", "管理 · Countersign"],
   ];

@@ -50,7 +50,7 @@ async function expectNoPageOverflow(page: Page, size: TSize, what: string): Prom
 }
 
 test("every primary action is on screen at 1280×800 and 390×844; screenshots of the main pages", async ({ page, request }) => {
-  // Ten pages at two widths, each with screenshots.
+  // Eleven pages at two widths, each with screenshots.
   test.setTimeout(240_000);
   const creds = await demoCredentials();
   const marker = uniqueMarker();
@@ -103,7 +103,7 @@ test("every primary action is on screen at 1280×800 and 390×844; screenshots o
     await screenshot(page, `layout-admin-keys${suffix}`);
     await expectPinned(key.getByRole("button", { name: /^Revoke/ }), size, "Revoke key");
 
-    for (const path of ["/responses", "/sessions", "/grants", "/usage", "/analytics", "/notifications"]) {
+    for (const path of ["/responses", "/sessions", "/grants", "/usage", "/analytics", "/policy", "/notifications"]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       await expectOnScreen(page.getByRole("button", { name: "Sign out" }), size, `Sign out on ${path}`);
@@ -122,7 +122,7 @@ test("at phone width the navigation is a menu: closed, opened by its button, clo
   await expect(nav).toBeHidden();
   await menu.click();
   await expect(menu).toHaveAttribute("aria-expanded", "true");
-  await expect(nav.getByRole("link")).toHaveCount(10);
+  await expect(nav.getByRole("link")).toHaveCount(11);
   for (const link of await nav.getByRole("link").all()) await expectOnScreen(link, { width: 390, height: 844 }, `menu link ${await link.textContent()}`);
   await screenshot(page, "layout-menu-phone", { viewport: true });
   await nav.getByRole("link", { name: "Sessions" }).click();
@@ -146,7 +146,7 @@ test("dark mode: every text and button meets WCAG AA contrast", async ({ page, b
     arguments: { questions: [{ id: "env", header: "Env", question: `Dark where? (${marker})`, options: [{ label: "staging" }, { label: "prod" }] }] },
   });
   await page.emulateMedia({ colorScheme: "dark" });
-  const pages = ["/", "/approvals", "/questions", `/answer/${question.questionId}`, "/responses", "/sessions", "/grants", "/usage", "/analytics", "/notifications", "/admin"];
+  const pages = ["/", "/approvals", "/questions", `/answer/${question.questionId}`, "/responses", "/sessions", "/grants", "/usage", "/analytics", "/policy", "/notifications", "/admin"];
   const failures: string[] = [];
   for (const path of pages) {
     await page.goto(path);
