@@ -80,6 +80,7 @@ export function AnalyticsPage() {
           {(data) => (
             <>
               <Totals totals={data.totals} nav={nav} />
+              <ShadowLine shadow={data.shadow} />
               {data.totals.requests === 0 ? (
                 <EmptyState testId="analytics-empty">
                   <strong>{t("empty")}</strong> {t("emptyHint", { filtered: filtered ? "yes" : "no" })}
@@ -140,6 +141,17 @@ function Filters({
       )}
       <SelectFilter label={t("outcome")} value={params.outcome} onChange={(outcome) => go({ outcome: outcome as typeof params.outcome })} options={DECISION_OUTCOMES.map((o) => ({ value: o, label: vocab.outcome(o) }))} anyLabel={t("any")} testId="analytics-outcome" />
     </FilterBar>
+  );
+}
+
+/** What agents' shadow policies would have decided differently (docs/analytics.md#shadow-rules); nothing when no request differed. */
+function ShadowLine({ shadow }: { shadow: TDecisionOutcomesView["shadow"] }) {
+  const t = useTranslations("analytics");
+  if (shadow.differed === 0) return null;
+  return (
+    <p className="analytics-shadow" data-testid="analytics-shadow">
+      {t("shadowLine", { auto: shadow.wouldAutoApprove, denied: shadow.wouldAutoApproveDenied, edited: shadow.wouldAutoApproveEdited, ask: shadow.wouldAsk })}
+    </p>
   );
 }
 
