@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import type { Db } from "../../db/client";
@@ -347,10 +347,18 @@ export async function applySuggestion(deps: Pick<TDeps, "db" | "now" | "agents" 
   parseAgentsFile(JSON.parse(next), file.path, deps.config.environment);
   const stamp = deps.now().toISOString().replace(/[:.]/g, "-");
   const backup = `${file.path}.${stamp}.bak`;
-  copyFileSync(file.path, backup);
   const temporary = `${file.path}.${randomBytes(6).toString("hex")}.tmp`;
-  writeFileSync(temporary, next, { mode: 0o600 });
-  renameSync(temporary, file.path);
+  try {
+    copyFileSync(file.path, backup);
+    // The new file keeps the old one's permissions (another process may read it).
+    writeFileSync(temporary, next, { mode: statSync(file.path).mode & 0o777 });
+    renameSync(temporary, file.path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    rmSync(backup, { force: true });
+    const why = error instanceof Error ? error.message : String(error);
+    throw new DomainError("conflict", `The agents file ${file.path} cannot be rewritten here (${why}); change it where it is kept, then reload. Nothing was changed.`);
+  }
   const reload = await deps.agentsConfig.reload({ who, via: "trpc" });
   await deps.db.transaction(async (tx) =>
     recordAdminEvent(tx as unknown as Db, who, {

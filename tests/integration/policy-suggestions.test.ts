@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,11 +82,14 @@ describe(`policy suggestions (${testDbKind()})`, () => {
     expect(suggestion?.kind).toBe("loosen");
     const id = suggestion?.id ?? "";
     const previous = readFileSync(file, "utf8");
+    chmodSync(file, 0o640);
     // Only admins apply.
     await expectError(await app.api(`/v1/policy/suggestions/${id}/apply`, { key: operator.apiKey, body: {} }), 403, "forbidden");
     const applied = (await ok200(await app.api(`/v1/policy/suggestions/${id}/apply`, { key: admin.apiKey, body: {} }))) as unknown as { backup: string; reload: { ok: boolean } };
     expect(applied.reload.ok).toBe(true);
     expect(readFileSync(applied.backup, "utf8")).toBe(previous);
+    // The rewritten file keeps its permissions (another process may read it).
+    expect(statSync(file).mode & 0o777).toBe(0o640);
     const now = JSON.parse(readFileSync(file, "utf8")) as typeof agentsFile & { agents: Array<{ tools: { exec: { predicates: unknown[] } } }> };
     expect(now.agents[0]?.tools.exec.predicates).toEqual([{ match: [{ argument: "command", regex: "^git log -1$" }], approval: "never" }]);
     // The next run of exactly that command is not asked; a different one still is.
