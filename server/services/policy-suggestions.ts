@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { copyFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import type { Db } from "../../db/client";
@@ -351,7 +351,8 @@ export async function applySuggestion(deps: Pick<TDeps, "db" | "now" | "agents" 
   try {
     copyFileSync(file.path, backup);
     // The new file keeps the old one's permissions (another process may read it).
-    writeFileSync(temporary, next, { mode: statSync(file.path).mode & 0o777 });
+    writeFileSync(temporary, next, { mode: 0o600 });
+    chmodSync(temporary, statSync(file.path).mode & 0o777);
     renameSync(temporary, file.path);
   } catch (error) {
     rmSync(temporary, { force: true });
