@@ -2,6 +2,9 @@ import { type SQL, sql } from "drizzle-orm";
 import { AUTO_OUTCOMES, type TDecisionOutcome } from "../../server/core/vocabulary";
 import { type Db, rowsOf } from "../client";
 import { exactTimestamp, type TKeysetCursor } from "./keyset";
+import { barOfFine, DECISION_TIME_BUCKETS_S, FINE_BOUNDS_S, percentileOf } from "../../server/core/decision-times";
+
+export { DECISION_TIME_BUCKETS_S };
 
 /**
  * Decision analytics (docs/analytics.md): every gated request once, in exactly one outcome. A
@@ -70,36 +73,6 @@ function requests(f: TDecisionFilter, columns: keyof typeof COLUMNS = "all"): SQ
 export type TOutcomeDay = { day: string; outcome: TDecisionOutcome; count: number };
 export type TDecisionTimes = { dimension: "agent" | "action" | "approver"; key: string; count: number; p50Ms: number; p90Ms: number };
 
-/** The histogram's upper bounds in seconds (the last bucket has none). */
-export const DECISION_TIME_BUCKETS_S = [10, 30, 60, 300, 900, 3600, 14_400, 86_400] as const;
-
-/**
- * The fine buckets percentiles are read from: bounds 5% apart from 0.1 s to over a year, so a
- * p50 or p90 is the middle of its bucket, within 2.5% of the exact value (an exact percentile
- * sorts every decision of the period for each approver, agent and action; these are counted in
- * the same pass as the other figures).
- */
-const FINE_RATIO = 1.05;
-export const FINE_BOUNDS_S: readonly number[] = Array.from({ length: 410 }, (_, i) => Math.round(0.1 * FINE_RATIO ** i * 1e4) / 1e4);
-
-/** The value a percentile reads in fine bucket `i` (between its bounds, geometrically), in milliseconds. */
-function fineMiddleMs(i: number): number {
-  const upper = FINE_BOUNDS_S[i] ?? (FINE_BOUNDS_S[FINE_BOUNDS_S.length - 1] as number) * FINE_RATIO;
-  const lower = i === 0 ? 0 : (FINE_BOUNDS_S[i - 1] as number);
-  return (i === 0 ? upper / 2 : Math.sqrt(lower * upper)) * 1000;
-}
-
-/** The nearest-rank percentile `p` of counts per fine bucket. */
-function percentileOf(buckets: ReadonlyMap<number, number>, total: number, p: number): number {
-  const rank = Math.max(1, Math.ceil(p * total));
-  let seen = 0;
-  for (const [bucket, n] of [...buckets.entries()].sort(([a], [b]) => a - b)) {
-    seen += n;
-    if (seen >= rank) return Math.round(fineMiddleMs(bucket));
-  }
-  return 0;
-}
-
 /** Requests per calendar day (in the filter's zone) and outcome. */
 export async function outcomesPerDay(db: Db, f: TDecisionFilter): Promise<TOutcomeDay[]> {
   const zone = f.timeZone ?? "UTC";
@@ -129,35 +102,32 @@ const WORK_MEMORY = "32MB";
 
 /**
  * How long people took to decide: the histogram ({@link DECISION_TIME_BUCKETS_S}) and p50/p90 per
- * agent, action and approver, in one pass over a person's decisions (grouping sets, hashed).
+ * agent, action and approver, in one pass over a person's decisions (grouping sets, hashed; the
+ * histogram summed from the agents' fine buckets).
  */
 export async function decisionTimes(db: Db, f: TDecisionFilter): Promise<{ times: TDecisionTimes[]; histogram: number[] }> {
-  const coarse = `{${DECISION_TIME_BUCKETS_S.join(",")}}`;
   const fine = `{${FINE_BOUNDS_S.join(",")}}`;
   const rows = await db.transaction(async (tx) => {
     await tx.execute(sql`select set_config('work_mem', ${WORK_MEMORY}, true)`);
-    return rowsOf<{ g: number; coarse: number | null; agent: string | null; action: string | null; approver: string | null; fine: number | null; n: number }>(
+    return rowsOf<{ g: number; agent: string | null; action: string | null; approver: string | null; fine: number | null; n: number }>(
       await tx.execute(sql`
-        select grouping(coarse, agent, action, decided_by, fine)::int as g, coarse, agent, action, decided_by as approver, fine, count(*)::int as n
-        from (select agent, action, decided_by, width_bucket(seconds, ${coarse}::float8[]) as coarse, width_bucket(seconds, ${fine}::float8[]) as fine
-              from (select *, extract(epoch from decided_at - created_at)::float8 as seconds from (${requests(f, "times")}) q) r) x
-        group by grouping sets ((coarse), (agent, fine), (action, fine), (decided_by, fine))`),
+        select grouping(agent, action, decided_by, fine)::int as g, agent, action, decided_by as approver, fine, count(*)::int as n
+        from (select agent, action, decided_by, width_bucket(extract(epoch from decided_at - created_at)::float8, ${fine}::float8[]) as fine from (${requests(f, "times")}) q) x
+        group by grouping sets ((agent, fine), (action, fine), (decided_by, fine))`),
     );
   });
   // grouping() sets a bit per column NOT grouped, the first column highest.
-  const SETS = { coarse: 0b01111, agent: 0b10110, action: 0b11010, approver: 0b11100 } as const;
+  const SETS = { agent: 0b0110, action: 0b1010, approver: 0b1100 } as const;
   const histogram: number[] = Array.from({ length: DECISION_TIME_BUCKETS_S.length + 1 }, () => 0);
   const groups = new Map<string, { dimension: TDecisionTimes["dimension"]; key: string; total: number; buckets: Map<number, number> }>();
   for (const r of rows) {
     const n = Number(r.n);
     const g = Number(r.g);
-    if (g === SETS.coarse) {
-      if (r.coarse !== null) histogram[Number(r.coarse)] = (histogram[Number(r.coarse)] ?? 0) + n;
-      continue;
-    }
     const dimension = g === SETS.agent ? "agent" : g === SETS.action ? "action" : g === SETS.approver ? "approver" : null;
     const key = dimension === "agent" ? r.agent : dimension === "action" ? r.action : r.approver;
     if (!dimension || key === null || r.fine === null) continue;
+    // Every decision has an agent: the agents' rows, summed per bar, are the histogram.
+    if (dimension === "agent") histogram[barOfFine(Number(r.fine))] = (histogram[barOfFine(Number(r.fine))] ?? 0) + n;
     const id = `${dimension}\u0000${key}`;
     const group = groups.get(id) ?? { dimension, key, total: 0, buckets: new Map<number, number>() };
     group.total += n;
