@@ -20,7 +20,7 @@ export type TRecordedRequest = { external: boolean; toolName: string; action: st
  * or else its action's entry (as `POST /v1/approvals`). Null: the agent has no such tool now, or
  * refuses the undeclared action.
  */
-export function requestGate(agent: TAgentConfig, request: TRecordedRequest): { policy: TApprovalPolicy | "ask"; fixedRisk?: TRisk } | null {
+export function requestGate(agent: TAgentConfig, request: TRecordedRequest): { policy: TApprovalPolicy; fixedRisk?: TRisk } | null {
   const tool = request.external ? hostToolFor(agent, request.action) : hostToolFor(agent, request.toolName);
   if (tool) return gateFor(agent, tool, request.arguments);
   if (!request.external) return null;
@@ -44,11 +44,11 @@ export function shadowAgentOf(agent: TAgentConfig): TAgentConfig | null {
 }
 
 /** What the shadow would decide for a call of `tool` where it differs from `live` (null: no shadow, or the same). */
-export function shadowOfCall(agent: TAgentConfig, tool: THostTool, args: unknown, live: string): "always" | "review" | "never" | null {
+export function shadowOfCall(agent: TAgentConfig, tool: THostTool, args: unknown, live: TApprovalPolicy): TApprovalPolicy | null {
   const shadowAgent = shadowAgentOf(agent);
   if (!shadowAgent) return null;
   const { policy } = gateFor(shadowAgent, tool, args);
-  return policy !== live && (policy === "always" || policy === "review" || policy === "never") ? policy : null;
+  return policy !== live ? policy : null;
 }
 
 /** The trajectory event of a request the shadow policy would have decided differently. */

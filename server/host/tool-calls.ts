@@ -2,6 +2,7 @@ import { openClientToolRequest } from "../../db/repositories/client-tools";
 import { insertQuestion, toRecords } from "../../db/repositories/question-records";
 import { approvalAction, clientToolAction } from "../../db/repositories/responses";
 import { openApproval, pendingQuestionOfSession } from "../../db/repositories/tool-calls";
+import type { TApprovalPolicy } from "../core/agent-policy";
 import { bindingHash } from "../core/binding";
 import type { TAutoOutcome, TRisk } from "../core/vocabulary";
 import { operationHash } from "../core/decision";
@@ -22,8 +23,6 @@ import { type Attempt, AttemptSuspended, HOST_RUNTIME_ID, type TToolCall } from 
 import type { TRunClaim } from "./pending/contract";
 import { confineCwd, confineToolCwd } from "./workspace";
 
-type TShadow = "always" | "review" | "never";
-
 /** `fixedRisk`: set by an agent's argument predicate; it wins over the tool's and the reviewer's estimate. */
 type TApprovalTarget = {
   name: string;
@@ -32,8 +31,8 @@ type TApprovalTarget = {
   risk: (a: unknown) => TRisk;
   fixedRisk?: TRisk;
   /** The live policy that asked, and what the agent's shadow policy would have decided where it differs. */
-  live?: string;
-  shadow?: TShadow | null;
+  live?: TApprovalPolicy;
+  shadow?: TApprovalPolicy | null;
 };
 
 /** A tool result that reports a failure (an error, a non-zero exit, a timeout). */
@@ -224,7 +223,7 @@ export async function passGate(attempt: Attempt, call: TToolCall, args: unknown,
 function recordGatePass(
   attempt: Attempt,
   call: TToolCall,
-  request: { args: unknown; cwd: string | null; tool: { name: string; action: string }; risk: TRisk; live: string; shadow: TShadow | null },
+  request: { args: unknown; cwd: string | null; tool: { name: string; action: string }; risk: TRisk; live: TApprovalPolicy; shadow: TApprovalPolicy | null },
   settledBy: TAutoOutcome,
   decision: "approve" | "deny",
 ): void {

@@ -138,16 +138,16 @@ function subjectOf(agent: TAgentConfig, body: TExternalApprovalBody, toolName: s
 }
 
 /** What the agent's shadow policy would decide for this request where it differs from the live `policy` (null: no shadow, the same, or it refuses the action). */
-function shadowOfExternal(agent: TAgentConfig, body: TExternalApprovalBody, toolName: string | undefined, policy: string): "always" | "review" | "never" | null {
+function shadowOfExternal(agent: TAgentConfig, body: TExternalApprovalBody, toolName: string | undefined, policy: TApprovalPolicy): TApprovalPolicy | null {
   const shadowAgent = shadowAgentOf(agent);
   if (!shadowAgent) return null;
-  let shadow: string;
+  let shadow: TApprovalPolicy;
   try {
     shadow = subjectOf(shadowAgent, body, toolName).policy;
   } catch {
     return null;
   }
-  return shadow !== policy && (shadow === "always" || shadow === "review" || shadow === "never") ? shadow : null;
+  return shadow !== policy ? shadow : null;
 }
 
 const createdOf = (a: TApprovalRow) => ({ id: a.id, status: a.status, bindingHash: a.bindingHash, expiresAtMs: a.expiresAt.getTime() });
