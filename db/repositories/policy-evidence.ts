@@ -24,8 +24,6 @@ export type TDecisionEvidence = {
   other: number;
   /** Distinct people among the approvals as asked. */
   approvers: number;
-  /** Distinct people among the denials. */
-  deniers: number;
   first: Date;
   last: Date;
 };
@@ -45,7 +43,6 @@ export async function decisionEvidence(db: Db, window: { from: Date; to: Date; m
     approved: number;
     denied: number;
     approvers: number;
-    deniers: number;
     first: string | Date;
     last: string | Date;
     last_exact: string;
@@ -55,7 +52,6 @@ export async function decisionEvidence(db: Db, window: { from: Date; to: Date; m
         count(*) filter (where outcome = 'approved')::int as approved,
         count(*) filter (where outcome in ('denied', 'replied'))::int as denied,
         count(distinct decided_by) filter (where outcome = 'approved')::int as approvers,
-        count(distinct decided_by) filter (where outcome in ('denied', 'replied'))::int as deniers,
         min(created_at) as first, max(created_at) as last, ${exactTimestamp(sql`max(created_at)`)} as last_exact
       from approvals
       where outcome is not null and outcome not in ('policy', 'grant', 'reviewer')
@@ -94,7 +90,6 @@ export async function decisionEvidence(db: Db, window: { from: Date; to: Date; m
         denied: Number(r.denied),
         other: Number(r.total) - Number(r.approved) - Number(r.denied),
         approvers: Number(r.approvers),
-        deniers: Number(r.deniers),
         first: new Date(r.first),
         last: new Date(r.last),
       },
@@ -108,6 +103,8 @@ export type TMatchedDecisions = {
   denied: number;
   other: number;
   approvers: number;
+  /** Distinct people among the denials. */
+  deniers: number;
   /** The latest few matched, newest first. */
   latest: Array<{ id: string; responseId: string; createdAt: Date; outcome: string; arguments: unknown }>;
 };
@@ -121,11 +118,12 @@ export async function matchedDecisions(db: Db, q: { agent: string; action: strin
   const conditions = Object.entries(q.equals).map(([name, text]) => sql`coalesce(original_arguments, arguments)->>${name} = ${text}`);
   const where = sql`outcome is not null and outcome not in ('policy', 'grant', 'reviewer') and agent = ${q.agent} and action = ${q.action}
     and created_at >= ${q.from.toISOString()}::timestamptz and created_at < ${q.to.toISOString()}::timestamptz and ${sql.join(conditions, sql` and `)}`;
-  const [counts] = rowsOf<{ total: number; approved: number; denied: number; approvers: number }>(
+  const [counts] = rowsOf<{ total: number; approved: number; denied: number; approvers: number; deniers: number }>(
     await db.execute(sql`
       select count(*)::int as total, count(*) filter (where outcome = 'approved')::int as approved,
         count(*) filter (where outcome in ('denied', 'replied'))::int as denied,
-        count(distinct decided_by) filter (where outcome = 'approved')::int as approvers
+        count(distinct decided_by) filter (where outcome = 'approved')::int as approvers,
+        count(distinct decided_by) filter (where outcome in ('denied', 'replied'))::int as deniers
       from approvals where ${where}`),
   );
   const latest = rowsOf<{ id: string; response_id: string; created_at: string | Date; outcome: string; args: unknown }>(
@@ -140,6 +138,7 @@ export async function matchedDecisions(db: Db, q: { agent: string; action: strin
     denied,
     other: total - approved - denied,
     approvers: Number(counts?.approvers ?? 0),
+    deniers: Number(counts?.deniers ?? 0),
     latest: latest.map((r) => ({ id: r.id, responseId: r.response_id, createdAt: new Date(r.created_at), outcome: r.outcome, arguments: typeof r.args === "string" ? (JSON.parse(r.args) as unknown) : r.args })),
   };
 }
