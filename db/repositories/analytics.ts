@@ -46,29 +46,35 @@ function requests(f: TDecisionFilter, columns: keyof typeof COLUMNS = "all"): SQ
   const approvalWhere = [
     columns === "times" ? sql`outcome in ('approved', 'edited', 'denied', 'replied')` : sql`outcome is not null`,
     columns === "shadow" ? sql`shadow is not null` : null,
-    sql`created_at >= ${f.from.toISOString()}::timestamptz`,
-    sql`created_at < ${f.to.toISOString()}::timestamptz`,
-    f.scopeUserId ? sql`user_id = ${f.scopeUserId}` : null,
-    f.agent ? sql`agent = ${f.agent}` : null,
-    f.action ? sql`action = ${f.action}` : null,
+    ...periodAndScope(f),
     f.approver ? sql`decided_by = ${f.approver}` : null,
     f.outcome ? sql`outcome = ${f.outcome}` : null,
-  ].filter((w): w is SQL => w !== null);
+  ];
   const picked = COLUMNS[columns];
-  const approvalsPart = sql`select ${picked.approval} from approvals where ${sql.join(approvalWhere, sql` and `)}`;
+  const approvalsPart = sql`select ${picked.approval} from approvals where ${and(approvalWhere)}`;
   // Nobody decided a gate pass: an approver filter, or an outcome a person gives, leaves none.
   if (!picked.gate || f.approver !== undefined || (f.outcome !== undefined && !isAuto(f.outcome))) return approvalsPart;
-  const passWhere = [
-    columns === "shadow" ? sql`shadow is not null` : null,
+  const passWhere = [columns === "shadow" ? sql`shadow is not null` : null, ...periodAndScope(f), f.outcome ? sql`settled_by = ${f.outcome}::settled_by` : null];
+  return sql`${approvalsPart} union all select ${picked.gate} from gate_passes where ${and(passWhere)}`;
+}
+
+/** The filter's conditions both tables share (the same column names): the period, a member's scope, the agent and the action. */
+function periodAndScope(f: TDecisionFilter): Array<SQL | null> {
+  return [
     sql`created_at >= ${f.from.toISOString()}::timestamptz`,
     sql`created_at < ${f.to.toISOString()}::timestamptz`,
     f.scopeUserId ? sql`user_id = ${f.scopeUserId}` : null,
     f.agent ? sql`agent = ${f.agent}` : null,
     f.action ? sql`action = ${f.action}` : null,
-    f.outcome ? sql`settled_by = ${f.outcome}::settled_by` : null,
-  ].filter((w): w is SQL => w !== null);
-  return sql`${approvalsPart} union all select ${picked.gate} from gate_passes where ${sql.join(passWhere, sql` and `)}`;
+  ];
 }
+
+/** The conditions given, joined with `and` (nulls left out). */
+const and = (conditions: ReadonlyArray<SQL | null>): SQL =>
+  sql.join(
+    conditions.filter((c): c is SQL => c !== null),
+    sql` and `,
+  );
 
 export type TOutcomeDay = { day: string; outcome: TDecisionOutcome; count: number };
 export type TDecisionTimes = { dimension: "agent" | "action" | "approver"; key: string; count: number; p50Ms: number; p90Ms: number };
@@ -300,15 +306,7 @@ export async function requestsPage(
 /** Pending approvals asked in the period (not yet an outcome). */
 export async function pendingCount(db: Db, f: TDecisionFilter): Promise<number> {
   if (f.outcome !== undefined || f.approver !== undefined) return 0;
-  const where = [
-    sql`status = 'pending'`,
-    sql`created_at >= ${f.from.toISOString()}::timestamptz`,
-    sql`created_at < ${f.to.toISOString()}::timestamptz`,
-    f.scopeUserId ? sql`user_id = ${f.scopeUserId}` : null,
-    f.agent ? sql`agent = ${f.agent}` : null,
-    f.action ? sql`action = ${f.action}` : null,
-  ].filter((w): w is SQL => w !== null);
-  const [row] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from approvals where ${sql.join(where, sql` and `)}`));
+  const [row] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from approvals where ${and([sql`status = 'pending'`, ...periodAndScope(f)])}`));
   return Number(row?.n ?? 0);
 }
 
