@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
-import { type ChangeEvent, type FormEvent, type RefObject, useId, useRef, useState } from "react";
+import { type ChangeEvent, type FormEvent, type RefObject, useEffect, useId, useRef, useState } from "react";
 import { OutcomeBadge } from "../analytics/outcomes";
 import { isOutcome } from "../analytics/query-state";
 import { CompactArgs } from "../analytics/request-lists";
@@ -72,8 +72,13 @@ export function Simulation() {
       return;
     }
     setRefusal(null);
-    simulate.mutate({ file: candidate.file, days }, { onSuccess: () => requestAnimationFrame(() => resultHeading.current?.focus()) });
+    simulate.mutate({ file: candidate.file, days });
   };
+
+  // Each new result takes the focus once it is on the page (after React committed it, whatever the timing).
+  useEffect(() => {
+    if (simulate.data) resultHeading.current?.focus();
+  }, [simulate.data]);
 
   const refusedByServer = simulate.error ? serverSentenceOf(simulate.error) : null;
   return (
