@@ -19,3 +19,31 @@ export function ChartState<T>({ query, skeleton, testId, children }: { query: TC
     </div>
   );
 }
+
+/** A chart's section: its heading and hint, then {@link ChartState} (the page's charts share this frame). */
+export function ChartSection<T>({
+  name,
+  title,
+  hint,
+  query,
+  skeleton,
+  children,
+}: {
+  /** Names the section's test id (`analytics-<name>`) and heading id. */
+  name: string;
+  title: string;
+  hint: string;
+  query: TChartQuery<T>;
+  skeleton: { rows: number; columns: number };
+  children: (data: T) => ReactNode;
+}) {
+  return (
+    <section className="section" aria-labelledby={`analytics-${name}-title`} data-testid={`analytics-${name}`}>
+      <h2 id={`analytics-${name}-title`}>{title}</h2>
+      <p className="muted small">{hint}</p>
+      <ChartState query={query} skeleton={skeleton}>
+        {children}
+      </ChartState>
+    </section>
+  );
+}

@@ -5,7 +5,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { TDecisionTimesView, TOutputs } from "../api-types";
 import { EmptyState } from "../list-kit/list-states";
 import { useHumanDuration } from "../time-labels";
-import { ChartState, type TChartQuery } from "./chart-state";
+import { ChartSection, type TChartQuery } from "./chart-state";
 import { ChartTable } from "./chart-table";
 import { QueryLink, type TAnalyticsNav, type TAnalyticsParams } from "./query-state";
 
@@ -30,13 +30,9 @@ export function useBucketLabel() {
 export function DecisionTimes({ query, nav, member, onSelect }: { query: TChartQuery<TOutputs["analytics"]["times"]>; nav: TAnalyticsNav; member: boolean; onSelect: () => void }) {
   const t = useTranslations("analytics");
   return (
-    <section className="section" aria-labelledby="analytics-times-title" data-testid="analytics-times">
-      <h2 id="analytics-times-title">{t("timeToDecide")}</h2>
-      <p className="muted small">{t("timeToDecideHint")}</p>
-      <ChartState query={query} skeleton={{ rows: 5, columns: 3 }}>
-        {(data) => <TimesFigures times={data.decisionTimes} nav={nav} member={member} onSelect={onSelect} />}
-      </ChartState>
-    </section>
+    <ChartSection name="times" title={t("timeToDecide")} hint={t("timeToDecideHint")} query={query} skeleton={{ rows: 5, columns: 3 }}>
+      {(data) => <TimesFigures times={data.decisionTimes} nav={nav} member={member} onSelect={onSelect} />}
+    </ChartSection>
   );
 }
 

@@ -13,7 +13,7 @@ import { EmptyState, ListStates } from "../list-kit/list-states";
 import { keysetPages, LoadOlder, loadedRows, PAGE_SIZE } from "../list-kit/load-older";
 import { useFormatTimestamp, useHumanDuration } from "../time-labels";
 import { UNBATCHED, useTRPC } from "../trpc-provider";
-import { ChartState, type TChartQuery } from "./chart-state";
+import { ChartSection, type TChartQuery } from "./chart-state";
 import { useBucketLabel } from "./decision-times";
 import { OutcomeBadge, OutcomeSwatch } from "./outcomes";
 import { QueryLink, type TAnalyticsNav } from "./query-state";
@@ -45,13 +45,9 @@ export function CompactArgs({ value, max = 80 }: { value: unknown; max?: number 
 export function RepeatedRequests({ query, nav, onSelect }: { query: TChartQuery<TOutputs["analytics"]["repeated"]>; nav: TAnalyticsNav; onSelect: () => void }) {
   const t = useTranslations("analytics");
   return (
-    <section className="section" aria-labelledby="analytics-repeated-title" data-testid="analytics-repeated">
-      <h2 id="analytics-repeated-title">{t("repeated")}</h2>
-      <p className="muted small">{t("repeatedHint")}</p>
-      <ChartState query={query} skeleton={{ rows: 4, columns: 5 }}>
-        {(data) => (data.repeated.length === 0 ? <EmptyState testId="repeated-empty">{t("noRepeated")}</EmptyState> : <RepeatedTable repeated={data.repeated} nav={nav} onSelect={onSelect} />)}
-      </ChartState>
-    </section>
+    <ChartSection name="repeated" title={t("repeated")} hint={t("repeatedHint")} query={query} skeleton={{ rows: 4, columns: 5 }}>
+      {(data) => (data.repeated.length === 0 ? <EmptyState testId="repeated-empty">{t("noRepeated")}</EmptyState> : <RepeatedTable repeated={data.repeated} nav={nav} onSelect={onSelect} />)}
+    </ChartSection>
   );
 }
 
@@ -101,13 +97,9 @@ function RepeatedTable({ repeated, nav, onSelect }: { repeated: TRepeated[]; nav
 export function ExpiredRequests({ query }: { query: TChartQuery<TOutputs["analytics"]["expired"]> }) {
   const t = useTranslations("analytics");
   return (
-    <section className="section" aria-labelledby="analytics-expired-title" data-testid="analytics-expired">
-      <h2 id="analytics-expired-title">{t("expired")}</h2>
-      <p className="muted small">{t("expiredHint")}</p>
-      <ChartState query={query} skeleton={{ rows: 3, columns: 5 }}>
-        {(data) => (data.expired.length === 0 ? <EmptyState testId="expired-empty">{t("noExpired")}</EmptyState> : <ExpiredTable expired={data.expired} />)}
-      </ChartState>
-    </section>
+    <ChartSection name="expired" title={t("expired")} hint={t("expiredHint")} query={query} skeleton={{ rows: 3, columns: 5 }}>
+      {(data) => (data.expired.length === 0 ? <EmptyState testId="expired-empty">{t("noExpired")}</EmptyState> : <ExpiredTable expired={data.expired} />)}
+    </ChartSection>
   );
 }
 
