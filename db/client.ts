@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { PgliteThread } from "./pglite-thread";
 import * as schema from "./schema";
 
 /** The one database type every repository and service is written against, whatever the driver. */
@@ -97,7 +97,8 @@ async function pipelinedTransaction(pool: postgres.Sql, mode: string, fn: (inner
 /**
  * Opens the database: PostgreSQL when `url` is given, otherwise PGlite in `dataDir`
  * (in memory when `dataDir` is undefined), starting from `image` (a handle's `dump()`) when given
- * instead of an empty cluster. This is the only file that imports a driver.
+ * instead of an empty cluster; PGlite runs on a thread of its own (db/pglite-thread.ts). This file
+ * and the PGlite worker are the only ones that import a driver.
  */
 export async function openDb(options: { url?: string; dataDir?: string; poolSize?: number; image?: Blob }): Promise<DbHandle> {
   if (options.url) {
@@ -106,10 +107,9 @@ export async function openDb(options: { url?: string; dataDir?: string; poolSize
     return { db, kind: "postgres", sql, url: options.url, close: () => sql.end({ timeout: 5 }) };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const client = new PGlite({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.image ? { loadDataDir: options.image } : {}) });
-  await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return { db, kind: "pglite", dump: () => client.dumpDataDir("none"), close: () => client.close() };
+  const client = await PgliteThread.open(options);
+  const db = drizzlePglite({ client: client as never, schema }) as unknown as Db;
+  return { db, kind: "pglite", dump: () => client.dumpDataDir(), close: () => client.close() };
 }
 
 /** Applies the committed drizzle-kit migrations; serialized across processes on PostgreSQL. */
