@@ -43,14 +43,6 @@ export const cancelQueuedSteeringMessages = prepared<{ id: string; at: Date }, A
     .returning({ id: steeringMessages.id, createdAt: steeringMessages.createdAt }),
 );
 
-/** How many messages are queued for a response (one row: `n`). */
-export const countQueuedSteering = prepared<{ id: string }, Array<{ n: number }>>("queued_steering", (db) =>
-  db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(steeringMessages)
-    .where(and(eq(steeringMessages.responseId, sql.placeholder("id")), eq(steeringMessages.status, "queued"))),
-);
-
 /** Everyone who steered a response (distinct user ids). */
 export async function steeringAuthorsOf(db: Db, responseId: string): Promise<string[]> {
   const rows = await db.selectDistinct({ userId: steeringMessages.userId }).from(steeringMessages).where(eq(steeringMessages.responseId, responseId));

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { prepared } from "../prepared";
-import { agentSessions, responses } from "../schema";
+import { agentSessions, responses, steeringMessages } from "../schema";
 
 /** The stored workspace directory of a session; null when the session is not stored. */
 export async function sessionWorkspaceDir(db: Db, sessionId: string): Promise<string | null> {
@@ -9,10 +9,16 @@ export async function sessionWorkspaceDir(db: Db, sessionId: string): Promise<st
   return session?.workspaceDir ?? null;
 }
 
-/** The workspace directory of a response's session (at most one row). */
-export const responseWorkspaceDir = prepared<{ id: string }, Array<{ workspaceDir: string }>>("workspace_of", (db) =>
+/**
+ * What a resumed run reads beside its claim, in one statement: its session's workspace directory
+ * and how many steering messages wait for it (at most one row).
+ */
+export const resumeContext = prepared<{ id: string }, Array<{ workspaceDir: string; queuedSteering: number }>>("resume_context", (db) =>
   db
-    .select({ workspaceDir: agentSessions.workspaceDir })
+    .select({
+      workspaceDir: agentSessions.workspaceDir,
+      queuedSteering: sql<number>`(select count(*)::int from ${steeringMessages} where ${steeringMessages.responseId} = ${responses.id} and ${steeringMessages.status} = 'queued')`,
+    })
     .from(agentSessions)
     .innerJoin(responses, eq(responses.sessionId, agentSessions.id))
     .where(eq(responses.id, sql.placeholder("id"))),

@@ -1,8 +1,7 @@
 import type { Db } from "../../../db/client";
 import { claimWaiting, finishResponse, leaseFor, type TResponseRow } from "../../../db/repositories/responses";
-import { countQueuedSteering } from "../../../db/repositories/steering";
 import { stepsOf, type TStepWrite, upsertSteps } from "../../../db/repositories/steps";
-import { responseWorkspaceDir } from "../../../db/repositories/workspaces";
+import { resumeContext } from "../../../db/repositories/workspaces";
 import type { TSettledQuestion } from "../../tools/types";
 import type { TApprovalBinding } from "../../core/binding";
 import { refused } from "../../core/errors";
@@ -56,26 +55,24 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
   const now = deps.now();
   const values: TStepWrite[] = [{ responseId, key: resolvedKey(input.pending.callId), status: "completed", result: input.settlement, completedAt: now }];
   if (input.runsTool) values.push({ responseId, key: `tool:${input.pending.callId}`, status: "running", result: { claim } satisfies TRunClaim, completedAt: null });
-  // One batch on the transaction's connection (one wait for the database instead of six): none of
+  // One batch on the transaction's connection (one wait for the database instead of five): none of
   // these needs another's result. The run must still wait on exactly this action, or the caller's
   // transaction rolls all of it back; that is checked first, whatever else failed beside it. The
   // steps read may run before or after the insert: the inserted rows replace their keys either way.
-  const [claimed, inserted, appended, stored, queued, session] = await Promise.allSettled([
+  const [claimed, inserted, appended, stored, context] = await Promise.allSettled([
     claimWaiting(tx, { id: responseId, pendingId: input.pending.id, owner: host.id, lease: leaseFor(deps.config.leaseMs) }),
     // A call may settle a second pending action (a native call approved, then run on the client): the latest settlement is the call's.
     upsertSteps(tx, values),
     emit(responseId, input.events),
     stepsOf(tx, { id: responseId }),
-    countQueuedSteering(tx, { id: responseId }),
-    responseWorkspaceDir(tx, { id: responseId }),
+    resumeContext(tx, { id: responseId }),
   ]);
   const row = settledValue(claimed)[0];
   if (!row) throw refused("conflict", { code: "notWaitingAction" });
   const frames = settledValue(appended);
   const steps = [...new Map([...settledValue(stored), ...settledValue(inserted)].map((s) => [s.key, s])).values()];
-  const [waiting] = settledValue(queued);
-  const [workspace] = settledValue(session);
-  const run = { row, claim, steps, steeringQueued: (waiting?.n ?? 0) > 0, ...(workspace ? { workspaceDir: workspace.workspaceDir } : {}), resumedAt: Date.now() };
+  const [session] = settledValue(context);
+  const run = { row, claim, steps, steeringQueued: (session?.queuedSteering ?? 0) > 0, ...(session ? { workspaceDir: session.workspaceDir } : {}), resumedAt: Date.now() };
   // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
   return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
 }
