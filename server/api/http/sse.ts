@@ -6,6 +6,21 @@ import { followResponse } from "../../services/read/responses";
 import type { TOpenConnection } from "../shared/open-connections";
 
 /**
+ * A frame's SSE event, written once however many streams send it: the in-process bus hands the
+ * same frame object to every stream of the response, and a thousand streams would otherwise each
+ * encode it again while the others wait for the event loop. Frames are never changed once published.
+ */
+const eventTexts = new WeakMap<TFrame, string>();
+function eventText(frame: TFrame): string {
+  let text = eventTexts.get(frame);
+  if (text === undefined) {
+    text = `id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`;
+    eventTexts.set(frame, text);
+  }
+  return text;
+}
+
+/**
  * Streams the frames of a response `scope` may follow (else a 404 before any header) as `text/event-stream` (`id` = sequence, so `Last-Event-ID`
  * resumes) until `stopAfter` says so, the client goes away, or the credential the stream was
  * opened with no longer holds (the stream then ends after a comment saying why).
@@ -40,7 +55,7 @@ export async function streamFrames(
     for await (const frame of frames) {
       // Nothing more after a revocation, even a frame read in the same batch.
       if (abort.signal.aborted) break;
-      res.write(`id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`);
+      res.write(eventText(frame));
       if (input.stopAfter(frame)) break;
     }
   } finally {

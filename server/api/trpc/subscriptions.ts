@@ -22,6 +22,22 @@ const config = appRouter._def._config;
 // Flat at run time ("responses.onFrames"), whatever the nested type says.
 const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
 
+/**
+ * A tracked value's data as sent, encoded once however many streams send it: a tracked value is an
+ * event (a frame, an activity message), never changed once yielded, and the same object reaches
+ * every stream that follows it (the bus's frames, the activity tail's messages).
+ */
+const trackedTexts = new WeakMap<object, string>();
+function trackedText(data: unknown): string {
+  if (data === null || typeof data !== "object") return JSON.stringify(config.transformer.output.serialize(data));
+  let text = trackedTexts.get(data);
+  if (text === undefined) {
+    text = JSON.stringify(config.transformer.output.serialize(data));
+    trackedTexts.set(data, text);
+  }
+  return text;
+}
+
 const isAbortError = (error: unknown): boolean => error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "ABORT_ERR");
 
 /**
@@ -116,7 +132,7 @@ export function createSubscriptionResponder(deps: TTransportDeps, onError: (erro
         if (isTrackedEnvelope(value)) {
           const [id, data] = value;
           lastId = String(id);
-          await write(`id: ${lastId}\ndata: ${JSON.stringify(config.transformer.output.serialize(data))}\n\n`);
+          await write(`id: ${lastId}\ndata: ${trackedText(data)}\n\n`);
         } else {
           const data = JSON.stringify(config.transformer.output.serialize(value));
           // An untracked value after a tracked one keeps the client's last id (tRPC's restore-id).

@@ -22,8 +22,13 @@ export type TActivityMessage =
 export type TActivityItem = { id: string; message: TActivityMessage };
 const item = (id: string, message: TActivityMessage): TActivityItem => ({ id, message });
 
-/** What the tail hands every follower after one read: the new rows (every user's) and whether the bus announced a change. */
-type TTailBatch = { rows: TActivityRow[]; notified: boolean; head: number };
+/**
+ * What the tail hands every follower after one read: the new rows (every user's) as feed items,
+ * and whether the bus announced a change. Every follower gets the same item objects, so each is
+ * encoded once for all the streams that send it.
+ */
+type TEventItem = { id: string; message: { kind: "event" } & TActivityRow };
+type TTailBatch = { items: TEventItem[]; notified: boolean; changed: TActivityItem };
 
 /**
  * The process's one reader of the activity table: it reads new activity events once per bus
@@ -117,7 +122,10 @@ export class ActivityTail {
         for (const r of fresh) this.seen.add(r.id);
         this.cursor = more ? Math.max(this.cursor, rows[rows.length - 1]?.id ?? this.cursor) : Math.max(this.cursor, head);
         for (const id of this.seen) if (id < this.cursor - LATE_WINDOW) this.seen.delete(id);
-        if (fresh.length > 0 || notified) for (const follower of this.followers) follower({ rows: fresh, notified, head: this.cursor });
+        if (fresh.length > 0 || notified) {
+          const batch: TTailBatch = { items: fresh.map((row): TEventItem => ({ id: String(row.id), message: { kind: "event", ...row } })), notified, changed: item(String(this.cursor), { kind: "changed" }) };
+          for (const follower of this.followers) follower(batch);
+        }
         if (more) this.again = true;
       } while (this.again && this.followers.size > 0);
     } catch (error) {
@@ -137,10 +145,10 @@ export async function* activityFeed(deps: Pick<TDeps, "db">, tail: ActivityTail,
   const mine = (row: TActivityRow) => scope.userId === null || row.userId === scope.userId;
   const queue: TActivityItem[] = [];
   let wake: (() => void) | null = null;
-  const following = await tail.follow(({ rows, notified, head }) => {
-    const visible = rows.filter(mine);
-    for (const row of visible) queue.push(item(String(row.id), { kind: "event", ...row }));
-    if (visible.length === 0 && notified) queue.push(item(String(head), { kind: "changed" }));
+  const following = await tail.follow(({ items, notified, changed }) => {
+    const visible = items.filter((i) => mine(i.message));
+    queue.push(...visible);
+    if (visible.length === 0 && notified) queue.push(changed);
     wake?.();
   });
   const onAbort = () => wake?.();
