@@ -192,9 +192,13 @@ export class Host implements TRunStarter {
     // Retries of the same run share one usage total; run cleanup releases it.
     const entry: TRunning = { cancellation: createAttemptCancellation(), rerun: true, usage: createRunUsageAccumulator({ publish: () => {} }), claimed, renewedAt: Date.now() };
     this.running.set(responseId, entry);
-    void this.drive(responseId, entry).finally(() => {
-      entry.usage.close();
-      this.running.delete(responseId);
+    // The run counts as running here at once, and goes on at the next turn of the event loop: the
+    // frames published with its claim (a decision's, to every stream following the run) go out first.
+    setImmediate(() => {
+      void this.drive(responseId, entry).finally(() => {
+        entry.usage.close();
+        this.running.delete(responseId);
+      });
     });
   }
 
