@@ -31,6 +31,8 @@ async function openPglite(options: TPgliteOpen): Promise<void> {
 async function closePglite(): Promise<void> {
   const closing = pg;
   pg = null;
+  // A transaction still open (its server went away mid-way) rolls back first: PGlite closes after it.
+  for (const held of open.values()) held.end(false);
   open.clear();
   statements.clear();
   await closing?.close();
