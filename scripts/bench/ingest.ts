@@ -1,8 +1,8 @@
+import type { PGlite } from "@electric-sql/pglite";
 import { type DbHandle, migrateDb, openDb } from "../../db/client";
-import type { PgliteThread } from "../../db/pglite-thread";
 import { recordEvents } from "../../server/host/transact";
 import type { TNewEvent } from "../../server/core/frames";
-import { freshDatabase, openRaw, rawFromPglite, scratchDir, type TCtx, type TRaw, size } from "./lib/env";
+import { freshDatabase, openRaw, rawFromPglite, type TCtx, type TRaw, size } from "./lib/env";
 import { now, type TRow } from "./lib/stats";
 
 const WRITERS = 4;
@@ -16,12 +16,12 @@ function batchOf(b: number, k: number): TNewEvent[] {
   );
 }
 
-async function seed(raw: TRaw, writers: number, given?: string[]): Promise<string[]> {
+async function seed(raw: TRaw, writers: number): Promise<string[]> {
   await raw.exec(`
     insert into users (id, name, email, role) values ('user_ingest', 'Ingest', 'ingest@bench.local', 'operator');
     insert into agent_sessions (id, user_id, agent, workspace_dir) values ('sess_ingest', 'user_ingest', 'scripted', '/tmp');
     create table if not exists bench_raw_events (like response_events including defaults including indexes);`);
-  const ids = given ?? Array.from({ length: writers }, (_, i) => `resp_ingest_${Date.now()}_${i}`);
+  const ids = Array.from({ length: writers }, (_, i) => `resp_ingest_${Date.now()}_${i}`);
   for (const id of ids) {
     await raw.query(`insert into responses (id, session_id, user_id, agent, status, input, approval_ttl_ms, client_tool_ttl_ms) values ($1, 'sess_ingest', 'user_ingest', 'scripted', 'in_progress', '{}', 900000, 300000)`, [id]);
   }
@@ -67,14 +67,9 @@ export async function benchIngest(ctx: TCtx): Promise<TRow[]> {
   const fresh = await freshDatabase(ctx);
   const handle = await openDb({ url: fresh.url, dataDir: fresh.url ? undefined : fresh.pgliteDir, poolSize: 10 });
   await migrateDb(handle);
-  // The app's rows are seeded through its own driver. The limit runs on PostgreSQL through postgres.js, and on
-  // PGlite on this thread, in a second database (on disk, migrated): the least work the driver needs.
-  const app = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PgliteThread }).$client) : null;
-  const scratch = handle.kind === "pglite" ? scratchDir() : null;
-  const raw = await openRaw(fresh, { max: 10, ...(scratch ? { dir: scratch.dir, migrated: true } : {}) });
+  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 10 });
   try {
-    const ids = await seed(app ?? raw, WRITERS);
-    if (app) await seed(raw, WRITERS, ids);
+    const ids = await seed(raw, WRITERS);
     const rows: TRow[] = [];
     for (const [b, total] of [
       [4, size(ctx, 40_000, 2_000)],
@@ -97,8 +92,7 @@ export async function benchIngest(ctx: TCtx): Promise<TRow[]> {
     }
     return rows;
   } finally {
-    await raw.close();
-    scratch?.rm();
+    if (handle.kind === "postgres") await raw.close();
     await handle.close();
     await fresh.drop();
   }

@@ -42,7 +42,7 @@ export function createMetrics(options: { db: Db; dbKind: DbKind; poolSize: numbe
   gauge("countersign_pending_questions", "Questions waiting for an answer, by agent (\"\" for gateway questions outside a run)", ["agent"], () => pendingQuestionCounts(db));
   gauge("countersign_pending_client_tools", "Client-tool requests waiting for the client, by agent", ["agent"], () => pendingClientToolCounts(db));
   gauge("countersign_runs", "Runs (responses) by status", ["status"], () => runStatusCounts(db));
-  const pool = new Gauge({ name: "countersign_db_pool_connections", help: "Database connections this process may open (PGlite: 1, on a thread of the process)", labelNames: ["driver"], registers: [registry] });
+  const pool = new Gauge({ name: "countersign_db_pool_connections", help: "Database connections this process may open (PGlite: 1, in process)", labelNames: ["driver"], registers: [registry] });
   pool.set({ driver: options.dbKind }, options.dbKind === "pglite" ? 1 : options.poolSize);
 
   const decisions = new Counter({ name: "countersign_decisions_total", help: "Approvals settled by a person, by outcome and channel", labelNames: ["outcome", "channel"], registers: [registry] });

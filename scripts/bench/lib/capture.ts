@@ -1,3 +1,4 @@
+import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import pino from "pino";
@@ -5,7 +6,6 @@ import { type Db, type DbHandle, migrateDb, openDb } from "../../../db/client";
 import * as schema from "../../../db/schema";
 import { createApp } from "../../../server/app";
 import { testConfig } from "../../../server/testing/test-app";
-import type { PgliteThread } from "../../../db/pglite-thread";
 import { freshDatabase, openRaw, rawFromPglite, type TCtx } from "./env";
 
 /** Not a procedure's own SQL: auth lookups, and the host's expiry sweep running meanwhile. */
@@ -15,7 +15,7 @@ export const NOT_THE_PROCEDURE = /from "(api_keys|users|login_sessions|accounts)
 export function capturingDb(handle: DbHandle, skip: RegExp = NOT_THE_PROCEDURE) {
   const state = { on: false, queries: [] as Array<{ sql: string; params: unknown[] }> };
   const logger = { logQuery: (sql: string, params: unknown[]) => void (state.on && !skip.test(sql) && state.queries.push({ sql, params })) };
-  const db = handle.kind === "postgres" ? drizzlePostgres(handle.sql as never, { schema, logger }) : drizzlePglite((handle.db as unknown as { $client: never }).$client, { schema, logger });
+  const db = handle.kind === "postgres" ? drizzlePostgres(handle.sql as never, { schema, logger }) : drizzlePglite((handle.db as unknown as { $client: PGlite }).$client, { schema, logger });
   return { state, handle: { ...handle, db: db as unknown as Db } };
 }
 
@@ -27,7 +27,7 @@ export async function appOnFreshDatabase(ctx: TCtx) {
   const fresh = await freshDatabase(ctx);
   const handle = await openDb({ url: fresh.url, dataDir: fresh.url ? undefined : fresh.pgliteDir, poolSize: 10 });
   await migrateDb(handle);
-  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PgliteThread }).$client) : await openRaw(fresh, { max: 2 });
+  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 2 });
   const warnings: string[] = [];
   const capture = capturingDb(handle);
   const app = await createApp({ db: capture.handle, config: testConfig({ dataDir: fresh.dataDir }), log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });

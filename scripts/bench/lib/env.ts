@@ -2,10 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
-import { migrate } from "drizzle-orm/pglite/migrator";
 import postgres from "postgres";
 import { createTestDatabaseUrl } from "../../../db/testing";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../../server/testing/server-process";
@@ -83,12 +80,8 @@ export type TRaw = {
   close: () => Promise<void>;
 };
 
-/**
- * postgres.js (prepared statements, its default) or PGlite on disk in `dir`, on this thread: the
- * least work the driver needs (the app's PGlite runs on a thread of its own, one message each way
- * per statement). `migrated`: PGlite with the app's tables (the schema's migrations applied).
- */
-export async function openRaw(fresh: { kind: TKind; url?: string }, options: { max?: number; dir?: string; migrated?: boolean } = {}): Promise<TRaw> {
+/** postgres.js (prepared statements, its default) or PGlite on disk in `dir`. */
+export async function openRaw(fresh: { kind: TKind; url?: string }, options: { max?: number; dir?: string } = {}): Promise<TRaw> {
   if (fresh.kind === "postgres") {
     const sql = postgres(fresh.url as string, { max: options.max ?? 16, onnotice: () => {} });
     const q = (s: postgres.Sql) => async (text: string, params: unknown[] = []) => [...(await s.unsafe(text, params as never[], { prepare: true }))] as Record<string, unknown>[];
@@ -102,17 +95,13 @@ export async function openRaw(fresh: { kind: TKind; url?: string }, options: { m
   }
   const pg = options.dir ? new PGlite(options.dir) : new PGlite();
   await pg.waitReady;
-  if (options.migrated) await migrate(drizzle(pg), { migrationsFolder: fileURLToPath(new URL("../../../db/migrations", import.meta.url)) });
   return rawFromPglite(pg);
 }
 
-type TPgliteQuery = { query: (text: string, params?: unknown[]) => Promise<{ rows: unknown[] }> };
-/** What the bare driver needs of a PGlite: PGlite itself, or the app's PGlite thread (db/pglite-thread.ts). */
-type TPgliteLike = TPgliteQuery & { transaction: <T>(fn: (tx: TPgliteQuery) => Promise<T>) => Promise<T>; exec: (text: string) => Promise<unknown>; close: () => Promise<void> };
-
-/** The bare driver over an already open PGlite (e.g. the one under a drizzle handle, through its thread). */
-export function rawFromPglite(pg: TPgliteLike): TRaw {
-  const q = (c: TPgliteQuery) => async (text: string, params: unknown[] = []) => (await c.query(text, params)).rows as Record<string, unknown>[];
+/** The bare driver over an already open PGlite (e.g. the one under a drizzle handle). */
+export function rawFromPglite(pg: PGlite): TRaw {
+  type TQ = { query: PGlite["query"] };
+  const q = (c: TQ) => async (text: string, params: unknown[] = []) => (await c.query<Record<string, unknown>>(text, params)).rows;
   return {
     kind: "pglite",
     query: q(pg),
