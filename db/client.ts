@@ -110,18 +110,17 @@ const asText = (value: string) => value;
  * type still go through.
  */
 function withoutQueryParsers<T extends Pick<PGlite, "query">>(target: T): T {
+  // Built once per handle (every statement reads `query`), not on each property read.
+  const query = (text: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) => {
+    if (!options?.parsers || !Object.keys(options.parsers).every((oid) => AS_TEXT.has(Number(oid)))) return target.query(text, params, options);
+    const { parsers: _same, ...rest } = options;
+    return target.query(text, params, rest);
+  };
+  const transaction = <R>(fn: (tx: Transaction) => Promise<R>) => (target as unknown as PGlite).transaction((tx) => fn(withoutQueryParsers(tx)));
   return new Proxy(target, {
     get(object, property) {
-      if (property === "query") {
-        return (query: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) => {
-          if (!options?.parsers || !Object.keys(options.parsers).every((oid) => AS_TEXT.has(Number(oid)))) return object.query(query, params, options);
-          const { parsers: _same, ...rest } = options;
-          return object.query(query, params, rest);
-        };
-      }
-      if (property === "transaction") {
-        return <R>(fn: (tx: Transaction) => Promise<R>) => (object as unknown as PGlite).transaction((tx) => fn(withoutQueryParsers(tx)));
-      }
+      if (property === "query") return query;
+      if (property === "transaction") return transaction;
       const value = Reflect.get(object, property, object);
       return typeof value === "function" ? value.bind(object) : value;
     },
