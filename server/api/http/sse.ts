@@ -3,22 +3,11 @@ import type { TFrame } from "../../core/frames";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
 import { followResponse } from "../../services/read/responses";
+import { encodedOnce } from "../shared/encoded-once";
 import type { TOpenConnection } from "../shared/open-connections";
 
-/**
- * A frame's SSE event, written once however many streams send it: the in-process bus hands the
- * same frame object to every stream of the response, and a thousand streams would otherwise each
- * encode it again while the others wait for the event loop. Frames are never changed once published.
- */
-const eventTexts = new WeakMap<TFrame, string>();
-function eventText(frame: TFrame): string {
-  let text = eventTexts.get(frame);
-  if (text === undefined) {
-    text = `id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`;
-    eventTexts.set(frame, text);
-  }
-  return text;
-}
+/** A frame's SSE event, encoded once for every stream that sends it (frames are never changed once published). */
+const eventText = encodedOnce((frame: TFrame) => `id: ${frame.sequence}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`);
 
 /**
  * Streams the frames of a response `scope` may follow (else a 404 before any header) as `text/event-stream` (`id` = sequence, so `Last-Event-ID`

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AnyTRPCProcedure } from "@trpc/server";
 import { createCallerFactory, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope } from "@trpc/server/unstable-core-do-not-import";
 import { DomainError } from "../../core/errors";
+import { encodedOnce } from "../shared/encoded-once";
 import { sendJson } from "../shared/respond";
 import type { TOpenConnection } from "../shared/open-connections";
 import type { TTransportDeps } from "../shared/deps";
@@ -23,20 +24,12 @@ const config = appRouter._def._config;
 const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
 
 /**
- * A tracked value's data as sent, encoded once however many streams send it: a tracked value is an
- * event (a frame, an activity message), never changed once yielded, and the same object reaches
- * every stream that follows it (the bus's frames, the activity tail's messages).
+ * A tracked value's data as sent. A tracked value is an event (a frame, an activity message), never
+ * changed once yielded, and the same object reaches every stream that follows it: encoded once.
  */
-const trackedTexts = new WeakMap<object, string>();
-function trackedText(data: unknown): string {
-  if (data === null || typeof data !== "object") return JSON.stringify(config.transformer.output.serialize(data));
-  let text = trackedTexts.get(data);
-  if (text === undefined) {
-    text = JSON.stringify(config.transformer.output.serialize(data));
-    trackedTexts.set(data, text);
-  }
-  return text;
-}
+const encode = (data: unknown): string => JSON.stringify(config.transformer.output.serialize(data));
+const trackedObjectText = encodedOnce(encode);
+const trackedText = (data: unknown): string => (data !== null && typeof data === "object" ? trackedObjectText(data) : encode(data));
 
 const isAbortError = (error: unknown): boolean => error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "ABORT_ERR");
 
@@ -134,7 +127,7 @@ export function createSubscriptionResponder(deps: TTransportDeps, onError: (erro
           lastId = String(id);
           await write(`id: ${lastId}\ndata: ${trackedText(data)}\n\n`);
         } else {
-          const data = JSON.stringify(config.transformer.output.serialize(value));
+          const data = encode(value);
           // An untracked value after a tracked one keeps the client's last id (tRPC's restore-id).
           await write(lastId === null ? `data: ${data}\n\n` : `id: \ndata: ${data}\n\nevent: restore-id\ndata: \nid: ${lastId}\n\n`);
         }
