@@ -94,23 +94,36 @@ export function createSubscriptionResponder(deps: TTransportDeps, onError: (erro
 
     res.on("close", () => abort.abort());
     res.writeHead(200, SSE_HEADERS);
-    const write = async (text: string) => {
-      if (!res.write(text) && !res.destroyed) await Promise.race([once(res, "drain"), once(res, "close")]);
-    };
+    // Waits only when the socket's buffer is full (an async function here would cost every event a promise).
+    const write = (text: string): Promise<unknown> | undefined => (!res.write(text) && !res.destroyed ? Promise.race([once(res, "drain"), once(res, "close")]) : undefined);
     await write(`event: connected\ndata: ${JSON.stringify(config.sse?.client ?? {})}\n\n`);
     let lastId: string | null = typeof lastEventId === "string" && !/[\0\n\r]/.test(lastEventId) ? lastEventId : null;
-    // Each wait for the next value also ends when the client goes away, whether or not the
-    // procedure itself listens to its signal; the iterator is then closed.
+    // Each wait for the next value also ends when the client goes away or the credential is
+    // revoked, whether or not the procedure itself listens to its signal; the iterator is then
+    // closed. One settle function per wait, replaced by the next: a Promise.race with two promises
+    // that settle only at the end would add a reaction to each per value, keeping every value the
+    // stream ever sent alive for as long as it lasts.
     const iterator = iterable[Symbol.asyncIterator]();
-    const gone = new Promise<"gone">((resolve) => abort.signal.addEventListener("abort", () => resolve("gone"), { once: true }));
     const revoked = connection?.signal;
-    const revocation = new Promise<"revoked">((resolve) => {
-      if (revoked?.aborted) resolve("revoked");
-      else revoked?.addEventListener("abort", () => resolve("revoked"), { once: true });
-    });
+    let stopped: "gone" | "revoked" | null = null;
+    let interrupt: ((why: "gone" | "revoked") => void) | null = null;
+    const stop = (why: "gone" | "revoked") => {
+      stopped ??= why;
+      interrupt?.(stopped);
+    };
+    abort.signal.addEventListener("abort", () => stop("gone"), { once: true });
+    if (revoked?.aborted) stop("revoked");
+    else revoked?.addEventListener("abort", () => stop("revoked"), { once: true });
+    const nextStep = (): Promise<IteratorResult<unknown> | "gone" | "revoked"> =>
+      stopped
+        ? Promise.resolve(stopped)
+        : new Promise((resolve, reject) => {
+            interrupt = resolve;
+            iterator.next().then(resolve, reject);
+          });
     try {
       for (;;) {
-        const step = await Promise.race([iterator.next(), gone, revocation]);
+        const step = await nextStep();
         if (step === "gone" || step === "revoked") {
           void Promise.resolve(iterator.return?.()).catch(() => {});
           if (step === "revoked" && !abort.signal.aborted) {
@@ -125,7 +138,8 @@ export function createSubscriptionResponder(deps: TTransportDeps, onError: (erro
         if (isTrackedEnvelope(value)) {
           const [id, data] = value;
           lastId = String(id);
-          await write(`id: ${lastId}\ndata: ${trackedText(data)}\n\n`);
+          const full = write(`id: ${lastId}\ndata: ${trackedText(data)}\n\n`);
+          if (full) await full;
         } else {
           const data = encode(value);
           // An untracked value after a tracked one keeps the client's last id (tRPC's restore-id).
