@@ -20,6 +20,40 @@ const responseById = prepared<{ id: string }, TResponseRow[]>("get_response", (d
     .where(eq(responses.id, sql.placeholder("id"))),
 );
 
+/**
+ * A response as a reader needs it: who may read it, and its envelope or what makes one. Not its
+ * input, attachments, policy or lease, which a poll or a subscription would otherwise decode
+ * every time (a conversation's input can be large).
+ */
+export type TResponseView = Pick<TResponseRow, "id" | "sessionId" | "userId" | "status" | "metadata" | "usage" | "error" | "pendingAction" | "envelope"> & {
+  /** Null once the envelope is stored: the envelope holds it. */
+  output: TResponseRow["output"] | null;
+};
+
+/** One response's view (null when there is none). */
+export async function getResponseView(db: Db, responseId: string): Promise<TResponseView | null> {
+  const [row] = await responseViewById(db, { id: responseId });
+  return row ?? null;
+}
+
+const responseViewById = prepared<{ id: string }, TResponseView[]>("get_response_view", (db) =>
+  db
+    .select({
+      id: responses.id,
+      sessionId: responses.sessionId,
+      userId: responses.userId,
+      status: responses.status,
+      metadata: responses.metadata,
+      usage: responses.usage,
+      error: responses.error,
+      pendingAction: responses.pendingAction,
+      envelope: responses.envelope,
+      output: sql<TResponseRow["output"] | null>`case when ${responses.envelope} is null then ${responses.output} end`.mapWith(responses.output),
+    })
+    .from(responses)
+    .where(eq(responses.id, sql.placeholder("id"))),
+);
+
 export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredAction => ({
   type: "human_approval",
   id: a.id,
@@ -46,7 +80,7 @@ export const clientToolAction = (r: typeof clientToolRequests.$inferSelect): TRe
 
 /** The envelope of a response row in a given status (stored envelopes win once terminal). */
 export function envelopeOf(
-  row: TResponseRow,
+  row: Pick<TResponseRow, "id" | "sessionId" | "status" | "output" | "metadata" | "usage" | "error">,
   status: TResponseStatus = row.status,
   requiredAction: TRequiredAction | null = null,
 ): TEnvelope {

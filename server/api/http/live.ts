@@ -14,7 +14,7 @@ import { invokeResponse } from "../../services/invoke-response";
 import { maxBodyBytesFor } from "../../core/media";
 import { attachmentDataLength } from "./body";
 import { MAX_BODY_BYTES } from "../shared/request-body";
-import { readResponse } from "../../services/read/responses";
+import { viewResponse } from "../../services/read/responses";
 import { assertOwnSession } from "../../services/read/sessions";
 import { steerResponse } from "../../services/steer-response";
 import { submitClientToolResult } from "../../services/submit-client-tool-result";
@@ -187,7 +187,7 @@ class LiveConnection {
         this.follow(frame.responseId, cancelled.sequence - 1);
       } else if (frame.type === "response.subscribe") {
         // The same check as every other transport's "follow this response"; a refusal is an error frame.
-        await readResponse(this.deps, readScope(this.actor), frame.responseId);
+        await viewResponse(this.deps, readScope(this.actor), frame.responseId);
         this.follow(frame.responseId, frame.after ?? -1);
       } else if (frame.type === "response.steer") {
         // Steering from a socket is source-bound: if the socket closes before dispatch, the message is revoked.

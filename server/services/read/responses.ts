@@ -1,6 +1,6 @@
 import { recentResponsesWithOwner, sessionResponseUsage } from "../../../db/repositories/console-lists";
 import { trajectoryTail } from "../../../db/repositories/events";
-import { envelopeOf, getResponse, type TResponseRow } from "../../../db/repositories/responses";
+import { envelopeOf, getResponse, getResponseView, type TResponseRow, type TResponseView } from "../../../db/repositories/responses";
 import type { TEnvelope } from "../../core/envelope";
 import { notFound } from "../../core/errors";
 import type { TFrame } from "../../core/frames";
@@ -10,25 +10,35 @@ import { requiredActionOf } from "../../host/pending/kinds";
 import { followFrames } from "../follow-frames";
 
 /**
- * One response as `scope` may read it, or a 404 (another user's response looks missing). With
+ * `row` when `scope` may read it, or a 404 (another user's response looks missing). With
  * `sessionId` (the `/v1` routes name the session too) the response must belong to that session.
  */
-export async function readResponse(deps: Pick<TDeps, "db">, scope: TReadScope, responseId: string, options: { sessionId?: string } = {}): Promise<TResponseRow> {
-  const row = await getResponse(deps.db, responseId);
-  if (!row || !scope.canRead(row.userId) || (options.sessionId !== undefined && row.sessionId !== options.sessionId)) throw notFound("response", responseId);
+function readable<T extends Pick<TResponseRow, "userId" | "sessionId">>(row: T | null, scope: TReadScope, responseId: string, sessionId: string | undefined): T {
+  if (!row || !scope.canRead(row.userId) || (sessionId !== undefined && row.sessionId !== sessionId)) throw notFound("response", responseId);
   return row;
 }
 
+/** One response, whole, as `scope` may read it (see {@link readable}). */
+export async function readResponse(deps: Pick<TDeps, "db">, scope: TReadScope, responseId: string, options: { sessionId?: string } = {}): Promise<TResponseRow> {
+  return readable(await getResponse(deps.db, responseId), scope, responseId, options.sessionId);
+}
+
+/** One response's view (who may read it, its envelope), for readers that need nothing else; the same check as {@link readResponse}. */
+export async function viewResponse(deps: Pick<TDeps, "db">, scope: TReadScope, responseId: string, options: { sessionId?: string } = {}): Promise<TResponseView> {
+  return readable(await getResponseView(deps.db, responseId), scope, responseId, options.sessionId);
+}
+
 /** A response's latest envelope: the stored one once terminal (identical on every replica), otherwise built from the current state. */
-export async function envelopeNow(deps: Pick<TDeps, "db">, row: TResponseRow): Promise<TEnvelope> {
+export async function envelopeNow(deps: Pick<TDeps, "db">, row: TResponseRow | TResponseView): Promise<TEnvelope> {
   if (row.envelope) return row.envelope;
   const action = row.status === "requires_action" ? await requiredActionOf(deps.db, row.pendingAction) : null;
-  return envelopeOf(row, row.status, action);
+  // A view's output is null only beside a stored envelope.
+  return envelopeOf({ ...row, output: row.output ?? [] }, row.status, action);
 }
 
 /** The latest envelope of a response `scope` may read (in `sessionId`, when given). */
 export async function readEnvelope(deps: Pick<TDeps, "db">, scope: TReadScope, input: { responseId: string; sessionId?: string }): Promise<TEnvelope> {
-  return envelopeNow(deps, await readResponse(deps, scope, input.responseId, { sessionId: input.sessionId }));
+  return envelopeNow(deps, await viewResponse(deps, scope, input.responseId, { sessionId: input.sessionId }));
 }
 
 /**
@@ -42,7 +52,7 @@ export async function followResponse(
   input: { responseId: string; after: number; sessionId?: string },
   signal: AbortSignal,
 ): Promise<AsyncGenerator<TFrame>> {
-  await readResponse(deps, scope, input.responseId, { sessionId: input.sessionId });
+  await viewResponse(deps, scope, input.responseId, { sessionId: input.sessionId });
   return followFrames(deps, input.responseId, input.after, signal);
 }
 

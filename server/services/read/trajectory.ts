@@ -3,7 +3,7 @@ import { getSession } from "../../../db/repositories/console-lists";
 import { notFound, refused } from "../../core/errors";
 import type { TReadScope } from "../../core/read-scope";
 import type { TDeps } from "../../host/deps";
-import { readResponse } from "./responses";
+import { viewResponse } from "./responses";
 
 export type TTrajectoryScope = { responseId: string } | { sessionId: string };
 /** Every event of a time range [from, to), across sessions: only for scopes that read everything. */
@@ -16,7 +16,7 @@ export async function assertTrajectoryReadable(deps: Pick<TDeps, "db">, scope: T
     return;
   }
   if ("responseId" in of) {
-    await readResponse(deps, scope, of.responseId);
+    await viewResponse(deps, scope, of.responseId);
     return;
   }
   const session = await getSession(deps.db, of.sessionId);
