@@ -102,7 +102,7 @@ export function envelopeOf(
  */
 export function finishResponse(
   tx: Db,
-  row: TResponseRow,
+  row: TLockedRow,
   status: "completed" | "denied" | "cancelled" | "failed",
   extra: { error?: { code: string; message: string }; cancelReason?: string; outputChanged?: boolean } = {},
 ): { envelope: TEnvelope; stored: Promise<unknown> } {
@@ -149,15 +149,34 @@ export const leaseFor = (leaseMs: number): string => `${leaseMs} milliseconds`;
 const leaseUntil = () => sql`now() + ${sql.placeholder("lease")}::interval`;
 
 /**
+ * What a commit of an attempt reads of its locked run: its counters, what its envelope is made of
+ * and what it waits on. Not the input, attachments, policy or credential, which the attempt has
+ * from its start and which every commit would otherwise decode again.
+ */
+export type TLockedRow = Pick<TResponseRow, "id" | "sessionId" | "status" | "output" | "metadata" | "usage" | "error" | "pendingAction" | "activeMs" | "nextSeq" | "nextFrameSeq">;
+
+/**
  * Locks a still-executing response for a commit of its attempt and renews its lease: the row as
  * locked, or none once the run settled or was adopted.
  */
-export const lockExecuting = prepared<{ id: string; lease: string }, TResponseRow[]>("lock_executing", (db) =>
+export const lockExecuting = prepared<{ id: string; lease: string }, TLockedRow[]>("lock_executing", (db) =>
   db
     .update(responses)
     .set({ updatedAt: sql`now()`, leaseExpiresAt: leaseUntil() })
     .where(and(eq(responses.id, sql.placeholder("id")), eq(responses.status, "in_progress")))
-    .returning(),
+    .returning({
+      id: responses.id,
+      sessionId: responses.sessionId,
+      status: responses.status,
+      output: responses.output,
+      metadata: responses.metadata,
+      usage: responses.usage,
+      error: responses.error,
+      pendingAction: responses.pendingAction,
+      activeMs: responses.activeMs,
+      nextSeq: responses.nextSeq,
+      nextFrameSeq: responses.nextFrameSeq,
+    }),
 );
 
 /**

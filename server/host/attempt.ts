@@ -1,6 +1,6 @@
 import type { Context } from "@opentelemetry/api";
 import type { Db } from "../../db/client";
-import { envelopeOf, finishResponse, leaseFor, lockExecuting, storeOutput, suspendResponse, type TResponseRow } from "../../db/repositories/responses";
+import { envelopeOf, finishResponse, leaseFor, lockExecuting, storeOutput, suspendResponse, type TLockedRow, type TResponseRow } from "../../db/repositories/responses";
 import { insertGatePasses, type TGatePass } from "../../db/repositories/gate-passes";
 import { type TStepRow, upsertSteps } from "../../db/repositories/steps";
 import type { TAgentConfig } from "../agents/types";
@@ -49,14 +49,14 @@ type TStepWrite = { key: string; status: "running" | "completed"; result: unknow
  * flushed output and usage, and the sequences its first event will get, the terminal row's write
  * (which stores the output and usage too) and the events that close the trajectory.
  */
-type TEnding = (row: TResponseRow, next: { seq: number; frameSeq: number }) => { stored: PromiseLike<unknown>; events: TNewEvent[] };
+type TEnding = (row: TLockedRow, next: { seq: number; frameSeq: number }) => { stored: PromiseLike<unknown>; events: TNewEvent[] };
 
 /** The transaction a commit runs in, with the run's row as this commit left it. */
 export type TCommit = {
   tx: Db;
   emit: TEmit;
   announce: TAnnounce;
-  row: TResponseRow;
+  row: TLockedRow;
   /** The sequence and frame sequence the run's next appended event gets. */
   next: () => { seq: number; frameSeq: number };
   flush: () => Promise<void>;
