@@ -105,6 +105,9 @@ function Shell({ children, chosenLocale, settingsKnown }: { children: ReactNode;
   const countOf = (item: TNavItem): number =>
     !counts || !item.count ? 0 : item.count === "approvals" ? counts.approval + counts.device : counts.question;
   const waitingTotal = NAV.reduce((sum, item) => sum + countOf(item), 0);
+  // The menu's links appear together once the role (which links) and the counts (their widths)
+  // are known: none moves under a pointer about to click it as they load.
+  const navReady = signedIn && !waiting.isPending;
   const [signingOut, setSigningOut] = useState(false);
   // The phone-width menu (the nav is a button's panel at ≤ 600 px); closed again after each navigation.
   const [menuOpen, setMenuOpen] = useState(false);
@@ -161,7 +164,7 @@ function Shell({ children, chosenLocale, settingsKnown }: { children: ReactNode;
           </button>
           <nav aria-label={t("mainNav")} id="main-nav" data-open={menuOpen}>
             <ul className="nav">
-              {NAV.filter((item) => !item.roles || (me.data && item.roles.includes(me.data.role))).map((item) => {
+              {(navReady ? NAV.filter((item) => !item.roles || (me.data && item.roles.includes(me.data.role))) : []).map((item) => {
                 const n = countOf(item);
                 return (
                   <li key={item.href}>
