@@ -7,6 +7,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { PgliteStatements } from "./pglite-statements";
 import * as schema from "./schema";
 
 /** The one database type every repository and service is written against, whatever the driver. */
@@ -103,34 +104,39 @@ const AS_TEXT: ReadonlySet<number> = new Set([1114, 1184, 1186, 1082, 1231, 1115
 const asText = (value: string) => value;
 
 /**
- * Drizzle gives PGlite parsers for those types with every statement, and PGlite merged them into
- * its own (318, one per type) for each result it parsed: about 0.15 ms of CPU per statement
- * (`select 1`: 0.11 ms without them, 0.28 ms with them). The PGlite handle parses those types as
- * text itself (`openDb`), so drizzle's statements reach it without them; parsers for any other
- * type still go through.
+ * The PGlite handle drizzle runs its queries through: every statement prepared once
+ * (db/pglite-statements.ts), in transactions too, and without drizzle's parsers for the types
+ * PGlite already hands back as text. Drizzle gives PGlite parsers for those types with every
+ * statement, and PGlite merged them into its own (318, one per type) for each result it parsed:
+ * about 0.15 ms of CPU per statement (`select 1`: 0.11 ms without them, 0.28 ms with them). The
+ * PGlite handle parses those types as text itself (`openDb`); parsers for any other type still go
+ * through.
  */
-function withoutQueryParsers<T extends Pick<PGlite, "query">>(target: T): T {
-  // Built once per handle (every statement reads `query`), not on each property read.
-  const query = (text: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) => {
-    if (!options?.parsers || !Object.keys(options.parsers).every((oid) => AS_TEXT.has(Number(oid)))) return target.query(text, params, options);
+function preparedPglite(client: PGlite): PGlite {
+  const statements = new PgliteStatements(client);
+  const withoutTextParsers = (options?: Parameters<PGlite["query"]>[2]) => {
+    if (!options?.parsers || !Object.keys(options.parsers).every((oid) => AS_TEXT.has(Number(oid)))) return options;
     const { parsers: _same, ...rest } = options;
-    return target.query(text, params, rest);
+    return rest;
   };
-  const transaction = <R>(fn: (tx: Transaction) => Promise<R>) => (target as unknown as PGlite).transaction((tx) => fn(withoutQueryParsers(tx)));
-  return new Proxy(target, {
-    get(object, property) {
-      if (property === "query") return query;
-      if (property === "transaction") return transaction;
-      const value = Reflect.get(object, property, object);
-      return typeof value === "function" ? value.bind(object) : value;
-    },
-  });
+  const wrap = <T extends object>(target: T, query: (text: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) => unknown, extra: Record<PropertyKey, unknown> = {}): T =>
+    new Proxy(target, {
+      get(object, property) {
+        if (property === "query") return query;
+        if (property in extra) return extra[property];
+        const value = Reflect.get(object, property, object);
+        return typeof value === "function" ? value.bind(object) : value;
+      },
+    });
+  // Built once per handle and per transaction (every statement reads `query`), not on each property read.
+  const transaction = <R>(fn: (tx: Transaction) => Promise<R>) => client.transaction((tx) => fn(wrap(tx, (text, params, options) => statements.query(text, params, withoutTextParsers(options), tx))));
+  return wrap(client, (text, params, options) => statements.query(text, params, withoutTextParsers(options)), { transaction });
 }
 
 /**
  * Opens the database: PostgreSQL when `url` is given, otherwise PGlite in `dataDir`
  * (in memory when `dataDir` is undefined), starting from `image` (a handle's `dump()`) when given
- * instead of an empty cluster. This is the only file that imports a driver.
+ * instead of an empty cluster. This file and db/pglite-statements.ts are the only ones that import a driver.
  */
 export async function openDb(options: { url?: string; dataDir?: string; poolSize?: number; image?: Blob }): Promise<DbHandle> {
   if (options.url) {
@@ -142,7 +148,7 @@ export async function openDb(options: { url?: string; dataDir?: string; poolSize
   const client = new PGlite({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.image ? { loadDataDir: options.image } : {}) });
   await client.waitReady;
   for (const oid of AS_TEXT) client.parsers[oid] = asText;
-  const db = drizzlePglite({ client: withoutQueryParsers(client), schema }) as unknown as Db;
+  const db = drizzlePglite({ client: preparedPglite(client), schema }) as unknown as Db;
   return { db, kind: "pglite", dump: () => client.dumpDataDir("none"), close: () => client.close() };
 }
 

@@ -3,6 +3,7 @@ import { jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DbHandle, rowsOf } from "../../db/client";
 import { jsonOrNull, prepared, rawSlot, slot } from "../../db/prepared";
+import { MAX_PREPARED } from "../../db/pglite-statements";
 import { createTestDb, testDbKind } from "../../db/testing";
 
 /**
@@ -71,5 +72,62 @@ describe(`statements built once (${testDbKind()})`, () => {
     expect(await probeById(second.db, { id: "elsewhere" })).toEqual([{ id: "elsewhere", doc: "text", at }]);
     expect(await probeById(first.db, { id: "elsewhere" })).toEqual([]);
     expect(await probeById(second.db, { id: "a" })).toEqual([]);
+  });
+});
+
+/**
+ * On PGlite every statement is a named prepared statement of its database (db/pglite-statements.ts):
+ * parsed and planned once, kept up to a bound, and prepared again when its table changed.
+ */
+describe.runIf(testDbKind() === "pglite")("PGlite's prepared statements", () => {
+  const preparedNames = async (handle: DbHandle) => rowsOf<{ name: string }>(await handle.db.execute(sql`select name from pg_prepared_statements where name like 'cs\_%'`)).map((r) => r.name);
+
+  it("prepares a statement once and runs it again by name", async () => {
+    for (const id of ["once-1", "once-2", "once-3"]) await insertProbe(first.db, { id, doc: null, at });
+    const inserts = rowsOf<{ name: string }>(await first.db.execute(sql`select name from pg_prepared_statements where statement like 'insert into "prepared_probe"%'`));
+    expect(inserts).toHaveLength(1);
+    expect(inserts[0]?.name).toMatch(/^cs_\d+$/);
+    expect(await probeById(first.db, { id: "once-3" })).toHaveLength(1);
+  });
+
+  it(`keeps at most ${MAX_PREPARED} statements, closing the least recently used`, async () => {
+    const handle = await createTestDb();
+    try {
+      for (let i = 0; i < MAX_PREPARED + 20; i++) await handle.db.execute(sql.raw(`select ${i} as n`));
+      const names = await preparedNames(handle);
+      expect(names.length).toBeLessThanOrEqual(MAX_PREPARED);
+      expect(names.length).toBeGreaterThan(MAX_PREPARED - 5);
+      // The first ones were closed; a closed one is prepared again when used.
+      expect(rowsOf<{ n: number }>(await handle.db.execute(sql.raw("select 0 as n")))).toEqual([{ n: 0 }]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("a failing statement fails with the database's error and its transaction rolls back; the statement still runs afterwards", async () => {
+    const failed = await first.db
+      .transaction(async (tx) => {
+        await insertProbe(tx, { id: "dup-new", doc: null, at });
+        await insertProbe(tx, { id: "a", doc: null, at });
+      })
+      .catch((error: unknown) => error as { cause?: { code?: string } });
+    expect(failed?.cause?.code).toBe("23505");
+    expect(await probeById(first.db, { id: "dup-new" })).toEqual([]);
+    await insertProbe(first.db, { id: "dup-new", doc: null, at });
+    expect(await probeById(first.db, { id: "dup-new" })).toHaveLength(1);
+  });
+
+  it("a statement whose table gained a column is prepared again and returns the new column", async () => {
+    const handle = await createTestDb();
+    try {
+      await handle.db.execute(sql`create table altered_probe (id text primary key)`);
+      await handle.db.execute(sql`insert into altered_probe values ('x')`);
+      const all = () => handle.db.execute(sql`select * from altered_probe`).then((r) => rowsOf<Record<string, unknown>>(r));
+      expect(await all()).toEqual([{ id: "x" }]);
+      await handle.db.execute(sql`alter table altered_probe add column extra int default 7`);
+      expect(await all()).toEqual([{ id: "x", extra: 7 }]);
+    } finally {
+      await handle.close();
+    }
   });
 });
