@@ -31,7 +31,8 @@ import type { TRunStarter } from "../ports/run-starter";
 import { createSubagentCapabilities } from "./subagents";
 import { recordEvents } from "./transact";
 
-const closedError = () => new DomainError("conflict", "This attempt has settled; its host capabilities are closed.");
+const CLOSED = "This attempt has settled; its host capabilities are closed.";
+const closedError = () => new DomainError("conflict", CLOSED);
 
 /** Fire-and-forget trajectory facts of the host itself (they may come after the run settled). */
 function note(deps: TDeps, responseId: string, type: string, data: Record<string, unknown>): void {
@@ -479,7 +480,7 @@ export type TPendingInputMethods = Pick<TMessageInjectionV2, "claimPendingUserIn
  */
 export function createPendingInputMethods(attempt: TAuthorityAttempt, isOpen: () => boolean): TPendingInputMethods {
   const { deps, response } = attempt;
-  const closed = { status: "rejected" as const, questionId: null, reason: "ATTEMPT_SETTLED", message: closedError().message };
+  const closed = { status: "rejected" as const, questionId: null, reason: "ATTEMPT_SETTLED", message: CLOSED };
   const services = () => servicesOf(attempt);
   /** Runs one guarded settlement: the run's and the input's checks travel with it to the claim. */
   const guarded = async <T>(assertCurrent: TAssertCurrent, authorityKind: TInjectionAuthorityKind, settle: (current: () => boolean) => Promise<T>): Promise<T> => {

@@ -32,7 +32,7 @@ export function prepareWorkspace(dir: string, sandbox: Pick<TExecSandbox, "runAs
     const st = statSync(dir);
     if (st.uid !== sandbox.runAs.uid) chownSync(dir, sandbox.runAs.uid, sandbox.runAs.gid);
   }
-  return realpathSync(dir);
+  return realpathSync.native(dir);
 }
 
 /** A working directory inside the workspace: `relative` is what people and clients see ("." or "sub/dir"). */
@@ -45,13 +45,14 @@ const inside = (root: string, path: string): boolean => path === root || path.st
 
 /**
  * Resolves a requested working directory (relative to the workspace, or absolute) to its real
- * path, symlinks followed, and accepts it only inside the workspace. Messages name the path as
+ * path, symlinks followed (by the system's realpath: one call, not a JavaScript lstat of each
+ * part of the path), and accepts it only inside the workspace. Messages name the path as
  * the caller wrote it or relative to the workspace, never the server's absolute paths.
  */
 export function confineCwd(workspaceDir: string, requested: string | null | undefined): TConfinedCwd {
   let root: string;
   try {
-    root = realpathSync(workspaceDir);
+    root = realpathSync.native(workspaceDir);
   } catch {
     return refuse("noWorkspace", JSON.stringify(requested ?? "."));
   }
@@ -61,7 +62,7 @@ export function confineCwd(workspaceDir: string, requested: string | null | unde
   const shown = JSON.stringify(wanted);
   let real: string;
   try {
-    real = realpathSync(lexical);
+    real = realpathSync.native(lexical);
   } catch {
     // Do not reveal whether an outside path exists: outside is refused the same either way.
     return inside(root, lexical) || inside(workspaceDir, lexical)

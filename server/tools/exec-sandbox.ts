@@ -93,6 +93,9 @@ const USR_LINKS: ReadonlyArray<[string, string]> = [
   ["usr/lib", "/lib"],
   ["usr/lib64", "/lib64"],
 ];
+let hostUsrLinks: ReadonlyArray<[string, string]> | null = null;
+/** The merged-/usr symlinks this host has: looked up on the first command, not on every one (the system's layout does not change under a running server). */
+const usrLinks = (): ReadonlyArray<[string, string]> => (hostUsrLinks ??= USR_LINKS.filter(([, link]) => existsSync(link)));
 
 const isRoot = (): boolean => typeof process.getuid === "function" && process.getuid() === 0;
 
@@ -181,7 +184,7 @@ function bwrapArgs(confinement: TConfinement, cwd: string, command: string[], re
   if (!sandbox.runAs) args.push("--unshare-user");
   if (!network) args.push("--unshare-net");
   for (const path of SYSTEM_PATHS) args.push("--ro-bind-try", path, path);
-  for (const [target, link] of USR_LINKS) if (existsSync(link)) args.push("--symlink", target, link);
+  for (const [target, link] of usrLinks()) args.push("--symlink", target, link);
   // /tmp is the sandbox's own, writable by the exec user (sticky, as on any system).
   args.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
   if (workspaceDir !== "/") {
