@@ -23,6 +23,8 @@ export type DbHandle = {
   /** The postgres.js client (PostgreSQL only): used for LISTEN/NOTIFY. */
   sql?: postgres.Sql;
   url?: string;
+  /** PGlite only: the database through PGlite's own API, its statements unprepared (the benchmarks' limits run on it; the app goes through `db`). */
+  pglite?: PGlite;
   /** PGlite only: the whole database as a tarball, which `openDb({ image })` opens again (db/testing.ts). */
   dump?: () => Promise<Blob>;
   close: () => Promise<void>;
@@ -149,7 +151,7 @@ export async function openDb(options: { url?: string; dataDir?: string; poolSize
   await client.waitReady;
   for (const oid of AS_TEXT) client.parsers[oid] = asText;
   const db = drizzlePglite({ client: preparedPglite(client), schema }) as unknown as Db;
-  return { db, kind: "pglite", dump: () => client.dumpDataDir("none"), close: () => client.close() };
+  return { db, kind: "pglite", pglite: client, dump: () => client.dumpDataDir("none"), close: () => client.close() };
 }
 
 /** Applies the committed drizzle-kit migrations; serialized across processes on PostgreSQL. */

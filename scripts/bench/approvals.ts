@@ -109,7 +109,8 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   many.close();
 
   const base = new Client(bare.url);
-  type TLimits = { decide: { p50: number; p99: number; perSecond: number; concurrentP99: number }; suspend: { p50: number; p99: number } };
+  type TDecideLimit = { p50: number; p99: number; perSecond: number; concurrentP99: number };
+  type TLimits = { decide: TDecideLimit; suspend: { p50: number; p99: number }; decidePrepared: TDecideLimit | null };
   const limits = await base.json<TLimits>("POST", "/raw-limits", { single: nSingle, concurrent: nMany, concurrency: 16 });
   base.close();
   const limit = limits.decide;
@@ -125,6 +126,12 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   const rows: TRow[] = [
     { bench, db, measure: "p50, 1 client", value: percentile(roundTripMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
     { bench, db, measure: "p50, 1 client, without the exec's own time (round trip − the server's wait for it)", value: withoutExec.length ? percentile(withoutExec, 50) : Number.NaN, unit: "ms", limit: limit.p50, limitLabel: "raw decide p50", target: { kind: "maxRatio", x: 10 } },
+    ...(limits.decidePrepared
+      ? [
+          { bench, db, measure: "the same, beside the raw decide with its statements prepared as the app's are (db/pglite-statements.ts; not the limit: PGlite's own query is)", value: withoutExec.length ? percentile(withoutExec, 50) : Number.NaN, unit: "ms", limit: limits.decidePrepared.p50, limitLabel: "raw decide p50, prepared" },
+          { bench, db, measure: "engine only p50, beside the raw decide with its statements prepared", value: percentile(engineMs, 50), unit: "ms", limit: limits.decidePrepared.p50, limitLabel: "raw decide p50, prepared" },
+        ]
+      : []),
     { bench, db, measure: "p99, 1 client", value: percentile(roundTripMs, 99), unit: "ms", limit: limit.p99, limitLabel: "raw decide p99" },
     { bench, db, measure: "throughput, 16 sessions", value: decided.perSecond, unit: "/s", limit: limit.perSecond, limitLabel: "raw decide, 16 callers", target: { kind: "minRatio", x: 0.1 } },
     { bench, db, measure: "CPU per round trip at 16 sessions: the server process", value: cpu.server, unit: "ms" },

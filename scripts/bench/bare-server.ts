@@ -48,7 +48,9 @@ const server = createServer(async (req, res) => {
       await prepareScratch(raw);
       const decide = await rawDecide(raw, o);
       const suspend = await rawSuspend(raw, o.single);
-      const body = JSON.stringify({ decide, suspend });
+      // PGlite: the same decide with its statements prepared, as the app's run (shown beside the limit, not the limit).
+      const prepared = raw.withPreparedStatements ? await rawDecide(raw.withPreparedStatements(), o) : null;
+      const body = JSON.stringify({ decide, suspend, decidePrepared: prepared });
       res.writeHead(200, { "content-type": "application/json" }).end(body);
       return;
     }

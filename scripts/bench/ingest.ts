@@ -1,4 +1,3 @@
-import type { PGlite } from "@electric-sql/pglite";
 import { type DbHandle, migrateDb, openDb } from "../../db/client";
 import { recordEvents } from "../../server/host/transact";
 import type { TNewEvent } from "../../server/core/frames";
@@ -67,7 +66,7 @@ export async function benchIngest(ctx: TCtx): Promise<TRow[]> {
   const fresh = await freshDatabase(ctx);
   const handle = await openDb({ url: fresh.url, dataDir: fresh.url ? undefined : fresh.pgliteDir, poolSize: 10 });
   await migrateDb(handle);
-  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 10 });
+  const raw = handle.pglite ? rawFromPglite(handle.pglite) : await openRaw(fresh, { max: 10 });
   try {
     const ids = await seed(raw, WRITERS);
     const rows: TRow[] = [];

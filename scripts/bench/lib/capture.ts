@@ -27,7 +27,7 @@ export async function appOnFreshDatabase(ctx: TCtx) {
   const fresh = await freshDatabase(ctx);
   const handle = await openDb({ url: fresh.url, dataDir: fresh.url ? undefined : fresh.pgliteDir, poolSize: 10 });
   await migrateDb(handle);
-  const raw = handle.kind === "pglite" ? rawFromPglite((handle.db as unknown as { $client: PGlite }).$client) : await openRaw(fresh, { max: 2 });
+  const raw = handle.pglite ? rawFromPglite(handle.pglite) : await openRaw(fresh, { max: 2 });
   const warnings: string[] = [];
   const capture = capturingDb(handle);
   const app = await createApp({ db: capture.handle, config: testConfig({ dataDir: fresh.dataDir }), log: pino({ level: "warn" }, { write: (l: string) => void warnings.push(l) }) });

@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
 import postgres from "postgres";
+import { PgliteStatements } from "../../../db/pglite-statements";
 import { createTestDatabaseUrl } from "../../../db/testing";
 import { demoApiKey, freePort, startServerProcess, type TServerProcess } from "../../../server/testing/server-process";
 
@@ -78,6 +79,8 @@ export type TRaw = {
   tx: <T>(fn: (q: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>) => Promise<T>;
   exec: (text: string) => Promise<void>;
   close: () => Promise<void>;
+  /** PGlite only: the same database with every statement a named prepared statement (as the app runs them). */
+  withPreparedStatements?: () => TRaw;
 };
 
 /** postgres.js (prepared statements, its default) or PGlite on disk in `dir`. */
@@ -98,14 +101,21 @@ export async function openRaw(fresh: { kind: TKind; url?: string }, options: { m
   return rawFromPglite(pg);
 }
 
-/** The bare driver over an already open PGlite (e.g. the one under a drizzle handle). */
-export function rawFromPglite(pg: PGlite): TRaw {
-  type TQ = { query: PGlite["query"] };
-  const q = (c: TQ) => async (text: string, params: unknown[] = []) => (await c.query<Record<string, unknown>>(text, params)).rows;
+/**
+ * The bare driver over an already open PGlite (a handle's `pglite`): PGlite's own `query`, its
+ * default (each statement parsed and planned again). `prepared`: every statement a named prepared
+ * statement instead, as the app's statements run on PGlite (db/pglite-statements.ts): the same
+ * database through `withPreparedStatements()`, whose raw decide item 1 prints beside the limit.
+ */
+export function rawFromPglite(pg: PGlite, options: { prepared?: boolean } = {}): TRaw {
+  const statements = options.prepared ? new PgliteStatements(pg) : null;
+  const q = (tx?: Transaction) => async (text: string, params: unknown[] = []) =>
+    (statements ? await statements.query<Record<string, unknown>>(text, params, {}, tx) : await (tx ?? pg).query<Record<string, unknown>>(text, params)).rows;
   return {
     kind: "pglite",
-    query: q(pg),
+    query: q(),
     tx: (fn) => pg.transaction((tx) => fn(q(tx))),
+    ...(statements ? {} : { withPreparedStatements: () => rawFromPglite(pg, { prepared: true }) }),
     exec: async (text) => void (await pg.exec(text)),
     close: () => pg.close(),
   };
