@@ -2,8 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DbHandle, rowsOf } from "../../db/client";
-import { jsonOrNull, prepared, rawSlot, slot } from "../../db/prepared";
 import { MAX_PREPARED } from "../../db/pglite-statements";
+import { jsonOrNull, prepared, rawSlot, slot } from "../../db/prepared";
 import { createTestDb, testDbKind } from "../../db/testing";
 
 /**
@@ -128,6 +128,40 @@ describe.runIf(testDbKind() === "pglite")("PGlite's prepared statements", () => 
       expect(await all()).toEqual([{ id: "x", extra: 7 }]);
     } finally {
       await handle.close();
+    }
+  });
+});
+
+describe.runIf(testDbKind() === "pglite")("PGlite's prepared statements read replies as PGlite does", () => {
+  const cases: Array<[string, unknown[]]> = [
+    ["select $1::int as i, $2::bigint as big, $3::numeric as num, $4::bool as b, $5::text as t, null::text as nothing", [7, "9007199254740993", "1.50", true, "héllo ✓"]],
+    ["select $1::jsonb as doc, $2::json as plain, $3::bytea as bytes, $4::timestamptz as at, $5::text[] as list", [JSON.stringify({ a: [1, "x"] }), JSON.stringify([1, 2]), new Uint8Array([0, 1, 254, 255]), "2026-12-06T10:00:00.000Z", ["a", "b,c", null]]],
+    ["select g as n, g::text as s from generate_series(1, $1::int) g", [3]],
+    ["select 1 as same, 2 as same", []],
+    ["insert into prepared_probe (id, doc) values ($1, $2), ($3, null) returning id", ["reply-1", JSON.stringify({ k: 1 }), "reply-2"]],
+    ["update prepared_probe set doc = $1 where id like 'reply-%'", [JSON.stringify({ k: 2 })]],
+    ["delete from prepared_probe where id = $1", ["reply-2"]],
+    ["drop table if exists no_such_table", []],
+  ];
+
+  it("the same rows, fields, command and counts (or the same error) as PGlite's own query, in both row modes, a notice included", async () => {
+    const own = first.pglite as NonNullable<DbHandle["pglite"]>;
+    // The handle drizzle runs on (every statement prepared) and PGlite itself, each in a transaction rolled back.
+    const prepared = (first.db as unknown as { $client: typeof own }).$client;
+    const run = (client: typeof own, text: string, params: unknown[], rowMode: "object" | "array") =>
+      client
+        .transaction(async (tx) => {
+          const result = await tx.query(text, params, { rowMode });
+          await tx.rollback();
+          return { result };
+        })
+        .catch((error: { code?: string; message?: string }) => ({ error: { code: error.code, message: error.message } }));
+    for (const [text, params] of cases) {
+      for (const rowMode of ["object", "array"] as const) {
+        const through = await run(prepared, text, params, rowMode);
+        expect({ text, rowMode, ...through }).toEqual({ text, rowMode, ...(await run(own, text, params, rowMode)) });
+        expect(through).toHaveProperty("result");
+      }
     }
   });
 });
