@@ -163,10 +163,16 @@ function withQuery(error: unknown, text: string, params: unknown[], options: TQu
  * holds. Options this does not handle (a blob for COPY, parameter types) go to PGlite's `query`.
  * Notifications (LISTEN) are not delivered through it: Countersign listens only on PostgreSQL.
  */
+/** Numbers each PgliteStatements, so two on the same database (a benchmark's beside the app's) never name a statement alike. */
+let instances = 0;
+
 export class PgliteStatements {
   /** Statement text → its name and parameter types; in order of last use (the first is the next to close). */
   private readonly prepared = new Map<string, { name: string; types: number[] }>();
   private made = 0;
+  /** Statements to close with the next prepare: prepared again after their table changed. */
+  private stale: string[] = [];
+  private readonly prefix = `cs${++instances}_`;
 
   constructor(private readonly client: PGlite) {}
 
@@ -204,15 +210,21 @@ export class PgliteStatements {
       // The statement's result columns changed since it was prepared (its table was altered): it is
       // prepared again, at once outside a transaction (as postgres.js does); in one, the error has
       // ended the transaction, and the next use prepares it.
-      if ((error as { code?: string }).code === "0A000" && this.prepared.delete(text) && sync && again) return this.run(text, params, options, sync, false);
+      const prepared = this.prepared.get(text);
+      if ((error as { code?: string }).code === "0A000" && prepared) {
+        this.prepared.delete(text);
+        this.stale.push(prepared.name);
+        if (sync && again) return this.run(text, params, options, sync, false);
+      }
       throw withQuery(error, text, params, options);
     }
   }
 
   /** Parses and plans `text` as a named statement (closing the least recently used one past the bound). */
   private async prepare(text: string): Promise<{ name: string; types: number[] }> {
-    const name = `cs_${++this.made}`;
-    const parts: Uint8Array[] = [];
+    const name = `${this.prefix}${++this.made}`;
+    const parts = this.stale.map((stale) => serialize.close({ type: "S", name: stale }));
+    this.stale = [];
     if (this.prepared.size >= MAX_PREPARED) {
       const [oldest, statement] = this.prepared.entries().next().value as [string, { name: string }];
       this.prepared.delete(oldest);
