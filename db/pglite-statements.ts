@@ -154,8 +154,8 @@ function withQuery(error: unknown, text: string, params: unknown[], options: TQu
  * reply is read in place (`readResult`) instead of through PGlite's message parser, which copied
  * each value's bytes before decoding it; a reply with anything but rows and counts in it (an
  * error, a notice) is read by PGlite's parser and `parse.parseResults`, as its `query` reads it.
- * On this machine a one-row `update … returning` on disk went from 0.29 ms (PGlite's `query`) to
- * 0.18 ms prepared and 0.12 ms with the reply read in place.
+ * On this machine a one-row `update … returning` on disk took 0.33–0.36 ms through PGlite's
+ * `query`, 0.18 ms prepared, and 0.12–0.16 ms with the reply read in place.
  *
  * Through PGlite's public protocol API (`execProtocolRawStream`, `execProtocolStream`,
  * `protocol`, `parse`); the locking is its own: outside a transaction the statement waits for
