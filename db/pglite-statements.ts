@@ -12,16 +12,6 @@ export const MAX_PREPARED = 500;
 
 const { serialize } = protocol;
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -62,6 +52,8 @@ function bindMessages(name: string, values: ReadonlyArray<string | Uint8Array | 
 
 /** Message types of a statement's reply that carry nothing a result needs (parse, bind, close complete, no data, ready, empty query, portal suspended). */
 const QUIET = new Set([0x31, 0x32, 0x33, 0x6e, 0x5a, 0x49, 0x73]);
+/** Commands whose row count PGlite's `parseResults` adds to `affectedRows`. */
+const AFFECTING = new Set(["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"]);
 
 /**
  * The result of one executed statement from its reply's bytes, as PGlite's `parse.parseResults`
@@ -121,7 +113,7 @@ function readResult(bytes: Uint8Array, parsers: PGlite["parsers"], rowMode: "arr
       const words = decoder.decode(bytes.subarray(p, end - 1)).split(" ");
       const command = words[0] as string;
       const rowCount = Number.parseInt(words[words.length - 1] as string, 10);
-      if (["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(command)) affectedRows += rowCount;
+      if (AFFECTING.has(command)) affectedRows += rowCount;
       result = { rows, fields, command, affectedRows, ...(Number.isNaN(rowCount) ? {} : { rowCount }) } as Results;
       fields = [];
       rows = [];
@@ -203,7 +195,7 @@ export class PgliteStatements {
       // The reply's bytes are a view of the database's memory, reused by the next call: copied.
       await client.execProtocolRawStream(bindMessages(statement.name, values), { syncToFs: false, onRawData: (chunk) => void chunks.push(chunk.slice()) });
       if (sync) await client.syncToFs();
-      const reply = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks);
+      const reply = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
       const parsers = options?.parsers ? { ...client.parsers, ...options.parsers } : client.parsers;
       return (readResult(reply, parsers, options?.rowMode) ?? readWithPglite(reply, parsers, options)) as Results<T>;
     } catch (error) {
@@ -231,7 +223,7 @@ export class PgliteStatements {
       parts.push(serialize.close({ type: "S", name: statement.name }));
     }
     parts.push(serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync());
-    const messages = await this.client.execProtocolStream(concat(parts), { syncToFs: false });
+    const messages = await this.client.execProtocolStream(Buffer.concat(parts), { syncToFs: false });
     return { name, types: parse.parseDescribeStatementResults(messages) };
   }
 }

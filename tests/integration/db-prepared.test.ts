@@ -140,6 +140,8 @@ describe.runIf(testDbKind() === "pglite")("PGlite's prepared statements read rep
     ["select $1::int as i, $2::bigint as big, $3::numeric as num, $4::bool as b, $5::text as t, null::text as nothing", [7, "9007199254740993", "1.50", true, "héllo ✓"]],
     ["select $1::jsonb as doc, $2::json as plain, $3::bytea as bytes, $4::timestamptz as at, $5::text[] as list", [JSON.stringify({ a: [1, "x"] }), JSON.stringify([1, 2]), new Uint8Array([0, 1, 254, 255]), "2026-12-06T10:00:00.000Z", ["a", "b,c", null]]],
     ["select g as n, g::text as s from generate_series(1, $1::int) g", [3]],
+    // About 3 MB: PGlite hands the reply over in many pieces.
+    ["select g, repeat('x', 1000) || $1 as t from generate_series(1, 3000) g", ["é"]],
     ["select 1 as same, 2 as same", []],
     ["insert into prepared_probe (id, doc) values ($1, $2), ($3, null) returning id", ["reply-1", JSON.stringify({ k: 1 }), "reply-2"]],
     ["update prepared_probe set doc = $1 where id like 'reply-%'", [JSON.stringify({ k: 2 })]],
