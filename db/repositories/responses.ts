@@ -25,10 +25,21 @@ const responseById = prepared<{ id: string }, TResponseRow[]>("get_response", (d
  * input, attachments, policy or lease, which a poll or a subscription would otherwise decode
  * every time (a conversation's input can be large).
  */
-export type TResponseView = Pick<TResponseRow, "id" | "sessionId" | "userId" | "status" | "metadata" | "usage" | "error" | "pendingAction" | "envelope"> & {
+const viewColumns = {
+  id: responses.id,
+  sessionId: responses.sessionId,
+  userId: responses.userId,
+  status: responses.status,
+  metadata: responses.metadata,
+  usage: responses.usage,
+  error: responses.error,
+  pendingAction: responses.pendingAction,
+  envelope: responses.envelope,
   /** Null once the envelope is stored: the envelope holds it. */
-  output: TResponseRow["output"] | null;
+  output: sql<TResponseRow["output"] | null>`case when ${responses.envelope} is null then ${responses.output} end`.mapWith(responses.output),
 };
+/** A response's row as `viewColumns` reads it. */
+export type TResponseView = Pick<TResponseRow, Exclude<keyof typeof viewColumns, "output">> & { output: TResponseRow["output"] | null };
 
 /** One response's view (null when there is none). */
 export async function getResponseView(db: Db, responseId: string): Promise<TResponseView | null> {
@@ -36,23 +47,7 @@ export async function getResponseView(db: Db, responseId: string): Promise<TResp
   return row ?? null;
 }
 
-const responseViewById = prepared<{ id: string }, TResponseView[]>("get_response_view", (db) =>
-  db
-    .select({
-      id: responses.id,
-      sessionId: responses.sessionId,
-      userId: responses.userId,
-      status: responses.status,
-      metadata: responses.metadata,
-      usage: responses.usage,
-      error: responses.error,
-      pendingAction: responses.pendingAction,
-      envelope: responses.envelope,
-      output: sql<TResponseRow["output"] | null>`case when ${responses.envelope} is null then ${responses.output} end`.mapWith(responses.output),
-    })
-    .from(responses)
-    .where(eq(responses.id, sql.placeholder("id"))),
-);
+const responseViewById = prepared<{ id: string }, TResponseView[]>("get_response_view", (db) => db.select(viewColumns).from(responses).where(eq(responses.id, sql.placeholder("id"))));
 
 export const approvalAction = (a: typeof approvals.$inferSelect): TRequiredAction => ({
   type: "human_approval",
@@ -153,7 +148,21 @@ const leaseUntil = () => sql`now() + ${sql.placeholder("lease")}::interval`;
  * and what it waits on. Not the input, attachments, policy or credential, which the attempt has
  * from its start and which every commit would otherwise decode again.
  */
-export type TLockedRow = Pick<TResponseRow, "id" | "sessionId" | "status" | "output" | "metadata" | "usage" | "error" | "pendingAction" | "activeMs" | "nextSeq" | "nextFrameSeq">;
+const lockedColumns = {
+  id: responses.id,
+  sessionId: responses.sessionId,
+  status: responses.status,
+  output: responses.output,
+  metadata: responses.metadata,
+  usage: responses.usage,
+  error: responses.error,
+  pendingAction: responses.pendingAction,
+  activeMs: responses.activeMs,
+  nextSeq: responses.nextSeq,
+  nextFrameSeq: responses.nextFrameSeq,
+};
+/** A run's row as `lockedColumns` reads it. */
+export type TLockedRow = Pick<TResponseRow, keyof typeof lockedColumns>;
 
 /**
  * Locks a still-executing response for a commit of its attempt and renews its lease: the row as
@@ -164,19 +173,7 @@ export const lockExecuting = prepared<{ id: string; lease: string }, TLockedRow[
     .update(responses)
     .set({ updatedAt: sql`now()`, leaseExpiresAt: leaseUntil() })
     .where(and(eq(responses.id, sql.placeholder("id")), eq(responses.status, "in_progress")))
-    .returning({
-      id: responses.id,
-      sessionId: responses.sessionId,
-      status: responses.status,
-      output: responses.output,
-      metadata: responses.metadata,
-      usage: responses.usage,
-      error: responses.error,
-      pendingAction: responses.pendingAction,
-      activeMs: responses.activeMs,
-      nextSeq: responses.nextSeq,
-      nextFrameSeq: responses.nextFrameSeq,
-    }),
+    .returning(lockedColumns),
 );
 
 /**
