@@ -105,13 +105,24 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     await approveOne(one, s.approvalId);
     engineMs.push(now() - t0);
   }
+  // The same, each round trip starting after an idle wait as long as the exec's (the server waited
+  // that long before its commit after the command): what waking from idle costs this machine.
+  const idle = { n: size(ctx, 100, 5), ms: Math.round(percentile(execs.waitMs, 50)) };
+  const engineAfterIdleMs: number[] = [];
+  for (let i = 0; i < idle.n; i++) {
+    const s = await suspendOne(one, ENGINE_SCRIPT);
+    await new Promise((resolve) => setTimeout(resolve, idle.ms));
+    const t0 = now();
+    await approveOne(one, s.approvalId);
+    engineAfterIdleMs.push(now() - t0);
+  }
   one.close();
   many.close();
 
   const base = new Client(bare.url);
   type TDecideLimit = { p50: number; p99: number; perSecond: number; concurrentP99: number };
-  type TLimits = { decide: TDecideLimit; suspend: { p50: number; p99: number }; decidePrepared: TDecideLimit | null };
-  const limits = await base.json<TLimits>("POST", "/raw-limits", { single: nSingle, concurrent: nMany, concurrency: 16 });
+  type TLimits = { decide: TDecideLimit; suspend: { p50: number; p99: number }; decidePrepared: TDecideLimit | null; decideAfterIdle: { p50: number } | null };
+  const limits = await base.json<TLimits>("POST", "/raw-limits", { single: nSingle, concurrent: nMany, concurrency: 16, idle });
   base.close();
   const limit = limits.decide;
   const limitSuspend = limits.suspend;
@@ -130,6 +141,12 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
       ? [
           { bench, db, measure: "the same, beside the raw decide with its statements prepared as the app's are (db/pglite-statements.ts; not the limit: PGlite's own query is)", value: withoutExec.length ? percentile(withoutExec, 50) : Number.NaN, unit: "ms", limit: limits.decidePrepared.p50, limitLabel: "raw decide p50, prepared" },
           { bench, db, measure: "engine only p50, beside the raw decide with its statements prepared", value: percentile(engineMs, 50), unit: "ms", limit: limits.decidePrepared.p50, limitLabel: "raw decide p50, prepared" },
+        ]
+      : []),
+    ...(limits.decideAfterIdle
+      ? [
+          { bench, db, measure: `the same, beside the raw decide measured the same way after an idle wait of ${idle.ms} ms before each (the exec's wait p50; not the limit)`, value: withoutExec.length ? percentile(withoutExec, 50) : Number.NaN, unit: "ms", limit: limits.decideAfterIdle.p50, limitLabel: "raw decide p50 after the idle wait" },
+          { bench, db, measure: `engine only p50, each round trip after the same idle wait (${idle.ms} ms): the machine's cost of waking, with no process run`, value: percentile(engineAfterIdleMs, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
         ]
       : []),
     { bench, db, measure: "p99, 1 client", value: percentile(roundTripMs, 99), unit: "ms", limit: limit.p99, limitLabel: "raw decide p99" },

@@ -6,7 +6,7 @@
  */
 import { createServer, type ServerResponse } from "node:http";
 import { openRaw } from "./lib/env";
-import { prepareScratch, rawDecide, rawSuspend } from "./lib/raw";
+import { prepareScratch, rawDecide, rawDecideAfterIdle, rawSuspend } from "./lib/raw";
 
 const port = Number(process.env.BARE_PORT);
 const raw = await openRaw(
@@ -44,13 +44,15 @@ const server = createServer(async (req, res) => {
       return void res.writeHead(204).end();
     }
     if (url.pathname === "/raw-limits" && req.method === "POST") {
-      const o = JSON.parse(await readBody(req)) as { single: number; concurrent: number; concurrency: number };
+      const o = JSON.parse(await readBody(req)) as { single: number; concurrent: number; concurrency: number; idle?: { n: number; ms: number } };
       await prepareScratch(raw);
       const decide = await rawDecide(raw, o);
       const suspend = await rawSuspend(raw, o.single);
       // PGlite: the same decide with its statements prepared, as the app's run (shown beside the limit, not the limit).
       const prepared = raw.withPreparedStatements ? await rawDecide(raw.withPreparedStatements(), o) : null;
-      const body = JSON.stringify({ decide, suspend, decidePrepared: prepared });
+      // The same decide, each after an idle wait (shown beside the round trip, not the limit).
+      const afterIdle = o.idle ? await rawDecideAfterIdle(raw, o.idle.n, o.idle.ms) : null;
+      const body = JSON.stringify({ decide, suspend, decidePrepared: prepared, decideAfterIdle: afterIdle });
       res.writeHead(200, { "content-type": "application/json" }).end(body);
       return;
     }

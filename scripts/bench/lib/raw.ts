@@ -52,6 +52,21 @@ export async function rawDecide(raw: TRaw, options: { single: number; concurrent
 }
 
 /**
+ * Raw decide after an idle wait: each of `n` decides starts `idleMs` after the previous one ended,
+ * as the server's commit after an approved command starts after its wait for the command. p50.
+ */
+export async function rawDecideAfterIdle(raw: TRaw, n: number, idleMs: number): Promise<{ p50: number }> {
+  const latencies: number[] = [];
+  for (const id of await pendingRows(raw, n)) {
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const t0 = now();
+    await decideOnce(raw, id);
+    latencies.push(now() - t0);
+  }
+  return { p50: percentile(latencies, 50) };
+}
+
+/**
  * Raw suspend: the two commits a suspension needs at minimum — create (response + event) and
  * suspend (pending approval + status + event) — one connection, p50/p99.
  */
