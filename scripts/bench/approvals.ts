@@ -1,5 +1,5 @@
 import { cpus } from "node:os";
-import { execTimings, forkMicro, sandboxCost } from "./exec-fork";
+import { execTimingsAfter, forkMicro, sandboxCost } from "./exec-fork";
 import { childPid, cpuMeter, machineCpuMs, postgresCpuMs, processCpuMs, processTreeCpuMs } from "./lib/cpu";
 import { type TBare, type TCtx, type TServer, size } from "./lib/env";
 import { Client, runLoad } from "./lib/http";
@@ -66,7 +66,7 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     roundTripMs.push(now() - t0);
   }
   // The exec inside each of those round trips, as the server measured it (one "command finished" line each).
-  const execs = execTimings(server.proc.output().slice(logFrom));
+  const execs = await execTimingsAfter(server.proc.output, logFrom, roundTripMs.length);
   // The round trip without the exec's own time (issue 16, point 3): each sequential round trip ran exactly one exec, in order.
   const withoutExec = execs.waitMs.length === roundTripMs.length ? roundTripMs.map((ms, i) => ms - (execs.waitMs[i] ?? 0)) : [];
 

@@ -12,8 +12,20 @@ import { now, percentile } from "./lib/stats";
 /** The timings the server logged for each exec it ran (debug line "command finished", server/tools/spawner.ts). */
 export type TExecTimings = { spawnToExitMs: number[]; waitMs: number[] };
 
-/** Reads the server's "command finished" lines from a slice of its output (it runs with LOG_LEVEL=debug). */
-export function execTimings(output: string): TExecTimings {
+/**
+ * The timings of the `count` commands the server ran after `from` in its output (it runs with
+ * LOG_LEVEL=debug). It writes each line once the command's caller has gone on, so the last may
+ * still be on its way: waited for, at most 5 s (then fewer are returned, and the caller says so).
+ */
+export async function execTimingsAfter(output: () => string, from: number, count: number): Promise<TExecTimings> {
+  for (const deadline = Date.now() + 5000; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const timings = execTimings(output().slice(from));
+    if (timings.waitMs.length >= count || Date.now() > deadline) return timings;
+  }
+}
+
+/** Reads the server's "command finished" lines from a slice of its output. */
+function execTimings(output: string): TExecTimings {
   const out: TExecTimings = { spawnToExitMs: [], waitMs: [] };
   for (const line of output.split("\n")) {
     if (!line.includes('"msg":"command finished"')) continue;

@@ -158,8 +158,11 @@ export async function startSpawner(options: { log?: TLog } = {}): Promise<TSpawn
         holdOpen(c);
         const exit = p.exit ?? { exitCode: null, signal: null, spawnToExitMs: null };
         const waitMs = performance.now() - p.sentAt;
-        options.log?.debug({ pid: p.pid, exitCode: exit.exitCode, spawnToExitMs: exit.spawnToExitMs, waitMs }, "command finished");
         p.resolve({ ...exit, timedOut: m.timedOut, truncated: m.truncated, startError: m.startError, treeEnded: m.treeEnded === true, stdout: Buffer.concat(p.out), stderr: Buffer.concat(p.err) });
+        // Written once the caller has gone on with the outcome: the line measures the wait, and
+        // writing it (synchronously, to stdout) must not add to the round trip it is read beside.
+        const log = options.log;
+        if (log) setImmediate(() => log.debug({ pid: p.pid, exitCode: exit.exitCode, spawnToExitMs: exit.spawnToExitMs, waitMs }, "command finished"));
       }
     });
     c.on("error", () => {}); // a failed fork also emits 'exit'; send errors reach the send callback
