@@ -7,7 +7,7 @@ import { detectExecSandbox, execEnvironment } from "../../server/tools/exec-sand
 import { runCommand } from "../../server/tools/run-command";
 import { startSpawner } from "../../server/tools/spawner";
 import { machineCpuMs } from "./lib/cpu";
-import { now, percentile } from "./lib/stats";
+import { now, percentile, sleep } from "./lib/stats";
 
 /** The timings the server logged for each exec it ran (debug line "command finished", server/tools/spawner.ts). */
 export type TExecTimings = { spawnToExitMs: number[]; waitMs: number[] };
@@ -18,7 +18,7 @@ export type TExecTimings = { spawnToExitMs: number[]; waitMs: number[] };
  * still be on its way: waited for, at most 5 s (then fewer are returned, and the caller says so).
  */
 export async function execTimingsAfter(output: () => string, from: number, count: number): Promise<TExecTimings> {
-  for (const deadline = Date.now() + 5000; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+  for (const deadline = Date.now() + 5000; ; await sleep(20)) {
     const timings = execTimings(output().slice(from));
     if (timings.waitMs.length >= count || Date.now() > deadline) return timings;
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { TRaw } from "./env";
 import { runLoad } from "./http";
-import { now, percentile } from "./stats";
+import { now, percentile, sleep } from "./stats";
 
 /**
  * The physical limits of a decision and of a suspension: the same statements the server needs
@@ -35,17 +35,23 @@ async function decideOnce(raw: TRaw, id: string): Promise<void> {
   });
 }
 
-/** Raw decide: p50/p99 on one connection, and decisions/s with `concurrency` callers. */
-export async function rawDecide(raw: TRaw, options: { single: number; concurrent: number; concurrency: number; warmup?: number }) {
-  const warm = await pendingRows(raw, options.warmup ?? 50);
-  for (const id of warm) await decideOnce(raw, id);
-  const single = await pendingRows(raw, options.single);
+/** Each decide's time, one after the other on one connection; `idleMs`: the wait before each (not timed). */
+async function timedDecides(raw: TRaw, ids: readonly string[], idleMs = 0): Promise<number[]> {
   const latencies: number[] = [];
-  for (const id of single) {
+  for (const id of ids) {
+    if (idleMs > 0) await sleep(idleMs);
     const t0 = now();
     await decideOnce(raw, id);
     latencies.push(now() - t0);
   }
+  return latencies;
+}
+
+/** Raw decide: p50/p99 on one connection, and decisions/s with `concurrency` callers. */
+export async function rawDecide(raw: TRaw, options: { single: number; concurrent: number; concurrency: number; warmup?: number }) {
+  const warm = await pendingRows(raw, options.warmup ?? 50);
+  for (const id of warm) await decideOnce(raw, id);
+  const latencies = await timedDecides(raw, await pendingRows(raw, options.single));
   const many = await pendingRows(raw, options.concurrent);
   const load = await runLoad({ concurrency: options.concurrency, total: many.length, task: (i) => decideOnce(raw, many[i] as string) });
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: load.perSecond, concurrentP99: percentile(load.latencies, 99) };
@@ -56,14 +62,7 @@ export async function rawDecide(raw: TRaw, options: { single: number; concurrent
  * as the server's commit after an approved command starts after its wait for the command. p50.
  */
 export async function rawDecideAfterIdle(raw: TRaw, n: number, idleMs: number): Promise<{ p50: number }> {
-  const latencies: number[] = [];
-  for (const id of await pendingRows(raw, n)) {
-    await new Promise((resolve) => setTimeout(resolve, idleMs));
-    const t0 = now();
-    await decideOnce(raw, id);
-    latencies.push(now() - t0);
-  }
-  return { p50: percentile(latencies, 50) };
+  return { p50: percentile(await timedDecides(raw, await pendingRows(raw, n), idleMs), 50) };
 }
 
 /**
