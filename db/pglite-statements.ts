@@ -138,6 +138,9 @@ function withQuery(error: unknown, text: string, params: unknown[], options: TQu
   return error;
 }
 
+/** Numbers each PgliteStatements, so two on the same database (a benchmark's beside the app's) never name a statement alike. */
+let instances = 0;
+
 /**
  * PGlite's `query` with every statement prepared, named, once per database. PGlite's own `query`
  * parses and plans its statement again each time (an unnamed statement, then a describe to learn
@@ -155,9 +158,6 @@ function withQuery(error: unknown, text: string, params: unknown[], options: TQu
  * holds. Options this does not handle (a blob for COPY, parameter types) go to PGlite's `query`.
  * Notifications (LISTEN) are not delivered through it: Countersign listens only on PostgreSQL.
  */
-/** Numbers each PgliteStatements, so two on the same database (a benchmark's beside the app's) never name a statement alike. */
-let instances = 0;
-
 export class PgliteStatements {
   /** Statement text → its name and parameter types; in order of last use (the first is the next to close). */
   private readonly prepared = new Map<string, { name: string; types: number[] }>();
