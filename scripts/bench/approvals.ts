@@ -41,6 +41,11 @@ export async function approveOne(client: Client, approvalId: string): Promise<vo
   if (env.status !== "completed") throw new Error(`expected completed, got ${env.status}`);
 }
 
+/** Each round trip less the server's wait for its exec; empty unless there is exactly one wait per round trip, in order. */
+function lessTheWait(roundTripMs: readonly number[], waitMs: readonly number[]): number[] {
+  return waitMs.length === roundTripMs.length ? roundTripMs.map((ms, i) => ms - (waitMs[i] ?? 0)) : [];
+}
+
 /** Items 1 and 2: approval round trip (latency, throughput at 16) and suspend latency, beside the raw limits. */
 export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): Promise<{ rows: TRow[]; completed: TSuspended[] }> {
   const db = ctx.kind;
@@ -58,17 +63,19 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     single.push(await suspendOne(one));
     suspendMs.push(now() - t0);
   }
+  /** Approves one suspended run, adding the round trip's time to `into`. */
+  const timed = async (approvalId: string, into: number[]) => {
+    const t0 = now();
+    await approveOne(one, approvalId);
+    into.push(now() - t0);
+  };
   const roundTripMs: number[] = [];
   const logFrom = server.proc.output().length;
-  for (const s of single) {
-    const t0 = now();
-    await approveOne(one, s.approvalId);
-    roundTripMs.push(now() - t0);
-  }
+  for (const s of single) await timed(s.approvalId, roundTripMs);
   // The exec inside each of those round trips, as the server measured it (one "command finished" line each).
   const execs = await execTimingsAfter(server.proc.output, logFrom, roundTripMs.length);
   // The round trip without the exec's own time (issue 16, point 3): each sequential round trip ran exactly one exec, in order.
-  const withoutExec = execs.waitMs.length === roundTripMs.length ? roundTripMs.map((ms, i) => ms - (execs.waitMs[i] ?? 0)) : [];
+  const withoutExec = lessTheWait(roundTripMs, execs.waitMs);
   const withoutExecP50 = withoutExec.length ? percentile(withoutExec, 50) : Number.NaN;
 
   const denyMs: number[] = [];
@@ -100,12 +107,7 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   const engine = await runLoad({ concurrency: 16, total: enginePool.length, task: (i) => approveOne(many, (enginePool[i] as TSuspended).approvalId) });
   const engineCpu = engineMeter.per(enginePool.length);
   const engineMs: number[] = [];
-  for (let i = 0; i < size(ctx, 200, 10); i++) {
-    const s = await suspendOne(one, ENGINE_SCRIPT);
-    const t0 = now();
-    await approveOne(one, s.approvalId);
-    engineMs.push(now() - t0);
-  }
+  for (let i = 0; i < size(ctx, 200, 10); i++) await timed((await suspendOne(one, ENGINE_SCRIPT)).approvalId, engineMs);
   // What the round trip without the exec's own time is made of, in one alternating series (the
   // server waited for the command, idle, before its final commit): the engine-only round trip after
   // a pause as long as the exec's wait, once following an engine-only round trip and once following
@@ -113,14 +115,11 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   const idle = { n: size(ctx, 100, 5), ms: Math.round(percentile(execs.waitMs, 50)) };
   const afterIdle = { engine: [] as number[], afterCommand: [] as number[], roundTrip: [] as number[] };
   const idleLogFrom = server.proc.output().length;
-  const timed = async (approvalId: string, into: number[]) => {
-    const t0 = now();
-    await approveOne(one, approvalId);
-    into.push(now() - t0);
-  };
   for (let i = 0; i < idle.n; i++) {
     const previous = await suspendOne(one, ENGINE_SCRIPT);
-    const [engine, command, afterCommand] = [await suspendOne(one, ENGINE_SCRIPT), await suspendOne(one), await suspendOne(one, ENGINE_SCRIPT)];
+    const engine = await suspendOne(one, ENGINE_SCRIPT);
+    const command = await suspendOne(one);
+    const afterCommand = await suspendOne(one, ENGINE_SCRIPT);
     await approveOne(one, previous.approvalId);
     await sleep(idle.ms);
     await timed(engine.approvalId, afterIdle.engine);
@@ -129,7 +128,7 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     await timed(afterCommand.approvalId, afterIdle.afterCommand);
   }
   const idleExecs = await execTimingsAfter(server.proc.output, idleLogFrom, idle.n);
-  const roundTripAfterIdle = idleExecs.waitMs.length === idle.n ? afterIdle.roundTrip.map((ms, i) => ms - (idleExecs.waitMs[i] ?? 0)) : [];
+  const roundTripAfterIdle = lessTheWait(afterIdle.roundTrip, idleExecs.waitMs);
   one.close();
   many.close();
 
@@ -161,7 +160,7 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
       ? [
           { bench, db, measure: `the same, beside the raw decide measured the same way after an idle wait of ${idle.ms} ms before each (the exec's wait p50; not the limit)`, value: withoutExecP50, unit: "ms", limit: limits.decideAfterIdle.p50, limitLabel: "raw decide p50 after the idle wait" },
           { bench, db, measure: `engine only p50, each round trip after the same idle wait (${idle.ms} ms) following an engine-only round trip: the machine's cost of waking, with no process run`, value: percentile(afterIdle.engine, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
-          { bench, db, measure: `engine only p50, each after the same idle wait following an approved command's round trip (a command has just run, as before the round trip's own final commit)`, value: percentile(afterIdle.afterCommand, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
+          { bench, db, measure: "engine only p50, each after the same idle wait following an approved command's round trip (a command has just run, as before the round trip's own final commit)", value: percentile(afterIdle.afterCommand, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
           { bench, db, measure: "that command's round trip without the exec's own time, in the same alternating series (beside the two rows above; the target row is the sequential one)", value: roundTripAfterIdle.length ? percentile(roundTripAfterIdle, 50) : Number.NaN, unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
         ]
       : []),
