@@ -41,9 +41,9 @@ export async function approveOne(client: Client, approvalId: string): Promise<vo
   if (env.status !== "completed") throw new Error(`expected completed, got ${env.status}`);
 }
 
-/** Each round trip less the server's wait for its exec; empty unless there is exactly one wait per round trip, in order. */
-function lessTheWait(roundTripMs: readonly number[], waitMs: readonly number[]): number[] {
-  return waitMs.length === roundTripMs.length ? roundTripMs.map((ms, i) => ms - (waitMs[i] ?? 0)) : [];
+/** p50 of each round trip less the server's wait for its exec; NaN unless there is exactly one wait per round trip, in order. */
+function p50LessTheWait(roundTripMs: readonly number[], waitMs: readonly number[]): number {
+  return waitMs.length === roundTripMs.length ? percentile(roundTripMs.map((ms, i) => ms - (waitMs[i] ?? 0)), 50) : Number.NaN;
 }
 
 /** Items 1 and 2: approval round trip (latency, throughput at 16) and suspend latency, beside the raw limits. */
@@ -75,8 +75,7 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
   // The exec inside each of those round trips, as the server measured it (one "command finished" line each).
   const execs = await execTimingsAfter(server.proc.output, logFrom, roundTripMs.length);
   // The round trip without the exec's own time (issue 16, point 3): each sequential round trip ran exactly one exec, in order.
-  const withoutExec = lessTheWait(roundTripMs, execs.waitMs);
-  const withoutExecP50 = withoutExec.length ? percentile(withoutExec, 50) : Number.NaN;
+  const withoutExecP50 = p50LessTheWait(roundTripMs, execs.waitMs);
 
   const denyMs: number[] = [];
   for (let i = 0; i < size(ctx, 100, 5); i++) {
@@ -128,13 +127,13 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
     await timed(afterCommand.approvalId, afterIdle.afterCommand);
   }
   const idleExecs = await execTimingsAfter(server.proc.output, idleLogFrom, idle.n);
-  const roundTripAfterIdle = lessTheWait(afterIdle.roundTrip, idleExecs.waitMs);
+  const roundTripAfterIdleP50 = p50LessTheWait(afterIdle.roundTrip, idleExecs.waitMs);
   one.close();
   many.close();
 
   const base = new Client(bare.url);
   type TDecideLimit = { p50: number; p99: number; perSecond: number; concurrentP99: number };
-  type TLimits = { decide: TDecideLimit; suspend: { p50: number; p99: number }; decidePrepared: TDecideLimit | null; decideAfterIdle: { p50: number } | null };
+  type TLimits = { decide: TDecideLimit; suspend: { p50: number; p99: number }; decidePrepared: TDecideLimit | null; decideAfterIdle: { p50: number } };
   const limits = await base.json<TLimits>("POST", "/raw-limits", { single: nSingle, concurrent: nMany, concurrency: 16, idle });
   base.close();
   const limit = limits.decide;
@@ -156,14 +155,10 @@ export async function benchApprovals(ctx: TCtx, server: TServer, bare: TBare): P
           { bench, db, measure: "engine only p50, beside the raw decide with its statements prepared", value: percentile(engineMs, 50), unit: "ms", limit: limits.decidePrepared.p50, limitLabel: "raw decide p50, prepared" },
         ]
       : []),
-    ...(limits.decideAfterIdle
-      ? [
-          { bench, db, measure: `the same, beside the raw decide measured the same way after an idle wait of ${idle.ms} ms before each (the exec's wait p50; not the limit)`, value: withoutExecP50, unit: "ms", limit: limits.decideAfterIdle.p50, limitLabel: "raw decide p50 after the idle wait" },
-          { bench, db, measure: `engine only p50, each round trip after the same idle wait (${idle.ms} ms) following an engine-only round trip: the machine's cost of waking, with no process run`, value: percentile(afterIdle.engine, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
-          { bench, db, measure: "engine only p50, each after the same idle wait following an approved command's round trip (a command has just run, as before the round trip's own final commit)", value: percentile(afterIdle.afterCommand, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
-          { bench, db, measure: "that command's round trip without the exec's own time, in the same alternating series (beside the two rows above; the target row is the sequential one)", value: roundTripAfterIdle.length ? percentile(roundTripAfterIdle, 50) : Number.NaN, unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
-        ]
-      : []),
+    { bench, db, measure: `the same, beside the raw decide measured the same way after an idle wait of ${idle.ms} ms before each (the exec's wait p50; not the limit)`, value: withoutExecP50, unit: "ms", limit: limits.decideAfterIdle.p50, limitLabel: "raw decide p50 after the idle wait" },
+    { bench, db, measure: `engine only p50, each round trip after the same idle wait (${idle.ms} ms) following an engine-only round trip: the machine's cost of waking, with no process run`, value: percentile(afterIdle.engine, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
+    { bench, db, measure: "engine only p50, each after the same idle wait following an approved command's round trip (a command has just run, as before the round trip's own final commit)", value: percentile(afterIdle.afterCommand, 50), unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
+    { bench, db, measure: "that command's round trip without the exec's own time, in the same alternating series (beside the two rows above; the target row is the sequential one)", value: roundTripAfterIdleP50, unit: "ms", limit: limit.p50, limitLabel: "raw decide p50" },
     { bench, db, measure: "p99, 1 client", value: percentile(roundTripMs, 99), unit: "ms", limit: limit.p99, limitLabel: "raw decide p99" },
     { bench, db, measure: "throughput, 16 sessions", value: decided.perSecond, unit: "/s", limit: limit.perSecond, limitLabel: "raw decide, 16 callers", target: { kind: "minRatio", x: 0.1 } },
     { bench, db, measure: "CPU per round trip at 16 sessions: the server process", value: cpu.server, unit: "ms" },

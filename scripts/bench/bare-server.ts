@@ -44,14 +44,14 @@ const server = createServer(async (req, res) => {
       return void res.writeHead(204).end();
     }
     if (url.pathname === "/raw-limits" && req.method === "POST") {
-      const o = JSON.parse(await readBody(req)) as { single: number; concurrent: number; concurrency: number; idle?: { n: number; ms: number } };
+      const o = JSON.parse(await readBody(req)) as { single: number; concurrent: number; concurrency: number; idle: { n: number; ms: number } };
       await prepareScratch(raw);
       const decide = await rawDecide(raw, o);
       const suspend = await rawSuspend(raw, o.single);
       // PGlite: the same decide with its statements prepared, as the app's run (shown beside the limit, not the limit).
       const prepared = raw.withPreparedStatements ? await rawDecide(raw.withPreparedStatements(), o) : null;
       // The same decide, each after an idle wait (shown beside the round trip, not the limit).
-      const afterIdle = o.idle ? await rawDecideAfterIdle(raw, o.idle.n, o.idle.ms) : null;
+      const afterIdle = await rawDecideAfterIdle(raw, o.idle.n, o.idle.ms);
       const body = JSON.stringify({ decide, suspend, decidePrepared: prepared, decideAfterIdle: afterIdle });
       res.writeHead(200, { "content-type": "application/json" }).end(body);
       return;
