@@ -1,13 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { PgliteStatements } from "./pglite-statements";
+import { PgliteStatements, type TPgliteTransaction } from "./pglite-statements";
 import * as schema from "./schema";
 
 /** The one database type every repository and service is written against, whatever the driver. */
@@ -130,8 +130,17 @@ function preparedPglite(client: PGlite): PGlite {
         return typeof value === "function" ? value.bind(object) : value;
       },
     });
-  // Built once per handle and per transaction (every statement reads `query`), not on each property read.
-  const transaction = <R>(fn: (tx: Transaction) => Promise<R>) => client.transaction((tx) => fn(wrap(tx, (text, params, options) => statements.query(text, params, withoutTextParsers(options), tx))));
+  // A transaction is one of PgliteStatements (its BEGIN and COMMIT prepared too); drizzle uses only its `query`.
+  const transaction = <R>(fn: (tx: TPgliteTransaction) => Promise<R>) =>
+    statements.transaction((tx) =>
+      fn({
+        query: (text, params, options) => tx.query(text, params, withoutTextParsers(options)),
+        rollback: tx.rollback,
+        get closed() {
+          return tx.closed;
+        },
+      }),
+    );
   return wrap(client, (text, params, options) => statements.query(text, params, withoutTextParsers(options)), { transaction });
 }
 

@@ -1,6 +1,9 @@
-import { type PGlite, parse, protocol, type Results, type Transaction, types } from "@electric-sql/pglite";
+import { type PGlite, parse, protocol, type Results, types } from "@electric-sql/pglite";
 
 type TQueryOptions = Parameters<PGlite["query"]>[2];
+
+/** A transaction of `PgliteStatements.transaction`: what drizzle's PGlite session uses of PGlite's own. */
+export type TPgliteTransaction = { query: <T>(text: string, params?: unknown[], options?: TQueryOptions) => Promise<Results<T>>; rollback: () => Promise<void>; readonly closed: boolean };
 
 /**
  * How many statements one PGlite database keeps prepared. Countersign's statements are built once
@@ -168,14 +171,57 @@ export class PgliteStatements {
 
   constructor(private readonly client: PGlite) {}
 
-  /** `client.query(text, params, options)`; `transaction`: run as the transaction's `tx.query`. */
-  async query<T>(text: string, params: unknown[] = [], options: TQueryOptions = {}, transaction?: Transaction): Promise<Results<T>> {
-    if (options?.blob !== undefined || options?.paramTypes !== undefined) return transaction ? transaction.query<T>(text, params, options) : this.client.query<T>(text, params, options);
+  /** `client.query(text, params, options)`; `transaction`: run in that transaction (one of `transaction` below). */
+  async query<T>(text: string, params: unknown[] = [], options: TQueryOptions = {}, transaction?: TPgliteTransaction): Promise<Results<T>> {
+    if (options?.blob !== undefined || options?.paramTypes !== undefined) {
+      if (transaction) throw new Error("A COPY blob or parameter types are not supported in a transaction of db/pglite-statements.ts");
+      return this.client.query<T>(text, params, options);
+    }
     if (transaction?.closed) throw new Error("Transaction is closed");
     const client = this.client;
     await client._checkReady();
     const run = () => client._runExclusiveQuery(() => this.run<T>(text, params, options, transaction === undefined));
     return transaction ? run() : client._runExclusiveTransaction(run);
+  }
+
+  /**
+   * `client.transaction(fn)` as PGlite runs it (under its transaction lock, the statements in
+   * between under its query lock, ROLLBACK when `fn` throws or calls `tx.rollback()`, an error
+   * when the COMMIT rolled back), with BEGIN, COMMIT and ROLLBACK run as prepared statements like every other. PGlite
+   * sends each of them as a simple query in two calls into the database (the query, then a sync)
+   * and reads the reply with its own parser; here each is one call. A one-statement transaction
+   * took 0.20–0.23 ms this way against 0.26–0.29 ms through PGlite's, and an engine-only approval
+   * round trip (two transactions) 4–6% less, measured alternately against the same server without it.
+   */
+  async transaction<R>(fn: (tx: TPgliteTransaction) => Promise<R>): Promise<R> {
+    const client = this.client;
+    await client._checkReady();
+    return client._runExclusiveTransaction(async () => {
+      const control = (text: string, sync: boolean) => client._runExclusiveQuery(() => this.run(text, [], {}, sync));
+      await control("BEGIN", false);
+      let closed = false;
+      const end = async (text: "COMMIT" | "ROLLBACK") => {
+        if (closed) throw new Error("Transaction is closed");
+        closed = true;
+        return control(text, true);
+      };
+      const tx: TPgliteTransaction = {
+        query: (text, params, options) => this.query(text, params, options, tx),
+        rollback: async () => void (await end("ROLLBACK")),
+        get closed() {
+          return closed;
+        },
+      };
+      try {
+        const result = await fn(tx);
+        // PostgreSQL answers the COMMIT of a transaction a failed statement aborted with a rollback, not an error.
+        if (!closed && (await end("COMMIT")).command === "ROLLBACK") throw new Error("The transaction was rolled back: a statement in it failed");
+        return result;
+      } catch (error) {
+        if (!closed) await end("ROLLBACK");
+        throw error;
+      }
+    });
   }
 
   private async run<T>(text: string, params: unknown[], options: TQueryOptions, sync: boolean, again = true): Promise<Results<T>> {

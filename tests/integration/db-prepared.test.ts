@@ -117,6 +117,44 @@ describe.runIf(testDbKind() === "pglite")("PGlite's prepared statements", () => 
     expect(await probeById(first.db, { id: "dup-new" })).toHaveLength(1);
   });
 
+  it("a transaction whose failed statement was caught is rolled back at its end and says so; a savepoint's failure is rolled back to it", async () => {
+    const caught = first.db.transaction(async (tx) => {
+      await insertProbe(tx, { id: "caught-new", doc: null, at });
+      await insertProbe(tx, { id: "a", doc: null, at }).catch(() => "ignored");
+    });
+    await expect(caught).rejects.toThrow("rolled back");
+    expect(await probeById(first.db, { id: "caught-new" })).toEqual([]);
+    await first.db.transaction(async (tx) => {
+      await insertProbe(tx, { id: "outer", doc: null, at });
+      await tx.transaction(async (inner) => insertProbe(inner, { id: "a", doc: null, at })).catch(() => "rolled back to the savepoint");
+      await insertProbe(tx, { id: "after-savepoint", doc: null, at });
+    });
+    expect((await probeById(first.db, { id: "outer" })).length + (await probeById(first.db, { id: "after-savepoint" })).length).toBe(2);
+  });
+
+  it("a statement outside a transaction waits for it to end and sees what it committed", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const order: string[] = [];
+    const transaction = first.db.transaction(async (tx) => {
+      await insertProbe(tx, { id: "while-held", doc: null, at });
+      await held;
+      order.push("committing");
+    });
+    const outside = probeById(first.db, { id: "while-held" }).then((rows) => {
+      order.push("outside");
+      return rows;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    release();
+    await transaction;
+    expect(await outside).toHaveLength(1);
+    expect(order).toEqual(["committing", "outside"]);
+  });
+
   it("a statement whose table gained a column is prepared again and returns the new column", async () => {
     const handle = await createTestDb();
     try {
