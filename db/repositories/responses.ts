@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { buildEnvelope, type TEnvelope, type TRequiredAction } from "../../server/core/envelope";
 import type { TPendingRef } from "../../server/core/pending";
 import type { TResponseStatus } from "../../server/core/vocabulary";
@@ -176,16 +176,26 @@ export const lockExecuting = prepared<{ id: string; lease: string }, TLockedRow[
     .returning(lockedColumns),
 );
 
+/** A claimed run with what its resumed attempt reads beside it: its session's workspace directory (null when the session is not stored) and how many steering messages wait for it. */
+export type TClaimedRow = TResponseRow & { workspaceDir: string | null; queuedSteering: number };
+
 /**
  * Takes a run out of `requires_action` for `owner`'s host when it still waits on exactly the
- * pending action `pendingId`: the claimed row, or none.
+ * pending action `pendingId`: the claimed row with its workspace and queued steering (one
+ * statement, not one more beside it), or none.
  */
-export const claimWaiting = prepared<{ id: string; pendingId: string; owner: string; lease: string }, TResponseRow[]>("claim_waiting", (db) =>
+export const claimWaiting = prepared<{ id: string; pendingId: string; owner: string; lease: string }, TClaimedRow[]>("claim_waiting", (db) =>
   db
     .update(responses)
     .set({ status: "in_progress", pendingAction: null, leaseOwner: rawSlot("owner"), leaseExpiresAt: leaseUntil() })
     .where(and(eq(responses.id, sql.placeholder("id")), eq(responses.status, "requires_action"), sql`${responses.pendingAction}->>'id' = ${sql.placeholder("pendingId")}`))
-    .returning(),
+    // Written out qualified: drizzle renders the columns of an update's RETURNING without their table,
+    // so inside these subqueries "id" would name the subquery's own table.
+    .returning({
+      ...getTableColumns(responses),
+      workspaceDir: sql<string | null>`(select s.workspace_dir from agent_sessions s where s.id = responses.session_id)`,
+      queuedSteering: sql<number>`(select count(*)::int from steering_messages m where m.response_id = responses.id and m.status = 'queued')`,
+    }),
 );
 
 /** Claims (or renews) the execution lease of an executing response for `owner`. */

@@ -1,7 +1,6 @@
 import type { Db } from "../../../db/client";
 import { claimWaiting, finishResponse, leaseFor, type TResponseRow } from "../../../db/repositories/responses";
 import { stepsOf, type TStepWrite, upsertSteps } from "../../../db/repositories/steps";
-import { resumeContext } from "../../../db/repositories/workspaces";
 import type { TSettledQuestion } from "../../tools/types";
 import type { TApprovalBinding } from "../../core/binding";
 import { refused } from "../../core/errors";
@@ -55,24 +54,23 @@ export async function resumeWith(deps: Pick<TDeps, "config" | "now">, host: TRun
   const now = deps.now();
   const values: TStepWrite[] = [{ responseId, key: resolvedKey(input.pending.callId), status: "completed", result: input.settlement, completedAt: now }];
   if (input.runsTool) values.push({ responseId, key: `tool:${input.pending.callId}`, status: "running", result: { claim } satisfies TRunClaim, completedAt: null });
-  // One batch on the transaction's connection (one wait for the database instead of five): none of
+  // One batch on the transaction's connection (one wait for the database instead of four): none of
   // these needs another's result. The run must still wait on exactly this action, or the caller's
   // transaction rolls all of it back; that is checked first, whatever else failed beside it. The
   // steps read may run before or after the insert: the inserted rows replace their keys either way.
-  const [claimed, inserted, appended, stored, context] = await Promise.allSettled([
+  const [claimed, inserted, appended, stored] = await Promise.allSettled([
     claimWaiting(tx, { id: responseId, pendingId: input.pending.id, owner: host.id, lease: leaseFor(deps.config.leaseMs) }),
     // A call may settle a second pending action (a native call approved, then run on the client): the latest settlement is the call's.
     upsertSteps(tx, values),
     emit(responseId, input.events),
     stepsOf(tx, { id: responseId }),
-    resumeContext(tx, { id: responseId }),
   ]);
-  const row = settledValue(claimed)[0];
-  if (!row) throw refused("conflict", { code: "notWaitingAction" });
+  const [claimedRow] = settledValue(claimed);
+  if (!claimedRow) throw refused("conflict", { code: "notWaitingAction" });
+  const { workspaceDir, queuedSteering, ...row } = claimedRow;
   const frames = settledValue(appended);
   const steps = [...new Map([...settledValue(stored), ...settledValue(inserted)].map((s) => [s.key, s])).values()];
-  const [session] = settledValue(context);
-  const run = { row, claim, steps, steeringQueued: (session?.queuedSteering ?? 0) > 0, ...(session ? { workspaceDir: session.workspaceDir } : {}), resumedAt: Date.now() };
+  const run = { row, claim, steps, steeringQueued: queuedSteering > 0, ...(workspaceDir !== null ? { workspaceDir } : {}), resumedAt: Date.now() };
   // Waiters look for the next boundary after this point: the settlement's first frame, or the last frame so far.
   return { run, sequence: frames[0]?.sequence ?? row.nextFrameSeq - 1 };
 }
