@@ -176,7 +176,10 @@ export const lockExecuting = prepared<{ id: string; lease: string }, TLockedRow[
     .returning(lockedColumns),
 );
 
-/** A claimed run with what its resumed attempt reads beside it: its session's workspace directory (null when the session is not stored) and how many steering messages wait for it. */
+/**
+ * A claimed run with what its resumed attempt reads beside it: its session's workspace directory
+ * (null when the session is not stored) and how many steering messages wait for it.
+ */
 export type TClaimedRow = TResponseRow & { workspaceDir: string | null; queuedSteering: number };
 
 /**
