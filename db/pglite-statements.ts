@@ -190,9 +190,8 @@ export class PgliteStatements {
    * when the COMMIT rolled back), with BEGIN, COMMIT and ROLLBACK run as prepared statements like
    * every other. PGlite sends each of them as a simple query in two calls into the database (the
    * query, then a sync) and reads the reply with its own parser; here each is one call. A
-   * one-statement transaction took 0.20–0.23 ms this way against 0.26–0.29 ms through PGlite's,
-   * and an engine-only approval round trip (two transactions) 4–6% less, measured alternately
-   * against the same server without it.
+   * one-statement transaction took 0.20–0.23 ms this way against 0.26–0.29 ms through PGlite's
+   * (docs/benchmarks.md has what it does to an approval's round trip).
    */
   async transaction<R>(fn: (tx: TPgliteTransaction) => Promise<R>): Promise<R> {
     const client = this.client;
