@@ -115,33 +115,25 @@ const asText = (value: string) => value;
  * through.
  */
 function preparedPglite(client: PGlite): PGlite {
-  const statements = new PgliteStatements(client);
   const withoutTextParsers = (options?: Parameters<PGlite["query"]>[2]) => {
     if (!options?.parsers || !Object.keys(options.parsers).every((oid) => AS_TEXT.has(Number(oid)))) return options;
     const { parsers: _same, ...rest } = options;
     return rest;
   };
-  const wrap = <T extends object>(target: T, query: (text: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) => unknown, extra: Record<PropertyKey, unknown> = {}): T =>
-    new Proxy(target, {
-      get(object, property) {
-        if (property === "query") return query;
-        if (property in extra) return extra[property];
-        const value = Reflect.get(object, property, object);
-        return typeof value === "function" ? value.bind(object) : value;
-      },
-    });
-  // A transaction is one of PgliteStatements (its BEGIN and COMMIT prepared too); drizzle uses only its `query`.
-  const transaction = <R>(fn: (tx: TPgliteTransaction) => Promise<R>) =>
-    statements.transaction((tx) =>
-      fn({
-        query: (text, params, options) => tx.query(text, params, withoutTextParsers(options)),
-        rollback: tx.rollback,
-        get closed() {
-          return tx.closed;
-        },
-      }),
-    );
-  return wrap(client, (text, params, options) => statements.query(text, params, withoutTextParsers(options)), { transaction });
+  const statements = new PgliteStatements(client, withoutTextParsers);
+  // Built once per handle (every statement reads `query`), not on each property read. A transaction
+  // is one of PgliteStatements (its BEGIN and COMMIT prepared too); drizzle uses only its `query`.
+  const own: Record<PropertyKey, unknown> = {
+    query: (text: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) => statements.query(text, params, options),
+    transaction: <R>(fn: (tx: TPgliteTransaction) => Promise<R>) => statements.transaction(fn),
+  };
+  return new Proxy(client, {
+    get(object, property) {
+      if (property in own) return own[property];
+      const value = Reflect.get(object, property, object);
+      return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
 }
 
 /**

@@ -169,10 +169,15 @@ export class PgliteStatements {
   private stale: string[] = [];
   private readonly prefix = `cs${++instances}_`;
 
-  constructor(private readonly client: PGlite) {}
+  /** `adjust`: applied to the options of every statement, in transactions too (the handle drops drizzle's redundant parsers). */
+  constructor(
+    private readonly client: PGlite,
+    private readonly adjust: (options: TQueryOptions) => TQueryOptions = (options) => options,
+  ) {}
 
   /** `client.query(text, params, options)`; `transaction`: run in that transaction (one of `transaction` below). */
-  async query<T>(text: string, params: unknown[] = [], options: TQueryOptions = {}, transaction?: TPgliteTransaction): Promise<Results<T>> {
+  async query<T>(text: string, params: unknown[] = [], given: TQueryOptions = {}, transaction?: TPgliteTransaction): Promise<Results<T>> {
+    const options = this.adjust(given);
     if (options?.blob !== undefined || options?.paramTypes !== undefined) {
       if (transaction) throw new Error("A COPY blob or parameter types are not supported in a transaction of db/pglite-statements.ts");
       return this.client.query<T>(text, params, options);
